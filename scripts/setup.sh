@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Idempotent set-up on Debian 12: installs the build's Debian packages and fetches BoringSSL's
+# Debian source package into .deps/boringssl. Safe to run again; does nothing when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  bazel-bootstrap g++ xz-utils ca-certificates
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  fsverity
+)
+BORINGSSL_PACKAGE=android-platform-external-boringssl
+BORINGSSL_VERSION=13.0.0+r24
+
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+}
+
+# A private apt configuration with deb-src entries derived from the machine's own Debian sources,
+# so the machine's apt configuration is left untouched.
+fetch_boringssl() {
+  local dest=.deps/boringssl
+  [[ -f $dest/.fetched-$BORINGSSL_VERSION ]] && return 0
+  local work=.deps/apt
+  rm -rf "$work" "$dest"
+  mkdir -p "$work/sources.list.d" "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
+  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      >"$work/sources.list.d/debian-src.sources"
+  else
+    grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+      >"$work/sources.list.d/debian-src.list"
+  fi
+  cat >"$work/apt.conf" <<CONF
+Dir::Etc::SourceList "/dev/null";
+Dir::Etc::SourceParts "$PWD/$work/sources.list.d";
+Dir::State::Lists "$PWD/$work/lists";
+Dir::Cache "$PWD/$work/cache";
+CONF
+  echo "setup: fetching $BORINGSSL_PACKAGE $BORINGSSL_VERSION source"
+  APT_CONFIG=$PWD/$work/apt.conf apt-get update -q
+  # apt-get source checks the .dsc signature and the tarballs' checksums.
+  (cd "$work/src" && APT_CONFIG=$PWD/../apt.conf apt-get source -q --download-only \
+    "$BORINGSSL_PACKAGE")
+  local orig="$work/src/${BORINGSSL_PACKAGE}_$BORINGSSL_VERSION.orig.tar.xz"
+  [[ -f $orig ]] || { echo "setup: expected $orig; Debian now ships another version" >&2; exit 1; }
+  mkdir -p "$dest"
+  tar -xJf "$orig" -C "$dest" --strip-components=1
+  touch "$dest/.fetched-$BORINGSSL_VERSION"
+  rm -rf "$work"
+}
+
+install_packages
+fetch_boringssl
