@@ -1,5 +1,6 @@
-// Implements `verity digest`. Options are parsed with getopt_long, as fsverity-utils does, so
-// the same command lines are accepted in the same places.
+// Implements `verity digest`. Options are parsed with getopt_long, as
+// fsverity-utils does, so the same command lines are accepted in the same
+// places.
 
 #include "client/digest_command.h"
 
@@ -25,9 +26,12 @@ namespace verity::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "Usage: verity digest FILE... [--hash-alg=sha256|sha512] [--block-size=N] [--salt=HEX]\n"
-    "                             [--out-merkle-tree=FILE] [--out-descriptor=FILE]\n"
-    "                             [--compact] [--for-builtin-sig] [--threads=N]\n";
+    "Usage: verity digest FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
+    "[--salt=HEX]\n"
+    "                             [--out-merkle-tree=FILE] "
+    "[--out-descriptor=FILE]\n"
+    "                             [--compact] [--for-builtin-sig] "
+    "[--threads=N]\n";
 
 enum Option : int {
   kHashAlg = 256,
@@ -53,16 +57,19 @@ constexpr struct option kLongOptions[] = {
 };
 
 absl::StatusOr<std::string> ParseHex(absl::string_view hex) {
-  if (hex.size() % 2 != 0 ||
-      !std::all_of(hex.begin(), hex.end(), [](char c) { return absl::ascii_isxdigit(c); })) {
-    return absl::InvalidArgumentError(absl::StrCat("salt is not a valid hex string: '", hex, "'"));
+  if (hex.size() % 2 != 0 || !std::all_of(hex.begin(), hex.end(), [](char c) {
+        return absl::ascii_isxdigit(c);
+      })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("salt is not a valid hex string: '", hex, "'"));
   }
   return absl::HexStringToBytes(hex);
 }
 
 absl::StatusOr<uint32_t> ParseBlockSize(absl::string_view text) {
   uint32_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value == 0 || (value & (value - 1)) != 0) {
+  if (!absl::SimpleAtoi(text, &value) || value == 0 ||
+      (value & (value - 1)) != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid block size '", text, "': must be a power of 2"));
   }
@@ -83,22 +90,20 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
                          std::vector<int>* seen) {
   if (std::find(seen->begin(), seen->end(), option) != seen->end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", kLongOptions[option - kHashAlg].name, " can only be specified once"));
+        absl::StrCat("--", kLongOptions[option - kHashAlg].name,
+                     " can only be specified once"));
   }
   seen->push_back(option);
   switch (option) {
-    case kHashAlg:
-    {
+    case kHashAlg: {
       ASSIGN_OR_RETURN(opts->params.hash_algorithm, ParseHashAlgorithm(arg));
       return absl::OkStatus();
     }
-    case kBlockSize:
-    {
+    case kBlockSize: {
       ASSIGN_OR_RETURN(opts->params.block_size, ParseBlockSize(arg));
       return absl::OkStatus();
     }
-    case kSalt:
-    {
+    case kSalt: {
       ASSIGN_OR_RETURN(opts->params.salt, ParseHex(arg));
       return absl::OkStatus();
     }
@@ -114,8 +119,7 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
     case kForBuiltinSig:
       opts->for_builtin_sig = true;
       return absl::OkStatus();
-    case kThreads:
-    {
+    case kThreads: {
       ASSIGN_OR_RETURN(opts->threads, ParseThreads(arg));
       return absl::OkStatus();
     }
@@ -123,7 +127,8 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
   return absl::InvalidArgumentError("unrecognized option");
 }
 
-// An output file named by an option: truncated when opened, then written once per input file.
+// An output file named by an option: truncated when opened, then written once
+// per input file.
 class OutputFile {
  public:
   absl::Status Open(const std::string& path) {
@@ -153,7 +158,8 @@ class OutputFile {
 };
 
 // struct fsverity_formatted_digest: what the kernel's built-in signatures sign.
-std::string FormattedDigestForBuiltinSig(HashAlgorithm algorithm, absl::string_view digest) {
+std::string FormattedDigestForBuiltinSig(HashAlgorithm algorithm,
+                                         absl::string_view digest) {
   std::string formatted = "FSVerity";
   const uint16_t alg = static_cast<uint16_t>(algorithm);
   const uint16_t size = static_cast<uint16_t>(digest.size());
@@ -168,15 +174,18 @@ std::string OutputLine(const DigestOptions& opts, const MerkleTree& tree,
                        absl::string_view file) {
   const HashAlgorithm alg = opts.params.hash_algorithm;
   std::string hex = absl::BytesToHexString(
-      opts.for_builtin_sig ? FormattedDigestForBuiltinSig(alg, tree.digest) : tree.digest);
+      opts.for_builtin_sig ? FormattedDigestForBuiltinSig(alg, tree.digest)
+                           : tree.digest);
   if (opts.compact) return absl::StrCat(hex, "\n");
   if (opts.for_builtin_sig) return absl::StrCat(hex, " ", file, "\n");
   return absl::StrCat(HashAlgorithmName(alg), ":", hex, " ", file, "\n");
 }
 
 absl::Status DigestOneFile(const DigestOptions& opts, const std::string& file,
-                           OutputFile* tree_out, OutputFile* descriptor_out, std::FILE* out) {
-  ASSIGN_OR_RETURN(MerkleTree tree, BuildMerkleTreeFromFile(file, opts.params, opts.threads));
+                           OutputFile* tree_out, OutputFile* descriptor_out,
+                           std::FILE* out) {
+  ASSIGN_OR_RETURN(MerkleTree tree,
+                   BuildMerkleTreeFromFile(file, opts.params, opts.threads));
   ASSIGN_OR_RETURN(std::string descriptor, tree.descriptor.Serialize());
   RETURN_IF_ERROR(tree_out->Write(tree.tree, /*at_start=*/true));
   RETURN_IF_ERROR(descriptor_out->Write(descriptor, /*at_start=*/false));
@@ -190,39 +199,45 @@ absl::Status DigestOneFile(const DigestOptions& opts, const std::string& file,
 absl::StatusOr<DigestOptions> ParseDigestOptions(int argc, char** argv) {
   DigestOptions opts;
   std::vector<int> seen;
-  optind = 0;  // glibc: restart scanning, so the parser can run more than once per process.
+  optind = 0;  // glibc: restart scanning, so the parser can run more than once
+               // per process.
   opterr = 0;
   int option;
   while ((option = getopt_long(argc, argv, "", kLongOptions, nullptr)) != -1) {
     if (option == '?') {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unrecognized or incomplete option '", argv[optind - 1], "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unrecognized or incomplete option '", argv[optind - 1], "'"));
     }
     RETURN_IF_ERROR(ApplyOption(option, optarg ? optarg : "", &opts, &seen));
   }
   RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
   opts.files.assign(argv + optind, argv + argc);
   if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
-  if (opts.threads == 0) opts.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (opts.threads == 0)
+    opts.threads = std::max(1u, std::thread::hardware_concurrency());
   return opts;
 }
 
 int RunDigestCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<DigestOptions> opts = ParseDigestOptions(argc, argv);
   if (!opts.ok()) {
-    std::fprintf(err, "verity digest: %s\n%s", std::string(opts.status().message()).c_str(),
-                 kUsage);
+    std::fprintf(err, "verity digest: %s\n%s",
+                 std::string(opts.status().message()).c_str(), kUsage);
     return kExitUsage;
   }
   OutputFile tree_out, descriptor_out;
   absl::Status status = tree_out.Open(opts->out_merkle_tree);
   if (status.ok()) status = descriptor_out.Open(opts->out_descriptor);
   for (size_t i = 0; status.ok() && i < opts->files.size(); ++i) {
-    status = DigestOneFile(*opts, opts->files[i], &tree_out, &descriptor_out, out);
-    if (!status.ok()) status = absl::Status(status.code(), absl::StrCat(opts->files[i], ": ", status.message()));
+    status =
+        DigestOneFile(*opts, opts->files[i], &tree_out, &descriptor_out, out);
+    if (!status.ok())
+      status = absl::Status(
+          status.code(), absl::StrCat(opts->files[i], ": ", status.message()));
   }
   if (!status.ok()) {
-    std::fprintf(err, "verity digest: %s\n", std::string(status.message()).c_str());
+    std::fprintf(err, "verity digest: %s\n",
+                 std::string(status.message()).c_str());
   }
   return ExitCodeFor(status);
 }

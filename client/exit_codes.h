@@ -1,4 +1,5 @@
-// The `verity` CLI's documented exit codes, and the one place a Status becomes one.
+// The `verity` CLI's documented exit codes, and the one place a Status becomes
+// one.
 
 #ifndef VERITYD_CLIENT_EXIT_CODES_H_
 #define VERITYD_CLIENT_EXIT_CODES_H_
@@ -13,7 +14,8 @@ enum ExitCode : int {
   kExitNotFound = 2,            // a file or blob does not exist
   kExitVerificationFailed = 3,  // content did not match its digest
   kExitUnavailable = 4,         // the server could not be reached
-  kExitOtherError = 5,          // anything else: I/O errors, permissions, internal errors
+  kExitOtherError =
+      5,  // anything else: I/O errors, permissions, internal errors
 };
 
 inline ExitCode ExitCodeFor(const absl::Status& status) {

@@ -12,9 +12,11 @@ constexpr char kUsage[] =
     "Usage: verity COMMAND [ARGS...]\n"
     "\n"
     "Commands:\n"
-    "  digest FILE...   print the fs-verity digest of files (as `fsverity digest` does)\n"
+    "  digest FILE...   print the fs-verity digest of files (as `fsverity "
+    "digest` does)\n"
     "\n"
-    "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 unavailable,\n"
+    "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 "
+    "unavailable,\n"
     "            5 any other error.\n";
 
 }  // namespace
@@ -28,7 +30,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(command, "digest") == 0) {
     return verity::cli::RunDigestCommand(argc - 1, argv + 1, stdout, stderr);
   }
-  if (std::strcmp(command, "help") == 0 || std::strcmp(command, "--help") == 0) {
+  if (std::strcmp(command, "help") == 0 ||
+      std::strcmp(command, "--help") == 0) {
     std::fputs(kUsage, stdout);
     return verity::cli::kExitOk;
   }

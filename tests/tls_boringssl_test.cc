@@ -1,6 +1,7 @@
-// Regression test for the BoringSSL/OpenSSL coexistence: one process runs a gRPC TLS handshake
-// (gRPC uses Debian's OpenSSL 3) while the project's own BoringSSL computes SHA-256 on both ends.
-// With Debian's shared BoringSSL this process crashed in CRYPTO_get_ex_new_index.
+// Regression test for the BoringSSL/OpenSSL coexistence: one process runs a
+// gRPC TLS handshake (gRPC uses Debian's OpenSSL 3) while the project's own
+// BoringSSL computes SHA-256 on both ends. With Debian's shared BoringSSL this
+// process crashed in CRYPTO_get_ex_new_index.
 #include <grpcpp/grpcpp.h>
 #include <openssl/sha.h>
 
@@ -24,8 +25,8 @@ std::string Sha256Hex(absl::string_view data) {
 }
 
 class HashingEcho final : public Echo::Service {
-  grpc::Status Hash(grpc::ServerContext* /*context*/, const EchoRequest* request,
-                    EchoReply* reply) override {
+  grpc::Status Hash(grpc::ServerContext* /*context*/,
+                    const EchoRequest* request, EchoReply* reply) override {
     reply->set_sha256_hex(Sha256Hex(request->payload()));
     return grpc::Status::OK;
   }
@@ -40,7 +41,8 @@ TEST(TlsWithBoringSsl, HandshakeAndSha256InOneProcess) {
   HashingEcho service;
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(server_opts), &port);
+  builder.AddListeningPort("127.0.0.1:0",
+                           grpc::SslServerCredentials(server_opts), &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
@@ -53,15 +55,18 @@ TEST(TlsWithBoringSsl, HandshakeAndSha256InOneProcess) {
   auto stub = Echo::NewStub(channel);
   for (const std::string payload : {"abc", ""}) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(20));
     EchoRequest request;
     request.set_payload(payload);
     EchoReply reply;
     grpc::Status status = stub->Hash(&context, request, &reply);
-    ASSERT_TRUE(status.ok()) << status.error_code() << ": " << status.error_message();
+    ASSERT_TRUE(status.ok())
+        << status.error_code() << ": " << status.error_message();
     EXPECT_EQ(reply.sha256_hex(), Sha256Hex(payload));
   }
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(channel->GetState(false), GRPC_CHANNEL_READY);
   server->Shutdown();
 }
@@ -71,23 +76,27 @@ TEST(TlsWithBoringSsl, UntrustedServerCertIsRejected) {
   absl::StatusOr<PemKeyPair> other_pem = MakeSelfSignedCert("someone-else");
   ASSERT_TRUE(server_pem.ok() && other_pem.ok());
   grpc::SslServerCredentialsOptions server_opts;
-  server_opts.pem_key_cert_pairs.push_back({server_pem->key_pem, server_pem->cert_pem});
+  server_opts.pem_key_cert_pairs.push_back(
+      {server_pem->key_pem, server_pem->cert_pem});
   HashingEcho service;
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(server_opts), &port);
+  builder.AddListeningPort("127.0.0.1:0",
+                           grpc::SslServerCredentials(server_opts), &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
 
   grpc::SslCredentialsOptions client_opts;
   client_opts.pem_root_certs = other_pem->cert_pem;
-  auto stub = Echo::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
-                                                grpc::SslCredentials(client_opts)));
+  auto stub = Echo::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::SslCredentials(client_opts)));
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(10));
   EchoReply reply;
-  EXPECT_EQ(stub->Hash(&context, EchoRequest(), &reply).error_code(), grpc::UNAVAILABLE);
+  EXPECT_EQ(stub->Hash(&context, EchoRequest(), &reply).error_code(),
+            grpc::UNAVAILABLE);
   server->Shutdown();
 }
 

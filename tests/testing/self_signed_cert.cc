@@ -33,7 +33,8 @@ bssl::UniquePtr<EVP_PKEY> NewP256Key() {
 bool AddExtension(X509* cert, int nid, const char* value) {
   X509V3_CTX ctx;
   X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
-  bssl::UniquePtr<X509_EXTENSION> ext(X509V3_EXT_nconf_nid(nullptr, &ctx, nid, value));
+  bssl::UniquePtr<X509_EXTENSION> ext(
+      X509V3_EXT_nconf_nid(nullptr, &ctx, nid, value));
   return ext && X509_add_ext(cert, ext.get(), -1);
 }
 
@@ -45,11 +46,13 @@ bool FillCert(X509* cert, EVP_PKEY* key, absl::string_view common_name) {
          X509_gmtime_adj(X509_getm_notBefore(cert), -3600) &&
          X509_gmtime_adj(X509_getm_notAfter(cert), 86400) &&
          X509_set_pubkey(cert, key) &&
-         X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                                    reinterpret_cast<const uint8_t*>(cn.c_str()), -1, -1, 0) &&
+         X509_NAME_add_entry_by_txt(
+             name, "CN", MBSTRING_ASC,
+             reinterpret_cast<const uint8_t*>(cn.c_str()), -1, -1, 0) &&
          X509_set_issuer_name(cert, name) &&
          AddExtension(cert, NID_basic_constraints, "critical,CA:TRUE") &&
-         AddExtension(cert, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1") &&
+         AddExtension(cert, NID_subject_alt_name,
+                      "DNS:localhost,IP:127.0.0.1") &&
          X509_sign(cert, key, EVP_sha256());
 }
 
@@ -66,12 +69,14 @@ absl::StatusOr<PemKeyPair> MakeSelfSignedCert(absl::string_view common_name) {
   bssl::UniquePtr<EVP_PKEY> key = NewP256Key();
   if (!key) return Fail("key generation");
   bssl::UniquePtr<X509> cert(X509_new());
-  if (!cert || !FillCert(cert.get(), key.get(), common_name)) return Fail("signing");
+  if (!cert || !FillCert(cert.get(), key.get(), common_name))
+    return Fail("signing");
   bssl::UniquePtr<BIO> cert_bio(BIO_new(BIO_s_mem()));
   bssl::UniquePtr<BIO> key_bio(BIO_new(BIO_s_mem()));
-  if (!cert_bio || !key_bio || !PEM_write_bio_X509(cert_bio.get(), cert.get()) ||
-      !PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr,
-                                nullptr)) {
+  if (!cert_bio || !key_bio ||
+      !PEM_write_bio_X509(cert_bio.get(), cert.get()) ||
+      !PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0,
+                                nullptr, nullptr)) {
     return Fail("PEM encoding");
   }
   return PemKeyPair{DrainBio(cert_bio.get()), DrainBio(key_bio.get())};

@@ -1,0 +1,99 @@
+// Serializes fs-verity descriptors and formats and parses digest strings.
+
+#include "lib/descriptor.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "lib/merkle_params.h"
+#include "lib/status_macros.h"
+
+namespace verity {
+namespace {
+
+// Field offsets in struct fsverity_descriptor.
+constexpr size_t kVersionOffset = 0;
+constexpr size_t kHashAlgorithmOffset = 1;
+constexpr size_t kLogBlockSizeOffset = 2;
+constexpr size_t kSaltSizeOffset = 3;
+// 4..7: le32 sig_size, always 0 here.
+constexpr size_t kDataSizeOffset = 8;
+constexpr size_t kRootHashOffset = 16;
+constexpr size_t kSaltOffset = 80;
+// 112..255: reserved, zero.
+
+absl::Status CheckFieldsFit(const Descriptor& d) {
+  if (!IsValidHashAlgorithm(static_cast<uint8_t>(d.hash_algorithm))) {
+    return absl::InvalidArgumentError("descriptor has an unknown algorithm");
+  }
+  if (d.salt.size() > kMaxSaltSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("descriptor salt is ", d.salt.size(), " bytes long"));
+  }
+  if (d.root_hash.size() != DigestSize(d.hash_algorithm)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("descriptor root hash is ", d.root_hash.size(),
+                     " bytes, not ", DigestSize(d.hash_algorithm)));
+  }
+  return absl::OkStatus();
+}
+
+bool IsHex(absl::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return absl::ascii_isxdigit(c); });
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Descriptor::Serialize() const {
+  RETURN_IF_ERROR(CheckFieldsFit(*this));
+  std::string out(kDescriptorSize, '\0');
+  out[kVersionOffset] = 1;
+  out[kHashAlgorithmOffset] = static_cast<char>(hash_algorithm);
+  out[kLogBlockSizeOffset] = static_cast<char>(log_block_size);
+  out[kSaltSizeOffset] = static_cast<char>(salt.size());
+  for (int i = 0; i < 8; ++i) {  // little-endian regardless of host
+    out[kDataSizeOffset + i] = static_cast<char>(data_size >> (8 * i));
+  }
+  std::memcpy(&out[kRootHashOffset], root_hash.data(), root_hash.size());
+  std::memcpy(&out[kSaltOffset], salt.data(), salt.size());
+  return out;
+}
+
+absl::StatusOr<std::string> Descriptor::ComputeFileDigest() const {
+  ASSIGN_OR_RETURN(const std::string serialized, Serialize());
+  return ComputeHash(hash_algorithm, AsBytes(serialized));
+}
+
+std::string FormatDigest(HashAlgorithm algorithm,
+                         absl::Span<const uint8_t> digest) {
+  return absl::StrCat(
+      HashAlgorithmName(algorithm), ":",
+      absl::BytesToHexString(absl::string_view(
+          reinterpret_cast<const char*>(digest.data()), digest.size())));
+}
+
+absl::StatusOr<ParsedDigest> ParseDigest(absl::string_view text) {
+  const size_t colon = text.find(':');
+  if (colon == absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "digest lacks an algorithm prefix (expected \"sha256:<hex>\")");
+  }
+  ParsedDigest parsed;
+  ASSIGN_OR_RETURN(parsed.algorithm, ParseHashAlgorithm(text.substr(0, colon)));
+  const absl::string_view hex = text.substr(colon + 1);
+  const size_t hex_size = 2 * DigestSize(parsed.algorithm);
+  if (hex.size() != hex_size || !IsHex(hex)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", HashAlgorithmName(parsed.algorithm), " digest needs exactly ",
+        hex_size, " hex digits after the colon"));
+  }
+  parsed.digest = absl::HexStringToBytes(hex);
+  return parsed;
+}
+
+}  // namespace verity

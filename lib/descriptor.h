@@ -1,0 +1,53 @@
+// The fs-verity descriptor, whose hash is the file digest, and the
+// "sha256:<hex>" text form of digests that `fsverity digest` prints.
+
+#ifndef VERITYD_LIB_DESCRIPTOR_H_
+#define VERITYD_LIB_DESCRIPTOR_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "lib/hash.h"
+
+namespace verity {
+
+// Size of the serialized struct fsverity_descriptor.
+inline constexpr size_t kDescriptorSize = 256;
+
+// The fields of struct fsverity_descriptor that vary (version is 1 and
+// there is no signature). Plain value; copy freely.
+struct Descriptor {
+  HashAlgorithm hash_algorithm = HashAlgorithm::kSha256;
+  uint8_t log_block_size = 12;
+  std::string salt;  // at most 32 bytes; empty if unsalted
+  uint64_t data_size = 0;
+  std::string root_hash;  // exactly DigestSize(hash_algorithm) bytes
+
+  // The exact 256 bytes fs-verity hashes; INVALID_ARGUMENT if a field does
+  // not fit the format.
+  absl::StatusOr<std::string> Serialize() const;
+
+  // The raw file digest: the hash of Serialize().
+  absl::StatusOr<std::string> ComputeFileDigest() const;
+};
+
+// Formats as `fsverity digest` prints: "sha256:" + lowercase hex. `digest`
+// is raw bytes.
+std::string FormatDigest(HashAlgorithm algorithm,
+                         absl::Span<const uint8_t> digest);
+
+struct ParsedDigest {
+  HashAlgorithm algorithm = HashAlgorithm::kSha256;
+  std::string digest;  // raw bytes
+};
+
+// Parses the output of FormatDigest (hex of either case); INVALID_ARGUMENT
+// if the algorithm is unknown or the hex is malformed or the wrong length.
+absl::StatusOr<ParsedDigest> ParseDigest(absl::string_view text);
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_DESCRIPTOR_H_

@@ -1,0 +1,115 @@
+// Tests descriptor serialization and the digest text format.
+
+#include "lib/descriptor.h"
+
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace verity {
+namespace {
+
+Descriptor SampleDescriptor() {
+  Descriptor d;
+  d.hash_algorithm = HashAlgorithm::kSha512;
+  d.log_block_size = 16;
+  d.salt = "salt";
+  d.data_size = 0x0102030405060708;
+  d.root_hash = std::string(64, '\xab');
+  return d;
+}
+
+TEST(DescriptorTest, SerializesTheKernelLayout) {
+  const absl::StatusOr<std::string> bytes = SampleDescriptor().Serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_EQ(bytes->size(), kDescriptorSize);
+  EXPECT_EQ((*bytes)[0], 1);                             // version
+  EXPECT_EQ((*bytes)[1], 2);                             // SHA-512
+  EXPECT_EQ((*bytes)[2], 16);                            // log2(block size)
+  EXPECT_EQ((*bytes)[3], 4);                             // salt size
+  EXPECT_EQ(bytes->substr(4, 4), std::string(4, '\0'));  // no signature
+  EXPECT_EQ(bytes->substr(8, 8), "\x08\x07\x06\x05\x04\x03\x02\x01");
+  EXPECT_EQ(bytes->substr(16, 64), std::string(64, '\xab'));
+  EXPECT_EQ(bytes->substr(80, 32), "salt" + std::string(28, '\0'));
+  EXPECT_EQ(bytes->substr(112), std::string(144, '\0'));
+}
+
+TEST(DescriptorTest, EmptyFileDigestMatchesFsverity) {
+  Descriptor d;
+  d.root_hash = std::string(32, '\0');
+  const absl::StatusOr<std::string> digest = d.ComputeFileDigest();
+  ASSERT_TRUE(digest.ok()) << digest.status();
+  // `fsverity digest` of an empty file with default options.
+  EXPECT_EQ(FormatDigest(HashAlgorithm::kSha256, AsBytes(*digest)),
+            "sha256:3d248ca542a24fc62d1c43b916eae5016878e2533c88238480b26128"
+            "a1f1af95");
+}
+
+TEST(DescriptorTest, RejectsFieldsThatDoNotFit) {
+  Descriptor d = SampleDescriptor();
+  d.root_hash.resize(32);  // SHA-256 size with SHA-512 algorithm
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  d = SampleDescriptor();
+  d.salt = std::string(33, 's');
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  d = SampleDescriptor();
+  d.hash_algorithm = static_cast<HashAlgorithm>(0);
+  EXPECT_EQ(d.ComputeFileDigest().status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DigestTextTest, RoundTrips) {
+  for (HashAlgorithm algorithm :
+       {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
+    std::string bytes;
+    for (size_t i = 0; i < DigestSize(algorithm); ++i) {
+      bytes.push_back(static_cast<char>(i * 37 + 5));
+    }
+    const std::string text = FormatDigest(algorithm, AsBytes(bytes));
+    EXPECT_EQ(text, absl::StrCat(HashAlgorithmName(algorithm), ":",
+                                 absl::BytesToHexString(bytes)));
+    const absl::StatusOr<ParsedDigest> parsed = ParseDigest(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->algorithm, algorithm);
+    EXPECT_EQ(parsed->digest, bytes);
+  }
+}
+
+TEST(DigestTextTest, AcceptsUppercaseHex) {
+  const absl::StatusOr<ParsedDigest> parsed =
+      ParseDigest("sha256:" + std::string(64, 'A'));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->digest, std::string(32, '\xaa'));
+}
+
+TEST(DigestTextTest, RejectsMalformedText) {
+  const std::string hex64(64, '0');
+  for (const std::string& text : {
+           std::string(""),
+           std::string("sha256"),
+           std::string("sha256:"),
+           hex64,
+           ":" + hex64,
+           "md5:" + hex64,
+           "SHA256:" + hex64,
+           "sha256:" + hex64.substr(1),
+           "sha256:" + hex64 + "0",
+           "sha256:" + hex64 + "00",
+           "sha512:" + hex64,
+           "sha256:" + hex64.substr(1) + "g",
+           "sha256:" + hex64.substr(1) + " ",
+           "sha256: " + hex64.substr(1),
+           "sha256:" + hex64.substr(2) + "0x",
+           "sha256:" + hex64 + std::string(1, '\0'),
+           "sha256::" + hex64,
+       }) {
+    EXPECT_EQ(ParseDigest(text).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << absl::CHexEscape(text);
+  }
+}
+
+}  // namespace
+}  // namespace verity

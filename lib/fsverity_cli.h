@@ -1,0 +1,40 @@
+// Test support: runs the reference `fsverity digest` (fsverity-utils) so
+// tests can compare our trees, descriptors and digests byte for byte.
+
+#ifndef VERITYD_LIB_FSVERITY_CLI_H_
+#define VERITYD_LIB_FSVERITY_CLI_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/merkle_params.h"
+
+namespace verity {
+
+inline constexpr char kFsverityPath[] = "/usr/bin/fsverity";
+
+struct FsverityOutput {
+  std::string line;        // stdout without the newline: "sha256:<hex> PATH"
+  std::string tree;        // what --out-merkle-tree wrote
+  std::string descriptor;  // what --out-descriptor wrote
+};
+
+// Runs `fsverity digest` on the file at `path` with `params`.
+// FAILED_PRECONDITION if kFsverityPath is not executable.
+absl::StatusOr<FsverityOutput> RunFsverityDigest(absl::string_view path,
+                                                 const MerkleParams& params);
+
+// $TEST_TMPDIR if set (Bazel sets it), else /tmp.
+std::string TestTempDir();
+
+// Writes `data` to `name` in TestTempDir() and returns the file's path.
+absl::StatusOr<std::string> WriteTestFile(absl::string_view name,
+                                          absl::string_view data);
+
+// Reads a whole file.
+absl::StatusOr<std::string> ReadTestFile(absl::string_view path);
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_FSVERITY_CLI_H_

@@ -1,0 +1,234 @@
+// Implements MerkleVerifier: every block is checked against a hash that is
+// itself verified, ending at the root hash, which the trusted digest
+// authenticates through the descriptor.
+
+#include "lib/merkle_verifier.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+
+namespace verity {
+namespace {
+
+std::string BlockName(TreeBlockId id) {
+  return absl::StrCat("tree block ", id.index, " of level ", id.level);
+}
+
+// The trusted digest authenticates the descriptor, so only its hash is checked
+// here; whether the parameters it names are acceptable is checked afterwards.
+absl::Status CheckDescriptorDigest(const Descriptor& descriptor,
+                                   const ParsedDigest& trusted) {
+  if (trusted.digest.size() != DigestSize(trusted.algorithm)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trusted digest has ", trusted.digest.size(), " bytes, ",
+                     HashAlgorithmName(trusted.algorithm), " needs ",
+                     DigestSize(trusted.algorithm)));
+  }
+  if (descriptor.hash_algorithm != trusted.algorithm) {
+    return absl::DataLossError(absl::StrCat(
+        "descriptor names hash algorithm ",
+        HashAlgorithmName(descriptor.hash_algorithm),
+        " but the trusted digest is ", HashAlgorithmName(trusted.algorithm)));
+  }
+  absl::StatusOr<std::string> digest = descriptor.ComputeFileDigest();
+  if (!digest.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("malformed descriptor: ", digest.status().message()));
+  }
+  if (*digest != trusted.digest) {
+    return absl::DataLossError(
+        "descriptor does not hash to the trusted digest");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor,
+                                      const VerifierOptions& options) {
+  if (descriptor.log_block_size >= 32 ||
+      (uint64_t{1} << descriptor.log_block_size) > options.max_block_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block size 2^", descriptor.log_block_size, " exceeds the limit of ",
+        options.max_block_size, " bytes"));
+  }
+  MerkleParams params;
+  params.hash_algorithm = descriptor.hash_algorithm;
+  params.block_size = uint32_t{1} << descriptor.log_block_size;
+  params.salt = descriptor.salt;
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  return params;
+}
+
+}  // namespace
+
+absl::StatusOr<MerkleVerifier> MerkleVerifier::Create(
+    const Descriptor& descriptor, const ParsedDigest& trusted_digest,
+    const VerifierOptions& options) {
+  RETURN_IF_ERROR(CheckDescriptorDigest(descriptor, trusted_digest));
+  ASSIGN_OR_RETURN(MerkleParams params, ParamsOf(descriptor, options));
+  ASSIGN_OR_RETURN(TreeGeometry geometry,
+                   TreeGeometry::Create(params, descriptor.data_size));
+  return MerkleVerifier(descriptor, params, geometry);
+}
+
+absl::StatusOr<std::vector<TreeBlockId>> MerkleVerifier::MissingTreeBlocks(
+    uint64_t first_block, uint64_t end_block) const {
+  if (first_block >= end_block || end_block > geometry_.data_block_count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "data blocks [", first_block, ", ", end_block, ") are not within the ",
+        geometry_.data_block_count(), " blocks of the blob"));
+  }
+  // The blocks of each level covering the range, lowest level first.
+  std::vector<std::pair<uint64_t, uint64_t>> spans(geometry_.num_levels());
+  uint64_t lo = first_block, hi = end_block - 1;
+  for (auto& span : spans) {
+    lo /= geometry_.hashes_per_block();
+    hi /= geometry_.hashes_per_block();
+    span = {lo, hi};
+  }
+  std::vector<TreeBlockId> missing;
+  for (int level = geometry_.num_levels() - 1; level >= 0; --level) {
+    for (uint64_t i = spans[level].first; i <= spans[level].second; ++i) {
+      if (!IsTreeBlockVerified({level, i})) missing.push_back({level, i});
+    }
+  }
+  return missing;
+}
+
+bool MerkleVerifier::IsTreeBlockVerified(TreeBlockId id) const {
+  return id.level >= 0 && id.level < geometry_.num_levels() &&
+         id.index < geometry_.level_block_count(id.level) &&
+         verified_.contains(Ordinal(id));
+}
+
+absl::Status MerkleVerifier::AddTreeBlock(TreeBlockId id,
+                                          absl::Span<const uint8_t> block) {
+  if (id.level < 0 || id.level >= geometry_.num_levels() ||
+      id.index >= geometry_.level_block_count(id.level)) {
+    return absl::DataLossError(
+        absl::StrCat(BlockName(id), " is outside the tree"));
+  }
+  if (block.size() != geometry_.block_size()) {
+    return absl::DataLossError(absl::StrCat(BlockName(id), " has ",
+                                            block.size(), " bytes, not ",
+                                            geometry_.block_size()));
+  }
+  const uint64_t ordinal = Ordinal(id);
+  if (auto it = verified_.find(ordinal); it != verified_.end()) {
+    if (AsBytes(it->second) == block) return absl::OkStatus();
+    return absl::DataLossError(
+        absl::StrCat(BlockName(id), " differs from the verified copy"));
+  }
+  ASSIGN_OR_RETURN(HashLocation location,
+                   geometry_.TreeBlockHashLocation(id.level, id.index));
+  RETURN_IF_ERROR(CheckHash(location, block, BlockName(id)));
+  verified_.emplace(ordinal, std::string(block.begin(), block.end()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::Span<const uint8_t>> MerkleVerifier::VerifiedTreeBlock(
+    TreeBlockId id) const {
+  if (!IsTreeBlockVerified(id)) {
+    return absl::NotFoundError(absl::StrCat(BlockName(id), " is not verified"));
+  }
+  return AsBytes(verified_.at(Ordinal(id)));
+}
+
+absl::Status MerkleVerifier::VerifyDataBlock(
+    uint64_t index, absl::Span<const uint8_t> data) const {
+  const std::string name = absl::StrCat("data block ", index, " (offset ",
+                                        index * geometry_.block_size(), ")");
+  if (index >= geometry_.data_block_count()) {
+    return absl::DataLossError(
+        absl::StrCat(name, " is beyond the end of the blob"));
+  }
+  if (data.size() != DataBlockLength(index)) {
+    return absl::DataLossError(absl::StrCat(
+        name, " has ", data.size(), " bytes, not ", DataBlockLength(index)));
+  }
+  ASSIGN_OR_RETURN(HashLocation location,
+                   geometry_.DataBlockHashLocation(index));
+  return CheckHash(location, data, name);
+}
+
+absl::Status MerkleVerifier::VerifyDataBlocks(
+    uint64_t first_block, absl::Span<const uint8_t> data) const {
+  uint64_t index = first_block;
+  while (!data.empty()) {
+    if (index >= geometry_.data_block_count()) {
+      return absl::DataLossError(absl::StrCat("data extends beyond the ",
+                                              geometry_.data_size(),
+                                              " bytes of the blob"));
+    }
+    const size_t n = std::min<uint64_t>(data.size(), DataBlockLength(index));
+    RETURN_IF_ERROR(VerifyDataBlock(index, data.first(n)));
+    data.remove_prefix(n);
+    ++index;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MerkleVerifier::CheckHash(const HashLocation& location,
+                                       absl::Span<const uint8_t> block,
+                                       absl::string_view what) const {
+  const size_t digest_size = geometry_.digest_size();
+  absl::Span<const uint8_t> expected;
+  if (location.is_root) {
+    expected = AsBytes(descriptor_.root_hash);
+  } else {
+    const TreeBlockId parent{location.level, location.block_index};
+    auto it = verified_.find(Ordinal(parent));
+    if (it == verified_.end()) {
+      return absl::DataLossError(absl::StrCat(
+          what, " arrived before its parent, ", BlockName(parent)));
+    }
+    expected =
+        AsBytes(it->second).subspan(location.slot * digest_size, digest_size);
+  }
+  uint8_t actual[kMaxDigestSize];
+  hasher_.HashBlock(block, absl::MakeSpan(actual, digest_size));
+  if (std::memcmp(actual, expected.data(), digest_size) != 0) {
+    return absl::DataLossError(absl::StrCat(what, " does not match its hash"));
+  }
+  return absl::OkStatus();
+}
+
+uint64_t MerkleVerifier::Ordinal(TreeBlockId id) const {
+  return geometry_.level_offset(id.level) / geometry_.block_size() + id.index;
+}
+
+uint64_t MerkleVerifier::DataBlockLength(uint64_t index) const {
+  const uint64_t start = index * geometry_.block_size();
+  return std::min<uint64_t>(geometry_.block_size(),
+                            geometry_.data_size() - start);
+}
+
+absl::Status VerifyBlob(const Descriptor& descriptor,
+                        const ParsedDigest& trusted_digest,
+                        absl::Span<const uint8_t> tree,
+                        absl::Span<const uint8_t> data) {
+  ASSIGN_OR_RETURN(MerkleVerifier verifier,
+                   MerkleVerifier::Create(descriptor, trusted_digest));
+  const TreeGeometry& geometry = verifier.geometry();
+  if (tree.size() != geometry.tree_size() ||
+      data.size() != geometry.data_size()) {
+    return absl::DataLossError(
+        absl::StrCat("tree has ", tree.size(), " bytes and data ", data.size(),
+                     "; the descriptor says ", geometry.tree_size(), " and ",
+                     geometry.data_size()));
+  }
+  for (int level = geometry.num_levels() - 1; level >= 0; --level) {
+    for (uint64_t i = 0; i < geometry.level_block_count(level); ++i) {
+      const uint64_t offset =
+          geometry.level_offset(level) + i * geometry.block_size();
+      RETURN_IF_ERROR(verifier.AddTreeBlock(
+          {level, i}, tree.subspan(offset, geometry.block_size())));
+    }
+  }
+  return verifier.VerifyDataBlocks(0, data);
+}
+
+}  // namespace verity
