@@ -2,6 +2,8 @@
 
 #include "lib/merkle_params.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
@@ -137,6 +139,42 @@ absl::StatusOr<HashLocation> TreeGeometry::TreeBlockHashLocation(
   }
   if (level == num_levels_ - 1) return RootLocation();
   return SlotIn(level + 1, index);
+}
+
+bool TreeGeometry::Contains(TreeBlockId id) const {
+  return id.index < level_block_count(id.level);
+}
+
+uint64_t TreeGeometry::Ordinal(TreeBlockId id) const {
+  return level_offset(id.level) / block_size_ + id.index;
+}
+
+absl::StatusOr<TreeBlockId> TreeGeometry::BlockAtOrdinal(
+    uint64_t ordinal) const {
+  // Levels are stored top first, so the top level holds the lowest ordinals.
+  for (int level = num_levels_ - 1; level >= 0; --level) {
+    const uint64_t first = level_offsets_[level] / block_size_;
+    if (ordinal < first + level_blocks_[level]) {
+      return TreeBlockId{level, ordinal - first};
+    }
+  }
+  return absl::OutOfRangeError(
+      absl::StrCat("tree block ", ordinal, " is past the end of the ",
+                   tree_size_ / block_size_, "-block tree"));
+}
+
+std::vector<TreeBlockSpan> TreeGeometry::CoveringTreeBlocks(
+    uint64_t first_block, uint64_t end_block) const {
+  end_block = std::min(end_block, data_block_count_);
+  if (first_block >= end_block) return {};
+  std::vector<TreeBlockSpan> spans(num_levels_);
+  uint64_t first = first_block, last = end_block - 1;
+  for (int level = 0; level < num_levels_; ++level) {
+    first /= hashes_per_block();
+    last /= hashes_per_block();
+    spans[num_levels_ - 1 - level] = {level, first, last};
+  }
+  return spans;
 }
 
 }  // namespace verity

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -52,6 +53,24 @@ struct HashLocation {
   uint64_t tree_offset = 0;  // byte offset of the hash in the serialized tree
 };
 
+// A block of the serialized tree: `index` counts blocks within tree level
+// `level` (0 = lowest).
+struct TreeBlockId {
+  int level = 0;
+  uint64_t index = 0;
+
+  friend bool operator==(const TreeBlockId& a, const TreeBlockId& b) {
+    return a.level == b.level && a.index == b.index;
+  }
+};
+
+// The blocks [first, last] of one tree level.
+struct TreeBlockSpan {
+  int level = 0;
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
+
 // The layout of the tree for given params and data size. Level 0 is the
 // lowest tree level (hashes of data blocks); the serialized tree stores the
 // levels top first. Immutable value; thread-safe.
@@ -80,6 +99,19 @@ class TreeGeometry {
   // is no such block. The top level's single block hashes to the root.
   absl::StatusOr<HashLocation> TreeBlockHashLocation(int level,
                                                      uint64_t index) const;
+
+  // True if `id` names a block of this tree.
+  bool Contains(TreeBlockId id) const;
+  // A block's position in the serialized tree, counted in blocks (its byte
+  // offset / block_size). `id` must be Contains()ed.
+  uint64_t Ordinal(TreeBlockId id) const;
+  // The inverse of Ordinal(); OUT_OF_RANGE past the end of the tree.
+  absl::StatusOr<TreeBlockId> BlockAtOrdinal(uint64_t ordinal) const;
+  // The tree blocks that authenticate data blocks [first_block, end_block),
+  // one span per level, top level first: the order they must be verified in.
+  // Empty if the range is empty or past the data.
+  std::vector<TreeBlockSpan> CoveringTreeBlocks(uint64_t first_block,
+                                                uint64_t end_block) const;
 
  private:
   TreeGeometry() = default;

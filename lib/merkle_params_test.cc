@@ -171,5 +171,44 @@ TEST(TreeGeometryTest, LargestBlock) {
   EXPECT_EQ(g.num_levels(), 2);
 }
 
+TEST(TreeGeometryTest, OrdinalsFollowTheSerializedLayout) {
+  // Three levels: 1 top block, then 3, then 257 (2 * 128 * 128 + 1 blocks).
+  const TreeGeometry g = Geometry((2 * kHpb * kHpb + 1) * kBlock);
+  ASSERT_EQ(g.num_levels(), 3);
+  EXPECT_EQ(g.Ordinal({2, 0}), 0u);
+  EXPECT_EQ(g.Ordinal({1, 2}), 3u);
+  EXPECT_EQ(g.Ordinal({0, 0}), 4u);
+  for (uint64_t ordinal = 0; ordinal < g.tree_size() / kBlock; ++ordinal) {
+    absl::StatusOr<TreeBlockId> id = g.BlockAtOrdinal(ordinal);
+    ASSERT_TRUE(id.ok()) << ordinal;
+    EXPECT_TRUE(g.Contains(*id));
+    EXPECT_EQ(g.Ordinal(*id), ordinal);
+  }
+  EXPECT_EQ(g.BlockAtOrdinal(g.tree_size() / kBlock).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_FALSE(g.Contains({3, 0}));
+  EXPECT_FALSE(g.Contains({-1, 0}));
+  EXPECT_FALSE(g.Contains({1, 3}));
+}
+
+TEST(TreeGeometryTest, CoveringTreeBlocksTopDown) {
+  const TreeGeometry g = Geometry((2 * kHpb * kHpb + 1) * kBlock);
+  const std::vector<TreeBlockSpan> spans =
+      g.CoveringTreeBlocks(kHpb * kHpb - 1, kHpb * kHpb + 1);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].level, 2);
+  EXPECT_EQ(spans[0].first, 0u);
+  EXPECT_EQ(spans[0].last, 0u);
+  EXPECT_EQ(spans[1].level, 1);
+  EXPECT_EQ(spans[1].first, 0u);
+  EXPECT_EQ(spans[1].last, 1u);
+  EXPECT_EQ(spans[2].level, 0);
+  EXPECT_EQ(spans[2].first, kHpb - 1);
+  EXPECT_EQ(spans[2].last, kHpb);
+  EXPECT_TRUE(g.CoveringTreeBlocks(5, 5).empty());
+  EXPECT_TRUE(g.CoveringTreeBlocks(g.data_block_count(), ~uint64_t{0}).empty());
+  EXPECT_TRUE(Geometry(100).CoveringTreeBlocks(0, 1).empty());  // no tree
+}
+
 }  // namespace
 }  // namespace verity

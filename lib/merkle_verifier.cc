@@ -81,33 +81,25 @@ absl::StatusOr<std::vector<TreeBlockId>> MerkleVerifier::MissingTreeBlocks(
         "data blocks [", first_block, ", ", end_block, ") are not within the ",
         geometry_.data_block_count(), " blocks of the blob"));
   }
-  // The blocks of each level covering the range, lowest level first.
-  std::vector<std::pair<uint64_t, uint64_t>> spans(geometry_.num_levels());
-  uint64_t lo = first_block, hi = end_block - 1;
-  for (auto& span : spans) {
-    lo /= geometry_.hashes_per_block();
-    hi /= geometry_.hashes_per_block();
-    span = {lo, hi};
-  }
   std::vector<TreeBlockId> missing;
-  for (int level = geometry_.num_levels() - 1; level >= 0; --level) {
-    for (uint64_t i = spans[level].first; i <= spans[level].second; ++i) {
-      if (!IsTreeBlockVerified({level, i})) missing.push_back({level, i});
+  for (const TreeBlockSpan& span :
+       geometry_.CoveringTreeBlocks(first_block, end_block)) {
+    for (uint64_t i = span.first; i <= span.last; ++i) {
+      if (!IsTreeBlockVerified({span.level, i})) {
+        missing.push_back({span.level, i});
+      }
     }
   }
   return missing;
 }
 
 bool MerkleVerifier::IsTreeBlockVerified(TreeBlockId id) const {
-  return id.level >= 0 && id.level < geometry_.num_levels() &&
-         id.index < geometry_.level_block_count(id.level) &&
-         verified_.contains(Ordinal(id));
+  return geometry_.Contains(id) && verified_.contains(geometry_.Ordinal(id));
 }
 
 absl::Status MerkleVerifier::AddTreeBlock(TreeBlockId id,
                                           absl::Span<const uint8_t> block) {
-  if (id.level < 0 || id.level >= geometry_.num_levels() ||
-      id.index >= geometry_.level_block_count(id.level)) {
+  if (!geometry_.Contains(id)) {
     return absl::DataLossError(
         absl::StrCat(BlockName(id), " is outside the tree"));
   }
@@ -116,7 +108,7 @@ absl::Status MerkleVerifier::AddTreeBlock(TreeBlockId id,
                                             block.size(), " bytes, not ",
                                             geometry_.block_size()));
   }
-  const uint64_t ordinal = Ordinal(id);
+  const uint64_t ordinal = geometry_.Ordinal(id);
   if (auto it = verified_.find(ordinal); it != verified_.end()) {
     if (AsBytes(it->second) == block) return absl::OkStatus();
     return absl::DataLossError(
@@ -134,7 +126,7 @@ absl::StatusOr<absl::Span<const uint8_t>> MerkleVerifier::VerifiedTreeBlock(
   if (!IsTreeBlockVerified(id)) {
     return absl::NotFoundError(absl::StrCat(BlockName(id), " is not verified"));
   }
-  return AsBytes(verified_.at(Ordinal(id)));
+  return AsBytes(verified_.at(geometry_.Ordinal(id)));
 }
 
 absl::Status MerkleVerifier::VerifyDataBlock(
@@ -180,7 +172,7 @@ absl::Status MerkleVerifier::CheckHash(const HashLocation& location,
     expected = AsBytes(descriptor_.root_hash);
   } else {
     const TreeBlockId parent{location.level, location.block_index};
-    auto it = verified_.find(Ordinal(parent));
+    auto it = verified_.find(geometry_.Ordinal(parent));
     if (it == verified_.end()) {
       return absl::DataLossError(absl::StrCat(
           what, " arrived before its parent, ", BlockName(parent)));
@@ -194,10 +186,6 @@ absl::Status MerkleVerifier::CheckHash(const HashLocation& location,
     return absl::DataLossError(absl::StrCat(what, " does not match its hash"));
   }
   return absl::OkStatus();
-}
-
-uint64_t MerkleVerifier::Ordinal(TreeBlockId id) const {
-  return geometry_.level_offset(id.level) / geometry_.block_size() + id.index;
 }
 
 uint64_t MerkleVerifier::DataBlockLength(uint64_t index) const {

@@ -19,17 +19,6 @@
 
 namespace verity {
 
-// A block of the serialized tree: `index` counts blocks within tree level
-// `level` (0 = lowest).
-struct TreeBlockId {
-  int level = 0;
-  uint64_t index = 0;
-
-  friend bool operator==(const TreeBlockId& a, const TreeBlockId& b) {
-    return a.level == b.level && a.index == b.index;
-  }
-};
-
 // Limits applied to descriptors from untrusted sources, before any memory is
 // committed.
 struct VerifierOptions {
@@ -102,7 +91,6 @@ class MerkleVerifier {
   absl::Status CheckHash(const HashLocation& location,
                          absl::Span<const uint8_t> block,
                          absl::string_view what) const;
-  uint64_t Ordinal(TreeBlockId id) const;
   uint64_t DataBlockLength(uint64_t index) const;
 
   Descriptor descriptor_;
