@@ -1,0 +1,139 @@
+// verityd: serves blobs with fs-verity Merkle trees over gRPC, verifying every
+// block it reads from its store before sending it. Every flag can also be set
+// as VERITYD_<FLAG> (flags win).
+
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "server/env_flags.h"
+#include "server/log.h"
+#include "server/server_options.h"
+#include "server/verityd.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+          "host:port to serve gRPC on; port 0 picks a free one (logged)");
+ABSL_FLAG(std::string, store_dir, "./verityd-data", "blob store directory");
+ABSL_FLAG(std::string, import_dir, "",
+          "put every regular file under this directory at start-up, named by "
+          "its relative path; NOT_SERVING until done");
+ABSL_FLAG(uint64_t, max_blob_bytes, uint64_t{4} << 30,
+          "largest blob a Put may store (RESOURCE_EXHAUSTED above)");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA bundle: require client certificates it signed (mTLS)");
+ABSL_FLAG(bool, allow_insecure, false,
+          "allow plaintext on a non-loopback --listen address");
+ABSL_FLAG(bool, verify_on_read, true,
+          "verify every block read from the store before sending it; false is "
+          "for benchmarks and diagnostics only");
+ABSL_FLAG(std::string, on_corruption, "error",
+          "error: fail the read with DATA_LOSS; quarantine: also stop serving "
+          "the blob until it is put again");
+ABSL_FLAG(int, max_streams, 256,
+          "concurrent Read and Put streams; more get RESOURCE_EXHAUSTED");
+ABSL_FLAG(absl::Duration, grace_period, absl::Seconds(10),
+          "on SIGTERM/SIGINT, how long in-flight calls may finish");
+
+namespace verity::server {
+namespace {
+
+constexpr char kEnvPrefix[] = "VERITYD_";
+
+// The flags this file defines, which are the ones the environment may set.
+std::vector<std::string> OwnFlags() {
+  std::vector<std::string> names;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::EndsWith(flag->Filename(), "server/main.cc")) {
+      names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
+absl::StatusOr<ServerOptions> OptionsFromFlags() {
+  ServerOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.store.root = absl::GetFlag(FLAGS_store_dir);
+  options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
+  options.import_dir = absl::GetFlag(FLAGS_import_dir);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
+  options.service.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
+  options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.grace_period = absl::GetFlag(FLAGS_grace_period);
+  const std::string on_corruption = absl::GetFlag(FLAGS_on_corruption);
+  if (on_corruption == "quarantine") {
+    options.service.on_corruption = OnCorruption::kQuarantine;
+  } else if (on_corruption != "error") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--on_corruption must be error or quarantine, not '",
+                     on_corruption, "'"));
+  }
+  return options;
+}
+
+// Blocks the shutdown signals in every thread (threads inherit the mask), so
+// that only WaitForShutdownSignal() receives them.
+sigset_t BlockShutdownSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> args =
+      ArgvWithEnvironment(argc, argv, kEnvPrefix, OwnFlags());
+  std::vector<char*> arg_ptrs;
+  for (std::string& arg : args) arg_ptrs.push_back(arg.data());
+  absl::SetProgramUsageMessage(
+      "verityd [flags]: serves fs-verity-verified blobs over gRPC. Each flag "
+      "can "
+      "also be set as VERITYD_<FLAG>; flags win.");
+  absl::ParseCommandLine(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
+  absl::StatusOr<ServerOptions> options = OptionsFromFlags();
+  if (!options.ok()) {
+    Log(options.status().message());
+    return 2;
+  }
+  const sigset_t signals = BlockShutdownSignals();
+  if (!options->service.verify_on_read) {
+    Log("WARNING: --verify_on_read=false: blocks are sent WITHOUT "
+        "verification. "
+        "For benchmarks and diagnostics only.");
+  }
+  absl::StatusOr<std::unique_ptr<Verityd>> server = Verityd::Start(*options);
+  if (!server.ok()) {
+    Log(absl::StrCat("can't start: ", server.status().ToString()));
+    return 1;
+  }
+  Log(absl::StrCat("listening on ", (*server)->address(), " (store ",
+                   options->store.root, ")"));
+  int signal = 0;
+  sigwait(&signals, &signal);
+  Log(absl::StrCat("received ", strsignal(signal), "; shutting down within ",
+                   absl::FormatDuration(options->grace_period)));
+  (*server)->Shutdown(options->grace_period);
+  Log("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace verity::server
+
+int main(int argc, char** argv) { return verity::server::Run(argc, argv); }

@@ -1,0 +1,47 @@
+// Everything verityd is configured with. main.cc fills it from flags and
+// VERITYD_* variables; tests fill it directly.
+
+#ifndef VERITYD_SERVER_SERVER_OPTIONS_H_
+#define VERITYD_SERVER_SERVER_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "server/blob_store.h"
+#include "server/service_context.h"
+#include "server/verified_blob_cache.h"
+
+namespace verity::server {
+
+struct ServerOptions {
+  // host:port; port 0 picks a free port (Verityd::port() tells which).
+  std::string listen = "127.0.0.1:50051";
+  // Store root, its max_blob_bytes and layout: see BlobStore.
+  BlobStoreOptions store;
+  // If set, every regular file under it is put at start-up, named by its
+  // relative path; the server reports NOT_SERVING until that is done.
+  std::string import_dir;
+  // PEM files. Both cert and key enable TLS; a client CA also requires client
+  // certificates.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  // Plaintext is refused on a non-loopback address unless this is set.
+  bool allow_insecure = false;
+  ServiceOptions service;
+  VerifiedBlobCacheOptions cache;
+  // Largest message accepted or sent. Read responses stay well below it; Put
+  // chunks from a client must too.
+  int max_message_bytes = 8 << 20;
+  // Concurrent streams per client connection (HTTP/2
+  // SETTINGS_MAX_CONCURRENT_STREAMS).
+  int max_streams_per_connection = 100;
+  // How long in-flight calls may run after shutdown begins before they are
+  // cancelled.
+  absl::Duration grace_period = absl::Seconds(10);
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_SERVER_OPTIONS_H_

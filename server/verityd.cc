@@ -1,0 +1,166 @@
+// Implements Verityd.
+
+#include "server/verityd.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+#include "server/importer.h"
+#include "server/listen_address.h"
+#include "server/log.h"
+
+namespace verity::server {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  if (!file || contents.str().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("can't read PEM file '", path, "'"));
+  }
+  return contents.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
+    const ServerOptions& options) {
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls_cert and --tls_key go together");
+  }
+  if (options.tls_cert.empty()) {
+    if (!options.tls_client_ca.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_client_ca needs --tls_cert and --tls_key");
+    }
+    if (!options.allow_insecure && !IsLoopbackAddress(options.listen)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "refusing plaintext on non-loopback address ", options.listen,
+          ": give --tls_cert and --tls_key, or --allow_insecure"));
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  ASSIGN_OR_RETURN(pair.private_key, ReadPem(options.tls_key));
+  ASSIGN_OR_RETURN(pair.cert_chain, ReadPem(options.tls_cert));
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  if (!options.tls_client_ca.empty()) {
+    ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadPem(options.tls_client_ca));
+    ssl.client_certificate_request =
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+absl::Status CheckImportDir(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::NotFoundError(
+        absl::StrCat("--import_dir '", dir, "' is not a directory"));
+  }
+  return absl::OkStatus();
+}
+
+std::string HostOf(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  return colon == std::string::npos ? listen : listen.substr(0, colon);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Verityd>> Verityd::Start(
+    const ServerOptions& options) {
+  std::unique_ptr<Verityd> server(new Verityd(options));
+  RETURN_IF_ERROR(server->Init());
+  return server;
+}
+
+absl::Status Verityd::Init() {
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   Credentials(options_));
+  RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
+  BlobStoreOptions store_options = options_.store;
+  if (!store_options.log) store_options.log = Log;
+  ASSIGN_OR_RETURN(store_, BlobStore::Open(store_options));
+  cache_ = std::make_unique<VerifiedBlobCache>(store_.get(), options_.cache);
+  context_.store = store_.get();
+  context_.cache = cache_.get();
+  context_.options = options_.service;
+  service_ = std::make_unique<VerityService>(&context_);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.listen, credentials, &port_);
+  builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
+  builder.SetMaxSendMessageSize(options_.max_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options_.max_streams_per_connection);
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("can't listen on ", options_.listen));
+  }
+  address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
+  SetServing(false);
+  import_thread_ = std::thread([this] { Import(); });
+  return absl::OkStatus();
+}
+
+void Verityd::Import() {
+  if (!options_.import_dir.empty()) {
+    Log(absl::StrCat("importing ", options_.import_dir));
+    absl::StatusOr<ImportStats> stats =
+        ImportDirectory(store_.get(), options_.import_dir, MerkleParams());
+    if (!stats.ok()) {
+      // Stay NOT_SERVING: readiness never passes, which is what an operator
+      // must see.
+      Log(absl::StrCat("import failed, not serving: ",
+                       stats.status().message()));
+      return;
+    }
+    Log(absl::StrCat("imported ", stats->files, " files (", stats->bytes,
+                     " bytes, ", stats->already_present, " already stored, ",
+                     stats->refused, " refused)"));
+  }
+  context_.serving.store(true, std::memory_order_release);
+  SetServing(true);
+  Log(absl::StrCat("serving ", store_->blob_count(), " blobs"));
+}
+
+void Verityd::WaitUntilServing() {
+  if (import_thread_.joinable()) import_thread_.join();
+}
+
+void Verityd::SetServing(bool serving) {
+  if (grpc::HealthCheckServiceInterface* health =
+          server_->GetHealthCheckService()) {
+    health->SetServingStatus(serving);
+  }
+}
+
+void Verityd::Shutdown(absl::Duration grace) {
+  if (import_thread_.joinable()) import_thread_.join();
+  if (server_ == nullptr) return;
+  context_.serving.store(false, std::memory_order_release);
+  SetServing(false);
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    absl::ToChronoNanoseconds(grace));
+  server_->Wait();
+  server_.reset();
+}
+
+Verityd::~Verityd() { Shutdown(absl::ZeroDuration()); }
+
+}  // namespace verity::server

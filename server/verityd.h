@@ -1,0 +1,66 @@
+// The verityd server as an object: the store, the Verity service, health and
+// reflection on one gRPC server. main.cc runs one; integration tests run them
+// in-process on port 0.
+
+#ifndef VERITYD_SERVER_VERITYD_H_
+#define VERITYD_SERVER_VERITYD_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/blob_store.h"
+#include "server/server_options.h"
+#include "server/service_context.h"
+#include "server/verified_blob_cache.h"
+#include "server/verity_service.h"
+
+namespace verity::server {
+
+// Thread-safe. Destroying it shuts it down with no grace period.
+class Verityd {
+ public:
+  // Opens the store and starts listening. Returns once the port is bound; the
+  // import of options.import_dir (if any) continues in the background and
+  // serving starts after it. INVALID_ARGUMENT for inconsistent options (e.g.
+  // plaintext off loopback), NOT_FOUND for a missing import directory,
+  // UNAVAILABLE if the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<Verityd>> Start(
+      const ServerOptions& options);
+  ~Verityd();
+
+  // The port actually bound, and "host:port" to connect to.
+  int port() const { return port_; }
+  const std::string& address() const { return address_; }
+
+  // Blocks until the import is done and the server reports SERVING.
+  void WaitUntilServing();
+
+  // Reports NOT_SERVING, stops accepting calls, lets in-flight calls finish for
+  // up to `grace`, then cancels what remains. Idempotent.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  explicit Verityd(const ServerOptions& options) : options_(options) {}
+  absl::Status Init();
+  void Import();
+  void SetServing(bool serving);
+
+  const ServerOptions options_;
+  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<VerifiedBlobCache> cache_;
+  ServiceContext context_;
+  std::unique_ptr<VerityService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread import_thread_;
+  int port_ = 0;
+  std::string address_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_VERITYD_H_
