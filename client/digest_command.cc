@@ -7,17 +7,16 @@
 #include <getopt.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <thread>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/exit_codes.h"
+#include "client/flag_values.h"
 #include "lib/descriptor.h"
 #include "lib/file_digest.h"
 #include "lib/status_macros.h"
@@ -56,26 +55,6 @@ constexpr struct option kLongOptions[] = {
     {nullptr, 0, nullptr, 0},
 };
 
-absl::StatusOr<std::string> ParseHex(absl::string_view hex) {
-  if (hex.size() % 2 != 0 || !std::all_of(hex.begin(), hex.end(), [](char c) {
-        return absl::ascii_isxdigit(c);
-      })) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("salt is not a valid hex string: '", hex, "'"));
-  }
-  return absl::HexStringToBytes(hex);
-}
-
-absl::StatusOr<uint32_t> ParseBlockSize(absl::string_view text) {
-  uint32_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value == 0 ||
-      (value & (value - 1)) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid block size '", text, "': must be a power of 2"));
-  }
-  return value;
-}
-
 absl::StatusOr<int> ParseThreads(absl::string_view text) {
   int value = 0;
   if (!absl::SimpleAtoi(text, &value) || value < 1 || value > 256) {
@@ -100,11 +79,11 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
       return absl::OkStatus();
     }
     case kBlockSize: {
-      ASSIGN_OR_RETURN(opts->params.block_size, ParseBlockSize(arg));
+      ASSIGN_OR_RETURN(opts->params.block_size, ParseBlockSizeFlag(arg));
       return absl::OkStatus();
     }
     case kSalt: {
-      ASSIGN_OR_RETURN(opts->params.salt, ParseHex(arg));
+      ASSIGN_OR_RETURN(opts->params.salt, ParseHexFlag("salt", arg));
       return absl::OkStatus();
     }
     case kOutMerkleTree:

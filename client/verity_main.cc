@@ -5,6 +5,11 @@
 
 #include "client/digest_command.h"
 #include "client/exit_codes.h"
+#include "client/get_command.h"
+#include "client/ls_command.h"
+#include "client/put_command.h"
+#include "client/rm_command.h"
+#include "client/stat_command.h"
 
 namespace {
 
@@ -12,12 +17,45 @@ constexpr char kUsage[] =
     "Usage: verity COMMAND [ARGS...]\n"
     "\n"
     "Commands:\n"
-    "  digest FILE...   print the fs-verity digest of files (as `fsverity "
-    "digest` does)\n"
+    "  digest FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
+    "[--salt=HEX] ...\n"
+    "      print the fs-verity digest of local files, as `fsverity digest` "
+    "does\n"
+    "  put FILE... [--hash-alg=] [--block-size=] [--salt=] [--name=NAME]\n"
+    "      store files on the server; print their digests once it agrees\n"
+    "  get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
+    "                     [--priority=rt|be|idle|none]\n"
+    "      read a blob, verified against its digest (by name, against the\n"
+    "      digest the server names: pass the digest to distrust the server)\n"
+    "  stat DIGEST_OR_NAME   show what the server knows about a blob\n"
+    "  ls                    list the stored blobs: digest, size, names\n"
+    "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
+    "\n"
+    "put, get, stat, ls and rm also take --server=HOST:PORT (default\n"
+    "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
+    "--tls-cert=FILE --tls-key=FILE (client certificate) and "
+    "--timeout=SECONDS\n"
+    "(per RPC; default 60, 0 for none).\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 "
     "unavailable,\n"
     "            5 any other error.\n";
+
+using RunFn = int (*)(int argc, char** argv, std::FILE* out, std::FILE* err);
+
+struct Command {
+  const char* name;
+  RunFn run;
+};
+
+constexpr Command kCommands[] = {
+    {"digest", verity::cli::RunDigestCommand},
+    {"put", verity::cli::RunPutCommand},
+    {"get", verity::cli::RunGetCommand},
+    {"stat", verity::cli::RunStatCommand},
+    {"ls", verity::cli::RunLsCommand},
+    {"rm", verity::cli::RunRmCommand},
+};
 
 }  // namespace
 
@@ -27,8 +65,10 @@ int main(int argc, char** argv) {
     return verity::cli::kExitUsage;
   }
   const char* command = argv[1];
-  if (std::strcmp(command, "digest") == 0) {
-    return verity::cli::RunDigestCommand(argc - 1, argv + 1, stdout, stderr);
+  for (const Command& c : kCommands) {
+    if (std::strcmp(command, c.name) == 0) {
+      return c.run(argc - 1, argv + 1, stdout, stderr);
+    }
   }
   if (std::strcmp(command, "help") == 0 ||
       std::strcmp(command, "--help") == 0) {

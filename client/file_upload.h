@@ -1,0 +1,48 @@
+// Uploads a local file with Put. The digest is computed locally first and
+// sent as expected_digest, so the server stores nothing unless it computes
+// the same digest from what it received.
+
+#ifndef VERITYD_CLIENT_FILE_UPLOAD_H_
+#define VERITYD_CLIENT_FILE_UPLOAD_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "proto/verity/v1/verity.grpc.pb.h"
+
+namespace verity::client {
+
+// Plain value.
+struct UploadOptions {
+  MerkleParams params;
+  std::string name;  // empty: store without naming it
+  int hash_threads = 1;
+  // Bytes of content per PutRequest: large enough to amortize per-message
+  // costs, well under gRPC's default 4 MiB message limit.
+  size_t chunk_size = size_t{1} << 20;
+};
+
+// Plain value.
+struct UploadResult {
+  ParsedDigest digest;
+  bool already_present = false;
+};
+
+// Hashes the file at `path`, then streams the same bytes (read again through
+// the same descriptor) to the server. ABORTED if the file shrinks meanwhile;
+// if it changes otherwise, the server's digest differs and the Put fails with
+// DATA_LOSS. The BlobInfo returned is checked against the local digest.
+absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
+                                        grpc::ClientContext* context,
+                                        absl::string_view path,
+                                        const UploadOptions& options);
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_FILE_UPLOAD_H_

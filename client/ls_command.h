@@ -1,0 +1,24 @@
+// `verity ls`: every blob the server stores, one line each.
+
+#ifndef VERITYD_CLIENT_LS_COMMAND_H_
+#define VERITYD_CLIENT_LS_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+
+#include "client/blob_info.h"
+#include "proto/verity/v1/verity.pb.h"
+
+namespace verity::cli {
+
+// "DIGEST SIZE[ NAME...]\n", fields separated by single spaces.
+std::string FormatListLine(const client::CheckedBlobInfo& checked,
+                           const verity::v1::BlobInfo& info);
+
+// Runs `verity ls` (argv[0] is "ls"), paging through List; returns the exit
+// code. Lines are printed page by page, each entry checked first.
+int RunLsCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
+
+}  // namespace verity::cli
+
+#endif  // VERITYD_CLIENT_LS_COMMAND_H_

@@ -1,0 +1,35 @@
+// Conversions between the wire messages of verity.v1 and lib's types. Anything
+// read from the wire is untrusted: a descriptor that cannot exist is DATA_LOSS.
+
+#ifndef VERITYD_PROTO_CONVERT_H_
+#define VERITYD_PROTO_CONVERT_H_
+
+#include "absl/status/statusor.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "proto/verity/v1/verity.pb.h"
+
+namespace verity {
+
+verity::v1::HashAlgorithm HashAlgorithmToProto(HashAlgorithm algorithm);
+
+// DATA_LOSS if a field cannot be part of an fs-verity descriptor. Unlike in
+// TreeParams, HASH_ALGORITHM_UNSPECIFIED is refused: a descriptor is the exact
+// on-disk struct, in which 0 is no algorithm.
+absl::StatusOr<Descriptor> DescriptorFromProto(
+    const verity::v1::FsverityDescriptor& proto);
+
+verity::v1::FsverityDescriptor DescriptorToProto(const Descriptor& descriptor);
+
+// Spells out every parameter, defaults included, so the server cannot read
+// an unset field differently.
+verity::v1::TreeParams TreeParamsToProto(const MerkleParams& params);
+
+// Applies fs-verity's defaults to unset fields; INVALID_ARGUMENT if the result
+// fails ValidateMerkleParams.
+absl::StatusOr<MerkleParams> TreeParamsFromProto(
+    const verity::v1::TreeParams& proto);
+
+}  // namespace verity
+
+#endif  // VERITYD_PROTO_CONVERT_H_

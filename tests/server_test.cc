@@ -1,0 +1,323 @@
+// verityd end to end, in process: a real server on 127.0.0.1:0 over a real
+// store, the client's verifying reader on the other side. Round trips, ranges,
+// restart, corruption, bad input.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/test_server.h"
+
+namespace verity::testing {
+namespace {
+
+using ::absl::StatusCode;
+using ::testing::HasSubstr;
+
+MerkleParams Params(HashAlgorithm alg, uint32_t block_size, std::string salt) {
+  MerkleParams params;
+  params.hash_algorithm = alg;
+  params.block_size = block_size;
+  params.salt = std::move(salt);
+  return params;
+}
+
+// The directory holding a stored blob, per the store's documented layout.
+std::string BlobDir(const TestServer& server, absl::string_view digest) {
+  const size_t colon = digest.find(':');
+  const std::string alg(digest.substr(0, colon));
+  const std::string hex(digest.substr(colon + 1));
+  return absl::StrCat(server.options().store.root, "/blobs/", alg, "/",
+                      hex.substr(0, 2), "/", hex);
+}
+
+void FlipBit(const std::string& path, uint64_t offset) {
+  const int fd = open(path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0) << path;
+  char byte;
+  ASSERT_EQ(pread(fd, &byte, 1, offset), 1);
+  byte ^= 0x10;
+  ASSERT_EQ(pwrite(fd, &byte, 1, offset), 1);
+  close(fd);
+}
+
+TEST(ServerTest, RoundTripSizesAlgorithmsAndSalt) {
+  auto server = TestServer::Start();
+  for (const MerkleParams& params :
+       {MerkleParams(), Params(HashAlgorithm::kSha256, 4096, "salt"),
+        Params(HashAlgorithm::kSha512, 4096,
+               "pepper-32-bytes-long-exactly!!!!"),
+        Params(HashAlgorithm::kSha256, 1024, "")}) {
+    for (size_t size : {0, 1, 4095, 4096, 4097, (3 << 20) + 123}) {
+      const std::string data = RandomBytes(size, static_cast<uint32_t>(size));
+      absl::StatusOr<v1::PutResponse> put =
+          PutBlob(server->stub(), data, params);
+      ASSERT_TRUE(put.ok()) << put.status();
+      const std::string digest = DigestOf(data, params);
+      EXPECT_EQ(put->info().digest(), digest) << size;
+      ReadResult read = ReadBlob(server->stub(), digest);
+      ASSERT_TRUE(read.status.ok()) << read.status << " size " << size;
+      EXPECT_TRUE(read.data == data) << size;
+    }
+  }
+}
+
+TEST(ServerTest, RangeReadsAtUnalignedOffsets) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes(3 * 1024 * 1024 + 17, 5);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  const std::string digest = DigestOf(data);
+  const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
+      {0, 1},
+      {1, 10},
+      {4095, 2},
+      {5000, 70000},
+      {1 << 20, 1},
+      {12345, 1 << 21},
+      {data.size() - 1, 1},
+      {100, 0},
+      {data.size(), 0}};
+  for (const auto& [offset, length] : ranges) {
+    ReadResult read = ReadBlob(server->stub(), digest, offset, length);
+    ASSERT_TRUE(read.status.ok()) << read.status << " at " << offset;
+    const std::string want =
+        length == 0 ? data.substr(offset) : data.substr(offset, length);
+    EXPECT_TRUE(read.data == want) << offset << "+" << length;
+  }
+}
+
+TEST(ServerTest, SameContentIsStoredOnceAndNamesResolve) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes(10000, 1);
+  auto first = PutBlob(server->stub(), data, {}, "dir/first.bin");
+  auto second = PutBlob(server->stub(), data, {}, "second");
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_FALSE(first->already_present());
+  EXPECT_TRUE(second->already_present());
+  ReadResult by_name = ReadBlob(server->stub(), "", 0, 0, "dir/first.bin");
+  ASSERT_TRUE(by_name.status.ok()) << by_name.status;
+  EXPECT_TRUE(by_name.data == data);
+
+  grpc::ClientContext context;
+  v1::StatRequest stat;
+  stat.set_name("second");
+  v1::BlobInfo info;
+  ASSERT_TRUE(server->stub().Stat(&context, stat, &info).ok());
+  EXPECT_EQ(info.digest(), DigestOf(data));
+  EXPECT_THAT(info.names(), ::testing::ElementsAre("dir/first.bin", "second"));
+  EXPECT_EQ(info.fsverity_descriptor().data_size(), 10000u);
+}
+
+TEST(ServerTest, RestartKeepsEveryBlob) {
+  auto server = TestServer::Start();
+  std::vector<std::string> blobs;
+  for (int i = 0; i < 20; ++i) {
+    blobs.push_back(RandomBytes(1000 * i, i));
+    ASSERT_TRUE(
+        PutBlob(server->stub(), blobs.back(), {}, absl::StrCat("n", i)).ok());
+  }
+  server->Restart();
+  for (int i = 0; i < 20; ++i) {
+    ReadResult read = ReadBlob(server->stub(), DigestOf(blobs[i]));
+    ASSERT_TRUE(read.status.ok()) << read.status;
+    EXPECT_TRUE(read.data == blobs[i]);
+    ReadResult by_name =
+        ReadBlob(server->stub(), "", 0, 0, absl::StrCat("n", i));
+    EXPECT_TRUE(by_name.status.ok()) << by_name.status;
+  }
+  grpc::ClientContext context;
+  v1::ListRequest list;
+  list.set_page_size(7);
+  v1::ListResponse page;
+  ASSERT_TRUE(server->stub().List(&context, list, &page).ok());
+  EXPECT_EQ(page.blobs_size(), 7);
+  EXPECT_FALSE(page.next_page_token().empty());
+}
+
+TEST(ServerTest, ListPagesThroughEverything) {
+  auto server = TestServer::Start();
+  for (int i = 0; i < 25; ++i)
+    ASSERT_TRUE(PutBlob(server->stub(), RandomBytes(10, i)).ok());
+  std::vector<std::string> seen;
+  std::string token;
+  do {
+    grpc::ClientContext context;
+    v1::ListRequest list;
+    list.set_page_size(10);
+    list.set_page_token(token);
+    v1::ListResponse page;
+    ASSERT_TRUE(server->stub().List(&context, list, &page).ok());
+    for (const auto& blob : page.blobs()) seen.push_back(blob.digest());
+    token = page.next_page_token();
+  } while (!token.empty());
+  EXPECT_EQ(seen.size(), 25u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+}
+
+// Corruption in the data file: the read fails with DATA_LOSS naming the blob
+// and offset, and every byte the client received is a verified byte of the true
+// content, none of the bad block.
+TEST(ServerTest, FlippedDataBitIsDataLossAndNeverSent) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes(300 * 4096, 9);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  const std::string digest = DigestOf(data);
+  const uint64_t bad = 200 * 4096 + 77;
+  FlipBit(BlobDir(*server, digest) + "/data", bad);
+  ReadResult read = ReadBlob(server->stub(), digest);
+  EXPECT_EQ(read.status.code(), StatusCode::kDataLoss) << read.status;
+  EXPECT_THAT(std::string(read.status.message()), HasSubstr(digest));
+  EXPECT_THAT(std::string(read.status.message()), HasSubstr("offset 819200"));
+  EXPECT_LE(read.data.size(), 200u * 4096);
+  EXPECT_TRUE(read.data == data.substr(0, read.data.size()));
+  // A range that avoids the bad block still reads.
+  ReadResult before = ReadBlob(server->stub(), digest, 0, 4096 * 100);
+  EXPECT_TRUE(before.status.ok()) << before.status;
+}
+
+TEST(ServerTest, FlippedTreeBitIsDataLoss) {
+  auto server = TestServer::Start();
+  const std::string data =
+      RandomBytes(1000 * 4096, 10);  // 8 level-0 blocks, 1 top
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  const std::string digest = DigestOf(data);
+  FlipBit(BlobDir(*server, digest) + "/tree",
+          4096 * 3 + 5);  // level 0, block 2
+  ReadResult read = ReadBlob(server->stub(), digest);
+  EXPECT_EQ(read.status.code(), StatusCode::kDataLoss) << read.status;
+  EXPECT_TRUE(read.data == data.substr(0, read.data.size()));
+  EXPECT_LE(read.data.size(),
+            2u * 128 * 4096);  // nothing under level-0 block 2
+}
+
+TEST(ServerTest, QuarantineStopsServingUntilRePut) {
+  server::ServerOptions options;
+  options.service.on_corruption = server::OnCorruption::kQuarantine;
+  auto server = TestServer::Start(options);
+  const std::string data = RandomBytes(20 * 4096, 11);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  const std::string digest = DigestOf(data);
+  FlipBit(BlobDir(*server, digest) + "/data", 5 * 4096);
+  EXPECT_EQ(ReadBlob(server->stub(), digest).status.code(),
+            StatusCode::kDataLoss);
+  // Quarantined: even the intact first block is no longer served.
+  ReadResult after = ReadBlob(server->stub(), digest, 0, 10);
+  EXPECT_FALSE(after.status.ok());
+  EXPECT_TRUE(after.data.empty());
+  auto reput = PutBlob(server->stub(), data);
+  ASSERT_TRUE(reput.ok()) << reput.status();
+  EXPECT_FALSE(reput->already_present());
+  ReadResult healed = ReadBlob(server->stub(), digest);
+  EXPECT_TRUE(healed.status.ok()) << healed.status;
+  EXPECT_TRUE(healed.data == data);
+}
+
+absl::Status ReadStatus(TestServer& server, const v1::ReadRequest& request) {
+  grpc::ClientContext context;
+  auto reader = server.stub().Read(&context, request);
+  v1::ReadResponse response;
+  while (reader->Read(&response)) {
+  }
+  return absl::Status(
+      static_cast<absl::StatusCode>(reader->Finish().error_code()), "");
+}
+
+TEST(ServerTest, BadReadsGetTheRightCode) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes(5000, 3);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  v1::ReadRequest request;
+  request.set_digest(DigestOf(RandomBytes(5000, 4)));
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kNotFound);
+  request.set_digest("sha256:1234");
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  request.set_digest("md5:" + std::string(32, 'a'));
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  request.set_name("no/such/name");
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kNotFound);
+  request.set_digest(DigestOf(data));
+  request.set_offset(5001);
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOutOfRange);
+  request.set_offset(10);
+  request.set_length(~uint64_t{0});
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  request.set_length(4991);
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOutOfRange);
+  request.set_length(4990);
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOk);
+  request.set_priority_class(static_cast<v1::PriorityClass>(7));
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadStatus(*server, v1::ReadRequest()).code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(ServerTest, BadPutsStoreNothingAndTheServerStaysUp) {
+  server::ServerOptions options;
+  options.store.max_blob_bytes = 1 << 20;
+  auto server = TestServer::Start(options);
+  const std::string data = RandomBytes(5000, 3);
+  EXPECT_EQ(
+      PutBlob(server->stub(), data, Params(HashAlgorithm::kSha256, 3000, ""))
+          .status()
+          .code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(PutBlob(server->stub(), data,
+                    Params(HashAlgorithm::kSha256, 4096, std::string(33, 's')))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(PutBlob(server->stub(), data, {}, "", "sha256:zz").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(PutBlob(server->stub(), data, {}, "../escape").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      PutBlob(server->stub(), data, {}, "", DigestOf("other")).status().code(),
+      StatusCode::kDataLoss);
+  EXPECT_EQ(
+      PutBlob(server->stub(), RandomBytes((1 << 20) + 1, 1)).status().code(),
+      StatusCode::kResourceExhausted);
+  grpc::ClientContext context;
+  v1::ListResponse list;
+  ASSERT_TRUE(server->stub().List(&context, v1::ListRequest(), &list).ok());
+  EXPECT_EQ(list.blobs_size(), 0);
+  EXPECT_EQ(ReadBlob(server->stub(), DigestOf(data)).status.code(),
+            StatusCode::kNotFound);
+  // The expected digest that matches is accepted.
+  EXPECT_TRUE(PutBlob(server->stub(), data, {}, "", DigestOf(data)).ok());
+}
+
+TEST(ServerTest, DeleteByNameKeepsTheBlobByDigestRemovesIt) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes(5000, 3);
+  ASSERT_TRUE(PutBlob(server->stub(), data, {}, "a").ok());
+  const std::string digest = DigestOf(data);
+  {
+    grpc::ClientContext context;
+    v1::DeleteRequest request;
+    request.set_name("a");
+    v1::DeleteResponse response;
+    ASSERT_TRUE(server->stub().Delete(&context, request, &response).ok());
+  }
+  EXPECT_EQ(ReadBlob(server->stub(), "", 0, 0, "a").status.code(),
+            StatusCode::kNotFound);
+  EXPECT_TRUE(ReadBlob(server->stub(), digest).status.ok());
+  {
+    grpc::ClientContext context;
+    v1::DeleteRequest request;
+    request.set_digest(digest);
+    v1::DeleteResponse response;
+    ASSERT_TRUE(server->stub().Delete(&context, request, &response).ok());
+  }
+  EXPECT_EQ(ReadBlob(server->stub(), digest).status.code(),
+            StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace verity::testing

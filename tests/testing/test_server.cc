@@ -1,0 +1,123 @@
+// Implements the in-process test server and its helpers.
+
+#include "tests/testing/test_server.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/blob_ref.h"
+#include "client/grpc_status.h"
+#include "client/verified_read.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_builder.h"
+#include "proto/convert.h"
+
+namespace verity::testing {
+
+std::string NewTempDir() {
+  const char* base = getenv("TEST_TMPDIR");
+  std::string pattern = absl::StrCat(base ? base : "/tmp", "/verityd-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) abort();
+  return pattern;
+}
+
+std::string RandomBytes(size_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out(size, '\0');
+  for (char& c : out) c = static_cast<char>(rng());
+  return out;
+}
+
+std::unique_ptr<TestServer> TestServer::Start(server::ServerOptions options) {
+  if (options.listen == server::ServerOptions().listen) {
+    options.listen = "127.0.0.1:0";
+  }
+  if (options.store.root.empty()) options.store.root = NewTempDir() + "/store";
+  std::unique_ptr<TestServer> server(new TestServer(std::move(options)));
+  return server;
+}
+
+TestServer::TestServer(server::ServerOptions options)
+    : options_(std::move(options)) {
+  Restart();
+}
+
+void TestServer::Restart() {
+  stub_.reset();
+  channel_.reset();
+  server_.reset();
+  absl::StatusOr<std::unique_ptr<server::Verityd>> server =
+      server::Verityd::Start(options_);
+  if (!server.ok()) {
+    fprintf(stderr, "test server: %s\n", server.status().ToString().c_str());
+    abort();
+  }
+  server_ = *std::move(server);
+  server_->WaitUntilServing();
+  Connect();
+}
+
+void TestServer::Connect() {
+  channel_ = grpc::CreateChannel(server_->address(),
+                                 grpc::InsecureChannelCredentials());
+  stub_ = v1::Verity::NewStub(channel_);
+}
+
+absl::StatusOr<v1::PutResponse> PutBlob(
+    v1::Verity::Stub& stub, absl::string_view data, const MerkleParams& params,
+    absl::string_view name, absl::string_view expected_digest, size_t chunk) {
+  grpc::ClientContext context;
+  v1::PutResponse response;
+  auto writer = stub.Put(&context, &response);
+  v1::PutRequest request;
+  v1::PutHeader* header = request.mutable_header();
+  *header->mutable_params() = TreeParamsToProto(params);
+  header->set_name(std::string(name));
+  header->set_expected_digest(std::string(expected_digest));
+  bool ok = writer->Write(request);
+  for (size_t at = 0; ok && at < data.size(); at += chunk) {
+    request.set_data(std::string(data.substr(at, chunk)));
+    ok = writer->Write(request);
+  }
+  writer->WritesDone();
+  absl::Status status = client::FromGrpcStatus(writer->Finish());
+  if (!status.ok()) return status;
+  return response;
+}
+
+ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
+                    uint64_t offset, uint64_t length, absl::string_view name) {
+  ReadResult result;
+  absl::StatusOr<client::BlobRef> blob =
+      client::ParseBlobRef(digest.empty() ? name : digest);
+  if (!blob.ok()) {
+    result.status = blob.status();
+    return result;
+  }
+  client::ReadOptions options;
+  options.offset = offset;
+  options.length = length;
+  grpc::ClientContext context;
+  result.status =
+      client::ReadVerified(stub, &context, *blob, options,
+                           [&](absl::Span<const uint8_t> bytes) {
+                             result.data.append(bytes.begin(), bytes.end());
+                             return absl::OkStatus();
+                           })
+          .status();
+  return result;
+}
+
+std::string DigestOf(absl::string_view data, const MerkleParams& params) {
+  MerkleBuilder builder(params);
+  if (!builder.Update(AsBytes(data)).ok()) abort();
+  absl::StatusOr<MerkleTree> tree = builder.Finish();
+  if (!tree.ok()) abort();
+  return FormatDigest(params.hash_algorithm, AsBytes(tree->digest));
+}
+
+}  // namespace verity::testing

@@ -1,0 +1,76 @@
+// Test-only: a verityd running in the test process on 127.0.0.1:0 over a fresh
+// store, and helpers to put and read blobs through the real API.
+
+#ifndef VERITYD_TESTS_TESTING_TEST_SERVER_H_
+#define VERITYD_TESTS_TESTING_TEST_SERVER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/merkle_params.h"
+#include "proto/verity/v1/verity.grpc.pb.h"
+#include "server/server_options.h"
+#include "server/verityd.h"
+
+namespace verity::testing {
+
+// A fresh directory under $TEST_TMPDIR (or /tmp), unique per call.
+std::string NewTempDir();
+
+// Deterministic pseudo-random bytes.
+std::string RandomBytes(size_t size, uint32_t seed);
+
+class TestServer {
+ public:
+  // Defaults `options.listen` to 127.0.0.1:0 and the store root to a new temp
+  // dir; waits until serving.
+  static std::unique_ptr<TestServer> Start(server::ServerOptions options = {});
+
+  // Stops the server and starts a new one on the same store (and a new port).
+  void Restart();
+
+  server::Verityd& verityd() { return *server_; }
+  const server::ServerOptions& options() const { return options_; }
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
+  v1::Verity::Stub& stub() { return *stub_; }
+
+ private:
+  explicit TestServer(server::ServerOptions options);
+  void Connect();
+
+  server::ServerOptions options_;
+  std::unique_ptr<server::Verityd> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Verity::Stub> stub_;
+};
+
+// Puts `data` in chunks of `chunk` bytes. The status is the call's.
+absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
+                                        absl::string_view data,
+                                        const MerkleParams& params = {},
+                                        absl::string_view name = "",
+                                        absl::string_view expected_digest = "",
+                                        size_t chunk = 100000);
+
+// What a verifying read delivered: the verified bytes, and how the read ended.
+struct ReadResult {
+  absl::Status status;
+  std::string data;
+};
+
+// Reads [offset, offset + length) of the blob `digest` (or `name`, if digest is
+// empty) through the client's verifying reader.
+ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
+                    uint64_t offset = 0, uint64_t length = 0,
+                    absl::string_view name = "");
+
+// The digest text `fsverity digest` would print for `data`.
+std::string DigestOf(absl::string_view data, const MerkleParams& params = {});
+
+}  // namespace verity::testing
+
+#endif  // VERITYD_TESTS_TESTING_TEST_SERVER_H_
