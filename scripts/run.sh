@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# The product's main job from a fresh Debian 12 machine: set-up, build, run.
-# Until the server lands this computes fs-verity digests with `verity digest`: of the files
-# given as arguments, or of a generated sample. Extra arguments go to `verity digest`.
+# The product's main job from a fresh Debian 12 machine: set-up, build, then run verityd in the
+# foreground on its default store (./verityd-data), listening on 127.0.0.1:50051.
+# Extra arguments go to verityd (e.g. --listen=127.0.0.1:0 --import_dir=DIR); Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bazel build //client:verity
-verity=bazel-bin/client/verity
-if [[ $# -gt 0 ]]; then
-  exec "$verity" digest "$@"
-fi
-sample=$(mktemp -d)
-trap 'rm -rf "$sample"' EXIT
-head -c $((8 << 20)) /dev/urandom >"$sample/random-8MiB.bin"
-cp README.md "$sample/README.md"
-"$verity" digest "$sample/README.md" "$sample/random-8MiB.bin"
+bazel build //server:verityd //client:verity
+cat >&2 <<'HINT'
+verityd starts below. In another terminal, for example:
+  bazel-bin/client/verity put README.md --name=readme
+  bazel-bin/client/verity get readme -o /tmp/readme.copy && fsverity digest /tmp/readme.copy
+HINT
+exec bazel-bin/server/verityd "$@"

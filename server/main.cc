@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -50,13 +51,15 @@ namespace {
 
 constexpr char kEnvPrefix[] = "VERITYD_";
 
+bool IsOwnFlagFile(absl::string_view path) {
+  return absl::EndsWith(path, "server/main.cc");
+}
+
 // The flags this file defines, which are the ones the environment may set.
 std::vector<std::string> OwnFlags() {
   std::vector<std::string> names;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::EndsWith(flag->Filename(), "server/main.cc")) {
-      names.emplace_back(name);
-    }
+    if (IsOwnFlagFile(flag->Filename())) names.emplace_back(name);
   }
   return names;
 }
@@ -101,6 +104,9 @@ int Run(int argc, char** argv) {
       ArgvWithEnvironment(argc, argv, kEnvPrefix, OwnFlags());
   std::vector<char*> arg_ptrs;
   for (std::string& arg : args) arg_ptrs.push_back(arg.data());
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = IsOwnFlagFile;  // --help lists this file's flags
+  absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
       "verityd [flags]: serves fs-verity-verified blobs over gRPC. Each flag "
       "can "
