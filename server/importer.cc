@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -43,8 +44,9 @@ absl::StatusOr<std::string> RealPath(const std::string& path) {
 class Importer {
  public:
   Importer(BlobStore* store, const std::string& root,
-           const MerkleParams& params)
+           const MerkleParams& params, const std::atomic<bool>* cancel)
       : store_(*store),
+        cancel_(cancel),
         root_(root),
         prefix_(root == "/" ? root : root + "/"),
         params_(params),
@@ -62,6 +64,7 @@ class Importer {
   void Skip(absl::string_view name, absl::string_view why);
 
   BlobStore& store_;
+  const std::atomic<bool>* const cancel_;
   const std::string root_;
   const std::string prefix_;  // every path under root_ starts with it
   const MerkleParams params_;
@@ -77,6 +80,9 @@ absl::Status Importer::Run() {
                                       error);
   for (; !error && it != fs::recursive_directory_iterator();
        it.increment(error)) {
+    if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+      return absl::CancelledError("import cancelled");
+    }
     RETURN_IF_ERROR(Visit(*it));
   }
   if (error) return ErrnoStatus(error.value(), "walk", root_);
@@ -172,7 +178,8 @@ void Importer::Skip(absl::string_view name, absl::string_view why) {
 
 absl::StatusOr<ImportStats> ImportDirectory(BlobStore* store,
                                             absl::string_view dir,
-                                            const MerkleParams& params) {
+                                            const MerkleParams& params,
+                                            const std::atomic<bool>* cancel) {
   ASSIGN_OR_RETURN(const std::string root, RealPath(std::string(dir)));
   struct stat st;
   if (stat(root.c_str(), &st) != 0) return ErrnoStatus(errno, "stat", root);
@@ -180,7 +187,7 @@ absl::StatusOr<ImportStats> ImportDirectory(BlobStore* store,
     return absl::FailedPreconditionError(
         absl::StrCat(dir, " is not a directory"));
   }
-  Importer importer(store, root, params);
+  Importer importer(store, root, params, cancel);
   RETURN_IF_ERROR(importer.Run());
   return importer.stats();
 }

@@ -4,6 +4,7 @@
 #ifndef VERITYD_SERVER_IMPORTER_H_
 #define VERITYD_SERVER_IMPORTER_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "absl/status/statusor.h"
@@ -33,13 +34,14 @@ struct ImportStats {
 // regular file inside `dir`; it is stored under the symlink's own path.
 // Refused and skipped entries are logged through the store's log and
 // counted. NOT_FOUND if `dir` does not exist, FAILED_PRECONDITION if it is
-// not a directory. Any other error (unreadable file, full disk) stops the
+// not a directory. CANCELLED once *cancel turns true (checked between
+// files). Any other error (unreadable file, full disk) stops the
 // import and is returned, naming the file; what was put before stays
 // stored. Not safe against a concurrent writer swapping files for symlinks
 // under `dir`.
-absl::StatusOr<ImportStats> ImportDirectory(BlobStore* store,
-                                            absl::string_view dir,
-                                            const MerkleParams& params);
+absl::StatusOr<ImportStats> ImportDirectory(
+    BlobStore* store, absl::string_view dir, const MerkleParams& params,
+    const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace verity::server
 

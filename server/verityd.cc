@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
 #include "server/importer.h"
@@ -119,10 +120,11 @@ absl::Status Verityd::Init() {
 }
 
 void Verityd::Import() {
+  absl::Cleanup done = [this] { import_done_.Notify(); };
   if (!options_.import_dir.empty()) {
     Log(absl::StrCat("importing ", options_.import_dir));
-    absl::StatusOr<ImportStats> stats =
-        ImportDirectory(store_.get(), options_.import_dir, MerkleParams());
+    absl::StatusOr<ImportStats> stats = ImportDirectory(
+        store_.get(), options_.import_dir, MerkleParams(), &cancel_import_);
     if (!stats.ok()) {
       // Stay NOT_SERVING: readiness never passes, which is what an operator
       // must see.
@@ -139,10 +141,6 @@ void Verityd::Import() {
   Log(absl::StrCat("serving ", store_->blob_count(), " blobs"));
 }
 
-void Verityd::WaitUntilServing() {
-  if (import_thread_.joinable()) import_thread_.join();
-}
-
 void Verityd::SetServing(bool serving) {
   if (grpc::HealthCheckServiceInterface* health =
           server_->GetHealthCheckService()) {
@@ -151,6 +149,8 @@ void Verityd::SetServing(bool serving) {
 }
 
 void Verityd::Shutdown(absl::Duration grace) {
+  absl::MutexLock lock(&shutdown_mu_);
+  cancel_import_.store(true);
   if (import_thread_.joinable()) import_thread_.join();
   if (server_ == nullptr) return;
   context_.serving.store(false, std::memory_order_release);

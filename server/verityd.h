@@ -7,11 +7,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "server/blob_store.h"
 #include "server/server_options.h"
@@ -37,12 +41,13 @@ class Verityd {
   int port() const { return port_; }
   const std::string& address() const { return address_; }
 
-  // Blocks until the import is done and the server reports SERVING.
-  void WaitUntilServing();
+  // Blocks until start-up is over: the import is done and the server reports
+  // SERVING, or the import failed (logged) and it stays NOT_SERVING.
+  void WaitUntilServing() { import_done_.WaitForNotification(); }
 
   // Reports NOT_SERVING, stops accepting calls, lets in-flight calls finish for
   // up to `grace`, then cancels what remains. Idempotent.
-  void Shutdown(absl::Duration grace);
+  void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(shutdown_mu_);
 
  private:
   explicit Verityd(const ServerOptions& options) : options_(options) {}
@@ -55,8 +60,13 @@ class Verityd {
   std::unique_ptr<VerifiedBlobCache> cache_;
   ServiceContext context_;
   std::unique_ptr<VerityService> service_;
+  // Written by Init(), then only by Shutdown(); the import thread uses it until
+  // joined.
   std::unique_ptr<grpc::Server> server_;
   std::thread import_thread_;
+  std::atomic<bool> cancel_import_{false};
+  absl::Notification import_done_;
+  absl::Mutex shutdown_mu_;  // serializes Shutdown() calls
   int port_ = 0;
   std::string address_;
 };
