@@ -13,17 +13,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/file_util.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
 namespace {
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 // umask() can only be read by setting it; the CLI is the only thread that
 // creates files, so the brief change is not observed.
@@ -31,18 +25,6 @@ mode_t CurrentUmask() {
   const mode_t mask = umask(0);
   umask(mask);
   return mask;
-}
-
-absl::Status SyncDirectory(const std::string& dir) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", dir));
-  const int rc = fsync(fd);
-  const int fsync_errno = errno;
-  close(fd);
-  if (rc != 0) {
-    return absl::ErrnoToStatus(fsync_errno, absl::StrCat("fsync ", dir));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -56,7 +38,7 @@ absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Create(
   }
   const size_t slash = target.rfind('/');
   std::string temp = absl::StrCat(
-      DirectoryOf(target), "/.",
+      DirName(target), "/.",
       slash == std::string::npos ? target : target.substr(slash + 1),
       ".verity-XXXXXX");
   const int fd = mkostemp(&temp[0], O_CLOEXEC);
@@ -81,15 +63,7 @@ absl::Status AtomicFileWriter::Write(absl::Span<const uint8_t> data) {
   if (fd_ < 0 || committed_) {
     return absl::FailedPreconditionError("the file is closed");
   }
-  while (!data.empty()) {
-    const ssize_t n = write(fd_, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("write ", temp_path_));
-    }
-    data.remove_prefix(n);
-  }
-  return absl::OkStatus();
+  return WriteAll(fd_, data, temp_path_);
 }
 
 absl::Status AtomicFileWriter::Commit() {
@@ -98,9 +72,7 @@ absl::Status AtomicFileWriter::Commit() {
   }
   // The data must be on disk before the rename can make it visible, or a
   // crash could leave the target name on an empty or partial file.
-  if (fsync(fd_) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("fsync ", temp_path_));
-  }
+  RETURN_IF_ERROR(Fsync(fd_, temp_path_));
   const int rc = close(fd_);
   fd_ = -1;
   if (rc != 0) {
@@ -111,7 +83,7 @@ absl::Status AtomicFileWriter::Commit() {
         errno, absl::StrCat("rename ", temp_path_, " to ", path_));
   }
   committed_ = true;
-  return SyncDirectory(DirectoryOf(path_));
+  return FsyncDir(DirName(path_));
 }
 
 void AtomicFileWriter::Abandon() {

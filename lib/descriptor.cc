@@ -42,6 +42,12 @@ absl::Status CheckFieldsFit(const Descriptor& d) {
   return absl::OkStatus();
 }
 
+uint64_t LoadLe64(const uint8_t* bytes) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | bytes[i];
+  return value;
+}
+
 bool IsHex(absl::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return absl::ascii_isxdigit(c); });
@@ -62,6 +68,32 @@ absl::StatusOr<std::string> Descriptor::Serialize() const {
   std::memcpy(&out[kRootHashOffset], root_hash.data(), root_hash.size());
   std::memcpy(&out[kSaltOffset], salt.data(), salt.size());
   return out;
+}
+
+absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
+  if (bytes.size() != kDescriptorSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "descriptor is ", bytes.size(), " bytes, not ", kDescriptorSize));
+  }
+  const uint8_t algorithm = bytes[kHashAlgorithmOffset];
+  const uint8_t salt_size = bytes[kSaltSizeOffset];
+  if (!IsValidHashAlgorithm(algorithm) || salt_size > kMaxSaltSize) {
+    return absl::InvalidArgumentError("descriptor is malformed");
+  }
+  Descriptor d;
+  d.hash_algorithm = static_cast<HashAlgorithm>(algorithm);
+  d.log_block_size = bytes[kLogBlockSizeOffset];
+  d.salt.assign(reinterpret_cast<const char*>(&bytes[kSaltOffset]), salt_size);
+  d.data_size = LoadLe64(&bytes[kDataSizeOffset]);
+  d.root_hash.assign(reinterpret_cast<const char*>(&bytes[kRootHashOffset]),
+                     DigestSize(d.hash_algorithm));
+  // Whatever the fields do not capture (version, sig_size, padding, reserved
+  // bytes) must be exactly what Serialize() writes.
+  absl::StatusOr<std::string> canonical = d.Serialize();
+  if (!canonical.ok() || AsBytes(*canonical) != bytes) {
+    return absl::InvalidArgumentError("descriptor is not in canonical form");
+  }
+  return d;
 }
 
 absl::StatusOr<std::string> Descriptor::ComputeFileDigest() const {

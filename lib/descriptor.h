@@ -34,6 +34,10 @@ struct Descriptor {
   absl::StatusOr<std::string> ComputeFileDigest() const;
 };
 
+// Parses the 256 bytes Serialize() writes; INVALID_ARGUMENT unless `bytes`
+// is exactly such a serialization (version 1, no signature, zero padding).
+absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes);
+
 // Formats as `fsverity digest` prints: "sha256:" + lowercase hex. `digest`
 // is raw bytes.
 std::string FormatDigest(HashAlgorithm algorithm,

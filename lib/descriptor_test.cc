@@ -60,6 +60,28 @@ TEST(DescriptorTest, RejectsFieldsThatDoNotFit) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(DescriptorTest, ParseInvertsSerialize) {
+  const std::string bytes = *SampleDescriptor().Serialize();
+  const absl::StatusOr<Descriptor> parsed = ParseDescriptor(AsBytes(bytes));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed->Serialize(), bytes);
+  EXPECT_EQ(parsed->salt, "salt");
+  EXPECT_EQ(parsed->data_size, 0x0102030405060708u);
+}
+
+TEST(DescriptorTest, ParseRejectsAnythingNotCanonical) {
+  const std::string good = *SampleDescriptor().Serialize();
+  EXPECT_FALSE(ParseDescriptor(AsBytes(good.substr(0, 255))).ok());
+  for (size_t at : {size_t{0}, size_t{1}, size_t{3}, size_t{5}, size_t{100},
+                    size_t{200}, size_t{255}}) {
+    std::string bad = good;
+    bad[at] ^= 0x40;  // version, algorithm, salt size, sig size, padding...
+    EXPECT_EQ(ParseDescriptor(AsBytes(bad)).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << at;
+  }
+}
+
 TEST(DigestTextTest, RoundTrips) {
   for (HashAlgorithm algorithm :
        {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {

@@ -16,49 +16,12 @@
 namespace verity::server {
 namespace {
 
-// Field offsets in struct fsverity_descriptor (see lib/descriptor.cc).
-constexpr size_t kHashAlgorithmOffset = 1;
-constexpr size_t kLogBlockSizeOffset = 2;
-constexpr size_t kSaltSizeOffset = 3;
-constexpr size_t kDataSizeOffset = 8;
-constexpr size_t kRootHashOffset = 16;
-constexpr size_t kSaltOffset = 80;
 // Larger blocks cannot come from a MerkleBuilder; refusing them first keeps
 // the shift below defined.
 constexpr uint8_t kMaxLogBlockSize = 30;
 
 absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("blob ", digest_text, ": ", what));
-}
-
-uint64_t LoadLe64(absl::string_view bytes) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) {
-    value = (value << 8) | static_cast<uint8_t>(bytes[i]);
-  }
-  return value;
-}
-
-// Reads the fields of a 256-byte descriptor; whatever the fields do not
-// capture (version, reserved bytes) is checked by re-serializing.
-absl::StatusOr<Descriptor> ParseDescriptor(absl::string_view bytes) {
-  const uint8_t algorithm = static_cast<uint8_t>(bytes[kHashAlgorithmOffset]);
-  const uint8_t salt_size = static_cast<uint8_t>(bytes[kSaltSizeOffset]);
-  if (!IsValidHashAlgorithm(algorithm) || salt_size > kMaxSaltSize) {
-    return absl::DataLossError("descriptor is malformed");
-  }
-  Descriptor d;
-  d.hash_algorithm = static_cast<HashAlgorithm>(algorithm);
-  d.log_block_size = static_cast<uint8_t>(bytes[kLogBlockSizeOffset]);
-  d.salt = std::string(bytes.substr(kSaltOffset, salt_size));
-  d.data_size = LoadLe64(bytes.substr(kDataSizeOffset, 8));
-  d.root_hash =
-      std::string(bytes.substr(kRootHashOffset, DigestSize(d.hash_algorithm)));
-  const absl::StatusOr<std::string> canonical = d.Serialize();
-  if (!canonical.ok() || *canonical != bytes) {
-    return absl::DataLossError("descriptor is not in canonical form");
-  }
-  return d;
 }
 
 absl::StatusOr<Descriptor> CheckDescriptor(absl::string_view bytes,
@@ -71,7 +34,7 @@ absl::StatusOr<Descriptor> CheckDescriptor(absl::string_view bytes,
   if (ComputeHash(digest.algorithm, AsBytes(bytes)) != digest.digest) {
     return Damaged(digest_text, "descriptor does not hash to the digest");
   }
-  absl::StatusOr<Descriptor> descriptor = ParseDescriptor(bytes);
+  absl::StatusOr<Descriptor> descriptor = ParseDescriptor(AsBytes(bytes));
   if (!descriptor.ok()) {
     return Damaged(digest_text, descriptor.status().message());
   }

@@ -15,7 +15,7 @@
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 namespace verity::server {
 

@@ -45,7 +45,7 @@
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
 #include "server/blob.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 #include "server/name_index.h"
 #include "server/put_writer.h"
 #include "server/store_layout.h"

@@ -18,7 +18,7 @@
 #include "lib/hash.h"
 #include "server/blob_store.h"
 #include "server/blob_store_testing.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 #include "server/name_index.h"
 
 namespace verity::server {

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 namespace verity::server {
 

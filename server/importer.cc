@@ -22,7 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 #include "server/name_index.h"
 
 namespace verity::server {

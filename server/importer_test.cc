@@ -14,7 +14,7 @@
 #include "lib/file_digest.h"
 #include "lib/hash.h"
 #include "server/blob_store_testing.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 namespace verity::server {
 namespace {

@@ -18,7 +18,7 @@
 #include "lib/merkle_builder.h"
 #include "lib/merkle_params.h"
 #include "server/blob.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 namespace verity::server {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
 #include "lib/hash.h"
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 namespace verity::server {
 

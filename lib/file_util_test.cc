@@ -1,7 +1,7 @@
 // Tests the file helpers: status codes, durable writes, listing and
 // recursive removal that never follows symlinks.
 
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace verity::server {
+namespace verity {
 namespace {
 
 using ::testing::ElementsAre;
@@ -113,4 +113,4 @@ TEST(FileUtilTest, PageAlignedBuffer) {
 }
 
 }  // namespace
-}  // namespace verity::server
+}  // namespace verity

@@ -1,8 +1,8 @@
-// POSIX file helpers for the blob store: errno statuses, durable (fsync'd)
-// writes, directory fsync, listing and recursive removal.
+// POSIX file helpers for the store and the CLI: errno statuses, durable
+// (fsync'd) writes, directory fsync, listing and recursive removal.
 
-#ifndef VERITYD_SERVER_FILE_UTIL_H_
-#define VERITYD_SERVER_FILE_UTIL_H_
+#ifndef VERITYD_LIB_FILE_UTIL_H_
+#define VERITYD_LIB_FILE_UTIL_H_
 
 #include <sys/types.h>
 
@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
-namespace verity::server {
+namespace verity {
 
 // Owns a file descriptor and closes it on destruction. Move-only;
 // thread-compatible.
@@ -50,6 +50,9 @@ absl::Status ErrnoStatus(int error, absl::string_view op,
                          absl::string_view path);
 
 std::string JoinPath(absl::string_view dir, absl::string_view name);
+
+// The directory part of `path`: "." for a bare name, "/" for "/name".
+std::string DirName(const std::string& path);
 
 // open(2) with O_CLOEXEC added; `dir_fd` may be AT_FDCWD.
 absl::StatusOr<UniqueFd> OpenAt(int dir_fd, const std::string& path, int flags,
@@ -109,6 +112,6 @@ absl::Status RemoveRecursively(const std::string& path);
 absl::Span<uint8_t> PageAlignedBuffer(size_t size,
                                       std::vector<uint8_t>* storage);
 
-}  // namespace verity::server
+}  // namespace verity
 
-#endif  // VERITYD_SERVER_FILE_UTIL_H_
+#endif  // VERITYD_LIB_FILE_UTIL_H_

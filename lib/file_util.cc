@@ -1,6 +1,6 @@
 // Implements the file helpers with plain POSIX calls, retrying EINTR.
 
-#include "server/file_util.h"
+#include "lib/file_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +17,7 @@
 #include "lib/hash.h"
 #include "lib/status_macros.h"
 
-namespace verity::server {
-namespace {
+namespace verity {
 
 std::string DirName(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -26,6 +25,8 @@ std::string DirName(const std::string& path) {
   if (slash == 0) return "/";
   return path.substr(0, slash);
 }
+
+namespace {
 
 absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
                                                    absl::string_view path) {
@@ -252,4 +253,4 @@ absl::Span<uint8_t> PageAlignedBuffer(size_t size,
   return absl::MakeSpan(storage->data() + skip, size);
 }
 
-}  // namespace verity::server
+}  // namespace verity

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# verityd's life cycle through the CLI: configuration by VERITYD_* variables and flags, refused
+# configurations, draining on SIGTERM/SIGINT, and crash safety when SIGKILLed amid Puts.
+# Usage: server_lifecycle_test.sh PATH_TO_VERITYD PATH_TO_VERITY
+set -euo pipefail
+source "$(dirname "$0")/verityd_test_lib.sh"
+init_test server-lifecycle "$1" "$2"
+for var in $(compgen -v VERITYD_) VERITY_SERVER; do unset "$var"; done
+
+head -c 100000 /dev/urandom >"$work/small"
+small_digest=$(/usr/bin/fsverity digest "$work/small" | cut -d' ' -f1)
+small_hex=${small_digest#sha256:}
+
+# stored_in STORE: the small file's blob is in STORE.
+stored_in() { cmp -s "$work/small" "$1/blobs/sha256/${small_hex:0:2}/$small_hex/data"; }
+
+# ---- (a) configuration through the environment; flags win
+VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/env-store" start_server env
+check "env: the listening line names the env store" grep -q "(store $work/env-store)" "$server_log"
+check "env: the store is created" [ -f "$work/env-store/VERSION" ]
+expect_exit 0 "env: put" vc put --server=127.0.0.1:$server_port "$work/small"
+check "env: the blob is in the env store" stored_in "$work/env-store"
+stop_server "$server_pid" && pass || fail "env: verityd did not stop"
+check "env: exit 0 on SIGTERM" [ "$exit_rc" -eq 0 ]
+check "env: the log shows the shutdown" grep -q "received Terminated; shutting down" "$server_log"
+check "env: the log shows the stop" grep -q "verityd: stopped" "$server_log"
+
+# A non-loopback VERITYD_LISTEN would be refused without TLS: --listen must replace it.
+VERITYD_LISTEN=0.0.0.0:0 VERITYD_STORE_DIR="$work/dirA" VERITYD_VERIFY_ON_READ=false \
+  start_server override --listen=127.0.0.1:0 --store_dir="$work/dirB" --verify_on_read=true
+check "override: listens where --listen says" grep -q "listening on 127.0.0.1:" "$server_log"
+check "override: the store is in dirB" [ -f "$work/dirB/VERSION" ]
+check "override: dirA is not created" [ ! -e "$work/dirA" ]
+check "override: --verify_on_read=true wins" bash -c '! grep -q WARNING "$1"' _ "$server_log"
+expect_exit 0 "override: put" vc put --server=127.0.0.1:$server_port "$work/small"
+check "override: the blob is in dirB" stored_in "$work/dirB"
+stop_server "$server_pid" && pass || fail "override: verityd did not stop"
+
+VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/dirB" VERITYD_VERIFY_ON_READ=false \
+  start_server env-bool
+check "env: a boolean from the environment" grep -q "WARNING: --verify_on_read=false" "$server_log"
+check "env: the existing store is served" grep -q "serving 1 blobs" "$server_log"
+stop_server "$server_pid" && pass || fail "env-bool: verityd did not stop"
+
+# ---- (b) configurations verityd must refuse, with a message that says why
+refused() {  # WHAT REGEX [VERITYD FLAGS...]: verityd exits non-zero at once, logging REGEX
+  local what=$1 regex=$2 rc=0
+  shift 2
+  timeout -k 5 20 "$verityd" "$@" 2>"$work/refused.log" || rc=$?
+  if [[ $rc -eq 0 || $rc -ge 124 ]]; then
+    fail "$what: exit $rc, want a refusal"
+  elif ! grep -qE -- "$regex" "$work/refused.log"; then
+    fail "$what: exit $rc but the message lacks /$regex/: $(cat "$work/refused.log")"
+  else
+    pass
+  fi
+}
+refused "plaintext on 0.0.0.0" "--allow_insecure" --listen=0.0.0.0:0 --store_dir="$work/open"
+check "a refused start creates no store" [ ! -e "$work/open" ]
+VERITYD_LISTEN=0.0.0.0:0 refused "plaintext on 0.0.0.0 from the environment" "--allow_insecure" \
+  --store_dir="$work/open"
+refused "bad --on_corruption" "on_corruption" --listen=127.0.0.1:0 --store_dir="$work/s" \
+  --on_corruption=ignore
+VERITYD_ON_CORRUPTION=ignore refused "bad VERITYD_ON_CORRUPTION" "on_corruption" \
+  --listen=127.0.0.1:0 --store_dir="$work/s"
+refused "a certificate without a key" "tls_key" --listen=127.0.0.1:0 --store_dir="$work/s" \
+  --tls_cert="$work/small"
+refused "an unknown flag" "frobnicate" --listen=127.0.0.1:0 --store_dir="$work/s" --frobnicate
+refused "a bad duration" "grace_period" --listen=127.0.0.1:0 --store_dir="$work/s" \
+  --grace_period=soon
+refused "a directory that is not a store" "not a verityd blob store" --listen=127.0.0.1:0 \
+  --store_dir="$work/env-store/blobs"
+
+start_server insecure --listen=0.0.0.0:0 --allow_insecure --store_dir="$work/dirB"
+check "--allow_insecure: listens on 0.0.0.0" grep -q "listening on 0.0.0.0:$server_port" "$server_log"
+check "--allow_insecure: serves" cmp -s "$work/small" \
+  <(vc get --server=127.0.0.1:$server_port "$small_digest")
+refused "a store in use" "in use" --listen=127.0.0.1:0 --store_dir="$work/dirB"
+stop_server "$server_pid" && pass || fail "insecure: verityd did not stop"
+
+# ---- (c) draining: a get held back by a slow reader, then SIGTERM or SIGINT
+big=$work/big
+head -c $((100 << 20)) /dev/urandom >"$big"
+big_sum=$(sha256sum <"$big" | cut -d' ' -f1)
+
+# held_get PORT HOLD_SECONDS TAG: in the background, `verity get big` into a reader that takes
+# one byte, touches $work/TAG.started, stalls HOLD_SECONDS, then reads the rest. The whole get
+# stays in flight meanwhile: the pipe and gRPC's flow-control windows hold far less than 100 MiB.
+# Writes the get's exit code to TAG.rc and the output's sha256 to TAG.sum; sets held_pid.
+held_get() {
+  local port=$1 hold=$2 tag=$3
+  (
+    rc=0
+    vc get --server=127.0.0.1:$port --timeout=60 big 2>"$work/$tag.err" |
+      { dd bs=1 count=1 status=none >"$work/$tag.first" && touch "$work/$tag.started"
+        sleep "$hold"
+        cat "$work/$tag.first" - | sha256sum | cut -d' ' -f1 >"$work/$tag.sum"; } || rc=$?
+    echo "$rc" >"$work/$tag.rc"
+  ) &
+  held_pid=$!
+  tracked_pids+=("$held_pid")
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+wait_for_file() {  # FILE SECONDS
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do [[ -e $1 ]] && return 0; sleep 0.1; done
+  [[ -e $1 ]]
+}
+
+start_server drain --listen=127.0.0.1:0 --store_dir="$work/drain-store" --grace_period=15s
+drain_port=$server_port
+expect_exit 0 "drain: put 100 MiB" vc put --server=127.0.0.1:$drain_port --name=big "$big"
+held_get "$drain_port" 3 held
+if wait_for_file "$work/held.started" 20; then
+  sent=$(now_ms)
+  kill -TERM "$server_pid"
+  check "drain: the log shows SIGTERM" wait_for_log "$server_log" "received Terminated" "$server_pid" 5
+  sleep 0.3
+  expect_exit 4 "drain: a new call is refused" vc ls --server=127.0.0.1:$drain_port --timeout=5
+  if wait_for_exit "$held_pid" 30; then
+    check "drain: the held get succeeds" [ "$(cat "$work/held.rc")" == 0 ]
+    check "drain: the held get is complete" [ "$(cat "$work/held.sum")" == "$big_sum" ]
+  else
+    fail "drain: the held get did not end"
+  fi
+  if wait_for_exit "$server_pid" 20; then
+    elapsed=$(($(now_ms) - sent))
+    check "drain: exit 0 (got $exit_rc)" [ "$exit_rc" -eq 0 ]
+    check "drain: exited within the 15 s grace (took $elapsed ms)" [ "$elapsed" -lt 15000 ]
+    check "drain: the log shows the stop" grep -q "verityd: stopped" "$server_log"
+  else
+    fail "drain: verityd still runs 20 s after the get ended"
+  fi
+else
+  fail "drain: the get never started; $(cat "$work/held.err")"
+fi
+
+# A grace period too short for the held get: verityd must stop anyway, and the cut-off get
+# must fail, having written only a prefix of the content.
+start_server cutoff --listen=127.0.0.1:0 --store_dir="$work/drain-store" --grace_period=1s
+cutoff_port=$server_port
+held_get "$cutoff_port" 6 cut
+if wait_for_file "$work/cut.started" 20; then
+  sent=$(now_ms)
+  kill -INT "$server_pid"
+  if wait_for_exit "$server_pid" 10; then
+    elapsed=$(($(now_ms) - sent))
+    check "cutoff: exit 0 on SIGINT (got $exit_rc)" [ "$exit_rc" -eq 0 ]
+    check "cutoff: stopped soon after the 1 s grace (took $elapsed ms)" [ "$elapsed" -lt 4000 ]
+    check "cutoff: the log shows SIGINT" grep -q "received Interrupt; shutting down within 1s" "$server_log"
+    check "cutoff: the get was still held" [ ! -e "$work/cut.sum" ]
+  else
+    fail "cutoff: verityd still runs 10 s after SIGINT with a 1 s grace"
+  fi
+  if wait_for_exit "$held_pid" 30; then
+    cut_rc=$(cat "$work/cut.rc")
+    check "cutoff: the cut-off get fails (exit $cut_rc)" [ "$cut_rc" -ne 0 ]
+    check "cutoff: the cut-off get did not output the whole blob" [ "$(cat "$work/cut.sum")" != "$big_sum" ]
+  else
+    fail "cutoff: the held get did not end"
+  fi
+else
+  fail "cutoff: the get never started; $(cat "$work/cut.err")"
+fi
+rm -f "$big"
+
+# ---- (d) SIGKILL amid concurrent Puts, three times on one store
+store=$work/crash-store
+declare -A known  # digest -> the file it was made from (files of earlier cycles are deleted)
+verified=()      # digests read back intact after an earlier restart
+start_server crash --listen=127.0.0.1:0 --store_dir="$store"
+for cycle in 1 2 3; do
+  files=()
+  for i in 1 2 3 4 5 6 7 8; do
+    f=$work/c$cycle-$i
+    head -c $(((20 << 20) + RANDOM * 640 + RANDOM % 4096)) /dev/urandom >"$f"
+    files+=("$f")
+  done
+  declare -A digest_of=()
+  while read -r digest f; do digest_of[$f]=$digest; known[$digest]=$f; done \
+    < <(/usr/bin/fsverity digest "${files[@]}")
+  # Staggered starts: when the kill lands, the puts are in different phases (hashing on the
+  # client, streaming, committing).
+  put_pids=()
+  for f in "${files[@]}"; do
+    vc put --server=127.0.0.1:$server_port "$f" >"$f.out" 2>"$f.err" &
+    put_pids+=($!)
+    tracked_pids+=($!)
+    sleep 0.1
+  done
+  # Cycle 1 kills 0.2-1.0 s after the last start, usually before any put is done; the
+  # others 0-0.5 s after the first put reports success, so some puts are done and some not,
+  # however fast this machine is.
+  if [[ $cycle -eq 1 ]]; then
+    delay=$(printf '0.%03d' $((200 + RANDOM % 800)))
+    when="$delay s after the last start"
+  else
+    for ((i = 0; i < 300; i++)); do
+      [[ -n $(cat "${files[@]/%/.out}") ]] && break
+      sleep 0.1
+    done
+    delay=$(printf '0.%03d' $((RANDOM % 500)))
+    when="$delay s after the first success"
+  fi
+  sleep "$delay"
+  kill -9 "$server_pid"
+  wait_for_exit "$server_pid" 10 || fail "cycle $cycle: verityd survived SIGKILL"
+  staged=$(ls -A "$store/tmp" | wc -l)
+  succeeded=()
+  for n in "${!files[@]}"; do
+    f=${files[$n]}
+    if ! wait_for_exit "${put_pids[$n]}" 70; then
+      fail "cycle $cycle: put of $f hangs after the server died"
+    elif [[ $exit_rc -eq 0 ]]; then
+      if [[ $(cat "$f.out") == "${digest_of[$f]} $f" ]]; then
+        succeeded+=("${digest_of[$f]}")
+      else
+        fail "cycle $cycle: put of $f exited 0 but printed '$(cat "$f.out")'"
+      fi
+    elif [[ -s $f.out ]]; then
+      fail "cycle $cycle: put of $f failed (exit $exit_rc) but printed '$(cat "$f.out")'"
+    fi
+  done
+  echo "cycle $cycle: SIGKILL $when, with $staged entries in tmp/;" \
+    "${#succeeded[@]} of 8 puts had succeeded"
+  [[ $cycle -eq 1 ]] || check "cycle $cycle: some put succeeded before the kill" [ ${#succeeded[@]} -gt 0 ]
+
+  start_server crash --listen=127.0.0.1:0 --store_dir="$store"
+  srv=(--server=127.0.0.1:$server_port)
+  check "cycle $cycle: tmp/ is empty after restart" [ -z "$(ls -A "$store/tmp")" ]
+  check "cycle $cycle: nothing quarantined" [ -z "$(ls -A "$store/quarantine")" ]
+  check "cycle $cycle: recovery logged no damage" \
+    bash -c '! grep -qE "quarantin|dropping|ignoring" "$1"' _ "$server_log"
+  listed=$(vc ls "${srv[@]}" | cut -d' ' -f1) || fail "cycle $cycle: ls failed"
+  count=$(grep -c . <<<"$listed" || true)
+  check "cycle $cycle: 'serving N blobs' counts what ls lists ($count)" \
+    grep -q "serving $count blobs" "$server_log"
+  check "cycle $cycle: one blob directory per listed blob" \
+    [ "$(find "$store/blobs" -mindepth 3 -maxdepth 3 -type d | wc -l)" -eq "$count" ]
+  for digest in "${succeeded[@]}"; do
+    check "cycle $cycle: a put that succeeded is listed ($digest)" grep -qx "$digest" <<<"$listed"
+  done
+  for digest in "${verified[@]}"; do
+    check "cycle $cycle: a blob of an earlier cycle is still listed ($digest)" grep -qx "$digest" <<<"$listed"
+  done
+  for digest in $listed; do
+    if [[ -z ${known[$digest]:-} ]]; then
+      fail "cycle $cycle: ls lists $digest, which is no file's digest"
+    elif [[ " ${verified[*]} " == *" $digest "* ]]; then
+      continue
+    elif ! vc get "${srv[@]}" "$digest" -o "$work/readback"; then
+      fail "cycle $cycle: get $digest failed"
+    elif ! cmp -s "$work/readback" "${known[$digest]}"; then
+      fail "cycle $cycle: $digest reads back different from ${known[$digest]}"
+    else
+      pass
+      verified+=("$digest")
+    fi
+    rm -f "$work/readback"
+  done
+  rm -f "${files[@]}"
+done
+stop_server "$server_pid" && pass || fail "crash: verityd did not stop"
+check "crash: exit 0" [ "$exit_rc" -eq 0 ]

@@ -1,0 +1,123 @@
+# Helpers for the shell end-to-end tests: check counting, and verityd servers on 127.0.0.1:0
+# that are killed, with any background clients, when the test exits however it exits.
+# Source it after `set -euo pipefail`; then call init_test NAME VERITYD VERITY.
+
+passed=0
+failed=0
+server_pid=""   # set by start_server
+server_port=""
+server_log=""
+tracked_pids=()  # every verityd and background client started; SIGKILLed on exit
+server_count=0
+
+# init_test NAME VERITYD VERITY: sets $verityd, $verity and $work, and the EXIT trap.
+init_test() {
+  verityd=$(realpath "$2")
+  verity=$(realpath "$3")
+  work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/$1.XXXXXX")
+  trap on_exit EXIT
+}
+
+on_exit() {
+  local rc=$? pid log
+  for pid in "${tracked_pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  for pid in "${tracked_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [[ $rc -ne 0 ]]; then
+    echo "FAIL: the script stopped early (exit $rc) after the checks above"
+    failed=$((failed + 1))
+  fi
+  if [[ $failed -ne 0 ]]; then
+    # The server logs explain most failures.
+    for log in "$work"/*.log; do [[ -e $log ]] && { echo "--- $log"; tail -n 20 "$log"; }; done
+  fi
+  rm -rf "$work"
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]] || exit 1
+}
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+# check DESCRIPTION COMMAND...: passes if COMMAND succeeds.
+check() {
+  local what=$1
+  shift
+  if "$@"; then pass; else fail "$what"; fi
+}
+
+# expect_exit WANT DESCRIPTION COMMAND...: passes if COMMAND exits with WANT.
+expect_exit() {
+  local want=$1 what=$2 rc=0
+  shift 2
+  "$@" || rc=$?
+  if [[ $rc -eq $want ]]; then pass; else fail "$what: exit $rc, want $want"; fi
+}
+
+# vc ARGS...: the CLI, bounded, so that a hung call fails the check instead of the test run.
+vc() { timeout -k 5 60 "$verity" "$@"; }
+
+# is_running PID: true while PID exists and is not a zombie waiting to be reaped.
+is_running() {
+  [[ -r /proc/$1/stat ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]
+}
+
+# wait_for_log LOG REGEX PID SECONDS: true once LOG has a line matching REGEX; false if PID
+# exits first or SECONDS pass.
+wait_for_log() {
+  local i
+  for ((i = 0; i < $4 * 10; i++)); do
+    grep -qE "$2" "$1" 2>/dev/null && return 0
+    is_running "$3" || break
+    sleep 0.1
+  done
+  grep -qE "$2" "$1" 2>/dev/null
+}
+
+# wait_for_exit PID SECONDS: reaps PID and sets exit_rc, or returns 1 if it still runs.
+wait_for_exit() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    is_running "$1" || break
+    sleep 0.1
+  done
+  is_running "$1" && return 1
+  exit_rc=0
+  wait "$1" || exit_rc=$?
+  untrack "$1"
+}
+
+untrack() {
+  local kept=() pid
+  for pid in "${tracked_pids[@]}"; do [[ $pid == "$1" ]] || kept+=("$pid"); done
+  tracked_pids=("${kept[@]}")
+}
+
+# start_server NAME [FLAGS...]: runs verityd with FLAGS (and the caller's VERITYD_* variables),
+# logging to $work/NAME-K.log, and waits until it serves. Sets server_pid, server_port and
+# server_log; returns 1 with the log printed if it does not come up within 20 s.
+start_server() {
+  local name=$1
+  shift
+  server_count=$((server_count + 1))
+  server_log="$work/$name-$server_count.log"
+  "$verityd" "$@" 2>"$server_log" &
+  server_pid=$!
+  tracked_pids+=("$server_pid")
+  if ! wait_for_log "$server_log" 'serving [0-9]+ blobs' "$server_pid" 20; then
+    echo "verityd $* did not start serving; its log:"
+    cat "$server_log"
+    return 1
+  fi
+  server_port=$(sed -nE 's/.*listening on [^ ]*:([0-9]+).*/\1/p' "$server_log" | head -n 1)
+  [[ -n $server_port ]]
+}
+
+# stop_server PID [SIGNAL]: signals PID (TERM by default) and reaps it within 20 s; sets
+# exit_rc. SIGKILLs it and returns 1 if it does not exit.
+stop_server() {
+  kill -"${2:-TERM}" "$1"
+  wait_for_exit "$1" 20 && return 0
+  kill -9 "$1"
+  wait_for_exit "$1" 5 || true
+  return 1
+}
