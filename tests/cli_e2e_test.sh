@@ -32,13 +32,13 @@ only_in_out() {
   local want got
   want=$(printf '%s\n' "$@" | sed '/^$/d' | sort)
   got=$(ls -A "$out" | sort)
-  [[ $got == "$want" ]] || { echo "  $out holds: $(echo $got)"; return 1; }
+  [[ $got == "$want" ]] || { echo "  $out holds: ${got//$'\n'/ }"; return 1; }
 }
 
 start_server main --listen=127.0.0.1:0 --store_dir="$work/store"
 main_pid=$server_pid
 main_port=$server_port
-srv=(--server=127.0.0.1:$main_port)
+srv=(--server="127.0.0.1:$main_port")
 
 # ---- put prints exactly what `fsverity digest` prints for the same options
 put_matches() {  # NAME FILE... -- [TREE OPTIONS...]   (NAME may be empty)
@@ -82,7 +82,8 @@ for f in empty one page big; do
   [[ $f == page ]] && opts=("${page_opts[@]}")
   rm -f "$out/got"
   if vc get "${srv[@]}" "${!dig_var}" -o "$out/got"; then
-    check "fsverity digest of get -o $f" [ "$(digest_of "$out/got" "${opts[@]}")" == "${!dig_var}" ]
+    check "fsverity digest of get -o $f" \
+      [ "$(digest_of "$out/got" "${opts[@]}")" == "${!dig_var}" ]
     check "get -o $f equals the file" cmp -s "$d/$f" "$out/got"
   else
     fail "get ${!dig_var} ($f) failed"
@@ -92,6 +93,8 @@ for f in empty one page big; do
 done
 get_matches "get by name" "$d/big" big.bin
 check "get by name to stdout" cmp -s "$d/big" <(vc get "${srv[@]}" big.bin)
+check "get with --priority=idle" cmp -s "$d/page" <(vc get "${srv[@]}" "$dig_page" --priority=idle)
+expect_exit 1 "get with a bad --priority" vc get "${srv[@]}" "$dig_page" --priority=urgent
 
 # ---- ranges at unaligned offsets, against dd / head / tail of the file
 range_matches() {  # FILE DIGEST OFFSET [LENGTH]
@@ -106,7 +109,8 @@ range_matches() {  # FILE DIGEST OFFSET [LENGTH]
     range+=(--length="$len")
   fi
   [[ -n $len && $(stat -c %s "$work/want") -ne $len ]] && { fail "bad range $off+$len"; return; }
-  check "range ${range[*]} of $file to stdout" cmp -s "$work/want" <(vc get "${srv[@]}" "$dig" "${range[@]}")
+  check "range ${range[*]} of $file to stdout" \
+    cmp -s "$work/want" <(vc get "${srv[@]}" "$dig" "${range[@]}")
   get_matches "range ${range[*]} of $file with -o" "$work/want" "$dig" "${range[@]}"
 }
 for range in "0 1" "0 4096" "0 4097" "1 1" "4095 2" "4097 12345" "12287 1048577" \
@@ -152,14 +156,16 @@ check "--server wins over VERITY_SERVER" \
 expect_exit 0 "rm big.bin" vc rm "${srv[@]}" big.bin
 expect_exit 2 "get by a removed name" vc get "${srv[@]}" big.bin -o "$out/got"
 get_matches "get by digest after rm of its name" "$d/big" "$dig_big"
-check "stat shows no name after rm" bash -c '! grep -q "^name:" <<<"$1"' _ "$(vc stat "${srv[@]}" "$dig_big")"
+check "stat shows no name after rm" \
+  bash -c '! grep -q "^name:" <<<"$1"' _ "$(vc stat "${srv[@]}" "$dig_big")"
 expect_exit 2 "rm of a removed name" vc rm "${srv[@]}" big.bin
 put_matches uno "$d/one" --
 expect_exit 0 "rm by digest" vc rm "${srv[@]}" "$dig_one"
 expect_exit 2 "get of a removed digest" vc get "${srv[@]}" "$dig_one" -o "$out/got"
 expect_exit 2 "get by the name of a removed blob" vc get "${srv[@]}" uno
 expect_exit 2 "rm of a removed digest" vc rm "${srv[@]}" "$dig_one"
-check "ls no longer lists a removed blob" bash -c '! grep -q "^$1 " <<<"$2"' _ "$dig_one" "$(vc ls "${srv[@]}")"
+check "ls no longer lists a removed blob" \
+  bash -c '! grep -q "^$1 " <<<"$2"' _ "$dig_one" "$(vc ls "${srv[@]}")"
 expect_exit 2 "get of a missing digest" vc get "${srv[@]}" "$missing" -o "$out/got"
 expect_exit 2 "get of a missing name" vc get "${srv[@]}" no/such/name -o "$out/got"
 check "a failed get leaves no file" only_in_out
@@ -184,49 +190,52 @@ expect_exit 3 "get over an existing file" vc get "${srv[@]}" "$dig_big" -o "$out
 check "a failed get keeps the old file" grep -qx "old content" "$out/old"
 check "and leaves no temporary file" only_in_out old
 rm -f "$out/old"
-expect_exit 3 "a range with block 3" vc get "${srv[@]}" "$dig_big" --offset=$((3 * 4096 + 10)) --length=5 -o "$out/got"
+expect_exit 3 "a range with block 3" \
+  vc get "${srv[@]}" "$dig_big" --offset=$((3 * 4096 + 10)) --length=5 -o "$out/got"
 range_matches "$d/big" "$dig_big" 0 $((3 * 4096))  # the blocks before it still read
 range_matches "$d/big" "$dig_big" $((4 * 4096 + 1)) 100000  # and after it
 check "the server logged the corruption" grep -q "corruption detected" "$server_log"
 
-stop_server "$main_pid" && pass || fail "verityd did not stop on SIGTERM"
-check "verityd exited 0 on SIGTERM" [ "$exit_rc" -eq 0 ]
+expect_stop main "$main_pid"
 
 # The server sends the damaged block unverified; the client must still refuse it.
 start_server unverified --listen=127.0.0.1:0 --store_dir="$work/store" --verify_on_read=false
-check "verityd warns about --verify_on_read=false" grep -q "WARNING: --verify_on_read=false" "$server_log"
-srv=(--server=127.0.0.1:$server_port)
+check "verityd warns about --verify_on_read=false" \
+  grep -q "WARNING: --verify_on_read=false" "$server_log"
+srv=(--server="127.0.0.1:$server_port")
 expect_exit 3 "unverified server: get -o" vc get "${srv[@]}" "$dig_big" -o "$out/got"
 check "unverified server: no file left" only_in_out
 rc=0
 vc get "${srv[@]}" "$dig_big" >"$work/prefix" || rc=$?
 check "unverified server: get to stdout exits 3 (got $rc)" [ $rc -eq 3 ]
 check "unverified server: stdout is a strict prefix of the content" \
-  bash -c '[ $(stat -c %s "$1") -lt '$big_size' ] && cmp -s "$1" <(head -c $(stat -c %s "$1") "$2")' \
-  _ "$work/prefix" "$d/big"
+  is_prefix "$work/prefix" "$d/big"
 get_matches "unverified server: an intact blob" "$d/page" "$dig_page"
-stop_server "$server_pid" && pass || fail "unverified verityd did not stop"
+expect_stop unverified "$server_pid"
 
 # With --on_corruption=quarantine the first failure takes the blob out of service until re-put.
 start_server quarantine --listen=127.0.0.1:0 --store_dir="$work/store" --on_corruption=quarantine
-srv=(--server=127.0.0.1:$server_port)
+srv=(--server="127.0.0.1:$server_port")
 expect_exit 3 "quarantine: first get" vc get "${srv[@]}" "$dig_big" -o "$out/got"
 check "quarantine: logged" grep -q "quarantined $dig_big" "$server_log"
 check "quarantine: moved to quarantine/" [ -d "$work/store/quarantine/sha256-$hex" ]
 check "quarantine: gone from blobs/" [ ! -e "$blob_dir" ]
-expect_exit 3 "quarantine: a range without the damaged block" vc get "${srv[@]}" "$dig_big" --length=10 -o "$out/got"
-check "quarantine: not listed" bash -c '! grep -q "^$1 " <<<"$2"' _ "$dig_big" "$(vc ls "${srv[@]}")"
+expect_exit 3 "quarantine: a range without the damaged block" \
+  vc get "${srv[@]}" "$dig_big" --length=10 -o "$out/got"
+check "quarantine: not listed" \
+  bash -c '! grep -q "^$1 " <<<"$2"' _ "$dig_big" "$(vc ls "${srv[@]}")"
 put_matches "" "$d/big" --
 get_matches "quarantine: served again after a re-put" "$d/big" "$dig_big"
 check "quarantine: the damaged copy is gone" [ -z "$(ls -A "$work/store/quarantine")" ]
 check "quarantine: no file left" only_in_out
 stopped_port=$server_port
-stop_server "$server_pid" && pass || fail "quarantine verityd did not stop"
+expect_stop quarantine "$server_pid"
 
 # ---- a stopped server is unavailable
-expect_exit 4 "ls on a stopped server" vc ls --server=127.0.0.1:$stopped_port
-expect_exit 4 "get on a stopped server" vc get --server=127.0.0.1:$stopped_port "$dig_page" -o "$out/got"
-expect_exit 4 "put on a stopped server" vc put --server=127.0.0.1:$stopped_port "$d/one"
+expect_exit 4 "ls on a stopped server" vc ls --server="127.0.0.1:$stopped_port"
+expect_exit 4 "get on a stopped server" \
+  vc get --server="127.0.0.1:$stopped_port" "$dig_page" -o "$out/got"
+expect_exit 4 "put on a stopped server" vc put --server="127.0.0.1:$stopped_port" "$d/one"
 check "an unavailable get leaves no file" only_in_out
 
 # ---- TLS: a self-signed certificate for localhost and 127.0.0.1
@@ -245,19 +254,19 @@ start_server tls --listen=127.0.0.1:0 --store_dir="$work/tls-store" \
   --tls_cert="$work/server.pem" --tls_key="$work/server.key"
 tls_pid=$server_pid
 tls_port=$server_port
-srv=(--server=127.0.0.1:$tls_port --tls-ca="$work/server.pem")
+srv=(--server="127.0.0.1:$tls_port" --tls-ca="$work/server.pem")
 put_matches "" "$d/page" -- "${page_opts[@]}"
 get_matches "TLS get" "$d/page" "$dig_page"
-srv=(--server=localhost:$tls_port --tls-ca="$work/server.pem")
+srv=(--server="localhost:$tls_port" --tls-ca="$work/server.pem")
 get_matches "TLS get through the DNS name" "$d/page" "$dig_page"
-expect_exit 4 "plaintext client on a TLS server" vc get --server=127.0.0.1:$tls_port "$dig_page"
+expect_exit 4 "plaintext client on a TLS server" vc get --server="127.0.0.1:$tls_port" "$dig_page"
 expect_exit 4 "TLS client trusting another CA" \
-  vc get --server=127.0.0.1:$tls_port --tls-ca="$work/client.pem" "$dig_page"
+  vc get --server="127.0.0.1:$tls_port" --tls-ca="$work/client.pem" "$dig_page"
 
 start_server mtls --listen=127.0.0.1:0 --store_dir="$work/mtls-store" \
   --tls_cert="$work/server.pem" --tls_key="$work/server.key" --tls_client_ca="$work/client.pem"
 mtls_pid=$server_pid
-mtls=(--server=127.0.0.1:$server_port --tls-ca="$work/server.pem")
+mtls=(--server="127.0.0.1:$server_port" --tls-ca="$work/server.pem")
 srv=("${mtls[@]}" --tls-cert="$work/client.pem" --tls-key="$work/client.key")
 put_matches "" "$d/big" --
 get_matches "mTLS get" "$d/big" "$dig_big"
@@ -267,6 +276,5 @@ expect_exit 4 "mTLS with an untrusted client certificate" vc get "${mtls[@]}" \
 expect_exit 4 "mTLS put without a client certificate" vc put "${mtls[@]}" "$d/one"
 check "refused TLS gets leave no file" only_in_out
 
-for pid in "$tls_pid" "$mtls_pid"; do
-  if stop_server "$pid" && [[ $exit_rc -eq 0 ]]; then pass; else fail "TLS verityd $pid: exit $exit_rc"; fi
-done
+expect_stop tls "$tls_pid"
+expect_stop mtls "$mtls_pid"

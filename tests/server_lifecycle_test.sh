@@ -18,10 +18,9 @@ stored_in() { cmp -s "$work/small" "$1/blobs/sha256/${small_hex:0:2}/$small_hex/
 VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/env-store" start_server env
 check "env: the listening line names the env store" grep -q "(store $work/env-store)" "$server_log"
 check "env: the store is created" [ -f "$work/env-store/VERSION" ]
-expect_exit 0 "env: put" vc put --server=127.0.0.1:$server_port "$work/small"
+expect_exit 0 "env: put" vc put --server="127.0.0.1:$server_port" "$work/small" >/dev/null
 check "env: the blob is in the env store" stored_in "$work/env-store"
-stop_server "$server_pid" && pass || fail "env: verityd did not stop"
-check "env: exit 0 on SIGTERM" [ "$exit_rc" -eq 0 ]
+expect_stop env "$server_pid"
 check "env: the log shows the shutdown" grep -q "received Terminated; shutting down" "$server_log"
 check "env: the log shows the stop" grep -q "verityd: stopped" "$server_log"
 
@@ -32,15 +31,15 @@ check "override: listens where --listen says" grep -q "listening on 127.0.0.1:" 
 check "override: the store is in dirB" [ -f "$work/dirB/VERSION" ]
 check "override: dirA is not created" [ ! -e "$work/dirA" ]
 check "override: --verify_on_read=true wins" bash -c '! grep -q WARNING "$1"' _ "$server_log"
-expect_exit 0 "override: put" vc put --server=127.0.0.1:$server_port "$work/small"
+expect_exit 0 "override: put" vc put --server="127.0.0.1:$server_port" "$work/small" >/dev/null
 check "override: the blob is in dirB" stored_in "$work/dirB"
-stop_server "$server_pid" && pass || fail "override: verityd did not stop"
+expect_stop override "$server_pid"
 
 VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/dirB" VERITYD_VERIFY_ON_READ=false \
   start_server env-bool
 check "env: a boolean from the environment" grep -q "WARNING: --verify_on_read=false" "$server_log"
 check "env: the existing store is served" grep -q "serving 1 blobs" "$server_log"
-stop_server "$server_pid" && pass || fail "env-bool: verityd did not stop"
+expect_stop env-bool "$server_pid"
 
 # ---- (b) configurations verityd must refuse, with a message that says why
 refused() {  # WHAT REGEX [VERITYD FLAGS...]: verityd exits non-zero at once, logging REGEX
@@ -72,29 +71,29 @@ refused "a directory that is not a store" "not a verityd blob store" --listen=12
   --store_dir="$work/env-store/blobs"
 
 start_server insecure --listen=0.0.0.0:0 --allow_insecure --store_dir="$work/dirB"
-check "--allow_insecure: listens on 0.0.0.0" grep -q "listening on 0.0.0.0:$server_port" "$server_log"
+check "--allow_insecure: listens on 0.0.0.0" \
+  grep -q "listening on 0.0.0.0:$server_port" "$server_log"
 check "--allow_insecure: serves" cmp -s "$work/small" \
-  <(vc get --server=127.0.0.1:$server_port "$small_digest")
+  <(vc get --server="127.0.0.1:$server_port" "$small_digest")
 refused "a store in use" "in use" --listen=127.0.0.1:0 --store_dir="$work/dirB"
-stop_server "$server_pid" && pass || fail "insecure: verityd did not stop"
+expect_stop insecure "$server_pid"
 
 # ---- (c) draining: a get held back by a slow reader, then SIGTERM or SIGINT
 big=$work/big
 head -c $((100 << 20)) /dev/urandom >"$big"
-big_sum=$(sha256sum <"$big" | cut -d' ' -f1)
 
 # held_get PORT HOLD_SECONDS TAG: in the background, `verity get big` into a reader that takes
-# one byte, touches $work/TAG.started, stalls HOLD_SECONDS, then reads the rest. The whole get
-# stays in flight meanwhile: the pipe and gRPC's flow-control windows hold far less than 100 MiB.
-# Writes the get's exit code to TAG.rc and the output's sha256 to TAG.sum; sets held_pid.
+# one byte, touches $work/TAG.started, stalls HOLD_SECONDS, then reads the rest. The get stays in
+# flight meanwhile: the pipe, the sockets and gRPC's flow-control windows hold far less than
+# 100 MiB. Writes what the get output to TAG.data and its exit code to TAG.rc; sets held_pid.
 held_get() {
   local port=$1 hold=$2 tag=$3
   (
     rc=0
-    vc get --server=127.0.0.1:$port --timeout=60 big 2>"$work/$tag.err" |
-      { dd bs=1 count=1 status=none >"$work/$tag.first" && touch "$work/$tag.started"
+    vc get --server="127.0.0.1:$port" big 2>"$work/$tag.err" |
+      { dd bs=1 count=1 status=none >"$work/$tag.data" && touch "$work/$tag.started"
         sleep "$hold"
-        cat "$work/$tag.first" - | sha256sum | cut -d' ' -f1 >"$work/$tag.sum"; } || rc=$?
+        cat >>"$work/$tag.data"; } || rc=$?
     echo "$rc" >"$work/$tag.rc"
   ) &
   held_pid=$!
@@ -111,17 +110,20 @@ wait_for_file() {  # FILE SECONDS
 
 start_server drain --listen=127.0.0.1:0 --store_dir="$work/drain-store" --grace_period=15s
 drain_port=$server_port
-expect_exit 0 "drain: put 100 MiB" vc put --server=127.0.0.1:$drain_port --name=big "$big"
+expect_exit 0 "drain: put 100 MiB" \
+  vc put --server="127.0.0.1:$drain_port" --name=big "$big" >/dev/null
 held_get "$drain_port" 3 held
 if wait_for_file "$work/held.started" 20; then
   sent=$(now_ms)
   kill -TERM "$server_pid"
-  check "drain: the log shows SIGTERM" wait_for_log "$server_log" "received Terminated" "$server_pid" 5
+  check "drain: the log shows SIGTERM" \
+    wait_for_log "$server_log" "received Terminated" "$server_pid" 5
   sleep 0.3
-  expect_exit 4 "drain: a new call is refused" vc ls --server=127.0.0.1:$drain_port --timeout=5
+  expect_exit 4 "drain: a new call is refused" vc ls --server="127.0.0.1:$drain_port" --timeout=5
   if wait_for_exit "$held_pid" 30; then
-    check "drain: the held get succeeds" [ "$(cat "$work/held.rc")" == 0 ]
-    check "drain: the held get is complete" [ "$(cat "$work/held.sum")" == "$big_sum" ]
+    check "drain: the held get succeeds (exit $(cat "$work/held.rc"): $(cat "$work/held.err"))" \
+      [ "$(cat "$work/held.rc")" == 0 ]
+    check "drain: the held get output the whole blob" cmp -s "$work/held.data" "$big"
   else
     fail "drain: the held get did not end"
   fi
@@ -137,34 +139,35 @@ else
   fail "drain: the get never started; $(cat "$work/held.err")"
 fi
 
-# A grace period too short for the held get: verityd must stop anyway, and the cut-off get
-# must fail, having written only a prefix of the content.
+# A grace period too short for the held get: verityd must still stop and exit 0, and the
+# cut-off get must fail, having output only verified content. (How long verityd takes to stop
+# here is checked by shutdown_stalled_client_test: see there.)
 start_server cutoff --listen=127.0.0.1:0 --store_dir="$work/drain-store" --grace_period=1s
-cutoff_port=$server_port
-held_get "$cutoff_port" 6 cut
+held_get "$server_port" 4 cut
 if wait_for_file "$work/cut.started" 20; then
   sent=$(now_ms)
   kill -INT "$server_pid"
-  if wait_for_exit "$server_pid" 10; then
-    elapsed=$(($(now_ms) - sent))
+  if wait_for_exit "$server_pid" 20; then
+    echo "cutoff: verityd stopped $(($(now_ms) - sent)) ms after SIGINT with a 1 s grace"
     check "cutoff: exit 0 on SIGINT (got $exit_rc)" [ "$exit_rc" -eq 0 ]
-    check "cutoff: stopped soon after the 1 s grace (took $elapsed ms)" [ "$elapsed" -lt 4000 ]
-    check "cutoff: the log shows SIGINT" grep -q "received Interrupt; shutting down within 1s" "$server_log"
-    check "cutoff: the get was still held" [ ! -e "$work/cut.sum" ]
+    check "cutoff: the log shows SIGINT" \
+      grep -q "received Interrupt; shutting down within 1s" "$server_log"
+    check "cutoff: the log shows the stop" grep -q "verityd: stopped" "$server_log"
   else
-    fail "cutoff: verityd still runs 10 s after SIGINT with a 1 s grace"
+    fail "cutoff: verityd still runs 20 s after SIGINT with a 1 s grace"
   fi
   if wait_for_exit "$held_pid" 30; then
     cut_rc=$(cat "$work/cut.rc")
     check "cutoff: the cut-off get fails (exit $cut_rc)" [ "$cut_rc" -ne 0 ]
-    check "cutoff: the cut-off get did not output the whole blob" [ "$(cat "$work/cut.sum")" != "$big_sum" ]
+    check "cutoff: the cut-off get output a strict prefix of the blob" \
+      is_prefix "$work/cut.data" "$big"
   else
     fail "cutoff: the held get did not end"
   fi
 else
   fail "cutoff: the get never started; $(cat "$work/cut.err")"
 fi
-rm -f "$big"
+rm -f "$big" "$work"/*.data
 
 # ---- (d) SIGKILL amid concurrent Puts, three times on one store
 store=$work/crash-store
@@ -181,32 +184,32 @@ for cycle in 1 2 3; do
   declare -A digest_of=()
   while read -r digest f; do digest_of[$f]=$digest; known[$digest]=$f; done \
     < <(/usr/bin/fsverity digest "${files[@]}")
-  # Staggered starts: when the kill lands, the puts are in different phases (hashing on the
-  # client, streaming, committing).
   put_pids=()
   for f in "${files[@]}"; do
-    vc put --server=127.0.0.1:$server_port "$f" >"$f.out" 2>"$f.err" &
+    vc put --server="127.0.0.1:$server_port" "$f" >"$f.out" 2>"$f.err" &
     put_pids+=($!)
     tracked_pids+=($!)
-    sleep 0.1
   done
-  # Cycle 1 kills 0.2-1.0 s after the last start, usually before any put is done; the
-  # others 0-0.5 s after the first put reports success, so some puts are done and some not,
-  # however fast this machine is.
+  # The eight puts share two cores and take about 1-2 s. Cycle 1 kills 0.2-1.0 s after they
+  # start, usually before any is done; the others 0-0.2 s after the first reports success, so
+  # that some are done and some not however fast this machine is.
   if [[ $cycle -eq 1 ]]; then
     delay=$(printf '0.%03d' $((200 + RANDOM % 800)))
-    when="$delay s after the last start"
+    when="$delay s after the puts started"
   else
     for ((i = 0; i < 300; i++)); do
       [[ -n $(cat "${files[@]/%/.out}") ]] && break
-      sleep 0.1
+      sleep 0.05
     done
-    delay=$(printf '0.%03d' $((RANDOM % 500)))
+    delay=$(printf '0.%03d' $((RANDOM % 200)))
     when="$delay s after the first success"
   fi
   sleep "$delay"
+  killed=$(now_ms)
   kill -9 "$server_pid"
-  wait_for_exit "$server_pid" 10 || fail "cycle $cycle: verityd survived SIGKILL"
+  # A process in an uninterruptible fsync dies only when it returns: allow for a loaded disk.
+  wait_for_exit "$server_pid" 60 || fail "cycle $cycle: verityd still exists 60 s after SIGKILL"
+  killed=$(($(now_ms) - killed))
   staged=$(ls -A "$store/tmp" | wc -l)
   succeeded=()
   for n in "${!files[@]}"; do
@@ -223,12 +226,14 @@ for cycle in 1 2 3; do
       fail "cycle $cycle: put of $f failed (exit $exit_rc) but printed '$(cat "$f.out")'"
     fi
   done
-  echo "cycle $cycle: SIGKILL $when, with $staged entries in tmp/;" \
+  echo "cycle $cycle: SIGKILL $when (gone in $killed ms), with $staged entries in tmp/;" \
     "${#succeeded[@]} of 8 puts had succeeded"
-  [[ $cycle -eq 1 ]] || check "cycle $cycle: some put succeeded before the kill" [ ${#succeeded[@]} -gt 0 ]
+  if [[ $cycle -ne 1 ]]; then
+    check "cycle $cycle: some put succeeded before the kill" [ ${#succeeded[@]} -gt 0 ]
+  fi
 
   start_server crash --listen=127.0.0.1:0 --store_dir="$store"
-  srv=(--server=127.0.0.1:$server_port)
+  srv=(--server="127.0.0.1:$server_port")
   check "cycle $cycle: tmp/ is empty after restart" [ -z "$(ls -A "$store/tmp")" ]
   check "cycle $cycle: nothing quarantined" [ -z "$(ls -A "$store/quarantine")" ]
   check "cycle $cycle: recovery logged no damage" \
@@ -243,13 +248,20 @@ for cycle in 1 2 3; do
     check "cycle $cycle: a put that succeeded is listed ($digest)" grep -qx "$digest" <<<"$listed"
   done
   for digest in "${verified[@]}"; do
-    check "cycle $cycle: a blob of an earlier cycle is still listed ($digest)" grep -qx "$digest" <<<"$listed"
+    check "cycle $cycle: a blob of an earlier cycle is still listed ($digest)" \
+      grep -qx "$digest" <<<"$listed"
   done
   for digest in $listed; do
     if [[ -z ${known[$digest]:-} ]]; then
       fail "cycle $cycle: ls lists $digest, which is no file's digest"
     elif [[ " ${verified[*]} " == *" $digest "* ]]; then
-      continue
+      # Read back in full at an earlier restart, and its file is gone: its first and last
+      # blocks must still verify.
+      size=$(vc stat "${srv[@]}" "$digest" | sed -n 's/^size: //p')
+      check "cycle $cycle: a blob of an earlier cycle still verifies ($digest)" \
+        vc get "${srv[@]}" "$digest" --length=4097 -o "$work/readback"
+      check "cycle $cycle: ... and its last byte ($digest)" \
+        vc get "${srv[@]}" "$digest" --offset=$((size - 1)) -o "$work/readback"
     elif ! vc get "${srv[@]}" "$digest" -o "$work/readback"; then
       fail "cycle $cycle: get $digest failed"
     elif ! cmp -s "$work/readback" "${known[$digest]}"; then
@@ -262,5 +274,4 @@ for cycle in 1 2 3; do
   done
   rm -f "${files[@]}"
 done
-stop_server "$server_pid" && pass || fail "crash: verityd did not stop"
-check "crash: exit 0" [ "$exit_rc" -eq 0 ]
+expect_stop crash "$server_pid"

@@ -53,12 +53,22 @@ expect_exit() {
   if [[ $rc -eq $want ]]; then pass; else fail "$what: exit $rc, want $want"; fi
 }
 
+# is_prefix FILE OF: FILE is a strict prefix of OF (what a failed get may leave on stdout).
+is_prefix() {
+  local size
+  size=$(stat -c %s "$1")
+  [[ $size -lt $(stat -c %s "$2") ]] && cmp -s "$1" <(head -c "$size" "$2")
+}
+
 # vc ARGS...: the CLI, bounded, so that a hung call fails the check instead of the test run.
 vc() { timeout -k 5 60 "$verity" "$@"; }
 
-# is_running PID: true while PID exists and is not a zombie waiting to be reaped.
+# is_running PID: true while PID exists and is not a zombie. Bash reaps its children at any
+# moment, so /proc/PID/stat is read once: a failed read means the process is gone.
 is_running() {
-  [[ -r /proc/$1/stat ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $stat && $(awk '{print $3}' <<<"$stat") != Z ]]
 }
 
 # wait_for_log LOG REGEX PID SECONDS: true once LOG has a line matching REGEX; false if PID
@@ -76,14 +86,16 @@ wait_for_log() {
 # wait_for_exit PID SECONDS: reaps PID and sets exit_rc, or returns 1 if it still runs.
 wait_for_exit() {
   local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    is_running "$1" || break
+  for ((i = 0; i <= $2 * 10; i++)); do
+    if ! is_running "$1"; then
+      exit_rc=0
+      wait "$1" || exit_rc=$?
+      untrack "$1"
+      return 0
+    fi
     sleep 0.1
   done
-  is_running "$1" && return 1
-  exit_rc=0
-  wait "$1" || exit_rc=$?
-  untrack "$1"
+  return 1
 }
 
 untrack() {
@@ -94,7 +106,7 @@ untrack() {
 
 # start_server NAME [FLAGS...]: runs verityd with FLAGS (and the caller's VERITYD_* variables),
 # logging to $work/NAME-K.log, and waits until it serves. Sets server_pid, server_port and
-# server_log; returns 1 with the log printed if it does not come up within 20 s.
+# server_log; returns 1 with the log printed if it does not come up within 30 s.
 start_server() {
   local name=$1
   shift
@@ -103,7 +115,7 @@ start_server() {
   "$verityd" "$@" 2>"$server_log" &
   server_pid=$!
   tracked_pids+=("$server_pid")
-  if ! wait_for_log "$server_log" 'serving [0-9]+ blobs' "$server_pid" 20; then
+  if ! wait_for_log "$server_log" 'serving [0-9]+ blobs' "$server_pid" 30; then
     echo "verityd $* did not start serving; its log:"
     cat "$server_log"
     return 1
@@ -120,4 +132,15 @@ stop_server() {
   kill -9 "$1"
   wait_for_exit "$1" 5 || true
   return 1
+}
+
+# expect_stop WHAT PID: passes if PID exits 0 within 20 s of SIGTERM.
+expect_stop() {
+  if ! stop_server "$2"; then
+    fail "$1: verityd did not stop within 20 s of SIGTERM"
+  elif [[ $exit_rc -ne 0 ]]; then
+    fail "$1: verityd exited $exit_rc after SIGTERM, want 0"
+  else
+    pass
+  fi
 }
