@@ -66,6 +66,21 @@ absl::Status AtomicFileWriter::Write(absl::Span<const uint8_t> data) {
   return WriteAll(fd_, data, temp_path_);
 }
 
+absl::Status AtomicFileWriter::WriteAt(uint64_t offset,
+                                       absl::Span<const uint8_t> data) {
+  if (fd_ < 0 || committed_) {
+    return absl::FailedPreconditionError("the file is closed");
+  }
+  while (!data.empty()) {
+    const ssize_t n = pwrite(fd_, data.data(), data.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus(errno, "write", temp_path_);
+    data.remove_prefix(n);
+    offset += n;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AtomicFileWriter::Commit() {
   if (fd_ < 0 || committed_) {
     return absl::FailedPreconditionError("the file is closed");

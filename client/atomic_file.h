@@ -17,7 +17,7 @@ namespace verity::client {
 // Owns the temporary file until Commit(); destroying it uncommitted removes
 // the temporary, so the target is untouched: absent, or with its old content.
 // The new file gets mode 0666 minus the umask, as open(O_CREAT) would give.
-// Thread-compatible.
+// Thread-compatible, except as WriteAt() says.
 class AtomicFileWriter {
  public:
   // Creates the temporary file in the directory of `path`.
@@ -29,6 +29,11 @@ class AtomicFileWriter {
   ~AtomicFileWriter();
 
   absl::Status Write(absl::Span<const uint8_t> data);
+
+  // Writes `data` at `offset`, leaving the file position alone. Calls for
+  // disjoint ranges may run concurrently (with each other, not with Write or
+  // Commit), which is how parallel fetches fill the file.
+  absl::Status WriteAt(uint64_t offset, absl::Span<const uint8_t> data);
 
   // Flushes the content to disk, renames the temporary over the target and
   // syncs the directory. Call at most once. A failure before the rename

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -65,6 +66,25 @@ TEST_F(AtomicFileTest, CommitPublishesTheContent) {
   EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
   writer->reset();  // destroying after a commit removes nothing
   EXPECT_EQ(Read(path), "hello world");
+}
+
+TEST_F(AtomicFileTest, WriteAtFillsOutOfOrderAndConcurrently) {
+  const std::string path = dir_ + "/out";
+  auto writer = AtomicFileWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  std::vector<std::thread> threads;
+  for (int part = 2; part >= 0; --part) {
+    threads.emplace_back([&, part] {
+      std::string bytes(100000, static_cast<char>('a' + part));
+      EXPECT_TRUE((*writer)->WriteAt(part * 100000, AsBytes(bytes)).ok());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_TRUE((*writer)->Commit().ok());
+  EXPECT_EQ(Read(path), std::string(100000, 'a') + std::string(100000, 'b') +
+                            std::string(100000, 'c'));
+  EXPECT_EQ((*writer)->WriteAt(0, AsBytes("late")).code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(AtomicFileTest, AbandoningLeavesNoFile) {

@@ -19,9 +19,11 @@ namespace {
 
 constexpr char kConnectionUsage[] =
     "Connection: [--server=HOST:PORT] (default $VERITY_SERVER, else "
-    "127.0.0.1:50051)\n"
+    "127.0.0.1:50051;\n"
+    "            dns:///NAME:PORT balances over every address of NAME)\n"
     "            [--tls-ca=FILE [--tls-cert=FILE --tls-key=FILE]]\n"
-    "            [--timeout=SECONDS] (per RPC; default 60, 0 for none)\n";
+    "            [--timeout=SECONDS] (per RPC attempt; default 60, 0 for "
+    "none)\n";
 
 // getopt_long returns this plus the option's index for long-only options.
 constexpr int kLongOnlyBase = 256;

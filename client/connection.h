@@ -1,23 +1,22 @@
-// How the `verity` commands reach verityd: the options shared by every
-// command and the gRPC channel and stub they make.
+// How the `verity` commands reach verityd: the connection flags every
+// command takes, turned into an SDK client.
 
 #ifndef VERITYD_CLIENT_CONNECTION_H_
 #define VERITYD_CLIENT_CONNECTION_H_
-
-#include <grpcpp/grpcpp.h>
 
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "proto/verity/v1/verity.grpc.pb.h"
+#include "verity/client.h"
 
 namespace verity::client {
 
 // Plain value.
 struct ConnectionOptions {
-  // HOST:PORT, or any gRPC target such as unix:/path.
+  // HOST:PORT, dns:///NAME:PORT for every replica, or any gRPC target such
+  // as unix:/path.
   std::string server = "127.0.0.1:50051";
   // PEM file of the CA certificates to trust; setting it enables TLS. Empty
   // means plaintext.
@@ -26,26 +25,21 @@ struct ConnectionOptions {
   // neither, and only with tls_ca_file.
   std::string tls_cert_file;
   std::string tls_key_file;
-  // Deadline for each RPC from start to finish, streams included; zero means
-  // none. A large `get` needs room.
+  // Deadline of each RPC attempt; zero means none. A read stream that hits
+  // it resumes where it stopped.
   absl::Duration timeout = absl::Seconds(60);
 };
 
 // INVALID_ARGUMENT for combinations that cannot work.
 absl::Status ValidateConnectionOptions(const ConnectionOptions& options);
 
-// Reads the PEM files and creates the channel; connecting happens on the
-// first RPC, so an unreachable server surfaces there as UNAVAILABLE.
-absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateChannel(
-    const ConnectionOptions& options);
+// The SDK options the flags stand for.
+sdk::ClientOptions ToClientOptions(const ConnectionOptions& options);
 
-// CreateChannel wrapped in a stub.
-absl::StatusOr<std::unique_ptr<verity::v1::Verity::Stub>> CreateStub(
+// Validates, reads the PEM files and creates the client; connecting happens
+// on the first call, so an unreachable server surfaces there as UNAVAILABLE.
+absl::StatusOr<std::unique_ptr<sdk::Client>> CreateClient(
     const ConnectionOptions& options);
-
-// Sets the deadline `options` asks for on a context before its RPC starts.
-void ApplyDeadline(const ConnectionOptions& options,
-                   grpc::ClientContext* context);
 
 }  // namespace verity::client
 

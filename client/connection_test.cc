@@ -1,5 +1,5 @@
-// Option validation and credential loading; connecting is left to the
-// integration tests in tests/.
+// The connection flags: what is refused, and how they map onto the SDK's
+// options. Connecting is left to the command tests and tests/.
 
 #include "client/connection.h"
 
@@ -12,29 +12,35 @@ namespace {
 
 using ::absl::StatusCode;
 
-TEST(ConnectionTest, PlaintextChannelNeedsNoFiles) {
+TEST(ConnectionTest, PlaintextClientNeedsNoFiles) {
   ConnectionOptions options;
   options.server = "127.0.0.1:1";
-  EXPECT_TRUE(CreateChannel(options).ok());
-  EXPECT_TRUE(CreateStub(options).ok());
+  EXPECT_TRUE(CreateClient(options).ok());
+  EXPECT_FALSE(ToClientOptions(options).tls.has_value());
+}
+
+TEST(ConnectionTest, TlsFlagsNamePemFiles) {
+  ConnectionOptions options;
+  options.tls_ca_file = "ca.pem";
+  options.tls_cert_file = "cert.pem";
+  options.tls_key_file = "key.pem";
+  options.timeout = absl::Seconds(7);
+  const sdk::ClientOptions client = ToClientOptions(options);
+  ASSERT_TRUE(client.tls.has_value());
+  EXPECT_EQ(client.tls->root_certs_file, "ca.pem");
+  EXPECT_EQ(client.tls->cert_chain_file, "cert.pem");
+  EXPECT_EQ(client.tls->private_key_file, "key.pem");
+  EXPECT_EQ(client.rpc_timeout, absl::Seconds(7));
 }
 
 TEST(ConnectionTest, MissingPemFilesAreNotFound) {
   ConnectionOptions options;
   options.tls_ca_file = ::testing::TempDir() + "/no-such-ca.pem";
-  EXPECT_EQ(CreateChannel(options).status().code(), StatusCode::kNotFound);
-}
-
-TEST(ConnectionTest, TlsChannelFromPemFiles) {
-  // gRPC checks the PEM contents only at the handshake.
+  EXPECT_EQ(CreateClient(options).status().code(), StatusCode::kNotFound);
   const std::string ca = ::testing::TempDir() + "/ca.pem";
   std::ofstream(ca) << "-----BEGIN CERTIFICATE-----\n";
-  ConnectionOptions options;
   options.tls_ca_file = ca;
-  EXPECT_TRUE(CreateChannel(options).ok());
-  options.tls_cert_file = ca;
-  options.tls_key_file = ::testing::TempDir() + "/no-such-key.pem";
-  EXPECT_EQ(CreateChannel(options).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(CreateClient(options).ok());  // PEM is parsed at handshake
 }
 
 TEST(ConnectionTest, InvalidCombinations) {
@@ -44,27 +50,18 @@ TEST(ConnectionTest, InvalidCombinations) {
   EXPECT_EQ(ValidateConnectionOptions(options).code(),
             StatusCode::kInvalidArgument);
   options = ConnectionOptions();
+  options.tls_ca_file = "ca.pem";
+  options.tls_cert_file = "c.pem";
+  EXPECT_EQ(ValidateConnectionOptions(options).code(),
+            StatusCode::kInvalidArgument);
+  options = ConnectionOptions();
   options.timeout = absl::Seconds(-1);
   EXPECT_EQ(ValidateConnectionOptions(options).code(),
             StatusCode::kInvalidArgument);
   options = ConnectionOptions();
   options.server.clear();
-  EXPECT_EQ(CreateChannel(options).status().code(),
+  EXPECT_EQ(CreateClient(options).status().code(),
             StatusCode::kInvalidArgument);
-}
-
-TEST(ConnectionTest, DeadlineFollowsTheTimeout) {
-  ConnectionOptions options;
-  grpc::ClientContext unlimited;
-  options.timeout = absl::ZeroDuration();
-  ApplyDeadline(options, &unlimited);
-  EXPECT_EQ(unlimited.deadline(), std::chrono::system_clock::time_point::max());
-  grpc::ClientContext limited;
-  options.timeout = absl::Seconds(30);
-  ApplyDeadline(options, &limited);
-  const auto left = limited.deadline() - std::chrono::system_clock::now();
-  EXPECT_GT(left, std::chrono::seconds(25));
-  EXPECT_LE(left, std::chrono::seconds(30));
 }
 
 }  // namespace

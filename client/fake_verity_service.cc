@@ -42,9 +42,19 @@ std::string FakeVerityService::Content(const std::string& digest_text) const {
   return it == blobs_.end() ? "" : it->second.data;
 }
 
+void FakeVerityService::SetReadStatus(std::function<grpc::Status()> status) {
+  absl::MutexLock lock(&mu_);
+  read_status_ = std::move(status);
+}
+
 verity::v1::ReadRequest FakeVerityService::last_read() const {
   absl::MutexLock lock(&mu_);
-  return last_read_;
+  return reads_.empty() ? verity::v1::ReadRequest() : reads_.back();
+}
+
+std::vector<verity::v1::ReadRequest> FakeVerityService::reads() const {
+  absl::MutexLock lock(&mu_);
+  return reads_;
 }
 
 grpc::Status FakeVerityService::Put(
@@ -80,9 +90,11 @@ grpc::Status FakeVerityService::Read(
     grpc::ServerWriter<verity::v1::ReadResponse>* writer) {
   std::optional<TestBlob> blob;
   Tamper tamper;
+  std::function<grpc::Status()> read_status;
   {
     absl::MutexLock lock(&mu_);
-    last_read_ = *request;
+    reads_.push_back(*request);
+    read_status = read_status_;
     const std::string digest = Resolve(request->digest(), request->name());
     if (digest.empty()) return NotFound(request->digest() + request->name());
     blob = blobs_.at(digest);
@@ -98,7 +110,7 @@ grpc::Status FakeVerityService::Read(
   for (const verity::v1::ReadResponse& msg : stream) {
     if (!writer->Write(msg)) break;
   }
-  return grpc::Status::OK;
+  return read_status ? read_status() : grpc::Status::OK;
 }
 
 grpc::Status FakeVerityService::Stat(grpc::ServerContext*,

@@ -29,12 +29,16 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   // Stores `blob`, optionally under `name`.
   void Add(const TestBlob& blob, const std::string& name = "");
   void SetTamper(Tamper tamper);
+  // The status each Read ends with after its (tampered) stream; OK unless
+  // set. With a tamper that truncates, this makes a broken stream.
+  void SetReadStatus(std::function<grpc::Status()> status);
   // Caps List pages, as the real server caps them at 1000.
   void SetMaxPageSize(uint32_t max_page_size);
   // The content stored for `digest_text`; empty if none.
   std::string Content(const std::string& digest_text) const;
-  // The last ReadRequest received.
+  // The last ReadRequest received, and every one.
   verity::v1::ReadRequest last_read() const;
+  std::vector<verity::v1::ReadRequest> reads() const;
 
   grpc::Status Put(grpc::ServerContext* context,
                    grpc::ServerReader<verity::v1::PutRequest>* reader,
@@ -66,7 +70,8 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   std::map<std::string, std::string> names_ ABSL_GUARDED_BY(mu_);
   Tamper tamper_ ABSL_GUARDED_BY(mu_);
   uint32_t max_page_size_ ABSL_GUARDED_BY(mu_) = 1000;
-  verity::v1::ReadRequest last_read_ ABSL_GUARDED_BY(mu_);
+  std::function<grpc::Status()> read_status_ ABSL_GUARDED_BY(mu_);
+  std::vector<verity::v1::ReadRequest> reads_ ABSL_GUARDED_BY(mu_);
 };
 
 // A gRPC server running a FakeVerityService on an ephemeral local port.

@@ -91,6 +91,16 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
       BuildMerkleTreeFromFd(fd, options.params, options.hash_threads));
   UploadResult result;
   result.digest = {options.params.hash_algorithm, tree.digest};
+  if (options.expected.has_value() &&
+      (options.expected->algorithm != result.digest.algorithm ||
+       options.expected->digest != result.digest.digest)) {
+    return absl::DataLossError(absl::StrCat(
+        path, " has digest ",
+        FormatDigest(result.digest.algorithm, AsBytes(result.digest.digest)),
+        ", not the expected ",
+        FormatDigest(options.expected->algorithm,
+                     AsBytes(options.expected->digest))));
+  }
 
   verity::v1::PutHeader header;
   *header.mutable_params() = TreeParamsToProto(options.params);
@@ -102,6 +112,7 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
                        options.chunk_size));
   RETURN_IF_ERROR(CheckBlobInfo(response.info(), &result.digest).status());
   result.already_present = response.already_present();
+  result.info = response.info();
   return result;
 }
 

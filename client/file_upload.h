@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,8 @@ namespace verity::client {
 struct UploadOptions {
   MerkleParams params;
   std::string name;  // empty: store without naming it
+  // If set, nothing is sent unless the file has this digest (DATA_LOSS).
+  std::optional<ParsedDigest> expected;
   int hash_threads = 1;
   // Bytes of content per PutRequest: large enough to amortize per-message
   // costs, well under gRPC's default 4 MiB message limit.
@@ -32,6 +35,7 @@ struct UploadOptions {
 struct UploadResult {
   ParsedDigest digest;
   bool already_present = false;
+  verity::v1::BlobInfo info;  // checked against `digest`
 };
 
 // Hashes the file at `path`, then streams the same bytes (read again through

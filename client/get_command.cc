@@ -1,37 +1,52 @@
-// Implements `verity get` on ReadVerified, writing to stdout or through an
-// AtomicFileWriter.
+// Implements `verity get` on the SDK: a FileSink for -o, a CallbackSink for
+// standard output, and a ProgressSink around either on a terminal.
 
 #include "client/get_command.h"
+
+#include <unistd.h>
 
 #include <cerrno>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "client/atomic_file.h"
 #include "client/command_line.h"
 #include "client/exit_codes.h"
 #include "client/flag_values.h"
+#include "client/progress_sink.h"
 #include "lib/status_macros.h"
+#include "verity/client.h"
 
 namespace verity::cli {
 namespace {
 
 constexpr char kUsage[] =
     "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
-    "                  [--priority=rt|be|idle|none]\n"
-    "A name is resolved by the server, whose digest is then trusted; pass the\n"
-    "digest to be protected from a lying server.\n";
+    "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
+    "Without --length, reads to the end. --parallel splits the range over N\n"
+    "concurrent streams (1 to 64). A name is resolved by the server, whose\n"
+    "digest is then trusted; pass the digest to be protected from a lying\n"
+    "server.\n";
 
-absl::StatusOr<verity::v1::PriorityClass> ParsePriority(absl::string_view v) {
-  if (v == "rt") return verity::v1::PRIORITY_CLASS_RT;
-  if (v == "be") return verity::v1::PRIORITY_CLASS_BE;
-  if (v == "idle") return verity::v1::PRIORITY_CLASS_IDLE;
-  if (v == "none") return verity::v1::PRIORITY_CLASS_NONE;
+absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
+  if (v == "rt") return sdk::PriorityClass::kRealtime;
+  if (v == "be") return sdk::PriorityClass::kBestEffort;
+  if (v == "idle") return sdk::PriorityClass::kIdle;
+  if (v == "none") return sdk::PriorityClass::kUnset;
   return absl::InvalidArgumentError(absl::StrCat(
       "invalid --priority '", v, "': must be rt, be, idle or none"));
 }
 
+absl::StatusOr<int> ParseParallel(absl::string_view v) {
+  ASSIGN_OR_RETURN(const uint64_t n, ParseUint64Flag("--parallel", v));
+  if (n < 1 || n > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --parallel '", v, "': must be from 1 to 64"));
+  }
+  return static_cast<int>(n);
+}
+
 std::vector<CommandFlag> GetFlags(GetOptions* opts) {
+  sdk::FetchOptions* fetch = &opts->fetch;
   return {
       {"output", 'o', true,
        [opts](absl::string_view v) -> absl::Status {
@@ -40,55 +55,66 @@ std::vector<CommandFlag> GetFlags(GetOptions* opts) {
          return absl::OkStatus();
        }},
       {"offset", 0, true,
-       [opts](absl::string_view v) -> absl::Status {
-         ASSIGN_OR_RETURN(opts->read.offset, ParseUint64Flag("--offset", v));
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->offset, ParseUint64Flag("--offset", v));
          return absl::OkStatus();
        }},
       {"length", 0, true,
-       [opts](absl::string_view v) -> absl::Status {
-         ASSIGN_OR_RETURN(opts->read.length, ParseUint64Flag("--length", v));
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->length, ParseUint64Flag("--length", v));
          return absl::OkStatus();
        }},
       {"priority", 0, true,
-       [opts](absl::string_view v) -> absl::Status {
-         ASSIGN_OR_RETURN(opts->read.priority, ParsePriority(v));
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->priority, ParsePriority(v));
+         return absl::OkStatus();
+       }},
+      {"parallel", 0, true,
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->parallel_streams, ParseParallel(v));
          return absl::OkStatus();
        }},
   };
 }
 
-absl::Status Read(verity::v1::Verity::StubInterface& stub,
-                  const GetOptions& opts, const client::ByteSink& sink) {
-  grpc::ClientContext context;
-  client::ApplyDeadline(opts.connection, &context);
-  return client::ReadVerified(stub, &context, opts.blob, opts.read, sink)
-      .status();
+// The digest to fetch: the operand's, or the one the server names for it.
+absl::StatusOr<sdk::Digest> Resolve(sdk::Client& client,
+                                    const client::BlobRef& blob) {
+  if (!blob.digest.has_value()) {
+    ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.StatName(blob.name));
+    return info.digest;
+  }
+  return sdk::Digest::Parse(blob.ToString());
 }
 
-absl::Status GetToStream(verity::v1::Verity::StubInterface& stub,
-                         const GetOptions& opts, std::FILE* out) {
-  const client::ByteSink sink = [out](absl::Span<const uint8_t> bytes) {
+absl::Status Fetch(sdk::Client& client, const GetOptions& opts, sdk::Sink& sink,
+                   std::FILE* err) {
+  ASSIGN_OR_RETURN(const sdk::Digest digest, Resolve(client, opts.blob));
+  if (!isatty(fileno(err))) return client.Fetch(digest, sink, opts.fetch);
+  ProgressSink progress(sink, err);
+  return client.Fetch(digest, progress, opts.fetch);
+}
+
+absl::Status GetToStream(sdk::Client& client, const GetOptions& opts,
+                         std::FILE* out, std::FILE* err) {
+  sdk::CallbackSink sink([out](absl::Span<const uint8_t> bytes) {
     if (std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) {
       return absl::ErrnoToStatus(errno, "write to standard output");
     }
     return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(Read(stub, opts, sink));
+  });
+  RETURN_IF_ERROR(Fetch(client, opts, sink, err));
   if (std::fflush(out) != 0) {
     return absl::ErrnoToStatus(errno, "write to standard output");
   }
   return absl::OkStatus();
 }
 
-absl::Status GetToFile(verity::v1::Verity::StubInterface& stub,
-                       const GetOptions& opts) {
-  ASSIGN_OR_RETURN(std::unique_ptr<client::AtomicFileWriter> file,
-                   client::AtomicFileWriter::Create(opts.output));
-  const client::ByteSink sink = [&file](absl::Span<const uint8_t> bytes) {
-    return file->Write(bytes);
-  };
-  RETURN_IF_ERROR(Read(stub, opts, sink));
-  return file->Commit();
+absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
+                       std::FILE* err) {
+  ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
+                   sdk::FileSink::Create(opts.output));
+  return Fetch(client, opts, *file, err);
 }
 
 }  // namespace
@@ -105,12 +131,12 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
   if (!opts.ok()) return UsageError("get", opts.status(), kUsage, err);
-  absl::StatusOr<std::unique_ptr<verity::v1::Verity::Stub>> stub =
-      client::CreateStub(opts->connection);
-  if (!stub.ok()) return ReportStatus("get", stub.status(), err);
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      client::CreateClient(opts->connection);
+  if (!client.ok()) return ReportStatus("get", client.status(), err);
   const absl::Status status = opts->output.empty()
-                                  ? GetToStream(**stub, *opts, out)
-                                  : GetToFile(**stub, *opts);
+                                  ? GetToStream(**client, *opts, out, err)
+                                  : GetToFile(**client, *opts, err);
   return ReportStatus(
       "get",
       status.ok()

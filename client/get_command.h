@@ -1,5 +1,5 @@
-// `verity get`: reads a blob, or a range of it, and outputs only content that
-// was verified against its digest.
+// `verity get`: reads a blob, or a range of it, over one or several streams,
+// and outputs only content that was verified against its digest.
 
 #ifndef VERITYD_CLIENT_GET_COMMAND_H_
 #define VERITYD_CLIENT_GET_COMMAND_H_
@@ -10,16 +10,17 @@
 #include "absl/status/statusor.h"
 #include "client/blob_ref.h"
 #include "client/connection.h"
-#include "client/verified_read.h"
+#include "verity/options.h"
 
 namespace verity::cli {
 
 // The parsed command line of `verity get`. Plain value.
 struct GetOptions {
   client::ConnectionOptions connection;
-  client::BlobRef blob;      // DIGEST_OR_NAME
-  std::string output;        // -o/--output; empty for `out`
-  client::ReadOptions read;  // --offset, --length, --priority
+  client::BlobRef blob;  // DIGEST_OR_NAME
+  std::string output;    // -o/--output; empty for `out`
+  // --offset, --length, --priority, --parallel.
+  sdk::FetchOptions fetch;
 };
 
 // Parses `argv` (argv[0] is "get"); INVALID_ARGUMENT naming the problem.
@@ -28,7 +29,8 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv);
 // Runs `verity get` and returns its exit code. Without -o, verified bytes are
 // written to `out` as they arrive, so a failure can leave a verified prefix
 // there. With -o FILE, FILE appears only once the whole range is verified;
-// otherwise it is left absent or as it was.
+// otherwise it is left absent or as it was. When `err` is a terminal, a large
+// transfer shows a progress line there.
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
 
 }  // namespace verity::cli

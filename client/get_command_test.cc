@@ -29,22 +29,25 @@ using ::verity::v1::ReadResponse;
 
 TEST(ParseGetOptionsTest, Flags) {
   TestArgv argv({"get", "-o", "out", "sha256:" + std::string(64, 'a'),
-                 "--offset=10", "--length=20", "--priority=rt",
+                 "--offset=10", "--length=20", "--priority=rt", "--parallel=4",
                  "--server=s:1"});
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argv.argc(), argv.argv());
   ASSERT_TRUE(opts.ok()) << opts.status();
   EXPECT_TRUE(opts->blob.digest.has_value());
   EXPECT_EQ(opts->output, "out");
-  EXPECT_EQ(opts->read.offset, 10u);
-  EXPECT_EQ(opts->read.length, 20u);
-  EXPECT_EQ(opts->read.priority, verity::v1::PRIORITY_CLASS_RT);
+  EXPECT_EQ(opts->fetch.offset, 10u);
+  EXPECT_EQ(opts->fetch.length, 20u);
+  EXPECT_EQ(opts->fetch.priority, sdk::PriorityClass::kRealtime);
+  EXPECT_EQ(opts->fetch.parallel_streams, 4);
   EXPECT_EQ(opts->connection.server, "s:1");
 
   TestArgv by_name({"get", "photos/cat.jpg"});
   opts = ParseGetOptions(by_name.argc(), by_name.argv());
   ASSERT_TRUE(opts.ok());
   EXPECT_EQ(opts->blob.name, "photos/cat.jpg");
-  EXPECT_EQ(opts->read.priority, verity::v1::PRIORITY_CLASS_NONE);
+  EXPECT_FALSE(opts->fetch.priority.has_value());
+  EXPECT_FALSE(opts->fetch.length.has_value());
+  EXPECT_EQ(opts->fetch.parallel_streams, 1);
 }
 
 TEST(ParseGetOptionsTest, Errors) {
@@ -52,6 +55,8 @@ TEST(ParseGetOptionsTest, Errors) {
                                         {"get", "a", "b"},
                                         {"get", "a", "--priority=high"},
                                         {"get", "a", "--offset=-1"},
+                                        {"get", "a", "--parallel=0"},
+                                        {"get", "a", "--parallel=65"},
                                         {"get", "a", "-o"},
                                         {"get", "a", "-o", ""}}) {
     TestArgv argv(args);
@@ -123,6 +128,24 @@ TEST_F(GetCommandTest, ToFile) {
   EXPECT_EQ(Get({blob_.digest_text, "-o", path}), kExitOk) << err_.contents();
   EXPECT_EQ(ReadFile(path), blob_.data);
   EXPECT_EQ(Files(), std::vector<std::string>{"out"});
+  EXPECT_EQ(out_.contents(), "");
+}
+
+TEST_F(GetCommandTest, ParallelToFileAndStdout) {
+  const std::string path = dir_ + "/out";
+  EXPECT_EQ(Get({blob_.digest_text, "-o", path, "--parallel=3"}), kExitOk)
+      << err_.contents();
+  EXPECT_EQ(ReadFile(path), blob_.data);
+  EXPECT_EQ(Files(), std::vector<std::string>{"out"});
+  EXPECT_EQ(Get({"the/blob", "--parallel=5", "--offset=100", "--length=60000"}),
+            kExitOk)
+      << err_.contents();
+  EXPECT_EQ(out_.contents(), blob_.data.substr(100, 60000));
+}
+
+TEST_F(GetCommandTest, ZeroLengthIsEmpty) {
+  EXPECT_EQ(Get({blob_.digest_text, "--offset=5", "--length=0"}), kExitOk)
+      << err_.contents();
   EXPECT_EQ(out_.contents(), "");
 }
 

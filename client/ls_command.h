@@ -6,14 +6,12 @@
 #include <cstdio>
 #include <string>
 
-#include "client/blob_info.h"
-#include "proto/verity/v1/verity.pb.h"
+#include "verity/blob_info.h"
 
 namespace verity::cli {
 
 // "DIGEST SIZE[ NAME...]\n", fields separated by single spaces.
-std::string FormatListLine(const client::CheckedBlobInfo& checked,
-                           const verity::v1::BlobInfo& info);
+std::string FormatListLine(const sdk::BlobInfo& info);
 
 // Runs `verity ls` (argv[0] is "ls"), paging through List; returns the exit
 // code. Lines are printed page by page, each entry checked first.

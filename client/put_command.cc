@@ -1,4 +1,4 @@
-// Implements `verity put` on UploadFile, one RPC per file.
+// Implements `verity put` on the SDK's PutFile, one RPC per file.
 
 #include "client/put_command.h"
 
@@ -8,10 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "client/command_line.h"
 #include "client/exit_codes.h"
-#include "client/file_upload.h"
 #include "client/flag_values.h"
-#include "lib/hash.h"
 #include "lib/status_macros.h"
+#include "verity/client.h"
 
 namespace verity::cli {
 namespace {
@@ -47,21 +46,24 @@ std::vector<CommandFlag> PutFlags(PutOptions* opts) {
   };
 }
 
-absl::Status PutOneFile(verity::v1::Verity::StubInterface& stub,
-                        const PutOptions& opts, const std::string& file,
-                        std::FILE* out) {
-  client::UploadOptions upload;
-  upload.params = opts.params;
-  upload.name = opts.name;
-  upload.hash_threads =
+sdk::PutOptions ToPutOptions(const PutOptions& opts) {
+  sdk::PutOptions put;
+  put.hash_algorithm =
+      static_cast<sdk::DigestAlgorithm>(opts.params.hash_algorithm);
+  put.block_size = opts.params.block_size;
+  put.salt = opts.params.salt;
+  put.name = opts.name;
+  put.hash_threads =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  grpc::ClientContext context;
-  client::ApplyDeadline(opts.connection, &context);
-  ASSIGN_OR_RETURN(const client::UploadResult result,
-                   client::UploadFile(stub, &context, file, upload));
-  const std::string line = absl::StrCat(
-      FormatDigest(result.digest.algorithm, AsBytes(result.digest.digest)), " ",
-      file, "\n");
+  return put;
+}
+
+absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
+                        const std::string& file, std::FILE* out) {
+  ASSIGN_OR_RETURN(const sdk::PutResult result,
+                   client.PutFile(file, ToPutOptions(opts)));
+  const std::string line =
+      absl::StrCat(result.info.digest.ToString(), " ", file, "\n");
   std::fwrite(line.data(), 1, line.size(), out);
   return absl::OkStatus();
 }
@@ -85,11 +87,11 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
 int RunPutCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<PutOptions> opts = ParsePutOptions(argc, argv);
   if (!opts.ok()) return UsageError("put", opts.status(), kUsage, err);
-  absl::StatusOr<std::unique_ptr<verity::v1::Verity::Stub>> stub =
-      client::CreateStub(opts->connection);
-  if (!stub.ok()) return ReportStatus("put", stub.status(), err);
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      client::CreateClient(opts->connection);
+  if (!client.ok()) return ReportStatus("put", client.status(), err);
   for (const std::string& file : opts->files) {
-    const absl::Status status = PutOneFile(**stub, *opts, file, out);
+    const absl::Status status = PutOneFile(**client, *opts, file, out);
     if (!status.ok()) {
       return ReportStatus(
           "put",

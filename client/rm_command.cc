@@ -1,10 +1,11 @@
-// Implements `verity rm` with one Delete RPC; prints nothing on success.
+// Implements `verity rm` with the SDK's Delete or DeleteName; prints nothing
+// on success.
 
 #include "client/rm_command.h"
 
 #include "client/command_line.h"
-#include "client/grpc_status.h"
 #include "lib/status_macros.h"
+#include "verity/client.h"
 
 namespace verity::cli {
 namespace {
@@ -12,13 +13,12 @@ namespace {
 constexpr char kUsage[] = "Usage: verity rm DIGEST_OR_NAME\n";
 
 absl::Status Delete(const CommandLine& line, const client::BlobRef& blob) {
-  ASSIGN_OR_RETURN(auto stub, client::CreateStub(line.connection));
-  grpc::ClientContext context;
-  client::ApplyDeadline(line.connection, &context);
-  verity::v1::DeleteRequest request;
-  blob.SetIn(&request);
-  verity::v1::DeleteResponse response;
-  return client::FromGrpcStatus(stub->Delete(&context, request, &response));
+  ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
+                   client::CreateClient(line.connection));
+  if (!blob.digest.has_value()) return client->DeleteName(blob.name);
+  ASSIGN_OR_RETURN(const sdk::Digest digest,
+                   sdk::Digest::Parse(blob.ToString()));
+  return client->Delete(digest);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Implements `verity stat` with one Stat RPC.
+// Implements `verity stat` with the SDK's Stat or StatName.
 
 #include "client/stat_command.h"
 
@@ -6,9 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "client/blob_ref.h"
 #include "client/command_line.h"
-#include "client/grpc_status.h"
-#include "lib/hash.h"
 #include "lib/status_macros.h"
+#include "verity/client.h"
 
 namespace verity::cli {
 namespace {
@@ -17,35 +16,33 @@ constexpr char kUsage[] = "Usage: verity stat DIGEST_OR_NAME\n";
 
 absl::Status Stat(const CommandLine& line, const client::BlobRef& blob,
                   std::FILE* out) {
-  ASSIGN_OR_RETURN(auto stub, client::CreateStub(line.connection));
-  grpc::ClientContext context;
-  client::ApplyDeadline(line.connection, &context);
-  verity::v1::StatRequest request;
-  blob.SetIn(&request);
-  verity::v1::BlobInfo info;
-  RETURN_IF_ERROR(client::FromGrpcStatus(stub->Stat(&context, request, &info)));
-  ASSIGN_OR_RETURN(
-      const client::CheckedBlobInfo checked,
-      client::CheckBlobInfo(info, blob.digest ? &*blob.digest : nullptr));
-  const std::string text = FormatStat(checked, info);
+  ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
+                   client::CreateClient(line.connection));
+  absl::StatusOr<sdk::BlobInfo> info;
+  if (blob.digest.has_value()) {
+    ASSIGN_OR_RETURN(const sdk::Digest digest,
+                     sdk::Digest::Parse(blob.ToString()));
+    info = client->Stat(digest);
+  } else {
+    info = client->StatName(blob.name);
+  }
+  RETURN_IF_ERROR(info.status());
+  const std::string text = FormatStat(*info);
   std::fwrite(text.data(), 1, text.size(), out);
   return absl::OkStatus();
 }
 
 }  // namespace
 
-std::string FormatStat(const client::CheckedBlobInfo& checked,
-                       const verity::v1::BlobInfo& info) {
-  const Descriptor& d = checked.descriptor;
-  std::string text = absl::StrCat(
-      "digest: ",
-      FormatDigest(checked.digest.algorithm, AsBytes(checked.digest.digest)),
-      "\nsize: ", d.data_size,
-      "\nhash-algorithm: ", HashAlgorithmName(d.hash_algorithm),
-      "\nblock-size: ", uint64_t{1} << d.log_block_size,
-      "\nsalt: ", absl::BytesToHexString(d.salt),
-      "\ntree-size: ", info.tree_size(), "\n");
-  for (const std::string& name : info.names()) {
+std::string FormatStat(const sdk::BlobInfo& info) {
+  const bool sha512 = info.digest.algorithm() == sdk::DigestAlgorithm::kSha512;
+  std::string text =
+      absl::StrCat("digest: ", info.digest.ToString(), "\nsize: ", info.size,
+                   "\nhash-algorithm: ", sha512 ? "sha512" : "sha256",
+                   "\nblock-size: ", info.block_size,
+                   "\nsalt: ", absl::BytesToHexString(info.salt),
+                   "\ntree-size: ", info.tree_size, "\n");
+  for (const std::string& name : info.names) {
     absl::StrAppend(&text, "name: ", name, "\n");
   }
   return text;

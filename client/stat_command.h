@@ -7,15 +7,13 @@
 #include <cstdio>
 #include <string>
 
-#include "client/blob_info.h"
-#include "proto/verity/v1/verity.pb.h"
+#include "verity/blob_info.h"
 
 namespace verity::cli {
 
 // The lines `verity stat` prints: digest, size, hash algorithm, block size,
 // salt (hex), tree size, then one line per name.
-std::string FormatStat(const client::CheckedBlobInfo& checked,
-                       const verity::v1::BlobInfo& info);
+std::string FormatStat(const sdk::BlobInfo& info);
 
 // Runs `verity stat DIGEST_OR_NAME` (argv[0] is "stat"); returns the exit
 // code.

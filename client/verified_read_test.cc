@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "client/connection.h"
 #include "client/fake_verity_service.h"
 #include "client/read_stream_fixture.h"
 #include "gtest/gtest.h"
@@ -14,6 +13,11 @@ namespace verity::client {
 namespace {
 
 using ::absl::StatusCode;
+
+std::unique_ptr<v1::Verity::Stub> StubFor(const std::string& address) {
+  return v1::Verity::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+}
 using ::verity::v1::ReadResponse;
 
 class VerifiedReadTest : public ::testing::Test {
@@ -22,9 +26,7 @@ class VerifiedReadTest : public ::testing::Test {
       : blob_(MakeRandomTestBlob(100000,
                                  TestParams(HashAlgorithm::kSha256, 4096))) {
     server_.service().Add(blob_, "dir/blob");
-    ConnectionOptions connection;
-    connection.server = server_.address();
-    stub_ = *CreateStub(connection);
+    stub_ = StubFor(server_.address());
   }
 
   absl::StatusOr<ParsedDigest> Read(const std::string& ref,
@@ -131,9 +133,7 @@ TEST_F(VerifiedReadTest, SinkErrorsCancelTheRead) {
 }
 
 TEST_F(VerifiedReadTest, UnreachableServerIsUnavailable) {
-  ConnectionOptions connection;
-  connection.server = "127.0.0.1:1";
-  auto stub = *CreateStub(connection);
+  auto stub = StubFor("127.0.0.1:1");
   grpc::ClientContext context;
   const absl::Status status =
       ReadVerified(*stub, &context, *ParseBlobRef("x"), {},

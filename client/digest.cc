@@ -1,0 +1,38 @@
+// Implements sdk::Digest on lib's parser and formatter, so the SDK, the CLI
+// and the server agree on what a digest looks like.
+
+#include "verity/digest.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/descriptor.h"
+#include "lib/hash.h"
+
+namespace verity::sdk {
+
+absl::StatusOr<Digest> Digest::Parse(absl::string_view text) {
+  absl::StatusOr<ParsedDigest> parsed = ParseDigest(text);
+  if (!parsed.ok()) return parsed.status();
+  return Digest(static_cast<DigestAlgorithm>(parsed->algorithm),
+                std::move(parsed->digest));
+}
+
+absl::StatusOr<Digest> Digest::FromBytes(DigestAlgorithm algorithm,
+                                         absl::string_view raw) {
+  const uint8_t number = static_cast<uint8_t>(algorithm);
+  if (!IsValidHashAlgorithm(number)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown digest algorithm ", number));
+  }
+  const size_t size = DigestSize(static_cast<HashAlgorithm>(number));
+  if (raw.size() != size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a digest of this algorithm has ", size, " bytes, not ", raw.size()));
+  }
+  return Digest(algorithm, std::string(raw));
+}
+
+std::string Digest::ToString() const {
+  return FormatDigest(static_cast<HashAlgorithm>(algorithm_), AsBytes(bytes_));
+}
+
+}  // namespace verity::sdk

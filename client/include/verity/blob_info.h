@@ -1,0 +1,43 @@
+// What the server reports about stored blobs, after the SDK has checked that
+// each report is consistent with the digest it names.
+
+#ifndef VERITYD_CLIENT_INCLUDE_VERITY_BLOB_INFO_H_
+#define VERITYD_CLIENT_INCLUDE_VERITY_BLOB_INFO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "verity/digest.h"
+
+namespace verity::sdk {
+
+// A stored blob. The descriptor fields (size, block size, salt) hash to
+// `digest`, which the SDK checks; the names and tree size are as the server
+// says. Plain value.
+struct BlobInfo {
+  Digest digest;
+  uint64_t size = 0;
+  uint32_t block_size = 0;
+  std::string salt;  // raw bytes; empty if unsalted
+  uint64_t tree_size = 0;
+  std::vector<std::string> names;  // the names that refer to the blob
+};
+
+// One page of a listing. Plain value.
+struct ListPage {
+  std::vector<BlobInfo> blobs;  // in digest order
+  // Pass to the next List call; empty on the last page.
+  std::string next_page_token;
+};
+
+// The outcome of a Put. Plain value.
+struct PutResult {
+  BlobInfo info;
+  // The same content was stored already; the server keeps one copy.
+  bool already_present = false;
+};
+
+}  // namespace verity::sdk
+
+#endif  // VERITYD_CLIENT_INCLUDE_VERITY_BLOB_INFO_H_

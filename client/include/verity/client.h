@@ -1,0 +1,121 @@
+// The verity client SDK: fetch blobs and ranges from verityd with every byte
+// verified against a digest the caller trusts, resumed across broken streams
+// and optionally split over parallel streams; and put, stat, list and
+// delete blobs.
+
+#ifndef VERITYD_CLIENT_INCLUDE_VERITY_CLIENT_H_
+#define VERITYD_CLIENT_INCLUDE_VERITY_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "verity/blob_info.h"
+#include "verity/digest.h"
+#include "verity/options.h"
+#include "verity/sink.h"
+
+namespace verity::sdk {
+
+// Counters since the client was created, for monitoring and for tests that
+// check what the tree cache saves. Plain value.
+struct ClientStats {
+  uint64_t read_streams = 0;  // Read RPCs started, resumed ones included
+  uint64_t retries = 0;       // of those, the ones started after a failure
+  // Requests that told the server which tree blocks the client holds.
+  uint64_t requests_with_held_tree_blocks = 0;
+  uint64_t tree_blocks_received = 0;
+  // Received tree blocks that were not held yet and so were hashed.
+  uint64_t tree_blocks_hashed = 0;
+  uint64_t data_bytes_verified = 0;  // whole blocks, as received
+  uint64_t bytes_delivered = 0;      // to sinks: the requested ranges
+  uint64_t tree_cache_bytes = 0;     // now
+  uint64_t tree_cache_blobs = 0;     // now
+};
+
+// Fills `buffer` with the next bytes of content; returns how many, 0 at the
+// end.
+using ByteSource =
+    std::function<absl::StatusOr<size_t>(absl::Span<uint8_t> buffer)>;
+
+// A connection to verityd (one target, possibly several replicas).
+//
+// Every fetch is verified: the descriptor the server sends must hash to the
+// trusted digest, each tree block must match its verified parent, and each
+// data block its tree block, before any byte of it reaches a sink. Any
+// mismatch, inconsistency or protocol violation ends the call with
+// DATA_LOSS; what a sink received before was verified. Other errors keep the
+// server's code: NOT_FOUND, OUT_OF_RANGE, INVALID_ARGUMENT, UNAVAILABLE (the
+// server could not be reached, retries exhausted), DEADLINE_EXCEEDED.
+//
+// Thread-safe: one client serves any number of concurrent calls, which share
+// its connection and its cache of verified tree blocks. Create() returns the
+// only owner; destroy it after every call has returned.
+class Client {
+ public:
+  // INVALID_ARGUMENT for unusable options; an error reading a PEM file.
+  // Connecting happens on the first call.
+  static absl::StatusOr<std::unique_ptr<Client>> Create(
+      const ClientOptions& options);
+
+  virtual ~Client() = default;
+
+  // Fetches a range of the blob `digest` into `sink`, calling Finish on
+  // success and Abort on failure. A stream that breaks is resumed from the
+  // first block not yet verified; the result is the same as that of a
+  // one-shot read.
+  virtual absl::Status Fetch(const Digest& digest, Sink& sink,
+                             const FetchOptions& options) = 0;
+
+  // Fetch into memory of [offset, offset + length); `options` supplies the
+  // rest (its range is ignored).
+  absl::StatusOr<std::string> ReadRange(const Digest& digest, uint64_t offset,
+                                        uint64_t length,
+                                        FetchOptions options = {});
+
+  // Stores the file at `path`. It is hashed locally first and its digest
+  // sent as the expected one, so the server stores nothing unless it
+  // received exactly that content. ABORTED if the file shrinks meanwhile.
+  virtual absl::StatusOr<PutResult> PutFile(absl::string_view path,
+                                            const PutOptions& options) = 0;
+
+  // Stores what `source` produces, hashing it as it is sent (which holds
+  // its tree, about 1/128 of its size, in memory). Without
+  // options.expected_digest the check that the server computed the same
+  // digest comes after the fact: on DATA_LOSS the server may have stored
+  // (and named) what it received.
+  virtual absl::StatusOr<PutResult> PutStream(const ByteSource& source,
+                                              const PutOptions& options) = 0;
+
+  // NOT_FOUND if the server has no such blob.
+  virtual absl::StatusOr<BlobInfo> Stat(const Digest& digest) = 0;
+  // Resolves a name. The digest returned is the server's word: fetching it
+  // detects corruption, but not a server that lies about names.
+  virtual absl::StatusOr<BlobInfo> StatName(absl::string_view name) = 0;
+
+  // One page of the blobs in digest order: pass "" for the first, then each
+  // page's next_page_token. `page_size` 0 means the server's default (at
+  // most 1000).
+  virtual absl::StatusOr<ListPage> List(absl::string_view page_token,
+                                        uint32_t page_size) = 0;
+  // Every page.
+  absl::StatusOr<std::vector<BlobInfo>> ListAll();
+
+  // Deletes the blob and every name that refers to it. Put and Delete are
+  // not retried: neither could be repeated blindly.
+  virtual absl::Status Delete(const Digest& digest) = 0;
+  // Deletes only the name.
+  virtual absl::Status DeleteName(absl::string_view name) = 0;
+
+  virtual ClientStats Stats() const = 0;
+};
+
+}  // namespace verity::sdk
+
+#endif  // VERITYD_CLIENT_INCLUDE_VERITY_CLIENT_H_

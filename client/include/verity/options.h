@@ -1,0 +1,120 @@
+// The options of the verity SDK: how a Client connects and retries, and what
+// each call reads or stores. Plain structs; every default is written here.
+
+#ifndef VERITYD_CLIENT_INCLUDE_VERITY_OPTIONS_H_
+#define VERITYD_CLIENT_INCLUDE_VERITY_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/time/time.h"
+#include "verity/digest.h"
+
+namespace verity::sdk {
+
+// The Linux I/O priority classes (IOPRIO_CLASS_*) the server reads with.
+enum class PriorityClass : uint8_t {
+  kUnset = 0,  // the server's default, best effort
+  kRealtime = 1,
+  kBestEffort = 2,
+  kIdle = 3,
+};
+
+// How a broken read stream is resumed. Only transport failures are retried
+// (UNAVAILABLE, DEADLINE_EXCEEDED of one attempt, ABORTED, CANCELLED by the
+// peer, RESOURCE_EXHAUSTED, INTERNAL); DATA_LOSS, NOT_FOUND,
+// INVALID_ARGUMENT and OUT_OF_RANGE never are. Retrying is safe because a
+// resumed stream is verified like the first.
+struct RetryPolicy {
+  // Attempts in a row, per stream, that verify no new byte before the error
+  // is returned; the count restarts whenever a stream makes progress, so a
+  // large transfer over a flaky link finishes while a dead server fails
+  // fast. 1 disables retries.
+  int max_attempts = 5;
+  // The first delay; each further one is `multiplier` times longer, up to
+  // `max_backoff`.
+  absl::Duration initial_backoff = absl::Milliseconds(100);
+  absl::Duration max_backoff = absl::Seconds(5);
+  double multiplier = 2.0;
+  // Each delay is scaled by a random factor in [1 - jitter, 1 + jitter], so
+  // that clients cut off together do not come back together.
+  double jitter = 0.2;
+};
+
+// TLS settings. Each PEM value is given either inline (`*_pem`) or as a
+// file to read (`*_file`), not both.
+struct TlsOptions {
+  // The CA certificates that may sign the server's certificate; empty for
+  // gRPC's default roots.
+  std::string root_certs_pem;
+  std::string root_certs_file;
+  // A client certificate chain and its private key, for mutual TLS: both or
+  // neither.
+  std::string cert_chain_pem;
+  std::string cert_chain_file;
+  std::string private_key_pem;
+  std::string private_key_file;
+};
+
+struct ClientOptions {
+  // "host:port", "dns:///name:port" (every address the name resolves to,
+  // balanced round robin), or any other gRPC target such as "unix:/path".
+  std::string target;
+  // Unset for plaintext.
+  std::optional<TlsOptions> tls;
+  // The priority of reads that do not set their own.
+  PriorityClass default_priority = PriorityClass::kUnset;
+  // Deadline of each RPC attempt. A read stream that hits it is resumed
+  // where it stopped, so for reads this bounds how long a stalled stream
+  // goes unnoticed rather than how large a blob can be. A Put is one
+  // attempt, so a large one needs room. Zero means none.
+  absl::Duration rpc_timeout = absl::Seconds(60);
+  RetryPolicy retry;
+  // Verified Merkle tree blocks kept across calls, least recently used blob
+  // evicted first. A blob's tree is about 1/128 of its size (SHA-256, 4 KiB
+  // blocks), so the default holds the trees of 8 GiB of data. Zero keeps
+  // trees only for the duration of a call.
+  uint64_t tree_cache_bytes = uint64_t{64} << 20;
+  // The largest message accepted from the server; bounds the memory one
+  // stream can make the client hold.
+  int max_message_bytes = 16 << 20;
+};
+
+struct FetchOptions {
+  // The range [offset, offset + *length), or [offset, end of blob) without a
+  // length. OUT_OF_RANGE if it does not lie inside the blob.
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  // Unset: ClientOptions::default_priority.
+  std::optional<PriorityClass> priority;
+  // Splits the range into up to this many contiguous parts (whole blocks, at
+  // least one block each) fetched over concurrent streams, each resumed on
+  // its own. From 1 to 64.
+  int parallel_streams = 1;
+  // Ends the whole fetch, retries included, with DEADLINE_EXCEEDED.
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct PutOptions {
+  // The tree parameters, as `fsverity digest` takes them: a power of two
+  // from 1024 to 65536 for the block size, at most 32 bytes of salt.
+  DigestAlgorithm hash_algorithm = DigestAlgorithm::kSha256;
+  uint32_t block_size = 4096;
+  std::string salt;
+  // If set, the name then refers to the new blob.
+  std::string name;
+  // If set, the server stores nothing unless the content has this digest
+  // (DATA_LOSS otherwise).
+  std::optional<Digest> expected_digest;
+  // Threads hashing a file before it is sent; the upload itself is one
+  // stream.
+  int hash_threads = 1;
+  // Content bytes per message, at most 4 MiB.
+  size_t chunk_bytes = size_t{1} << 20;
+};
+
+}  // namespace verity::sdk
+
+#endif  // VERITYD_CLIENT_INCLUDE_VERITY_OPTIONS_H_

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The baseline for verified fetch: nginx (Debian's nginx-light, sendfile) serving a file on
+# loopback, piped through `curl | openssl dgst -sha256`. Prints "<seconds> <sha256 hex>".
+# Usage: nginx_pipeline.sh FILE
+set -euo pipefail
+file=$(realpath "$1")
+work=$(mktemp -d)
+trap 'kill "$nginx_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events {}
+http {
+  access_log off;
+  sendfile on;
+  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work;
+  uwsgi_temp_path $work; scgi_temp_path $work;
+  server { listen 127.0.0.1:$port; root $(dirname "$file"); }
+}
+CONF
+nginx -c "$work/nginx.conf" -e "$work/error.log" &
+nginx_pid=$!
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
+url="http://127.0.0.1:$port/$(basename "$file")"
+t0=$(date +%s.%N)
+digest=$(curl -s "$url" | openssl dgst -sha256 -r | cut -d' ' -f1)
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v d="$digest" 'BEGIN {printf "%.3f %s\n", b - a, d}'
