@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Verified fetch vs unverified stream vs nginx, in one run on one blob over loopback, and the
+# server's memory under 200 slow readers. Writes docs/bench-fetch.md.
+# Usage: tests/bench/fetch_bench.sh [SIZE_MIB=1024] [ROUNDS=3] [OUT=docs/bench-fetch.md]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size_mib=${1:-1024}
+rounds=${2:-3}
+out=${3:-docs/bench-fetch.md}
+
+bazel build //server:verityd //client:verity //tests/bench:fetch_bench >/dev/null 2>&1
+verityd=$PWD/bazel-bin/server/verityd
+verity=$PWD/bazel-bin/client/verity
+bench=$PWD/bazel-bin/tests/bench/fetch_bench
+work=$(mktemp -d)
+server_pid=
+trap '[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+start_server() {  # FLAGS...: sets server_pid and addr
+  "$verityd" --listen=127.0.0.1:0 --store_dir="$work/store" "$@" 2>"$work/log" &
+  server_pid=$!
+  for _ in $(seq 200); do grep -q "serving" "$work/log" 2>/dev/null && break; sleep 0.05; done
+  addr=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/log" | cut -d' ' -f3)
+}
+stop_server() { kill "$server_pid"; wait "$server_pid" || true; server_pid=; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+rates() { grep -o '[0-9.]* MB/s' | cut -d' ' -f1 | median; }
+
+chmod 755 "$work"  # nginx's workers run unprivileged
+head -c $((size_mib << 20)) /dev/urandom >"$work/blob"
+want_sha=$(sha256sum "$work/blob" | cut -d' ' -f1)
+start_server
+digest=$("$verity" put --server="$addr" "$work/blob" | cut -d' ' -f1)
+sdk1=$("$bench" --server="$addr" --digest="$digest" --mode=sdk --streams=1 --rounds="$rounds" | rates)
+sdk2=$("$bench" --server="$addr" --digest="$digest" --mode=sdk --streams=2 --rounds="$rounds" | rates)
+stop_server
+
+start_server --verify_on_read=false
+raw=$("$bench" --server="$addr" --digest="$digest" --mode=raw --rounds="$rounds" | rates)
+stop_server
+
+nginx_rates=()
+for ((r = 0; r < rounds; r++)); do
+  read -r seconds sha < <(bash tests/bench/nginx_pipeline.sh "$work/blob")
+  [[ $sha == "$want_sha" ]] || { echo "nginx pipeline returned the wrong content" >&2; exit 1; }
+  nginx_rates+=("$(awk -v s="$seconds" -v m="$size_mib" 'BEGIN {printf "%.1f", m * 1048576 / s / 1e6}')")
+done
+nginx=$(printf '%s\n' "${nginx_rates[@]}" | median)
+
+# 200 readers taking one message every 100 ms, for 10 s: peak server RSS.
+start_server
+"$bench" --server="$addr" --digest="$digest" --mode=slow_readers --readers=200 --seconds=10 >/dev/null &
+load=$!
+peak=0
+while kill -0 "$load" 2>/dev/null; do
+  rss=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+  (( rss > peak )) && peak=$rss
+  sleep 0.2
+done
+hwm=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$server_pid/status")
+stop_server
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+report=$(cat <<REPORT
+# Verified fetch throughput and server memory
+
+Command: \`tests/bench/fetch_bench.sh $size_mib $rounds\` on $(date -u +%Y-%m-%d), $(nproc) CPUs
+($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), one ${size_mib} MiB random blob
+(SHA-256, 4 KiB blocks) over loopback; medians of $rounds rounds; MB/s = 10^6 bytes/s.
+
+| pipeline | MB/s | vs nginx | vs unverified |
+| --- | --- | --- | --- |
+| SDK verified fetch, 1 stream (server verifies too) | $sdk1 | $(ratio "$sdk1" "$nginx") | $(ratio "$sdk1" "$raw") |
+| SDK verified fetch, 2 parallel streams | $sdk2 | $(ratio "$sdk2" "$nginx") | $(ratio "$sdk2" "$raw") |
+| unverified: server --verify_on_read=false, raw stream, no client hashing | $raw | $(ratio "$raw" "$nginx") | 1.00 |
+| nginx (sendfile) + \`curl \| openssl dgst -sha256\` | $nginx | 1.00 | $(ratio "$nginx" "$raw") |
+
+Server memory with 200 concurrent readers of the blob, each taking one message every 100 ms
+for 10 s: peak RSS sampled every 0.2 s ${peak} KiB ($((peak / 1024)) MiB), VmHWM ${hwm} MiB.
+REPORT
+)
+echo "$report"
+echo "$report" >"$out"
