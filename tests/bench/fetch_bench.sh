@@ -8,6 +8,7 @@ size_mib=${1:-1024}
 rounds=${2:-3}
 out=${3:-docs/bench-fetch.md}
 
+command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null  # the baseline
 bazel build //server:verityd //client:verity //tests/bench:fetch_bench >/dev/null 2>&1
 verityd=$PWD/bazel-bin/server/verityd
 verity=$PWD/bazel-bin/client/verity
