@@ -42,6 +42,10 @@ ABSL_FLAG(bool, allow_insecure, false,
 ABSL_FLAG(bool, verify_on_read, true,
           "verify every block read from the store before sending it; false is "
           "for benchmarks and diagnostics only");
+ABSL_FLAG(bool, verify_once, false,
+          "remember verified data blocks (one bit each) and do not hash them "
+          "again, like dm-verity's check_at_most_once: for stores trusted "
+          "after the first read");
 ABSL_FLAG(std::string, on_corruption, "error",
           "error: fail the read with DATA_LOSS; quarantine: also stop serving "
           "the blob until it is put again");
@@ -79,6 +83,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
   options.service.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
+  options.cache.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
   options.grace_period = absl::GetFlag(FLAGS_grace_period);
   const std::string on_corruption = absl::GetFlag(FLAGS_on_corruption);

@@ -15,7 +15,7 @@
 namespace verity::server {
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> VerifiedBlob::Create(
-    std::shared_ptr<const Blob> blob) {
+    std::shared_ptr<const Blob> blob, bool verify_once) {
   VerifierOptions options;
   options.max_block_size = blob->geometry().block_size();
   absl::StatusOr<MerkleVerifier> verifier =
@@ -25,17 +25,51 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> VerifiedBlob::Create(
                                             verifier.status().message()));
   }
   return std::shared_ptr<VerifiedBlob>(
-      new VerifiedBlob(std::move(blob), *std::move(verifier)));
+      new VerifiedBlob(std::move(blob), *std::move(verifier), verify_once));
 }
+
+VerifiedBlob::VerifiedBlob(std::shared_ptr<const Blob> blob,
+                           MerkleVerifier verifier, bool verify_once)
+    : blob_(std::move(blob)),
+      verifier_(std::move(verifier)),
+      verified_blocks_(
+          verify_once ? (blob_->geometry().data_block_count() + 63) / 64 : 0) {}
 
 absl::Status VerifiedBlob::ReadVerified(uint64_t first_block,
                                         uint64_t end_block, std::string* out) {
   RETURN_IF_ERROR(VerifyTreeFor(first_block, end_block));
   RETURN_IF_ERROR(ReadUnverified(*blob_, first_block, end_block, out));
+  const uint64_t first = FirstUnverified(first_block, end_block);
+  if (first == end_block) return absl::OkStatus();
+  const uint64_t skip = (first - first_block) * geometry().block_size();
   absl::ReaderMutexLock lock(&mu_);
-  absl::Status status = verifier_.VerifyDataBlocks(first_block, AsBytes(*out));
-  if (!status.ok()) out->clear();
-  return Annotate(status);
+  absl::Status status =
+      verifier_.VerifyDataBlocks(first, AsBytes(*out).subspan(skip));
+  if (!status.ok()) {
+    out->clear();
+    return Annotate(status);
+  }
+  MarkVerified(first, end_block);
+  return absl::OkStatus();
+}
+
+uint64_t VerifiedBlob::FirstUnverified(uint64_t first_block,
+                                       uint64_t end_block) const {
+  if (verified_blocks_.empty()) return first_block;
+  for (uint64_t i = first_block; i < end_block; ++i) {
+    const uint64_t word =
+        verified_blocks_[i / 64].load(std::memory_order_acquire);
+    if ((word & (uint64_t{1} << (i % 64))) == 0) return i;
+  }
+  return end_block;
+}
+
+void VerifiedBlob::MarkVerified(uint64_t first_block, uint64_t end_block) {
+  if (verified_blocks_.empty()) return;
+  for (uint64_t i = first_block; i < end_block; ++i) {
+    verified_blocks_[i / 64].fetch_or(uint64_t{1} << (i % 64),
+                                      std::memory_order_release);
+  }
 }
 
 absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,

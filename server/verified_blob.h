@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -23,9 +24,12 @@ namespace verity::server {
 // at most the tree's size.
 class VerifiedBlob {
  public:
-  // DATA_LOSS if the blob's descriptor does not hash to its digest.
+  // DATA_LOSS if the blob's descriptor does not hash to its digest. With
+  // `verify_once` (dm-verity's check_at_most_once), a data block verified once
+  // is remembered in a bitmap and not hashed again while this object lives:
+  // for stores the operator trusts after the first read.
   static absl::StatusOr<std::shared_ptr<VerifiedBlob>> Create(
-      std::shared_ptr<const Blob> blob);
+      std::shared_ptr<const Blob> blob, bool verify_once = false);
 
   const Blob& blob() const { return *blob_; }
   const TreeGeometry& geometry() const { return blob_->geometry(); }
@@ -51,17 +55,24 @@ class VerifiedBlob {
   }
 
  private:
-  VerifiedBlob(std::shared_ptr<const Blob> blob, MerkleVerifier verifier)
-      : blob_(std::move(blob)), verifier_(std::move(verifier)) {}
+  VerifiedBlob(std::shared_ptr<const Blob> blob, MerkleVerifier verifier,
+               bool verify_once);
 
   absl::Status VerifyTreeFor(uint64_t first_block, uint64_t end_block)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Annotate(const absl::Status& status) const;
+  // With verify_once: the first block of [first_block, end_block) not yet
+  // verified, or end_block if all are.
+  uint64_t FirstUnverified(uint64_t first_block, uint64_t end_block) const;
+  void MarkVerified(uint64_t first_block, uint64_t end_block);
 
   const std::shared_ptr<const Blob> blob_;
   mutable absl::Mutex mu_;
   MerkleVerifier verifier_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> cached_tree_bytes_{0};
+  // One bit per data block, set once verified; empty unless verify_once.
+  // Atomic words, so readers of different ranges never contend on a lock.
+  std::vector<std::atomic<uint64_t>> verified_blocks_;
 };
 
 // Reads data blocks [first_block, end_block) without verifying them, for

@@ -31,7 +31,7 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> VerifiedBlobCache::Get(
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob, store_->OpenBlob(digest));
   ASSIGN_OR_RETURN(std::shared_ptr<VerifiedBlob> verified,
-                   VerifiedBlob::Create(std::move(blob)));
+                   VerifiedBlob::Create(std::move(blob), options_.verify_once));
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) {
     return it->second->second;  // another stream opened it meanwhile

@@ -26,6 +26,9 @@ struct VerifiedBlobCacheOptions {
   // added, so a blob whose tree grows afterwards may overshoot until the next
   // miss.
   uint64_t max_tree_bytes = uint64_t{256} << 20;
+  // Blobs remember which data blocks they verified and skip hashing them again
+  // (see VerifiedBlob::Create); forgotten when a blob is evicted.
+  bool verify_once = false;
 };
 
 // Thread-safe. Evicts least recently used blobs; a stream that holds a blob
