@@ -58,13 +58,14 @@ absl::StatusOr<bool> SendFile(PutWriter& writer,
   return true;
 }
 
-absl::StatusOr<verity::v1::PutResponse> Put(
+}  // namespace
+
+absl::StatusOr<verity::v1::PutResponse> RunPut(
     verity::v1::Verity::StubInterface& stub, grpc::ClientContext* context,
-    const verity::v1::PutHeader& header, int fd, uint64_t size,
-    size_t chunk_size) {
+    const PutSender& send) {
   verity::v1::PutResponse response;
   std::unique_ptr<PutWriter> writer = stub.Put(context, &response);
-  absl::StatusOr<bool> sent = SendFile(*writer, header, fd, size, chunk_size);
+  absl::StatusOr<bool> sent = send(*writer);
   if (!sent.ok()) {
     context->TryCancel();
     writer->Finish().IgnoreError();
@@ -74,8 +75,6 @@ absl::StatusOr<verity::v1::PutResponse> Put(
   RETURN_IF_ERROR(FromGrpcStatus(writer->Finish()));
   return response;
 }
-
-}  // namespace
 
 absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
                                         grpc::ClientContext* context,
@@ -107,9 +106,12 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
   header.set_expected_digest(
       FormatDigest(result.digest.algorithm, AsBytes(result.digest.digest)));
   header.set_name(options.name);
+  const uint64_t size = tree.descriptor.data_size;
   ASSIGN_OR_RETURN(const verity::v1::PutResponse response,
-                   Put(stub, context, header, fd, tree.descriptor.data_size,
-                       options.chunk_size));
+                   RunPut(stub, context, [&](PutWriter& writer) {
+                     return SendFile(writer, header, fd, size,
+                                     options.chunk_size);
+                   }));
   RETURN_IF_ERROR(CheckBlobInfo(response.info(), &result.digest).status());
   result.already_present = response.already_present();
   result.info = response.info();

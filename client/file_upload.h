@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,15 @@ struct UploadResult {
   bool already_present = false;
   verity::v1::BlobInfo info;  // checked against `digest`
 };
+
+// Sends what `send` writes to one Put stream; `send` returns false if the
+// stream broke (the call's status then says why), or an error of its own, which
+// cancels the call.
+using PutSender = std::function<absl::StatusOr<bool>(
+    grpc::ClientWriterInterface<verity::v1::PutRequest>& writer)>;
+absl::StatusOr<verity::v1::PutResponse> RunPut(
+    verity::v1::Verity::StubInterface& stub, grpc::ClientContext* context,
+    const PutSender& send);
 
 // Hashes the file at `path`, then streams the same bytes (read again through
 // the same descriptor) to the server. ABORTED if the file shrinks meanwhile;

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/blob_info.h"
-#include "client/grpc_status.h"
+#include "client/file_upload.h"
 #include "lib/hash.h"
 #include "lib/merkle_builder.h"
 #include "lib/status_macros.h"
@@ -63,16 +63,10 @@ absl::StatusOr<UploadResult> UploadStream(v1::Verity::StubInterface& stub,
     return absl::InvalidArgumentError("the chunk size is 0");
   }
   MerkleBuilder builder(options.params);
-  v1::PutResponse response;
-  std::unique_ptr<PutWriter> writer = stub.Put(context, &response);
-  absl::StatusOr<bool> sent = SendAll(*writer, source, options, builder);
-  if (!sent.ok()) {
-    context->TryCancel();
-    writer->Finish().IgnoreError();
-    return sent.status();
-  }
-  if (*sent) writer->WritesDone();
-  RETURN_IF_ERROR(FromGrpcStatus(writer->Finish()));
+  ASSIGN_OR_RETURN(const v1::PutResponse response,
+                   RunPut(stub, context, [&](PutWriter& writer) {
+                     return SendAll(writer, source, options, builder);
+                   }));
   ASSIGN_OR_RETURN(const MerkleTree tree, builder.Finish());
   UploadResult result;
   result.digest = {options.params.hash_algorithm, tree.digest};
