@@ -149,6 +149,12 @@ absl::Status Blob::ReadTree(uint64_t offset, absl::Span<uint8_t> out) const {
   return Read(tree_fd_.get(), "tree", geometry_.tree_size(), offset, out);
 }
 
+void Blob::PrefetchTree(uint64_t offset, uint64_t length) const {
+  // Starts readahead and returns; a failure only loses the head start.
+  (void)posix_fadvise(tree_fd_.get(), static_cast<off_t>(offset),
+                      static_cast<off_t>(length), POSIX_FADV_WILLNEED);
+}
+
 absl::Status Blob::Read(int fd, absl::string_view file, uint64_t file_size,
                         uint64_t offset, absl::Span<uint8_t> out) const {
   if (offset > file_size || out.size() > file_size - offset) {

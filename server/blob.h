@@ -52,6 +52,10 @@ class Blob {
   absl::Status ReadData(uint64_t offset, absl::Span<uint8_t> out) const;
   absl::Status ReadTree(uint64_t offset, absl::Span<uint8_t> out) const;
 
+  // Asks the kernel to start reading tree bytes [offset, offset + length) into
+  // the page cache, and returns without waiting for them. Best effort.
+  void PrefetchTree(uint64_t offset, uint64_t length) const;
+
  private:
   Blob(const ParsedDigest& digest, const Descriptor& descriptor,
        const MerkleParams& params, const TreeGeometry& geometry,

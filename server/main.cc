@@ -20,6 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "lib/dispatch_policy.h"
+#include "server/dispatch_metrics.h"
 #include "server/env_flags.h"
 #include "server/log.h"
 #include "server/server_options.h"
@@ -46,6 +48,14 @@ ABSL_FLAG(bool, verify_once, false,
           "remember verified data blocks (one bit each) and do not hash them "
           "again, like dm-verity's check_at_most_once: for stores trusted "
           "after the first read");
+ABSL_FLAG(std::string, dispatch, "adaptive",
+          "where reads are verified: adaptive (inline on the completion "
+          "thread when small, urgent and cheap, else the CPU-pinned "
+          "high-priority pool); inline, pool or pool_unbound force one path, "
+          "for experiments");
+ABSL_FLAG(std::string, inline_limit_bytes, "",
+          "override the calibrated inline limits per priority class, e.g. "
+          "rt=16384,be=8192,idle=0 (any subset; none=N too)");
 ABSL_FLAG(std::string, on_corruption, "error",
           "error: fail the read with DATA_LOSS; quarantine: also stop serving "
           "the blob until it is put again");
@@ -86,6 +96,11 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.cache.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
   options.grace_period = absl::GetFlag(FLAGS_grace_period);
+  absl::StatusOr<DispatchMode> dispatch =
+      ParseDispatchMode(absl::GetFlag(FLAGS_dispatch));
+  if (!dispatch.ok()) return dispatch.status();
+  options.dispatch = *dispatch;
+  options.inline_limit_bytes = absl::GetFlag(FLAGS_inline_limit_bytes);
   const std::string on_corruption = absl::GetFlag(FLAGS_on_corruption);
   if (on_corruption == "quarantine") {
     options.service.on_corruption = OnCorruption::kQuarantine;
@@ -161,6 +176,9 @@ int Run(int argc, char** argv) {
     // nothing.
     Log("in-flight calls did not end within the grace period; exiting anyway");
     _exit(0);
+  }
+  for (const std::string& line : (*server)->dispatch_metrics().Summary()) {
+    Log(line);
   }
   Log("stopped");
   return 0;

@@ -41,6 +41,12 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   client_has_.insert(request.have_tree_blocks().begin(),
                      request.have_tree_blocks().end());
   unsent_from_.assign(blob_->geometry().num_levels(), 0);
+  dispatch_.priority_class =
+      static_cast<PriorityClass>(request.priority_class());
+  dispatch_.bytes = (end_block_ - next_block_) * blob_->geometry().block_size();
+  if (context_->options.verify_on_read && next_block_ < end_block_) {
+    blob_->PrefetchTree(next_block_, end_block_);
+  }
   return absl::OkStatus();
 }
 
@@ -79,42 +85,51 @@ void ReadReactor::OnWriteDone(bool ok) {
 }
 
 void ReadReactor::WriteNextOrFinish() {
-  absl::StatusOr<bool> more = FillNext();
-  if (!more.ok()) {
-    FinishWith(more.status());
-  } else if (*more) {
-    StartWrite(&response_);
-  } else {
-    FinishWith(absl::OkStatus());
-  }
-}
-
-absl::StatusOr<bool> ReadReactor::FillNext() {
   response_.Clear();
   if (!sent_first_) {
     sent_first_ = true;
     response_.set_digest(blob_->blob().digest_text());
     *response_.mutable_fsverity_descriptor() =
         DescriptorToProto(blob_->blob().descriptor());
-    if (next_block_ == end_block_) return true;
+    if (next_block_ == end_block_) {
+      StartWrite(&response_);
+      return;
+    }
   } else if (next_block_ == end_block_) {
-    return false;
+    FinishWith(absl::OkStatus());
+    return;
   }
-  const TreeGeometry& geometry = blob_->geometry();
+  ReadChunk();
+}
+
+void ReadReactor::ReadChunk() {
   const uint64_t chunk_blocks = std::max<uint64_t>(
-      1, context_->options.read_chunk_bytes / geometry.block_size());
-  const uint64_t first = next_block_;
-  const uint64_t end = std::min(end_block_, first + chunk_blocks);
-  std::string* data = response_.mutable_data();
-  if (context_->options.verify_on_read) {
-    RETURN_IF_ERROR(blob_->ReadVerified(first, end, data));
-  } else {
-    RETURN_IF_ERROR(ReadUnverified(blob_->blob(), first, end, data));
+      1, context_->options.read_chunk_bytes / blob_->geometry().block_size());
+  chunk_end_ = std::min(end_block_, next_block_ + chunk_blocks);
+  if (!context_->options.verify_on_read) {
+    OnChunkRead(
+        ReadUnverified(blob_->blob(), next_block_, chunk_end_, &read_.data));
+    return;
   }
-  RETURN_IF_ERROR(AddTreeBlocks(first, end));
-  response_.set_data_offset(first * geometry.block_size());
-  next_block_ = end;
-  return true;
+  context_->dispatcher->Verify(
+      blob_.get(), &dispatch_, next_block_, chunk_end_, &read_, &cancelled_,
+      [this](absl::Status status) { OnChunkRead(status); });
+}
+
+void ReadReactor::OnChunkRead(const absl::Status& status) {
+  if (!status.ok()) {
+    FinishWith(status);
+    return;
+  }
+  response_.mutable_data()->swap(read_.data);
+  absl::Status tree = AddTreeBlocks(next_block_, chunk_end_);
+  if (!tree.ok()) {
+    FinishWith(tree);
+    return;
+  }
+  response_.set_data_offset(next_block_ * blob_->geometry().block_size());
+  next_block_ = chunk_end_;
+  StartWrite(&response_);
 }
 
 absl::Status ReadReactor::AddTreeBlocks(uint64_t first_block,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "lib/dispatch_policy.h"
 #include "server/blob_store.h"
 #include "server/service_context.h"
 #include "server/verified_blob_cache.h"
@@ -31,6 +32,11 @@ struct ServerOptions {
   bool allow_insecure = false;
   ServiceOptions service;
   VerifiedBlobCacheOptions cache;
+  // Where reads are verified: see Dispatcher.
+  DispatchMode dispatch = DispatchMode::kAdaptive;
+  // "rt=N,be=N,idle=N" (any subset): overrides the inline limits calibrated
+  // at start-up.
+  std::string inline_limit_bytes;
   // Largest message accepted or sent. Read responses stay well below it; Put
   // chunks from a client must too.
   int max_message_bytes = 8 << 20;

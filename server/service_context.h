@@ -14,6 +14,7 @@
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/blob_store.h"
+#include "server/dispatcher.h"
 #include "server/verified_blob_cache.h"
 
 namespace verity::server {
@@ -40,6 +41,8 @@ struct ServiceOptions {
 struct ServiceContext {
   BlobStore* store = nullptr;
   VerifiedBlobCache* cache = nullptr;
+  // Where reads are verified: inline or on the verification pool.
+  Dispatcher* dispatcher = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done: calls then get UNAVAILABLE.
   std::atomic<bool> serving{false};

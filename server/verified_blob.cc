@@ -37,38 +37,109 @@ VerifiedBlob::VerifiedBlob(std::shared_ptr<const Blob> blob,
 
 absl::Status VerifiedBlob::ReadVerified(uint64_t first_block,
                                         uint64_t end_block, std::string* out) {
-  RETURN_IF_ERROR(VerifyTreeFor(first_block, end_block));
-  RETURN_IF_ERROR(ReadUnverified(*blob_, first_block, end_block, out));
-  const uint64_t first = FirstUnverified(first_block, end_block);
-  if (first == end_block) return absl::OkStatus();
-  const uint64_t skip = (first - first_block) * geometry().block_size();
-  absl::ReaderMutexLock lock(&mu_);
-  absl::Status status =
-      verifier_.VerifyDataBlocks(first, AsBytes(*out).subspan(skip));
-  if (!status.ok()) {
-    out->clear();
-    return Annotate(status);
-  }
-  MarkVerified(first, end_block);
+  out->clear();
+  BlockRead read;
+  RETURN_IF_ERROR(Load(first_block, end_block, &read));
+  RETURN_IF_ERROR(VerifyRest(&read));
+  *out = std::move(read.data);
   return absl::OkStatus();
 }
 
-uint64_t VerifiedBlob::FirstUnverified(uint64_t first_block,
-                                       uint64_t end_block) const {
-  if (verified_blocks_.empty()) return first_block;
-  for (uint64_t i = first_block; i < end_block; ++i) {
-    const uint64_t word =
-        verified_blocks_[i / 64].load(std::memory_order_acquire);
-    if ((word & (uint64_t{1} << (i % 64))) == 0) return i;
-  }
-  return end_block;
+absl::Status VerifiedBlob::Load(uint64_t first_block, uint64_t end_block,
+                                BlockRead* read) {
+  read->first = read->next = first_block;
+  read->end = end_block;
+  RETURN_IF_ERROR(ReadUnverified(*blob_, first_block, end_block, &read->data));
+  read->loaded = true;
+  return absl::OkStatus();
 }
 
-void VerifiedBlob::MarkVerified(uint64_t first_block, uint64_t end_block) {
+absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
+  absl::ReaderMutexLock lock(&mu_);
+  return VerifyLoaded(read, CachedUpTo(*read));
+}
+
+absl::Status VerifiedBlob::VerifyRest(BlockRead* read) {
+  if (read->next == read->end) return absl::OkStatus();
+  RETURN_IF_ERROR(VerifyTreeFor(read->next, read->end));
+  absl::ReaderMutexLock lock(&mu_);
+  return VerifyLoaded(read, read->end);
+}
+
+uint64_t VerifiedBlob::CachedUpTo(const BlockRead& read) const {
+  const TreeGeometry& geometry = blob_->geometry();
+  uint64_t checked_tree_block = UINT64_MAX;
+  for (uint64_t i = read.next; i < read.end; ++i) {
+    if (IsMarkedVerified(i)) continue;
+    absl::StatusOr<HashLocation> location = geometry.DataBlockHashLocation(i);
+    if (!location.ok()) return i;
+    if (location->is_root || location->block_index == checked_tree_block) {
+      continue;
+    }
+    if (!verifier_.IsTreeBlockVerified({location->level,
+                                        location->block_index})) {
+      return i;
+    }
+    checked_tree_block = location->block_index;
+  }
+  return read.end;
+}
+
+absl::Status VerifiedBlob::VerifyLoaded(BlockRead* read, uint64_t upto) {
+  const uint64_t bs = geometry().block_size();
+  const absl::Span<const uint8_t> data = AsBytes(read->data);
+  uint64_t hashed = 0;
+  absl::Status status;
+  for (; read->next < upto; ++read->next) {
+    const uint64_t i = read->next;
+    if (IsMarkedVerified(i)) continue;
+    status = verifier_.VerifyDataBlock(
+        i, data.subspan((i - read->first) * bs, bs));
+    ++hashed;
+    if (!status.ok()) break;
+    MarkVerified(i);
+  }
+  data_blocks_hashed_.fetch_add(hashed, std::memory_order_relaxed);
+  if (!status.ok()) {
+    read->data.clear();
+    read->loaded = false;
+  }
+  return Annotate(status);
+}
+
+bool VerifiedBlob::IsMarkedVerified(uint64_t block) const {
+  if (verified_blocks_.empty()) return false;
+  const uint64_t word =
+      verified_blocks_[block / 64].load(std::memory_order_acquire);
+  return (word & (uint64_t{1} << (block % 64))) != 0;
+}
+
+void VerifiedBlob::MarkVerified(uint64_t block) {
   if (verified_blocks_.empty()) return;
-  for (uint64_t i = first_block; i < end_block; ++i) {
-    verified_blocks_[i / 64].fetch_or(uint64_t{1} << (i % 64),
-                                      std::memory_order_release);
+  verified_blocks_[block / 64].fetch_or(uint64_t{1} << (block % 64),
+                                        std::memory_order_release);
+}
+
+void VerifiedBlob::PrefetchTree(uint64_t first_block,
+                                uint64_t end_block) const {
+  std::vector<TreeBlockId> missing;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    absl::StatusOr<std::vector<TreeBlockId>> ids =
+        verifier_.MissingTreeBlocks(first_block, end_block);
+    if (!ids.ok()) return;
+    missing = *std::move(ids);
+  }
+  // Missing blocks of one level are consecutive: one hint per level.
+  const TreeGeometry& geometry = blob_->geometry();
+  const uint64_t bs = geometry.block_size();
+  for (size_t i = 0; i < missing.size();) {
+    size_t j = i + 1;
+    while (j < missing.size() && missing[j].level == missing[i].level) ++j;
+    const uint64_t begin = geometry.Ordinal(missing[i]);
+    const uint64_t last = geometry.Ordinal(missing[j - 1]);
+    blob_->PrefetchTree(begin * bs, (last - begin + 1) * bs);
+    i = j;
   }
 }
 

@@ -67,5 +67,46 @@ TEST_F(VerifiedBlobTest, VerifyOnceSkipsBlocksAlreadyVerified) {
   EXPECT_TRUE(blob->ReadVerified(160, 201, &out).ok());
 }
 
+TEST_F(VerifiedBlobTest, StepsResumeWhereTheCachedTreeEnds) {
+  std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
+  // Nothing cached: the cheap step verifies nothing and reads no tree block.
+  BlockRead cold;
+  ASSERT_TRUE(blob->Load(0, 4, &cold).ok());
+  ASSERT_TRUE(blob->VerifyCached(&cold).ok());
+  EXPECT_EQ(cold.next, 0);
+  EXPECT_EQ(blob->cached_tree_bytes(), 0);
+
+  // Level-0 tree block 0 covers data blocks [0, 128) with SHA-256 and 4 KiB.
+  std::string out;
+  ASSERT_TRUE(blob->ReadVerified(0, 10, &out).ok());
+  ASSERT_EQ(blob->data_blocks_hashed(), 10);
+  BlockRead read;
+  ASSERT_TRUE(blob->Load(100, 201, &read).ok());
+  ASSERT_TRUE(blob->VerifyCached(&read).ok());
+  EXPECT_EQ(read.next, 128);
+  EXPECT_FALSE(read.verified());
+  EXPECT_EQ(blob->data_blocks_hashed(), 10 + 28);
+  // The rest reads the missing tree block and hashes only blocks 128..200.
+  ASSERT_TRUE(blob->VerifyRest(&read).ok());
+  EXPECT_TRUE(read.verified());
+  EXPECT_EQ(blob->data_blocks_hashed(), 10 + 28 + 73);
+  EXPECT_TRUE(read.data == data_.substr(100 * 4096));
+}
+
+TEST_F(VerifiedBlobTest, CachedStepCatchesCorruption) {
+  std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
+  std::string out;
+  ASSERT_TRUE(blob->ReadVerified(0, 1, &out).ok());
+  CorruptBlock(5);
+  BlockRead read;
+  ASSERT_TRUE(blob->Load(0, 8, &read).ok());
+  absl::Status status = blob->VerifyCached(&read);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_NE(status.message().find("offset 20480"), absl::string_view::npos)
+      << status;
+  EXPECT_EQ(read.next, 5);
+  EXPECT_TRUE(read.data.empty());
+}
+
 }  // namespace
 }  // namespace verity::server

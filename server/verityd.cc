@@ -14,6 +14,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
+#include "server/calibration.h"
 #include "server/importer.h"
 #include "server/listen_address.h"
 #include "server/log.h"
@@ -94,8 +95,10 @@ absl::Status Verityd::Init() {
   if (!store_options.log) store_options.log = Log;
   ASSIGN_OR_RETURN(store_, BlobStore::Open(store_options));
   cache_ = std::make_unique<VerifiedBlobCache>(store_.get(), options_.cache);
+  RETURN_IF_ERROR(InitDispatch());
   context_.store = store_.get();
   context_.cache = cache_.get();
+  context_.dispatcher = dispatcher_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);
 
@@ -116,6 +119,35 @@ absl::Status Verityd::Init() {
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
   SetServing(false);
   import_thread_ = std::thread([this] { Import(); });
+  return absl::OkStatus();
+}
+
+absl::Status Verityd::InitDispatch() {
+  // Flag syntax first, before any thread starts.
+  RETURN_IF_ERROR(
+      ParseInlineLimits(options_.inline_limit_bytes, InlineLimits()).status());
+  registry_ = std::make_shared<prometheus::Registry>();
+  dispatch_metrics_ = std::make_unique<DispatchMetrics>(*registry_);
+  DispatchOptions dispatch;
+  dispatch.mode = options_.dispatch;
+  if (dispatch.mode != DispatchMode::kInline) {
+    VerifyPoolOptions pool;
+    if (dispatch.mode == DispatchMode::kPoolUnbound) {
+      pool.mode = VerifyPoolOptions::Mode::kUnbound;
+    }
+    ASSIGN_OR_RETURN(pool_, VerifyPool::Create(pool));
+  }
+  const Calibration calibration = Calibrate(pool_.get());
+  ASSIGN_OR_RETURN(
+      dispatch.limits,
+      ParseInlineLimits(options_.inline_limit_bytes,
+                        InlineLimits::Uniform(calibration.urgent_limit_bytes)));
+  dispatcher_ = std::make_unique<Dispatcher>(dispatch, pool_.get(),
+                                             dispatch_metrics_.get());
+  Log(absl::StrCat(
+      "dispatch: ", DispatchModeName(dispatch.mode), ", inline limits ",
+      dispatch.limits.ToString(), " (calibrated: ", calibration.ToString(),
+      "); pool: ", pool_ ? pool_->scheduling().ToString() : "none"));
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #define VERITYD_SERVER_VERITYD_H_
 
 #include <grpcpp/grpcpp.h>
+#include <prometheus/registry.h>
 
 #include <atomic>
 #include <memory>
@@ -17,7 +18,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "lib/verify_pool.h"
 #include "server/blob_store.h"
+#include "server/dispatch_metrics.h"
+#include "server/dispatcher.h"
 #include "server/server_options.h"
 #include "server/service_context.h"
 #include "server/verified_blob_cache.h"
@@ -45,6 +49,9 @@ class Verityd {
   // SERVING, or the import failed (logged) and it stays NOT_SERVING.
   void WaitUntilServing() { import_done_.WaitForNotification(); }
 
+  // What the verification dispatch did so far.
+  const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
+
   // Reports NOT_SERVING, stops accepting calls, lets in-flight calls finish for
   // up to `grace`, then cancels what remains. Idempotent.
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(shutdown_mu_);
@@ -52,12 +59,19 @@ class Verityd {
  private:
   explicit Verityd(const ServerOptions& options) : options_(options) {}
   absl::Status Init();
+  // The verification pool, the calibrated limits and the dispatcher.
+  absl::Status InitDispatch();
   void Import();
   void SetServing(bool serving);
 
   const ServerOptions options_;
   std::unique_ptr<BlobStore> store_;
   std::unique_ptr<VerifiedBlobCache> cache_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<DispatchMetrics> dispatch_metrics_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  // Destroyed first: it runs what is queued, which uses the members above.
+  std::unique_ptr<VerifyPool> pool_;
   ServiceContext context_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import thread uses it until

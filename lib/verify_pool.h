@@ -1,0 +1,130 @@
+// The verification pool: worker threads that verify blocks off the gRPC
+// callback threads, one per CPU, pinned and at raised priority, each serving
+// its CPU's work by priority class (a bound workqueue, in kernel terms).
+
+#ifndef VERITYD_LIB_VERIFY_POOL_H_
+#define VERITYD_LIB_VERIFY_POOL_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "lib/class_queue.h"
+#include "lib/priority_class.h"
+
+namespace verity {
+
+struct VerifyPoolOptions {
+  enum class Mode {
+    // One worker and one class-ordered queue per CPU, each worker pinned to
+    // its CPU; work runs on the CPU that submitted it, cache-hot.
+    kPinned,
+    // The kernel's old WQ_UNBOUND behaviour, for experiments: `threads`
+    // unpinned workers sharing one plain FIFO queue (no class order).
+    kUnbound,
+  };
+  Mode mode = Mode::kPinned;
+  // 0: one per CPU in the creating thread's affinity mask (sched_getaffinity),
+  // which is what a container's cpuset allows. Pinned mode takes at most that
+  // many, on the first CPUs of the mask.
+  int threads = 0;
+  // Raise the workers' priority: SCHED_FIFO at `fifo_priority` if permitted,
+  // else the lowest nice value obtainable (-20 upward to 0). Applied in both
+  // modes, so experiments compare pinning and ordering, not priority. Never
+  // fails Create(); scheduling() reports what was obtained.
+  bool raise_priority = true;
+  int fifo_priority = 1;  // 1..99; 1 is above every SCHED_OTHER thread
+  // Pinned mode's aging; unbound mode uses ClassQueueOptions::Fifo().
+  ClassQueueOptions aging;
+};
+
+// What the workers actually got, for logs and metrics. Should workers differ,
+// this is the weakest policy and priority, and pinned only if all are.
+struct PoolScheduling {
+  std::string policy;  // "SCHED_FIFO" or "SCHED_OTHER" (or another SCHED_*)
+  int priority = 0;    // the real-time priority, or the nice value
+  bool pinned = false;
+  int threads = 0;
+  // Pinned: worker i's CPU. Unbound: the CPUs the workers may run on.
+  std::vector<int> cpus;
+
+  // E.g. "2 threads pinned to CPUs 0,1, SCHED_FIFO priority 1".
+  std::string ToString() const;
+};
+
+// Owns its worker threads and the tasks submitted until they run.
+// Thread-safe: Submit(), queued() and scheduling() may be called from any
+// thread, including from tasks. Each pinned worker has its own lock and queue,
+// so submits on different CPUs never contend.
+class VerifyPool {
+ public:
+  // Runs once on a worker with the time it waited between Submit() and its
+  // start (the analog of the kernel's workqueue scheduling latency).
+  using Task = absl::AnyInvocable<void(absl::Duration queue_wait) &&>;
+
+  // INVALID_ARGUMENT for bad options; an error if the affinity mask cannot be
+  // read or a thread cannot be started.
+  static absl::StatusOr<std::unique_ptr<VerifyPool>> Create(
+      const VerifyPoolOptions& options);
+
+  VerifyPool(const VerifyPool&) = delete;
+  VerifyPool& operator=(const VerifyPool&) = delete;
+
+  // Runs every task already submitted, then joins the threads. Must not run
+  // on a worker, and no Submit() may start once it has begun (that aborts).
+  ~VerifyPool();
+
+  // Pinned: queues `task` for the worker of `cpu`, the CPU the caller is on
+  // (pass CurrentCpu()); a CPU without a worker maps to worker cpu % threads.
+  // Unbound: `cpu` is ignored.
+  void Submit(int cpu, PriorityClass priority_class, Task task);
+
+  const PoolScheduling& scheduling() const { return scheduling_; }
+
+  // Tasks queued but not started, across workers.
+  size_t queued() const;
+
+ private:
+  class WorkQueue;
+  struct Worker;
+  struct WorkerSetup;
+
+  explicit VerifyPool(const VerifyPoolOptions& options);
+
+  // Starts `threads` workers; pinned workers go on the first CPUs of `cpus`.
+  absl::Status StartWorkers(const std::vector<int>& cpus, int threads);
+  // Waits for every started worker to set itself up; what they got.
+  PoolScheduling AwaitWorkerSetups(const std::vector<int>& cpus);
+  bool AllSetUp() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_);
+  static void* ThreadMain(void* worker);
+  void Run(const Worker& worker);
+  WorkerSetup SetUpThread(const Worker& worker) const;
+  size_t QueueIndex(int cpu) const;
+
+  const VerifyPoolOptions options_;
+  // Fixed once Create() returns: one queue per worker (pinned) or one shared
+  // queue (unbound), the pinned queue of each CPU number, and the workers.
+  std::vector<std::unique_ptr<WorkQueue>> queues_;
+  std::vector<size_t> queue_of_cpu_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // Written by Create() before the pool is shared; read-only after.
+  PoolScheduling scheduling_;
+
+  absl::Mutex setup_mu_;
+  std::vector<WorkerSetup> setups_ ABSL_GUARDED_BY(setup_mu_);
+};
+
+// The CPU the calling thread is running on: sched_getcpu(), or 0 if that
+// fails.
+int CurrentCpu();
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_VERIFY_POOL_H_
