@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/histogram_quantile.h"
 
 namespace verity::server {
 namespace {
@@ -152,27 +153,6 @@ std::vector<std::string> DispatchMetrics::Summary() const {
                                  h.sample_count, " ", QuantilesUs(h)));
   }
   return lines;
-}
-
-double HistogramQuantile(const prometheus::ClientMetric::Histogram& histogram,
-                         double q) {
-  if (histogram.sample_count == 0 || histogram.bucket.empty()) return 0;
-  const double rank = q * static_cast<double>(histogram.sample_count);
-  double lower = 0;
-  uint64_t below = 0;
-  for (const auto& bucket : histogram.bucket) {
-    if (static_cast<double>(bucket.cumulative_count) >= rank) {
-      if (std::isinf(bucket.upper_bound)) return lower;
-      const double in_bucket =
-          static_cast<double>(bucket.cumulative_count - below);
-      if (in_bucket == 0) return bucket.upper_bound;
-      return lower + (bucket.upper_bound - lower) *
-                         (rank - static_cast<double>(below)) / in_bucket;
-    }
-    lower = bucket.upper_bound;
-    below = bucket.cumulative_count;
-  }
-  return lower;
 }
 
 }  // namespace verity::server

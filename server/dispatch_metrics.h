@@ -53,11 +53,6 @@ class DispatchMetrics {
 // Buckets for sub-millisecond work: 1 µs to about 1 s, sqrt(2) apart.
 prometheus::Histogram::BucketBoundaries FineLatencyBuckets();
 
-// The q-quantile of a collected histogram, interpolated within its bucket as
-// Prometheus's histogram_quantile() does; 0 if it is empty.
-double HistogramQuantile(const prometheus::ClientMetric::Histogram& histogram,
-                         double q);
-
 }  // namespace verity::server
 
 #endif  // VERITYD_SERVER_DISPATCH_METRICS_H_

@@ -21,7 +21,6 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "lib/dispatch_policy.h"
-#include "server/dispatch_metrics.h"
 #include "server/env_flags.h"
 #include "server/log.h"
 #include "server/server_options.h"
@@ -177,7 +176,7 @@ int Run(int argc, char** argv) {
     Log("in-flight calls did not end within the grace period; exiting anyway");
     _exit(0);
   }
-  for (const std::string& line : (*server)->dispatch_metrics().Summary()) {
+  for (const std::string& line : (*server)->StatsSummary()) {
     Log(line);
   }
   Log("stopped");

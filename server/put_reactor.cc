@@ -13,28 +13,37 @@ namespace verity::server {
 PutReactor::PutReactor(ServiceContext* context,
                        grpc::CallbackServerContext* call,
                        v1::PutResponse* response)
-    : context_(context), call_(call), response_(response), slot_(context) {
+    : context_(context),
+      timer_(context->rpc_metrics, RpcMethod::kPut),
+      call_(call),
+      response_(response),
+      slot_(context) {
   absl::Status status = context_->CheckServing();
   if (status.ok()) status = slot_.status();
   if (!status.ok()) {
-    Finish(ToGrpcStatus(status));
+    FinishWith(status);
     return;
   }
   StartRead(&request_);
+}
+
+void PutReactor::FinishWith(const absl::Status& status) {
+  timer_.set_code(status.code());
+  Finish(ToGrpcStatus(status));
 }
 
 void PutReactor::OnReadDone(bool ok) {
   if (!ok) {
     // Either the client half-closed (all content sent) or the stream broke.
     // Only the first may store anything.
-    Finish(ToGrpcStatus(call_->IsCancelled()
-                            ? absl::CancelledError("the Put was cancelled")
-                            : Commit()));
+    FinishWith(call_->IsCancelled()
+                   ? absl::CancelledError("the Put was cancelled")
+                   : Commit());
     return;
   }
   absl::Status status = Consume(request_);
   if (!status.ok()) {
-    Finish(ToGrpcStatus(status));
+    FinishWith(status);
     return;
   }
   StartRead(&request_);

@@ -35,7 +35,10 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   absl::Status Begin(const v1::PutHeader& header);
   absl::Status Commit();
 
+  void FinishWith(const absl::Status& status);
+
   ServiceContext* const context_;
+  CallTimer timer_;
   grpc::CallbackServerContext* const call_;
   v1::PutResponse* const response_;
   StreamSlot slot_;

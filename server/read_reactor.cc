@@ -15,7 +15,9 @@ namespace verity::server {
 
 ReadReactor::ReadReactor(ServiceContext* context,
                          const v1::ReadRequest& request)
-    : context_(context), slot_(context) {
+    : context_(context),
+      timer_(context->rpc_metrics, RpcMethod::kRead),
+      slot_(context) {
   absl::Status status = Start(request);
   if (!status.ok()) {
     FinishWith(status);
@@ -43,6 +45,7 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   unsent_from_.assign(blob_->geometry().num_levels(), 0);
   dispatch_.priority_class =
       static_cast<PriorityClass>(request.priority_class());
+  timer_.set_priority_class(dispatch_.priority_class);
   dispatch_.bytes = (end_block_ - next_block_) * blob_->geometry().block_size();
   if (context_->options.verify_on_read && next_block_ < end_block_) {
     blob_->PrefetchTree(next_block_, end_block_);
@@ -162,6 +165,7 @@ absl::StatusOr<std::string> ReadReactor::TreeBlockBytes(TreeBlockId id) const {
 }
 
 void ReadReactor::FinishWith(const absl::Status& status) {
+  timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
     ReportCorruption(context_, blob_->blob().digest(), status);
   }

@@ -48,6 +48,7 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   void FinishWith(const absl::Status& status);
 
   ServiceContext* const context_;
+  CallTimer timer_;
   StreamSlot slot_;
   std::shared_ptr<VerifiedBlob> blob_;
   uint64_t next_block_ = 0;

@@ -18,7 +18,8 @@ namespace {
 constexpr size_t kMaxPageSize = 1000;
 
 grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* call,
-                                const absl::Status& status) {
+                                CallTimer& timer, const absl::Status& status) {
+  timer.set_code(status.code());
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
@@ -87,19 +88,22 @@ grpc::ServerWriteReactor<v1::ReadResponse>* VerityService::Read(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
-  return Reply(call, DoStat(*context_, *request, response));
+  CallTimer timer(context_->rpc_metrics, RpcMethod::kStat);
+  return Reply(call, timer, DoStat(*context_, *request, response));
 }
 
 grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
-  return Reply(call, DoList(*context_, *request, response));
+  CallTimer timer(context_->rpc_metrics, RpcMethod::kList);
+  return Reply(call, timer, DoList(*context_, *request, response));
 }
 
 grpc::ServerUnaryReactor* VerityService::Delete(
     grpc::CallbackServerContext* call, const v1::DeleteRequest* request,
     v1::DeleteResponse* /*response*/) {
-  return Reply(call, DoDelete(context_, *request));
+  CallTimer timer(context_->rpc_metrics, RpcMethod::kDelete);
+  return Reply(call, timer, DoDelete(context_, *request));
 }
 
 }  // namespace verity::server

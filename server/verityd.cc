@@ -99,6 +99,7 @@ absl::Status Verityd::Init() {
   context_.store = store_.get();
   context_.cache = cache_.get();
   context_.dispatcher = dispatcher_.get();
+  context_.rpc_metrics = rpc_metrics_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);
 
@@ -128,6 +129,7 @@ absl::Status Verityd::InitDispatch() {
       ParseInlineLimits(options_.inline_limit_bytes, InlineLimits()).status());
   registry_ = std::make_shared<prometheus::Registry>();
   dispatch_metrics_ = std::make_unique<DispatchMetrics>(*registry_);
+  rpc_metrics_ = std::make_unique<RpcMetrics>(*registry_);
   DispatchOptions dispatch;
   dispatch.mode = options_.dispatch;
   if (dispatch.mode != DispatchMode::kInline) {
@@ -191,6 +193,14 @@ void Verityd::Shutdown(absl::Duration grace) {
                     absl::ToChronoNanoseconds(grace));
   server_->Wait();
   server_.reset();
+}
+
+std::vector<std::string> Verityd::StatsSummary() const {
+  std::vector<std::string> lines = rpc_metrics_->Summary();
+  for (std::string& line : dispatch_metrics_->Summary()) {
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 Verityd::~Verityd() { Shutdown(absl::ZeroDuration()); }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,7 @@
 #include "server/blob_store.h"
 #include "server/dispatch_metrics.h"
 #include "server/dispatcher.h"
+#include "server/rpc_metrics.h"
 #include "server/server_options.h"
 #include "server/service_context.h"
 #include "server/verified_blob_cache.h"
@@ -51,6 +53,8 @@ class Verityd {
 
   // What the verification dispatch did so far.
   const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
+  // Call latencies and dispatch figures as "stats ..." lines, for the log.
+  std::vector<std::string> StatsSummary() const;
 
   // Reports NOT_SERVING, stops accepting calls, lets in-flight calls finish for
   // up to `grace`, then cancels what remains. Idempotent.
@@ -69,6 +73,7 @@ class Verityd {
   std::unique_ptr<VerifiedBlobCache> cache_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
+  std::unique_ptr<RpcMetrics> rpc_metrics_;
   std::unique_ptr<Dispatcher> dispatcher_;
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;

@@ -1,0 +1,18 @@
+// Quantiles of a collected Prometheus histogram, for log lines and benchmark
+// reports.
+
+#ifndef VERITYD_SERVER_HISTOGRAM_QUANTILE_H_
+#define VERITYD_SERVER_HISTOGRAM_QUANTILE_H_
+
+#include <prometheus/client_metric.h>
+
+namespace verity::server {
+
+// The q-quantile, interpolated within its bucket as Prometheus's
+// histogram_quantile() does; 0 if the histogram is empty.
+double HistogramQuantile(const prometheus::ClientMetric::Histogram& histogram,
+                         double q);
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_HISTOGRAM_QUANTILE_H_
