@@ -80,11 +80,22 @@ class ClassQueue {
     return popped;
   }
 
+  // The most urgent class waiting, by class alone (RT, then BE or NONE,
+  // then IDLE; aging aside), or nullopt if empty: for priority inheritance.
+  // BE and NONE share a FIFO, so its front item's class stands for both.
+  std::optional<PriorityClass> MostUrgentClass() const {
+    for (const std::deque<Entry>& band : bands_) {
+      if (!band.empty()) return band.front().priority_class;
+    }
+    return std::nullopt;
+  }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
  private:
-  // One FIFO per offset: RT, BE (with NONE, which is served as BE), IDLE.
+  // One FIFO per offset, most urgent first: RT, BE (with NONE, which is
+  // served as BE), IDLE.
   static constexpr int kNumBands = 3;
 
   struct Entry {

@@ -1,6 +1,7 @@
-// Tests the verification pool from inside its tasks: pinning, the priority
-// obtained, class order per worker, queue_wait, draining on destruction and
-// concurrent submits. Passes with or without privileges, on 1 CPU or more.
+// Tests the verification pool from inside its tasks: pinning, the scheduling
+// band each class runs at and priority inheritance between bands, class order
+// per worker, queue_wait, draining on destruction and concurrent submits.
+// Passes with or without privileges, on 1 CPU or more.
 
 #include "lib/verify_pool.h"
 
@@ -52,17 +53,73 @@ std::string ThreadName() {
   return name;
 }
 
+// Runs `fn` on a new thread, scheduled as the pool's workers start.
+template <typename Fn>
+void OnNewThread(Fn fn) {
+  std::thread thread(fn);
+  thread.join();
+}
+
 // Whether a new thread of this process may use SCHED_FIFO: root, unless a
 // container or the RT cgroup budget says otherwise.
 bool CanUseFifo() {
   bool permitted = false;
-  std::thread probe([&permitted] {
+  OnNewThread([&permitted] {
     sched_param param = {};
     param.sched_priority = 1;
     permitted = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
   });
-  probe.join();
   return permitted;
+}
+
+// Whether a new thread may go to SCHED_IDLE and come back: CAP_SYS_NICE in
+// the initial user namespace, so not in Bazel's sandbox even as root.
+bool CanLeaveSchedIdle() {
+  bool permitted = false;
+  OnNewThread([&permitted] {
+    sched_param param = {};
+    permitted = sched_setscheduler(0, SCHED_IDLE, &param) == 0 &&
+                sched_setscheduler(0, SCHED_OTHER, &param) == 0;
+  });
+  return permitted;
+}
+
+std::string PolicyName(int policy) {
+  switch (policy) {
+    case SCHED_FIFO:
+      return "SCHED_FIFO";
+    case SCHED_OTHER:
+      return "SCHED_OTHER";
+    case SCHED_IDLE:
+      return "SCHED_IDLE";
+  }
+  return absl::StrCat("SCHED_", policy);
+}
+
+// Thread `tid`'s scheduling (0: the caller's) as "<policy> <priority>", the
+// priority being the real-time one, the nice value, or 0 for SCHED_IDLE.
+std::string SchedulingOf(pid_t tid = 0) {
+  const int policy = sched_getscheduler(tid);
+  sched_param param = {};
+  sched_getparam(tid, &param);
+  int priority = 0;
+  if (policy == SCHED_FIFO || policy == SCHED_RR) {
+    priority = param.sched_priority;
+  } else if (policy != SCHED_IDLE) {
+    priority = getpriority(PRIO_PROCESS, tid == 0 ? gettid() : tid);
+  }
+  return absl::StrCat(PolicyName(policy), " ", priority);
+}
+
+// The bands the pool reports, in SchedulingOf()'s format.
+std::string RtBand(const PoolScheduling& s) {
+  return absl::StrCat(s.policy, " ", s.priority);
+}
+std::string BeBand(const PoolScheduling& s) {
+  return absl::StrCat(s.be_policy, " ", s.be_priority);
+}
+std::string IdleBand(const PoolScheduling& s) {
+  return absl::StrCat(s.idle_policy, " ", s.idle_priority);
 }
 
 std::unique_ptr<VerifyPool> MakePool(const VerifyPoolOptions& options) {
@@ -81,15 +138,24 @@ VerifyPoolOptions WithMode(Mode mode) {
   return options;
 }
 
-// Runs `fn` on the pool and waits for it to finish.
+// Runs `fn` on the pool as `priority_class` work and waits for it to finish.
 template <typename Fn>
-void RunOnPool(VerifyPool& pool, int cpu, Fn fn) {
+void RunOnPool(VerifyPool& pool, int cpu, Fn fn,
+               PriorityClass priority_class = PriorityClass::kBe) {
   absl::Notification done;
-  pool.Submit(cpu, PriorityClass::kBe, [&](absl::Duration) {
+  pool.Submit(cpu, priority_class, [&](absl::Duration) {
     fn();
     done.Notify();
   });
   done.WaitForNotification();
+}
+
+// The scheduling a task of `priority_class` runs at, alone on the pool.
+std::string TaskScheduling(VerifyPool& pool, PriorityClass priority_class) {
+  std::string scheduling;
+  RunOnPool(
+      pool, 0, [&] { scheduling = SchedulingOf(); }, priority_class);
+  return scheduling;
 }
 
 // Keeps the worker serving `cpu` busy until Release() or destruction.
@@ -190,44 +256,134 @@ TEST(VerifyPoolTest, UnboundWorkersMayRunAnywhere) {
   EXPECT_THAT(name, testing::StartsWith("verify-u/"));
 }
 
-TEST(VerifyPoolTest, TasksRunWithTheReportedPriority) {
+TEST(VerifyPoolTest, PinnedTasksRunAtTheirClassBand) {
+  const std::string inherited = SchedulingOf();
+  std::unique_ptr<VerifyPool> pool = MakePool({});
+  ASSERT_NE(pool, nullptr);
+  const PoolScheduling& scheduling = pool->scheduling();
+  EXPECT_TRUE(scheduling.class_bands);
+  if (CanUseFifo()) {
+    EXPECT_EQ(RtBand(scheduling), "SCHED_FIFO 1");
+  } else {
+    EXPECT_EQ(scheduling.policy, "SCHED_OTHER");
+    EXPECT_LE(scheduling.priority, ThreadNice());  // never worse than inherited
+  }
+  EXPECT_EQ(BeBand(scheduling), inherited);
+  EXPECT_EQ(IdleBand(scheduling),
+            CanLeaveSchedIdle() ? "SCHED_IDLE 0" : inherited);
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kRt), RtBand(scheduling));
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kBe), BeBand(scheduling));
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kNone), BeBand(scheduling));
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kIdle), IdleBand(scheduling));
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kRt), RtBand(scheduling));
+}
+
+// Unbound mode, and pinned mode without class bands: the old behaviour.
+TEST(VerifyPoolTest, WithoutBandsEveryClassRunsRaised) {
   const bool fifo = CanUseFifo();
-  for (Mode mode : {Mode::kPinned, Mode::kUnbound}) {
-    std::unique_ptr<VerifyPool> pool = MakePool(WithMode(mode));
+  VerifyPoolOptions pinned;
+  pinned.class_bands = false;
+  for (const VerifyPoolOptions& options : {pinned, WithMode(Mode::kUnbound)}) {
+    std::unique_ptr<VerifyPool> pool = MakePool(options);
     ASSERT_NE(pool, nullptr);
     const PoolScheduling& scheduling = pool->scheduling();
-    int policy = -1, priority = -100;
-    RunOnPool(*pool, 0, [&] {
-      policy = sched_getscheduler(0);
-      sched_param param = {};
-      sched_getparam(0, &param);
-      priority = policy == SCHED_FIFO ? param.sched_priority : ThreadNice();
-    });
+    EXPECT_FALSE(scheduling.class_bands);
     EXPECT_EQ(scheduling.policy, fifo ? "SCHED_FIFO" : "SCHED_OTHER");
-    EXPECT_EQ(policy, fifo ? SCHED_FIFO : SCHED_OTHER);
-    EXPECT_EQ(priority, scheduling.priority);
     if (fifo) {
-      EXPECT_EQ(priority, 1);
-    } else {
-      EXPECT_LE(priority, ThreadNice());  // never worse than inherited
+      EXPECT_EQ(scheduling.priority, 1);
+    }
+    EXPECT_EQ(BeBand(scheduling), RtBand(scheduling));
+    EXPECT_EQ(IdleBand(scheduling), RtBand(scheduling));
+    for (PriorityClass c : kAllPriorityClasses) {
+      EXPECT_EQ(TaskScheduling(*pool, c), RtBand(scheduling))
+          << PriorityClassName(c);
     }
   }
 }
 
 TEST(VerifyPoolTest, WithoutRaisingWorkersKeepInheritedScheduling) {
+  const std::string inherited = SchedulingOf();
   VerifyPoolOptions options;
   options.raise_priority = false;
   std::unique_ptr<VerifyPool> pool = MakePool(options);
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->scheduling().policy, "SCHED_OTHER");
-  EXPECT_EQ(pool->scheduling().priority, ThreadNice());
-  int policy = -1, nice = -100;
-  RunOnPool(*pool, 0, [&] {
-    policy = sched_getscheduler(0);
-    nice = ThreadNice();
+  const PoolScheduling& scheduling = pool->scheduling();
+  EXPECT_EQ(RtBand(scheduling), inherited);
+  EXPECT_EQ(BeBand(scheduling), inherited);
+  EXPECT_EQ(IdleBand(scheduling),
+            CanLeaveSchedIdle() ? "SCHED_IDLE 0" : inherited);
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kRt), inherited);
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kBe), inherited);
+  EXPECT_EQ(TaskScheduling(*pool, PriorityClass::kIdle), IdleBand(scheduling));
+}
+
+// What a task saw: its worker's thread id and its own scheduling as it
+// started and as it ended.
+struct Seen {
+  pid_t tid = 0;
+  std::string at_start;
+  std::string at_end;
+};
+
+// Submits a task that records what it sees into `seen`, first waiting for
+// `release` if given, and notifies `started` (if given) once it runs.
+void SubmitObserver(VerifyPool& pool, int cpu, PriorityClass priority_class,
+                    Seen& seen, absl::Notification* started = nullptr,
+                    absl::Notification* release = nullptr) {
+  pool.Submit(cpu, priority_class, [=, &seen](absl::Duration) {
+    seen.tid = gettid();
+    seen.at_start = SchedulingOf();
+    if (started != nullptr) started->Notify();
+    if (release != nullptr) release->WaitForNotification();
+    seen.at_end = SchedulingOf();
   });
-  EXPECT_EQ(policy, SCHED_OTHER);
-  EXPECT_EQ(nice, ThreadNice());
+}
+
+TEST(VerifyPoolTest, QueuedUrgentWorkRaisesTheRunningBand) {
+  VerifyPoolOptions options;
+  options.aging = {absl::Seconds(100), absl::Seconds(200)};  // class order
+  std::unique_ptr<VerifyPool> pool = MakePool(options);
+  ASSERT_NE(pool, nullptr);
+  const PoolScheduling& scheduling = pool->scheduling();
+  const int cpu = scheduling.cpus[0];
+  absl::Notification started, release;
+  Seen idle, idle_after, be, rt;
+  SubmitObserver(*pool, cpu, PriorityClass::kIdle, idle, &started, &release);
+  started.WaitForNotification();
+  EXPECT_EQ(idle.at_start, IdleBand(scheduling));
+  SubmitObserver(*pool, cpu, PriorityClass::kIdle, idle_after);
+  EXPECT_EQ(SchedulingOf(idle.tid), IdleBand(scheduling));
+  SubmitObserver(*pool, cpu, PriorityClass::kBe, be);
+  EXPECT_EQ(SchedulingOf(idle.tid), BeBand(scheduling));  // still in IDLE
+  SubmitObserver(*pool, cpu, PriorityClass::kRt, rt);
+  EXPECT_EQ(SchedulingOf(idle.tid), RtBand(scheduling));  // still in IDLE
+  release.Notify();
+  pool.reset();  // runs RT, BE, then IDLE
+  EXPECT_EQ(idle.at_end, RtBand(scheduling));
+  EXPECT_EQ(rt.tid, idle.tid);
+  EXPECT_EQ(rt.at_start, RtBand(scheduling));            // BE and IDLE wait
+  EXPECT_EQ(be.at_start, BeBand(scheduling));            // IDLE waits
+  EXPECT_EQ(idle_after.at_start, IdleBand(scheduling));  // alone: back down
+}
+
+TEST(VerifyPoolTest, AgedIdleWorkRunsAtTheBandOfWaitingRtWork) {
+  VerifyPoolOptions options;
+  options.aging = ClassQueueOptions::Fifo();  // every item aged at once
+  std::unique_ptr<VerifyPool> pool = MakePool(options);
+  ASSERT_NE(pool, nullptr);
+  const PoolScheduling& scheduling = pool->scheduling();
+  const int cpu = scheduling.cpus[0];
+  Seen aged, rt, last;
+  {
+    Blocker blocker(*pool, cpu);
+    SubmitObserver(*pool, cpu, PriorityClass::kIdle, aged);
+    SubmitObserver(*pool, cpu, PriorityClass::kRt, rt);
+    SubmitObserver(*pool, cpu, PriorityClass::kIdle, last);
+  }
+  pool.reset();
+  EXPECT_EQ(aged.at_start, RtBand(scheduling));
+  EXPECT_EQ(rt.at_start, RtBand(scheduling));
+  EXPECT_EQ(last.at_start, IdleBand(scheduling));
 }
 
 class Recorder {
@@ -347,13 +503,62 @@ TEST(VerifyPoolTest, ConcurrentSubmitsLoseNothing) {
   }
 }
 
+// Submits racing the worker's band changes: no task may run below its band.
+TEST(VerifyPoolTest, ConcurrentSubmitsNeverRunBelowTheirBand) {
+  constexpr int kThreads = 3;
+  constexpr int kTasksPerThread = 3000;
+  std::unique_ptr<VerifyPool> pool = MakePool({});
+  ASSERT_NE(pool, nullptr);
+  const PoolScheduling& scheduling = pool->scheduling();
+  const int cpu = scheduling.cpus[0];
+  std::atomic<int> rt_below{0}, be_below{0};
+  auto check = [&](PriorityClass c) {
+    return [&, c](absl::Duration) {
+      const std::string seen = SchedulingOf();
+      if (c == PriorityClass::kRt && seen != RtBand(scheduling)) ++rt_below;
+      if (c == PriorityClass::kBe && seen != RtBand(scheduling) &&
+          seen != BeBand(scheduling)) {
+        ++be_below;
+      }
+    };
+  };
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < kThreads; ++t) {
+    submitters.emplace_back([&pool, &check, cpu, t] {
+      for (int i = 0; i < kTasksPerThread; ++i) {
+        const PriorityClass c = kAllPriorityClasses[(i + t) % 4];
+        pool->Submit(cpu, c, check(c));
+      }
+    });
+  }
+  for (std::thread& submitter : submitters) submitter.join();
+  pool.reset();
+  EXPECT_EQ(rt_below.load(), 0);
+  EXPECT_EQ(be_below.load(), 0);
+}
+
 TEST(VerifyPoolTest, SchedulingToString) {
-  PoolScheduling scheduling{"SCHED_FIFO", 1, true, 2, {0, 1}};
+  PoolScheduling scheduling;
+  scheduling.policy = "SCHED_FIFO";
+  scheduling.priority = 1;
+  scheduling.pinned = true;
+  scheduling.threads = 2;
+  scheduling.cpus = {0, 1};
+  scheduling.class_bands = true;
+  scheduling.be_policy = "SCHED_OTHER";
+  scheduling.be_priority = 0;
+  scheduling.idle_policy = "SCHED_IDLE";
   EXPECT_EQ(scheduling.ToString(),
-            "2 threads pinned to CPUs 0,1, SCHED_FIFO priority 1");
-  scheduling = {"SCHED_OTHER", -20, false, 1, {3}};
+            "2 threads pinned to CPUs 0,1; RT at SCHED_FIFO priority 1, "
+            "BE/NONE at SCHED_OTHER nice 0, IDLE at SCHED_IDLE");
+  scheduling.policy = "SCHED_OTHER";
+  scheduling.priority = -20;
+  scheduling.pinned = false;
+  scheduling.threads = 1;
+  scheduling.cpus = {3};
+  scheduling.class_bands = false;
   EXPECT_EQ(scheduling.ToString(),
-            "1 thread unpinned on CPU 3, SCHED_OTHER nice -20");
+            "1 thread unpinned on CPU 3; every class at SCHED_OTHER nice -20");
 }
 
 }  // namespace
