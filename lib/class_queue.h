@@ -67,11 +67,7 @@ class ClassQueue {
 
   // The item with the earliest deadline, or nullopt if the queue is empty.
   std::optional<Popped> Pop() {
-    int best = -1;
-    for (int band = 0; band < kNumBands; ++band) {
-      if (bands_[band].empty()) continue;
-      if (best < 0 || Key(band) < Key(best)) best = band;
-    }
+    const int best = NextBand();
     if (best < 0) return std::nullopt;
     Entry& front = bands_[best].front();
     Popped popped{std::move(front.item), front.priority_class, front.enqueued};
@@ -88,6 +84,13 @@ class ClassQueue {
       if (!band.empty()) return band.front().priority_class;
     }
     return std::nullopt;
+  }
+
+  // When the item Pop() would return was pushed, or nullopt if empty.
+  std::optional<absl::Time> NextEnqueued() const {
+    const int best = NextBand();
+    if (best < 0) return std::nullopt;
+    return bands_[best].front().enqueued;
   }
 
   size_t size() const { return size_; }
@@ -116,6 +119,16 @@ class ClassQueue {
         return 2;
     }
     return 1;
+  }
+
+  // The band whose front item runs next, or -1 if all are empty.
+  int NextBand() const {
+    int best = -1;
+    for (int band = 0; band < kNumBands; ++band) {
+      if (bands_[band].empty()) continue;
+      if (best < 0 || Key(band) < Key(best)) best = band;
+    }
+    return best;
   }
 
   // The order key of a non-empty band's front item; smaller runs first.

@@ -48,6 +48,21 @@ TEST(ClassQueueTest, EmptyQueue) {
   EXPECT_TRUE(queue.empty());
 }
 
+TEST(ClassQueueTest, NextEnqueuedAndMostUrgentClassPeekWithoutPopping) {
+  ClassQueue<int> queue(ClassQueueOptions{absl::Milliseconds(5),
+                                          absl::Milliseconds(50)});
+  EXPECT_EQ(queue.NextEnqueued(), std::nullopt);
+  EXPECT_EQ(queue.MostUrgentClass(), std::nullopt);
+  queue.Push(PriorityClass::kIdle, kT0, 1);
+  queue.Push(PriorityClass::kRt, kT0 + absl::Milliseconds(60), 2);
+  // The IDLE item has aged past the RT one: it runs next, RT is most urgent.
+  EXPECT_EQ(queue.NextEnqueued(), kT0);
+  EXPECT_EQ(queue.MostUrgentClass(), PriorityClass::kRt);
+  EXPECT_EQ(queue.size(), 2u);
+  EXPECT_EQ(queue.Pop()->item, 1);
+  EXPECT_EQ(queue.NextEnqueued(), kT0 + absl::Milliseconds(60));
+}
+
 TEST(ClassQueueTest, ClassOrderWhenEnqueuedTogether) {
   ClassQueue<int> queue;
   queue.Push(PriorityClass::kIdle, kT0, 1);

@@ -246,13 +246,34 @@ absl::StatusOr<int> ThreadCount(const VerifyPoolOptions& options,
 
 }  // namespace
 
+// When a class other than IDLE was last active, and how long IDLE work waits
+// for quiet. Shared by the pinned queues; the time is atomic, as NoteActivity()
+// writes it from any thread without a lock.
+struct VerifyPool::IdleGate {
+  std::atomic<int64_t> last_activity_ns{0};
+  absl::Duration grace;
+  absl::Duration idle_delay;
+
+  // How much longer IDLE work pushed at `enqueued` must wait at `now`, or
+  // zero if it may start.
+  absl::Duration Hold(absl::Time now, absl::Time enqueued) const {
+    const absl::Time active = absl::FromUnixNanos(
+        last_activity_ns.load(std::memory_order_relaxed));
+    const absl::Duration quiet_in = active + grace - now;
+    const absl::Duration aged_in = enqueued + idle_delay - now;
+    return std::max(absl::ZeroDuration(), std::min(quiet_in, aged_in));
+  }
+};
+
 // One queue and the workers that serve it: a monitor around a ClassQueue.
 // With class bands (pinned mode, one worker) it also moves its worker between
 // bands. band_, under mu_, is the band the worker is at or, while it lowers
 // itself, committed to.
 class alignas(ABSL_CACHELINE_SIZE) VerifyPool::WorkQueue {
  public:
-  explicit WorkQueue(const ClassQueueOptions& options) : tasks_(options) {}
+  // `idle_gate` may be null (IDLE work is not held back) and must outlive this.
+  WorkQueue(const ClassQueueOptions& options, const IdleGate* idle_gate)
+      : tasks_(options), idle_gate_(idle_gate) {}
 
   // From now on thread `tid`, the only worker, now scheduled as bands[kRt],
   // runs each task at its band or a more urgent one still waiting, and
@@ -282,7 +303,7 @@ class alignas(ABSL_CACHELINE_SIZE) VerifyPool::WorkQueue {
     std::optional<Lowering> lowering;
     {
       absl::MutexLock lock(&mu_);
-      while (tasks_.empty() && !stopping_) work_or_stop_.Wait(&mu_);
+      WaitForRunnable();
       next = tasks_.Pop();
       if (next.has_value()) lowering = MoveTo(RunBand(next->priority_class));
     }
@@ -302,6 +323,30 @@ class alignas(ABSL_CACHELINE_SIZE) VerifyPool::WorkQueue {
   }
 
  private:
+  // Waits until a task may start or the queue is stopping: a Push() wakes it,
+  // and held IDLE work is looked at again when its hold ends.
+  void WaitForRunnable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    while (!stopping_) {
+      if (tasks_.empty()) {
+        work_or_stop_.Wait(&mu_);
+        continue;
+      }
+      const absl::Duration hold = IdleHold();
+      if (hold <= absl::ZeroDuration()) return;
+      work_or_stop_.WaitWithTimeout(&mu_, hold);
+    }
+  }
+
+  // How long the next task must wait: only IDLE work, only while another
+  // class was active within the grace period and it has not aged enough.
+  absl::Duration IdleHold() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (idle_gate_ == nullptr ||
+        tasks_.MostUrgentClass() != PriorityClass::kIdle) {
+      return absl::ZeroDuration();
+    }
+    return idle_gate_->Hold(absl::Now(), *tasks_.NextEnqueued());
+  }
+
   // A band the worker has committed to but not yet set, and boosts_ then.
   struct Lowering {
     pid_t tid;
@@ -360,6 +405,7 @@ class alignas(ABSL_CACHELINE_SIZE) VerifyPool::WorkQueue {
   mutable absl::Mutex mu_;
   absl::CondVar work_or_stop_;
   ClassQueue<Task> tasks_ ABSL_GUARDED_BY(mu_);
+  const IdleGate* const idle_gate_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Set by EnableBands(); 0 without class bands, which leaves the rest unused.
   pid_t worker_tid_ ABSL_GUARDED_BY(mu_) = 0;
@@ -453,8 +499,13 @@ void VerifyPool::CreateQueues(const std::vector<int>& cpus, int threads) {
   const bool pinned = options_.mode == VerifyPoolOptions::Mode::kPinned;
   const ClassQueueOptions order =
       pinned ? options_.aging : ClassQueueOptions::Fifo();
+  if (pinned && options_.idle_grace > absl::ZeroDuration()) {
+    idle_gate_ = std::make_unique<IdleGate>();
+    idle_gate_->grace = options_.idle_grace;
+    idle_gate_->idle_delay = options_.aging.idle_delay;
+  }
   for (int i = 0; i < (pinned ? threads : 1); ++i) {
-    queues_.push_back(std::make_unique<WorkQueue>(order));
+    queues_.push_back(std::make_unique<WorkQueue>(order, idle_gate_.get()));
   }
   if (!pinned) return;
   queue_of_cpu_.resize(cpus[threads - 1] + 1);
@@ -530,7 +581,14 @@ VerifyPool::WorkerSetup VerifyPool::SetUpThread(const Worker& worker) const {
 }
 
 void VerifyPool::Submit(int cpu, PriorityClass priority_class, Task task) {
+  NoteActivity(priority_class);
   queues_[QueueIndex(cpu)]->Push(priority_class, std::move(task));
+}
+
+void VerifyPool::NoteActivity(PriorityClass priority_class) {
+  if (idle_gate_ == nullptr || priority_class == PriorityClass::kIdle) return;
+  idle_gate_->last_activity_ns.store(absl::ToUnixNanos(absl::Now()),
+                                     std::memory_order_relaxed);
 }
 
 size_t VerifyPool::QueueIndex(int cpu) const {

@@ -59,6 +59,12 @@ struct VerifyPoolOptions {
   bool class_bands = true;
   // Pinned mode's aging; unbound mode uses ClassQueueOptions::Fifo().
   ClassQueueOptions aging;
+  // Pinned mode: IDLE work starts only once no other class has been active
+  // (NoteActivity()) for this long, or once it has waited aging.idle_delay:
+  // the idle class of the kernel's CFQ/BFQ I/O schedulers, which serve it only
+  // when the disk is otherwise idle. Its transport and the client reading it
+  // then yield too, since a stream has one message in flight. Zero: off.
+  absl::Duration idle_grace = absl::Milliseconds(5);
 };
 
 // What the workers actually got, for logs and metrics. Should workers differ,
@@ -115,6 +121,12 @@ class VerifyPool {
   // more urgent. Unbound: `cpu` is ignored.
   void Submit(int cpu, PriorityClass priority_class, Task task);
 
+  // Records that work of `priority_class` started now, anywhere (Submit()
+  // calls it; callers verifying inline should too): IDLE work waits for the
+  // other classes to be quiet (see idle_grace). One relaxed store; none for
+  // IDLE.
+  void NoteActivity(PriorityClass priority_class);
+
   const PoolScheduling& scheduling() const { return scheduling_; }
 
   // Tasks queued but not started, across workers.
@@ -122,6 +134,7 @@ class VerifyPool {
 
  private:
   class WorkQueue;
+  struct IdleGate;
   struct Worker;
   struct WorkerSetup;
 
@@ -140,6 +153,8 @@ class VerifyPool {
   size_t QueueIndex(int cpu) const;
 
   const VerifyPoolOptions options_;
+  // Null unless pinned mode with a non-zero idle_grace.
+  std::unique_ptr<IdleGate> idle_gate_;
   // Fixed once Create() returns: one queue per worker (pinned) or one shared
   // queue (unbound), the pinned queue of each CPU number, and the workers.
   std::vector<std::unique_ptr<WorkQueue>> queues_;

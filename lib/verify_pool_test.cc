@@ -457,6 +457,57 @@ TEST(VerifyPoolTest, QueueWaitCoversTheBlockedTime) {
   EXPECT_EQ(pool->queued(), 0u);
 }
 
+// Submits one task of `priority_class` and returns how long it was queued.
+absl::Duration QueueWaitOf(VerifyPool& pool, PriorityClass priority_class) {
+  absl::Duration wait;
+  absl::Notification done;
+  pool.Submit(pool.scheduling().cpus[0], priority_class,
+              [&](absl::Duration queue_wait) {
+                wait = queue_wait;
+                done.Notify();
+              });
+  done.WaitForNotification();
+  return wait;
+}
+
+TEST(VerifyPoolTest, IdleWorkWaitsForTheOtherClassesToBeQuiet) {
+  VerifyPoolOptions options;
+  options.idle_grace = absl::Milliseconds(200);
+  options.aging.idle_delay = absl::Seconds(100);
+  std::unique_ptr<VerifyPool> pool = MakePool(options);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_LT(QueueWaitOf(*pool, PriorityClass::kIdle), absl::Milliseconds(150));
+  pool->NoteActivity(PriorityClass::kIdle);  // IDLE is not activity
+  EXPECT_LT(QueueWaitOf(*pool, PriorityClass::kIdle), absl::Milliseconds(150));
+  // Inline RT work elsewhere, then a BE task: each restarts the grace.
+  pool->NoteActivity(PriorityClass::kRt);
+  EXPECT_GE(QueueWaitOf(*pool, PriorityClass::kIdle), absl::Milliseconds(150));
+  EXPECT_LT(QueueWaitOf(*pool, PriorityClass::kBe), absl::Milliseconds(150));
+  EXPECT_GE(QueueWaitOf(*pool, PriorityClass::kIdle), absl::Milliseconds(150));
+}
+
+TEST(VerifyPoolTest, HeldIdleWorkRunsOnceAged) {
+  VerifyPoolOptions options;
+  options.idle_grace = absl::Seconds(100);
+  options.aging.idle_delay = absl::Milliseconds(200);
+  std::unique_ptr<VerifyPool> pool = MakePool(options);
+  ASSERT_NE(pool, nullptr);
+  pool->NoteActivity(PriorityClass::kRt);
+  const absl::Duration wait = QueueWaitOf(*pool, PriorityClass::kIdle);
+  EXPECT_GE(wait, absl::Milliseconds(200));
+  EXPECT_LT(wait, absl::Seconds(50));
+}
+
+TEST(VerifyPoolTest, UnboundNeverHoldsIdleWork) {
+  VerifyPoolOptions options = WithMode(Mode::kUnbound);
+  options.idle_grace = absl::Seconds(100);
+  options.aging.idle_delay = absl::Seconds(100);
+  std::unique_ptr<VerifyPool> pool = MakePool(options);
+  ASSERT_NE(pool, nullptr);
+  pool->NoteActivity(PriorityClass::kRt);
+  EXPECT_LT(QueueWaitOf(*pool, PriorityClass::kIdle), absl::Seconds(50));
+}
+
 TEST(VerifyPoolTest, DestructorRunsQueuedTasks) {
   constexpr int kTasks = 1000;
   for (Mode mode : {Mode::kPinned, Mode::kUnbound}) {

@@ -35,6 +35,7 @@ void Dispatcher::Verify(VerifiedBlob* blob, RequestDispatch* request,
                request->bytes, budget.HasBudget(start, options_.budget));
     if (decision.path == DispatchPath::kInline) {
       Place(request, decision);
+      if (pool_ != nullptr) pool_->NoteActivity(request->priority_class);
       absl::Status status = VerifyInline(blob, first_block, end_block, read);
       const absl::Duration spent = absl::Now() - start;
       budget.Charge(start, spent, options_.budget);

@@ -91,11 +91,11 @@ absl::Status Verityd::Init() {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                    Credentials(options_));
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
+  RETURN_IF_ERROR(InitDispatch());
   BlobStoreOptions store_options = options_.store;
   if (!store_options.log) store_options.log = Log;
   ASSIGN_OR_RETURN(store_, BlobStore::Open(store_options));
   cache_ = std::make_unique<VerifiedBlobCache>(store_.get(), options_.cache);
-  RETURN_IF_ERROR(InitDispatch());
   context_.store = store_.get();
   context_.cache = cache_.get();
   context_.dispatcher = dispatcher_.get();

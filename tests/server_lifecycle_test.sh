@@ -23,6 +23,24 @@ check "env: the blob is in the env store" stored_in "$work/env-store"
 expect_stop env "$server_pid"
 check "env: the log shows the shutdown" grep -q "received Terminated; shutting down" "$server_log"
 check "env: the log shows the stop" grep -q "verityd: stopped" "$server_log"
+check "env: the log names the dispatch and its calibration" \
+  grep -qE "dispatch: adaptive, inline limits none=[0-9]+,rt=[0-9]+,be=[0-9]+,idle=0 \(calibrated: hash" \
+  "$server_log"
+check "env: shutdown logs the Put's latency" \
+  grep -qE "stats rpc method=Put class=none code=OK count=1 " "$server_log"
+
+# The dispatch flags from the environment; a Read's placement shows in the shutdown stats.
+VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/env-store" VERITYD_DISPATCH=pool \
+  VERITYD_INLINE_LIMIT_BYTES=rt=65536 start_server env-dispatch
+check "env: VERITYD_DISPATCH and VERITYD_INLINE_LIMIT_BYTES" \
+  grep -qE "dispatch: pool, inline limits none=[0-9]+,rt=65536," "$server_log"
+expect_exit 0 "env-dispatch: get" vc get --server="127.0.0.1:$server_port" --priority=idle \
+  "$(vc put --server="127.0.0.1:$server_port" "$work/small" | cut -d' ' -f1)" -o "$work/small.out"
+expect_stop env-dispatch "$server_pid"
+check "env-dispatch: the Read was forced to the pool" \
+  grep -qE "stats dispatch path=pool class=idle reason=forced count=[1-9]" "$server_log"
+check "env-dispatch: the pool's queue wait is logged" \
+  grep -qE "stats queue_wait class=idle count=[1-9]" "$server_log"
 
 # A non-loopback VERITYD_LISTEN would be refused without TLS: --listen must replace it.
 VERITYD_LISTEN=0.0.0.0:0 VERITYD_STORE_DIR="$work/dirA" VERITYD_VERIFY_ON_READ=false \
@@ -62,6 +80,10 @@ refused "bad --on_corruption" "on_corruption" --listen=127.0.0.1:0 --store_dir="
   --on_corruption=ignore
 VERITYD_ON_CORRUPTION=ignore refused "bad VERITYD_ON_CORRUPTION" "on_corruption" \
   --listen=127.0.0.1:0 --store_dir="$work/s"
+refused "bad --dispatch" "pool_unbound" --listen=127.0.0.1:0 --store_dir="$work/s" \
+  --dispatch=unbound
+refused "bad --inline_limit_bytes" "rt=8192" --listen=127.0.0.1:0 --store_dir="$work/s" \
+  --inline_limit_bytes=rt=8k
 refused "a certificate without a key" "tls_key" --listen=127.0.0.1:0 --store_dir="$work/s" \
   --tls_cert="$work/small"
 refused "an unknown flag" "frobnicate" --listen=127.0.0.1:0 --store_dir="$work/s" --frobnicate

@@ -3,12 +3,16 @@
 // per-group throughput and latency. The client does not verify (it asks for no
 // tree blocks): the server's verification and dispatch are what is measured.
 //   dispatch_load --server=H:P --digest=D [--seconds=10] [--warmup_seconds=2]
-//                 --load=CLASS:KIND:SIZE:CLIENTS[,CLASS:KIND:SIZE:CLIENTS...]
+//                 --load=CLASS:KIND:SIZE:CLIENTS[:RATE][,...]
 // CLASS is none|rt|be|idle. KIND is random (block-aligned random offsets, one
 // synchronous request at a time: the 4 KiB synchronous-read analog), stream
 // (sequential SIZE reads through the blob, wrapping, each client starting at a
 // different offset: the readahead analog) or scan (the same access pattern, for
 // a background scan). SIZE is in bytes, a multiple of the blob's block size.
+// RATE, if given, is requests per second per client on a fixed schedule (an
+// open loop, like an application's reads): latency is then counted from each
+// request's scheduled start, so a slow reply also charges the requests it
+// delays. Without RATE a client sends the next request when one ends.
 // Give every group in one --load (a repeated --load replaces the earlier one,
 // as absl list flags do). All groups run at once. Requests that start after the
 // warm-up and end within the measured --seconds count. Prints one line per
@@ -44,8 +48,9 @@ ABSL_FLAG(std::string, digest, "", "blob to read");
 ABSL_FLAG(int, seconds, 10, "measured time");
 ABSL_FLAG(int, warmup_seconds, 2, "time before measuring (not recorded)");
 ABSL_FLAG(std::vector<std::string>, load, {},
-          "comma-separated CLASS:KIND:SIZE:CLIENTS groups, all run at once; "
-          "CLASS none|rt|be|idle, KIND random|stream|scan, SIZE in bytes");
+          "comma-separated CLASS:KIND:SIZE:CLIENTS[:RATE] groups, all run at "
+          "once; CLASS none|rt|be|idle, KIND random|stream|scan, SIZE in "
+          "bytes, RATE requests/s per client (default: back to back)");
 
 namespace verity::bench {
 namespace {
@@ -62,6 +67,7 @@ struct Load {
   Kind kind = Kind::kRandom;
   uint64_t size = 0;  // bytes per request
   int clients = 0;
+  double rate = 0;  // requests per second per client; 0: back to back
 };
 
 // What one client saw in the measured window.
@@ -80,10 +86,14 @@ struct BlobShape {
 absl::StatusOr<Load> ParseLoad(const std::string& text) {
   const std::vector<std::string> parts = absl::StrSplit(text, ':');
   Load load;
-  if (parts.size() != 4 || !absl::SimpleAtoi(parts[2], &load.size) ||
+  if ((parts.size() != 4 && parts.size() != 5) ||
+      !absl::SimpleAtoi(parts[2], &load.size) ||
       !absl::SimpleAtoi(parts[3], &load.clients) || load.size == 0 ||
-      load.clients <= 0) {
-    return absl::InvalidArgumentError("want CLASS:KIND:SIZE:CLIENTS: " + text);
+      load.clients <= 0 ||
+      (parts.size() == 5 &&
+       (!absl::SimpleAtod(parts[4], &load.rate) || load.rate <= 0))) {
+    return absl::InvalidArgumentError(
+        "want CLASS:KIND:SIZE:CLIENTS[:RATE]: " + text);
   }
   load.class_name = parts[0];
   load.kind_name = parts[1];
@@ -197,15 +207,37 @@ class OffsetPicker {
   uint64_t next_ = 0;
 };
 
-// One client: requests back to back until `end`, recording those that start
-// at or after `measure_from` and finish by `end`.
+// When each request starts: back to back, or on a fixed schedule.
+class Pacer {
+ public:
+  explicit Pacer(double rate)
+      : interval_(rate > 0 ? absl::Seconds(1 / rate) : absl::ZeroDuration()),
+        next_(absl::Now()) {}
+
+  // Waits for the next slot and returns the time latency counts from.
+  absl::Time Next() {
+    if (interval_ == absl::ZeroDuration()) return absl::Now();
+    const absl::Time slot = next_;
+    next_ += interval_;
+    absl::SleepFor(slot - absl::Now());
+    return slot;
+  }
+
+ private:
+  const absl::Duration interval_;
+  absl::Time next_;
+};
+
+// One client: requests until `end`, recording those that start at or after
+// `measure_from` and finish by `end`.
 ClientResult RunClient(const std::string& digest, const Load& load,
                        const BlobShape& shape, int client,
                        absl::Time measure_from, absl::Time end) {
   auto stub = NewStub();
   OffsetPicker offsets(load, shape, client);
+  Pacer pacer(load.rate);
   ClientResult result;
-  for (absl::Time start = absl::Now(); start < end; start = absl::Now()) {
+  for (absl::Time start = pacer.Next(); start < end; start = pacer.Next()) {
     const absl::Status status = ReadRange(*stub, digest, load, offsets.Next());
     const absl::Time done = absl::Now();
     if (!status.ok()) {
