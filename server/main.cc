@@ -47,6 +47,9 @@ ABSL_FLAG(bool, verify_once, false,
           "remember verified data blocks (one bit each) and do not hash them "
           "again, like dm-verity's check_at_most_once: for stores trusted "
           "after the first read");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
+          "host:port serving Prometheus metrics at /metrics; port 0 picks a "
+          "free one (logged); empty disables it");
 ABSL_FLAG(std::string, dispatch, "adaptive",
           "where reads are verified: adaptive (inline on the completion "
           "thread when small, urgent and cheap, else the CPU-pinned "
@@ -100,6 +103,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   if (!dispatch.ok()) return dispatch.status();
   options.dispatch = *dispatch;
   options.inline_limit_bytes = absl::GetFlag(FLAGS_inline_limit_bytes);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   const std::string on_corruption = absl::GetFlag(FLAGS_on_corruption);
   if (on_corruption == "quarantine") {
     options.service.on_corruption = OnCorruption::kQuarantine;
@@ -164,6 +168,11 @@ int Run(int argc, char** argv) {
   }
   Log(absl::StrCat("listening on ", (*server)->address(), " (store ",
                    options->store.root, ")"));
+  if ((*server)->metrics_port() != 0) {
+    const std::string& listen = options->metrics_listen;
+    Log(absl::StrCat("metrics on http://", listen.substr(0, listen.rfind(':')),
+                     ":", (*server)->metrics_port(), "/metrics"));
+  }
   int signal = 0;
   sigwait(&signals, &signal);
   Log(absl::StrCat("received ", strsignal(signal), "; shutting down within ",

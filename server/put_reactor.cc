@@ -14,7 +14,7 @@ PutReactor::PutReactor(ServiceContext* context,
                        grpc::CallbackServerContext* call,
                        v1::PutResponse* response)
     : context_(context),
-      timer_(context->rpc_metrics, RpcMethod::kPut),
+      timer_(context->metrics, RpcMethod::kPut),
       call_(call),
       response_(response),
       slot_(context) {
@@ -61,6 +61,7 @@ absl::Status PutReactor::Consume(const v1::PutRequest& request) {
         return absl::InvalidArgumentError(
             "the first message of a Put must be its header");
       }
+      context_->metrics->AddPutBytes(request.data().size());
       return writer_->Append(AsBytes(request.data()));
     case v1::PutRequest::PART_NOT_SET:
       break;

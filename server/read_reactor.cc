@@ -16,7 +16,7 @@ namespace verity::server {
 ReadReactor::ReadReactor(ServiceContext* context,
                          const v1::ReadRequest& request)
     : context_(context),
-      timer_(context->rpc_metrics, RpcMethod::kRead),
+      timer_(context->metrics, RpcMethod::kRead),
       slot_(context) {
   absl::Status status = Start(request);
   if (!status.ok()) {
@@ -125,6 +125,8 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
     return;
   }
   response_.mutable_data()->swap(read_.data);
+  context_->metrics->AddReadBytes(dispatch_.priority_class,
+                                  response_.data().size());
   absl::Status tree = AddTreeBlocks(next_block_, chunk_end_);
   if (!tree.ok()) {
     FinishWith(tree);

@@ -32,6 +32,9 @@ struct ServerOptions {
   bool allow_insecure = false;
   ServiceOptions service;
   VerifiedBlobCacheOptions cache;
+  // host:port serving Prometheus metrics at /metrics; port 0 picks one
+  // (Verityd::metrics_port()); empty: none.
+  std::string metrics_listen;
   // Where reads are verified: see Dispatcher.
   DispatchMode dispatch = DispatchMode::kAdaptive;
   // "rt=N,be=N,idle=N" (any subset): overrides the inline limits calibrated

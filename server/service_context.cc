@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert.h"
 #include "server/log.h"
+#include "server/verified_blob.h"
 
 namespace verity::server {
 
@@ -35,6 +36,9 @@ void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
   const std::string text =
       FormatDigest(digest.algorithm, AsBytes(digest.digest));
   Log(absl::StrCat("corruption detected: ", status.message()));
+  context->metrics->CountCorruption(IsTreeCorruption(status)
+                                        ? CorruptionKind::kTree
+                                        : CorruptionKind::kData);
   if (context->options.on_corruption != OnCorruption::kQuarantine) return;
   context->cache->Invalidate(digest);
   absl::Status quarantined =

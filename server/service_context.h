@@ -15,7 +15,7 @@
 #include "proto/verity/v1/verity.pb.h"
 #include "server/blob_store.h"
 #include "server/dispatcher.h"
-#include "server/rpc_metrics.h"
+#include "server/service_metrics.h"
 #include "server/verified_blob_cache.h"
 
 namespace verity::server {
@@ -44,8 +44,8 @@ struct ServiceContext {
   VerifiedBlobCache* cache = nullptr;
   // Where reads are verified: inline or on the verification pool.
   Dispatcher* dispatcher = nullptr;
-  // Call latencies; may be null (nothing recorded).
-  RpcMetrics* rpc_metrics = nullptr;
+  // Call latencies, bytes and corruption.
+  ServiceMetrics* metrics = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done: calls then get UNAVAILABLE.
   std::atomic<bool> serving{false};

@@ -13,6 +13,23 @@
 #include "lib/status_macros.h"
 
 namespace verity::server {
+namespace {
+
+constexpr absl::string_view kTreeCorruption = "verityd/corruption-in-tree";
+
+// Marks a DATA_LOSS as found in the tree.
+absl::Status InTree(absl::Status status) {
+  if (status.code() == absl::StatusCode::kDataLoss) {
+    status.SetPayload(kTreeCorruption, absl::Cord("tree"));
+  }
+  return status;
+}
+
+}  // namespace
+
+bool IsTreeCorruption(const absl::Status& status) {
+  return status.GetPayload(kTreeCorruption).has_value();
+}
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> VerifiedBlob::Create(
     std::shared_ptr<const Blob> blob, bool verify_once) {
@@ -152,9 +169,10 @@ absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,
   const TreeGeometry& geometry = blob_->geometry();
   std::string block(geometry.block_size(), '\0');
   for (const TreeBlockId& id : missing) {
-    RETURN_IF_ERROR(Annotate(blob_->ReadTree(
-        geometry.Ordinal(id) * geometry.block_size(), AsMutableBytes(&block))));
-    RETURN_IF_ERROR(Annotate(verifier_.AddTreeBlock(id, AsBytes(block))));
+    RETURN_IF_ERROR(InTree(Annotate(blob_->ReadTree(
+        geometry.Ordinal(id) * geometry.block_size(), AsMutableBytes(&block)))));
+    RETURN_IF_ERROR(
+        InTree(Annotate(verifier_.AddTreeBlock(id, AsBytes(block)))));
     cached_tree_bytes_.fetch_add(block.size(), std::memory_order_relaxed);
   }
   return absl::OkStatus();

@@ -112,6 +112,10 @@ class VerifiedBlob {
   std::vector<std::atomic<uint64_t>> verified_blocks_;
 };
 
+// True if `status` is a DATA_LOSS that VerifiedBlob found in the blob's tree
+// rather than in a data block.
+bool IsTreeCorruption(const absl::Status& status);
+
 // Reads data blocks [first_block, end_block) without verifying them, for
 // --verify_on_read=false (benchmarks and diagnostics only).
 absl::Status ReadUnverified(const Blob& blob, uint64_t first_block,

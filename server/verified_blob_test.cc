@@ -50,7 +50,23 @@ TEST_F(VerifiedBlobTest, ReadsVerifiedDataAndCatchesCorruption) {
   EXPECT_NE(status.message().find("offset 614400"), absl::string_view::npos)
       << status;
   EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(IsTreeCorruption(status));
   EXPECT_TRUE(blob->ReadVerified(0, 128, &out).ok());
+}
+
+TEST_F(VerifiedBlobTest, TreeCorruptionIsMarkedAsSuch) {
+  const std::string path = BlobDirFor(root_, digest_) + "/tree";
+  std::string bytes = *ReadWholeFile(path);
+  // The tree is top level first: the root block, then level 0; this is the
+  // second level-0 block, for data blocks 128 on.
+  bytes[2 * 4096 + 7] ^= 0x01;
+  ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+  std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
+  std::string out;
+  EXPECT_TRUE(blob->ReadVerified(0, 1, &out).ok());
+  absl::Status status = blob->ReadVerified(130, 131, &out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_TRUE(IsTreeCorruption(status));
 }
 
 TEST_F(VerifiedBlobTest, VerifyOnceSkipsBlocksAlreadyVerified) {

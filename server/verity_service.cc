@@ -88,21 +88,21 @@ grpc::ServerWriteReactor<v1::ReadResponse>* VerityService::Read(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
-  CallTimer timer(context_->rpc_metrics, RpcMethod::kStat);
+  CallTimer timer(context_->metrics, RpcMethod::kStat);
   return Reply(call, timer, DoStat(*context_, *request, response));
 }
 
 grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
-  CallTimer timer(context_->rpc_metrics, RpcMethod::kList);
+  CallTimer timer(context_->metrics, RpcMethod::kList);
   return Reply(call, timer, DoList(*context_, *request, response));
 }
 
 grpc::ServerUnaryReactor* VerityService::Delete(
     grpc::CallbackServerContext* call, const v1::DeleteRequest* request,
     v1::DeleteResponse* /*response*/) {
-  CallTimer timer(context_->rpc_metrics, RpcMethod::kDelete);
+  CallTimer timer(context_->metrics, RpcMethod::kDelete);
   return Reply(call, timer, DoDelete(context_, *request));
 }
 

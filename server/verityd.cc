@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -17,6 +18,8 @@
 #include "server/calibration.h"
 #include "server/importer.h"
 #include "server/listen_address.h"
+#include "server/process_metrics.h"
+#include "server/scrape_metrics.h"
 #include "server/log.h"
 
 namespace verity::server {
@@ -73,6 +76,18 @@ absl::Status CheckImportDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+// prometheus-cpp's Exposer reports a port it cannot bind by throwing; this is
+// the one place verityd meets an exception, and it ends here.
+absl::StatusOr<std::unique_ptr<prometheus::Exposer>> StartExposer(
+    const std::string& listen) {
+  try {
+    return std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/1);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat(
+        "can't serve metrics on --metrics_listen=", listen, ": ", e.what()));
+  }
+}
+
 std::string HostOf(const std::string& listen) {
   const size_t colon = listen.rfind(':');
   return colon == std::string::npos ? listen : listen.substr(0, colon);
@@ -99,9 +114,10 @@ absl::Status Verityd::Init() {
   context_.store = store_.get();
   context_.cache = cache_.get();
   context_.dispatcher = dispatcher_.get();
-  context_.rpc_metrics = rpc_metrics_.get();
+  context_.metrics = metrics_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);
+  RETURN_IF_ERROR(InitMetricsEndpoint());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -129,7 +145,7 @@ absl::Status Verityd::InitDispatch() {
       ParseInlineLimits(options_.inline_limit_bytes, InlineLimits()).status());
   registry_ = std::make_shared<prometheus::Registry>();
   dispatch_metrics_ = std::make_unique<DispatchMetrics>(*registry_);
-  rpc_metrics_ = std::make_unique<RpcMetrics>(*registry_);
+  metrics_ = std::make_unique<ServiceMetrics>(*registry_);
   DispatchOptions dispatch;
   dispatch.mode = options_.dispatch;
   if (dispatch.mode != DispatchMode::kInline) {
@@ -150,6 +166,20 @@ absl::Status Verityd::InitDispatch() {
       "dispatch: ", DispatchModeName(dispatch.mode), ", inline limits ",
       dispatch.limits.ToString(), " (calibrated: ", calibration.ToString(),
       "); pool: ", pool_ ? pool_->scheduling().ToString() : "none"));
+  return absl::OkStatus();
+}
+
+absl::Status Verityd::InitMetricsEndpoint() {
+  if (options_.metrics_listen.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(exposer_, StartExposer(options_.metrics_listen));
+  scrape_metrics_ = std::make_shared<ScrapeMetrics>(
+      &context_, pool_ != nullptr ? &pool_->scheduling() : nullptr);
+  process_metrics_ = std::make_shared<ProcessMetrics>();
+  exposer_->RegisterCollectable(registry_);
+  exposer_->RegisterCollectable(scrape_metrics_);
+  exposer_->RegisterCollectable(process_metrics_);
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  metrics_port_ = ports.empty() ? 0 : ports.front();
   return absl::OkStatus();
 }
 
@@ -196,7 +226,7 @@ void Verityd::Shutdown(absl::Duration grace) {
 }
 
 std::vector<std::string> Verityd::StatsSummary() const {
-  std::vector<std::string> lines = rpc_metrics_->Summary();
+  std::vector<std::string> lines = metrics_->Summary();
   for (std::string& line : dispatch_metrics_->Summary()) {
     lines.push_back(std::move(line));
   }

@@ -6,6 +6,8 @@
 #define VERITYD_SERVER_VERITYD_H_
 
 #include <grpcpp/grpcpp.h>
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
 #include <atomic>
@@ -23,7 +25,7 @@
 #include "server/blob_store.h"
 #include "server/dispatch_metrics.h"
 #include "server/dispatcher.h"
-#include "server/rpc_metrics.h"
+#include "server/service_metrics.h"
 #include "server/server_options.h"
 #include "server/service_context.h"
 #include "server/verified_blob_cache.h"
@@ -51,6 +53,9 @@ class Verityd {
   // SERVING, or the import failed (logged) and it stays NOT_SERVING.
   void WaitUntilServing() { import_done_.WaitForNotification(); }
 
+  // The port /metrics is served on; 0 without ServerOptions::metrics_listen.
+  int metrics_port() const { return metrics_port_; }
+
   // What the verification dispatch did so far.
   const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
   // Call latencies and dispatch figures as "stats ..." lines, for the log.
@@ -65,6 +70,8 @@ class Verityd {
   absl::Status Init();
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
+  // Serves the registry and the scrape-time metrics on metrics_listen.
+  absl::Status InitMetricsEndpoint();
   void Import();
   void SetServing(bool serving);
 
@@ -73,7 +80,7 @@ class Verityd {
   std::unique_ptr<VerifiedBlobCache> cache_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
-  std::unique_ptr<RpcMetrics> rpc_metrics_;
+  std::unique_ptr<ServiceMetrics> metrics_;
   std::unique_ptr<Dispatcher> dispatcher_;
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;
@@ -88,6 +95,11 @@ class Verityd {
   absl::Mutex shutdown_mu_;  // serializes Shutdown() calls
   int port_ = 0;
   std::string address_;
+  std::shared_ptr<prometheus::Collectable> scrape_metrics_;
+  std::shared_ptr<prometheus::Collectable> process_metrics_;
+  int metrics_port_ = 0;
+  // Last: stopped first, while everything it reads still exists.
+  std::unique_ptr<prometheus::Exposer> exposer_;
 };
 
 }  // namespace verity::server

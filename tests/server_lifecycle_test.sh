@@ -63,7 +63,8 @@ expect_stop env-bool "$server_pid"
 refused() {  # WHAT REGEX [VERITYD FLAGS...]: verityd exits non-zero at once, logging REGEX
   local what=$1 regex=$2 rc=0
   shift 2
-  timeout -k 5 20 "$verityd" "$@" 2>"$work/refused.log" || rc=$?
+  VERITYD_METRICS_LISTEN=${VERITYD_METRICS_LISTEN-127.0.0.1:0} \
+    timeout -k 5 20 "$verityd" "$@" 2>"$work/refused.log" || rc=$?
   if [[ $rc -eq 0 || $rc -ge 124 ]]; then
     fail "$what: exit $rc, want a refusal"
   elif ! grep -qE -- "$regex" "$work/refused.log"; then

@@ -105,14 +105,16 @@ untrack() {
 }
 
 # start_server NAME [FLAGS...]: runs verityd with FLAGS (and the caller's VERITYD_* variables),
-# logging to $work/NAME-K.log, and waits until it serves. Sets server_pid, server_port and
-# server_log; returns 1 with the log printed if it does not come up within 30 s.
+# logging to $work/NAME-K.log, and waits until it serves. Its metrics go to a free port unless
+# the caller says otherwise (tests run in parallel; the default port is one). Sets server_pid,
+# server_port, metrics_port (empty without metrics) and server_log; returns 1 with the log
+# printed if it does not come up within 30 s.
 start_server() {
   local name=$1
   shift
   server_count=$((server_count + 1))
   server_log="$work/$name-$server_count.log"
-  "$verityd" "$@" 2>"$server_log" &
+  VERITYD_METRICS_LISTEN=${VERITYD_METRICS_LISTEN-127.0.0.1:0} "$verityd" "$@" 2>"$server_log" &
   server_pid=$!
   tracked_pids+=("$server_pid")
   if ! wait_for_log "$server_log" 'serving [0-9]+ blobs' "$server_pid" 30; then
@@ -121,6 +123,7 @@ start_server() {
     return 1
   fi
   server_port=$(sed -nE 's/.*listening on [^ ]*:([0-9]+).*/\1/p' "$server_log" | head -n 1)
+  metrics_port=$(sed -nE 's|.*metrics on http://[^ ]*:([0-9]+)/metrics.*|\1|p' "$server_log" | head -n 1)
   [[ -n $server_port ]]
 }
 

@@ -37,7 +37,7 @@ trap 'exit 130' INT TERM
 
 start_server() {  # LOG FLAGS...: sets server_pid and addr
   local log=$1; shift
-  "$verityd" --listen=127.0.0.1:0 --store_dir="$work/store" "$@" 2>"$log" &
+  "$verityd" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 --store_dir="$work/store" "$@" 2>"$log" &
   server_pid=$!
   for _ in $(seq 200); do grep -q "serving" "$log" 2>/dev/null && break; sleep 0.05; done
   addr=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" | cut -d' ' -f3)

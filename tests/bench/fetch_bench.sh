@@ -18,7 +18,7 @@ server_pid=
 trap '[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
 start_server() {  # FLAGS...: sets server_pid and addr
-  "$verityd" --listen=127.0.0.1:0 --store_dir="$work/store" "$@" 2>"$work/log" &
+  "$verityd" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 --store_dir="$work/store" "$@" 2>"$work/log" &
   server_pid=$!
   for _ in $(seq 200); do grep -q "serving" "$work/log" 2>/dev/null && break; sleep 0.05; done
   addr=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/log" | cut -d' ' -f3)

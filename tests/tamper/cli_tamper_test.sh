@@ -111,7 +111,7 @@ only_in_out() {
 }
 
 start "$work/verityd.log" 'serving [0-9]+ blobs' \
-  "$verityd" --listen=127.0.0.1:0 --store_dir="$work/store"
+  "$verityd" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 --store_dir="$work/store"
 verityd_pid=$pid
 upstream=127.0.0.1:$port
 put_digest() {  # FILE: puts it with a salt and prints its digest

@@ -1,6 +1,6 @@
-// Implements RpcMetrics.
+// Implements ServiceMetrics.
 
-#include "server/rpc_metrics.h"
+#include "server/service_metrics.h"
 
 #include <cmath>
 
@@ -29,14 +29,38 @@ prometheus::Histogram::BucketBoundaries RpcLatencyBuckets() {
   return bounds;
 }
 
-RpcMetrics::RpcMetrics(prometheus::Registry& registry)
+ServiceMetrics::ServiceMetrics(prometheus::Registry& registry)
     : family_(prometheus::BuildHistogram()
                   .Name("verityd_rpc_duration_seconds")
                   .Help("Time from a call's arrival to its end, by method, "
                         "priority class (Read only; others none) and status")
-                  .Register(registry)) {}
+                  .Register(registry)) {
+  auto& read_bytes = prometheus::BuildCounter()
+                         .Name("verityd_read_bytes_total")
+                         .Help("Data bytes sent by Read, verified, by class")
+                         .Register(registry);
+  for (PriorityClass c : kAllPriorityClasses) {
+    read_bytes_[Index(c)] = &read_bytes.Add(
+        {{"priority_class", std::string(PriorityClassName(c))}});
+  }
+  put_bytes_ = &prometheus::BuildCounter()
+                    .Name("verityd_put_bytes_total")
+                    .Help("Data bytes received by Put")
+                    .Register(registry)
+                    .Add({});
+  auto& corruption =
+      prometheus::BuildCounter()
+          .Name("verityd_corruption_detected_total")
+          .Help("Blocks read from the store that failed verification, by "
+                "what failed: a data block, or the tree or descriptor")
+          .Register(registry);
+  corruption_[static_cast<int>(CorruptionKind::kData)] =
+      &corruption.Add({{"kind", "data"}});
+  corruption_[static_cast<int>(CorruptionKind::kTree)] =
+      &corruption.Add({{"kind", "tree"}});
+}
 
-size_t RpcMetrics::Slot(RpcMethod method, PriorityClass priority_class,
+size_t ServiceMetrics::Slot(RpcMethod method, PriorityClass priority_class,
                         absl::StatusCode code) {
   const int c = static_cast<int>(code);
   return (static_cast<size_t>(method) * kNumPriorityClasses +
@@ -45,7 +69,7 @@ size_t RpcMetrics::Slot(RpcMethod method, PriorityClass priority_class,
          (c >= 0 && c < kNumCodes ? c : static_cast<int>(absl::StatusCode::kUnknown));
 }
 
-void RpcMetrics::Observe(RpcMethod method, PriorityClass priority_class,
+void ServiceMetrics::Observe(RpcMethod method, PriorityClass priority_class,
                          absl::StatusCode code, absl::Duration duration) {
   std::atomic<prometheus::Histogram*>& child =
       children_[Slot(method, priority_class, code)];
@@ -54,7 +78,7 @@ void RpcMetrics::Observe(RpcMethod method, PriorityClass priority_class,
   histogram->Observe(absl::ToDoubleSeconds(duration));
 }
 
-prometheus::Histogram* RpcMetrics::Create(RpcMethod method,
+prometheus::Histogram* ServiceMetrics::Create(RpcMethod method,
                                           PriorityClass priority_class,
                                           absl::StatusCode code) {
   absl::MutexLock lock(&mu_);
@@ -72,7 +96,7 @@ prometheus::Histogram* RpcMetrics::Create(RpcMethod method,
   return histogram;
 }
 
-std::vector<std::string> RpcMetrics::Summary() const {
+std::vector<std::string> ServiceMetrics::Summary() const {
   std::vector<std::string> lines;
   for (int m = 0; m < kNumRpcMethods; ++m) {
     for (PriorityClass c : kAllPriorityClasses) {
