@@ -8,7 +8,10 @@ PACKAGES=(
   bazel-bootstrap g++ xz-utils ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  fsverity prometheus  # prometheus for promtool (tests/prometheus_rules_test.sh), not its service
+  fsverity curl python3
+  # prometheus: promtool and a real server for tests/metrics_test.sh and prometheus_rules_test.sh;
+  # its service is not used
+  prometheus
 )
 BORINGSSL_PACKAGE=android-platform-external-boringssl
 BORINGSSL_VERSION=13.0.0+r24

@@ -1,9 +1,10 @@
 // The Verity service's metrics: the latency of every call, as
 // verityd_rpc_duration_seconds{method, priority_class, code}, from the call's
 // arrival to its end (for streams, the last message and the status
-// delivered); bytes read by class and put; corruption detected. Latency
-// children are made on first use and then found by array index, the counters
-// at construction: nothing is looked up by label on the hot path.
+// delivered); bytes read by class and put; corruption detected. Every counter
+// and the latency of every successful call exist from construction; the
+// latency of a failed call with a given code is made on first use. All are
+// then found by array index: nothing is looked up by label on the hot path.
 
 #ifndef VERITYD_SERVER_SERVICE_METRICS_H_
 #define VERITYD_SERVER_SERVICE_METRICS_H_

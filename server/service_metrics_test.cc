@@ -60,9 +60,12 @@ TEST(ServiceMetricsTest, CountsBytesAndCorruptionByLabel) {
   EXPECT_EQ(ValueWhere(corruption, "kind", "data"), 0);
 }
 
-TEST(ServiceMetricsTest, MakesOneSeriesPerCombinationSeen) {
+TEST(ServiceMetricsTest, SuccessesExistFromTheStartFailuresWhenSeen) {
   prometheus::Registry registry;
   ServiceMetrics metrics(registry);
+  // Read OK per class, and OK for each other method.
+  EXPECT_EQ(FamilyNamed(registry, "verityd_rpc_duration_seconds").metric.size(),
+            4 + 4);
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
                   absl::Microseconds(100));
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
@@ -71,25 +74,32 @@ TEST(ServiceMetricsTest, MakesOneSeriesPerCombinationSeen) {
                   absl::StatusCode::kNotFound, absl::Microseconds(50));
   const prometheus::MetricFamily family =
       FamilyNamed(registry, "verityd_rpc_duration_seconds");
-  ASSERT_EQ(family.metric.size(), 2);
+  ASSERT_EQ(family.metric.size(), 4 + 4 + 1);
+  uint64_t observed = 0;
   for (const prometheus::ClientMetric& m : family.metric) {
     const auto labels = LabelsOf(m);
-    if (labels.at("method") == "Read") {
-      EXPECT_EQ(labels.at("priority_class"), "rt");
+    observed += m.histogram.sample_count;
+    if (labels.at("method") == "Read" && labels.at("priority_class") == "rt") {
       EXPECT_EQ(labels.at("code"), "OK");
       EXPECT_EQ(m.histogram.sample_count, 2);
       EXPECT_NEAR(m.histogram.sample_sum, 400e-6, 1e-9);
-    } else {
+    }
+    if (labels.at("code") == "NOT_FOUND") {
       EXPECT_EQ(labels.at("method"), "Stat");
       EXPECT_EQ(labels.at("priority_class"), "none");
-      EXPECT_EQ(labels.at("code"), "NOT_FOUND");
+      EXPECT_EQ(m.histogram.sample_count, 1);
     }
   }
+  EXPECT_EQ(observed, 3);
+  // The summary names only what happened.
   const std::vector<std::string> lines = metrics.Summary();
   ASSERT_EQ(lines.size(), 2);
   EXPECT_EQ(lines[0].rfind("stats rpc method=Read class=rt code=OK count=2 ", 0),
             0)
       << lines[0];
+  EXPECT_EQ(lines[1].rfind("stats rpc method=Stat class=none code=NOT_FOUND ", 0),
+            0)
+      << lines[1];
 }
 
 TEST(RpcLatencyBucketsTest, From25MicrosecondsPastTenSeconds) {
