@@ -9,9 +9,14 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   fsverity curl python3
+  # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
+  python3-yaml
   # prometheus: promtool and a real server for tests/metrics_test.sh and prometheus_rules_test.sh;
   # its service is not used
   prometheus
+  # podman, buildah, runc: deploy/image/build.sh and tests/container_test.sh (runc, not crun: see
+  # deploy/image/containers.conf); catatonit: podman's pod infra (pause) image
+  podman buildah runc catatonit
 )
 BORINGSSL_PACKAGE=android-platform-external-boringssl
 BORINGSSL_VERSION=13.0.0+r24
@@ -20,6 +25,9 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 install_packages() {
   local missing=()
+  # tests/k8s_manifests_test.sh renders with kubectl: Debian's, unless one is installed already
+  # (a newer one from the Kubernetes repository must not be replaced).
+  command -v kubectl >/dev/null || missing+=(kubernetes-client)
   for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done

@@ -73,6 +73,13 @@ class Importer {
   ImportStats stats_;
 };
 
+// Kubernetes mounts a ConfigMap or Secret as "..<timestamp>/" holding the
+// files, a "..data" symlink to it, and a symlink per key through "..data":
+// only the keys are content, so entries named "..*" are not walked.
+bool IsAtomicWriterEntry(const fs::path& path) {
+  return path.filename().string().rfind("..", 0) == 0;
+}
+
 absl::Status Importer::Run() {
   std::error_code error;
   // directory_options::none: symlinked directories are not descended into.
@@ -82,6 +89,10 @@ absl::Status Importer::Run() {
        it.increment(error)) {
     if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
       return absl::CancelledError("import cancelled");
+    }
+    if (IsAtomicWriterEntry(it->path())) {
+      it.disable_recursion_pending();
+      continue;
     }
     RETURN_IF_ERROR(Visit(*it));
   }

@@ -116,6 +116,23 @@ TEST_F(ImporterTest, ReimportFindsEverythingPresent) {
   EXPECT_THAT(EntriesOf(root_ + "/names"), ::testing::SizeIs(2));
 }
 
+TEST_F(ImporterTest, KubernetesConfigMapMountImportsOnlyItsKeys) {
+  // What the kubelet's atomic writer makes of a ConfigMap with keys a and b.
+  Write("..2026_11_30_07_00_00.123/a", "alpha");
+  Write("..2026_11_30_07_00_00.123/b", "beta");
+  Link("..2026_11_30_07_00_00.123", "..data");
+  Link("..data/a", "a");
+  Link("..data/b", "b");
+  const absl::StatusOr<ImportStats> stats =
+      ImportDirectory(store_.get(), dir_, MerkleParams{});
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->files, 2u);
+  EXPECT_EQ(stats->refused, 0u);
+  EXPECT_THAT(EntriesOf(root_ + "/names"), ::testing::SizeIs(2));
+  EXPECT_EQ(Resolved("a"), DigestOfFile("a"));
+  EXPECT_EQ(Resolved("b"), DigestOfFile("b"));
+}
+
 TEST_F(ImporterTest, UsesTheGivenParams) {
   Write("f", MakeData(5000, 2));
   MerkleParams params;
