@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# verityd's distroless image under podman: the image's contents and configuration; the sidecar
+# Pod of deploy/pod with `podman play kube` (the app reads an imported blob over the pod's
+# loopback; put, verified get, /metrics and grpc.health.v1 from the host through hostPorts);
+# SIGTERM amid a 200 MiB get (it completes or leaves no file; verityd exits 0); and a read-only
+# root as uid 65532 with a read-only import volume (NOT_SERVING until the import is done).
+# Needs root; installs podman, buildah, runc and catatonit from Debian if missing. Everything
+# podman creates lives in a private storage folder and is removed on exit.
+# Usage: container_test.sh VERITYD VERITY HEALTH_PROBE BUILD_SH POD_YAML
+set -euo pipefail
+source "$(dirname "$0")/verityd_test_lib.sh"
+init_test container_test "$1" "$2"
+for var in $(compgen -v VERITYD_) VERITY_SERVER; do unset "$var"; done
+probe=$(realpath "$3")
+build_sh=$4
+pod_yaml=$(realpath "$5")
+image=localhost/verityd:dev
+export PATH=$PATH:/usr/sbin:/sbin  # iptables, for the port mappings
+
+[[ $(id -u) -eq 0 ]] || { echo "FAIL: container_test needs root (podman)"; exit 1; }
+missing=()
+for p in podman buildah runc catatonit; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "installing ${missing[*]}"
+  apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    >/dev/null
+fi
+
+# Container storage outside TEST_TMPDIR: conmon's socket paths must stay short.
+storage=$(mktemp -d /tmp/verityd-containers.XXXXXX)
+pod_name=verityd-sidecar
+ro_name=verityd-ro-$$
+kube_net_existed=yes  # play kube's network is removed on exit only if this test created it
+cleanup() {
+  # Only ever the private storage: never the machine's.
+  [[ -f $storage/env.sh ]] && source "$storage/env.sh" || { rm -rf "$storage"; return; }
+  podman play kube --down "$work/pod.yaml" >/dev/null 2>&1 || true
+  podman pod rm -f "$pod_name" >/dev/null 2>&1 || true
+  podman rm -f "$ro_name" >/dev/null 2>&1 || true
+  [[ $kube_net_existed == yes ]] || podman network rm -f podman-default-kube-network >/dev/null 2>&1 || true
+  podman rmi -af >/dev/null 2>&1 || true
+  # The overlay driver keeps its home bind-mounted.
+  findmnt -rn -o TARGET | grep "^$storage" | sort -r | xargs -r umount -l 2>/dev/null || true
+  rm -rf "$storage"
+}
+trap 'rc=$?; cleanup; (exit $rc); on_exit' EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# health PORT: the probe's one-line answer (SERVING, NOT_SERVING, error ...).
+health() { "$probe" "127.0.0.1:$1" 2>&1 || true; }
+# wait_health PORT WANT SECONDS
+wait_health() {
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do
+    [[ $(health "$1") == "$2" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+exit_code() { podman inspect "$1" --format '{{.State.ExitCode}}'; }
+running() { [[ $(podman inspect "$1" --format '{{.State.Running}}' 2>/dev/null) == true ]]; }
+# wait_exited CONTAINER SECONDS
+wait_exited() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    running "$1" || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# ---- the image
+start=$SECONDS
+check "build.sh builds the image" \
+  "$build_sh" --verityd "$verityd" --verity "$verity" --storage "$storage"
+source "$storage/env.sh"
+echo "image built in $((SECONDS - start)) s"
+config=$(podman image inspect "$image" --format \
+  '{{.Config.User}}|{{json .Config.Entrypoint}}|{{json .Config.Env}}|{{json .Config.ExposedPorts}}')
+check "image runs as 65532:65532" grep -q '^65532:65532|' <<<"$config"
+check "image entrypoint is verityd" grep -qF '["/usr/local/bin/verityd"]' <<<"$config"
+for e in VERITYD_LISTEN=0.0.0.0:50051 VERITYD_ALLOW_INSECURE=true VERITYD_STORE_DIR=/data \
+  VERITYD_METRICS_LISTEN=0.0.0.0:9464 '"50051/tcp"' '"9464/tcp"'; do
+  check "image config has $e" grep -qF "$e" <<<"$config"
+done
+root=$(podman image mount "$image")
+check "/data belongs to 65532" [ "$(stat -c %u:%g "$root/data")" = 65532:65532 ]
+check "the image has no shell" [ ! -e "$root/bin/sh" -a ! -e "$root/usr/bin/sh" ]
+check "/etc/passwd names nonroot" grep -q '^nonroot:x:65532:65532:' "$root/etc/passwd"
+check "both binaries run in the image" podman run --rm --entrypoint /usr/local/bin/verity \
+  "$image" digest /etc/passwd
+podman image unmount "$image" >/dev/null
+# The Containerfile (for Docker elsewhere) must give the same image.
+containerfile=$(dirname "$(realpath "$build_sh")")/Containerfile
+"$build_sh" --verityd "$verityd" --verity "$verity" --rootfs-only "$work/context" >/dev/null
+check "podman build of the Containerfile works" podman build -q -f "$containerfile" \
+  -t localhost/verityd:containerfile "$work/context"
+same='{{.Config.User}} {{json .Config.Entrypoint}} {{json .Config.Env}} {{json .Config.ExposedPorts}} {{.Config.WorkingDir}} {{.Config.StopSignal}}'
+check "the Containerfile's image has build.sh's configuration" [ \
+  "$(podman image inspect "$image" --format "$same")" = \
+  "$(podman image inspect localhost/verityd:containerfile --format "$same" | sed 's/"PATH=[^"]*",\?//')" ]
+root=$(podman image mount localhost/verityd:containerfile)
+check "the Containerfile's /data belongs to 65532" [ "$(stat -c %u:%g "$root/data")" = 65532:65532 ]
+podman image unmount localhost/verityd:containerfile >/dev/null
+
+# ---- the sidecar Pod
+mkdir -p "$work/store" "$work/import/sub"
+chown 65532:65532 "$work/store"
+echo "hello from the import volume" >"$work/import/hello.txt"
+head -c $((200 * 1024 * 1024)) /dev/urandom >"$work/import/sub/big"
+big_digest=$("$verity" digest "$work/import/sub/big" | cut -d' ' -f1)
+grpc_port=$(free_port)
+metrics_port=$(free_port)
+podman network exists podman-default-kube-network || kube_net_existed=no
+sed -e "s|/var/lib/verityd/store|$work/store|; s|/var/lib/verityd/import|$work/import|" \
+  -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
+  "$pod_yaml" >"$work/pod.yaml"
+start=$SECONDS
+check "podman play kube starts the Pod" podman play kube "$work/pod.yaml"
+check "the Pod becomes SERVING on its hostPort" wait_health "$grpc_port" SERVING 60
+echo "Pod serving in $((SECONDS - start)) s (import of 200 MiB included)"
+check "the app container exits" wait_exited "$pod_name-app" 30
+check "the app read the imported blob over the pod's loopback" \
+  [ "$(podman logs "$pod_name-app" 2>/dev/null)" = "hello from the import volume" ]
+check "the app exited 0" [ "$(exit_code "$pod_name-app")" = 0 ]
+sec=$(podman inspect "$pod_name-verityd" --format \
+  '{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{json .HostConfig.SecurityOpt}} {{len .HostConfig.CapAdd}}')
+check "verityd runs as 65532, read-only, no-new-privileges, no capabilities added ($sec)" \
+  grep -qE '^65532(:65532)? true .*no-new-privileges.* 0$' <<<"$sec"
+check "verityd's process has no effective capabilities" \
+  grep -q '^CapEff:[[:space:]]*0*$' "/proc/$(podman inspect "$pod_name-verityd" --format '{{.State.Pid}}')/status"
+
+srv=(--server="127.0.0.1:$grpc_port")
+head -c $((3 * 1024 * 1024 + 17)) /dev/urandom >"$work/blob"
+put=$(vc put "$work/blob" "${srv[@]}" 2>&1) || true
+digest=${put%% *}
+check "verity put through the hostPort ($put)" [ "$digest" = "$("$verity" digest "$work/blob" | cut -d' ' -f1)" ]
+check "verity get through the hostPort, verified" vc get "$digest" "${srv[@]}" -o "$work/blob.out"
+check "what came back is what went in" cmp -s "$work/blob" "$work/blob.out"
+check "the imported 200 MiB blob is there by name" \
+  grep -q "$big_digest .* sub/big" <<<"$(vc ls "${srv[@]}")"
+metrics=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" || true)
+check "/metrics through its hostPort has verityd_build_info" \
+  grep -q '^verityd_build_info{version="[^"]*"} 1' <<<"$metrics"
+check "health through the hostPort is SERVING" [ "$(health "$grpc_port")" = SERVING ]
+
+# ---- SIGTERM (podman stop) amid a 200 MiB get
+rm -f "$work/big.out"
+"$verity" get "$big_digest" "${srv[@]}" -o "$work/big.out" 2>"$work/get-big.log" &
+get_pid=$!
+tracked_pids+=("$get_pid")
+for ((i = 0; i < 100; i++)); do  # until bytes are arriving
+  tmp=$(ls "$work"/.big.out.verity-* 2>/dev/null | head -n 1 || true)
+  [[ -n $tmp && $(stat -c %s "$tmp" 2>/dev/null || echo 0) -gt 0 ]] && break
+  [[ -e $work/big.out ]] && break
+  sleep 0.05
+done
+in_flight=no
+[[ ! -e $work/big.out ]] && in_flight=yes
+start=$SECONDS
+podman stop -t 30 "$pod_name-verityd" >/dev/null
+echo "podman stop took $((SECONDS - start)) s; the get was in flight at SIGTERM: $in_flight"
+check "the get ends" wait_for_exit "$get_pid" 30
+echo "the get exited $exit_rc; verityd: $(podman logs "$pod_name-verityd" 2>&1 | grep -E 'received|stopped|anyway' | tr '\n' ' ')"
+if [[ $exit_rc -eq 0 ]]; then
+  check "the get completed during the drain and is intact" cmp -s "$work/import/sub/big" "$work/big.out"
+else
+  echo "the get failed (exit $exit_rc): $(tail -n 1 "$work/get-big.log")"
+  check "a failed get leaves no file" [ ! -e "$work/big.out" ]
+fi
+check "no temporary file is left beside -o" [ -z "$(ls "$work"/.big.out.verity-* 2>/dev/null)" ]
+check "verityd exited 0 on SIGTERM" [ "$(exit_code "$pod_name-verityd")" = 0 ]
+check "verityd logged a clean stop" grep -qE 'stopped|exiting anyway' \
+  <<<"$(podman logs "$pod_name-verityd" 2>&1)"
+check "play kube --down removes the Pod" podman play kube --down "$work/pod.yaml"
+check "no Pod is left" [ -z "$(podman pod ps -q)" ]
+
+# ---- read-only root as uid 65532, a volume store and a read-only import
+mkdir -p "$work/ro-store"
+chown 65532:65532 "$work/ro-store"
+grpc_port=$(free_port)
+start=$SECONDS
+# --read-only-tmpfs=false: no tmpfs on /tmp or /run either, so any write outside the store fails.
+check "podman run --read-only --user 65532:65532 starts" podman run -d --name "$ro_name" \
+  --read-only --read-only-tmpfs=false --user 65532:65532 --cap-drop ALL \
+  --security-opt no-new-privileges -v "$work/ro-store:/data" -v "$work/import:/import:ro" \
+  -p "127.0.0.1:$grpc_port:50051" "$image" --import_dir=/import >/dev/null
+seen=""
+for ((i = 0; i < 600; i++)); do
+  h=$(health "$grpc_port")
+  [[ $h == NOT_SERVING && $seen != *NOT_SERVING* ]] && seen+=" NOT_SERVING"
+  [[ $h == SERVING ]] && { seen+=" SERVING"; break; }
+  running "$ro_name" || break
+  sleep 0.05
+done
+echo "read-only container: health went${seen:- nowhere} in $((SECONDS - start)) s"
+check "the read-only container turns SERVING after its import" grep -q ' SERVING$' <<<"$seen"
+check "it was NOT_SERVING while importing" grep -q NOT_SERVING <<<"$seen"
+srv=(--server="127.0.0.1:$grpc_port")
+check "the imported blob is served, verified, by name" vc get sub/big "${srv[@]}" -o "$work/ro-big.out"
+check "and is intact" cmp -s "$work/import/sub/big" "$work/ro-big.out"
+check "a put works on the read-only root (the store is the only write)" vc put "$work/blob" "${srv[@]}"
+logs=$(podman logs "$ro_name" 2>&1)
+check "the log shows no failed write" bash -c '! grep -qiE "read-only file system|permission denied" <<<"$1"' _ "$logs"
+check "podman stop (SIGTERM): the read-only container exits 0" \
+  bash -c 'podman stop -t 30 "$1" >/dev/null && [ "$(podman inspect "$1" --format "{{.State.ExitCode}}")" = 0 ]' _ "$ro_name"
+check "the import volume is untouched" [ "$(ls -A "$work/import")" = "$(printf 'hello.txt\nsub')" ]
+podman rm -f "$ro_name" >/dev/null 2>&1 || true
