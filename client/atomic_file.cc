@@ -36,6 +36,13 @@ absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Create(
     return absl::InvalidArgumentError(
         absl::StrCat("'", target, "' is not a file name"));
   }
+  // A device, FIFO or socket would be replaced by the rename, not written:
+  // `-o /dev/null` as root would delete /dev/null.
+  struct stat st;
+  if (stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", target, "' exists and is not a regular file"));
+  }
   const size_t slash = target.rfind('/');
   std::string temp = absl::StrCat(
       DirName(target), "/.",

@@ -20,7 +20,9 @@ namespace verity::client {
 // Thread-compatible, except as WriteAt() says.
 class AtomicFileWriter {
  public:
-  // Creates the temporary file in the directory of `path`.
+  // Creates the temporary file in the directory of `path`. FAILED_PRECONDITION
+  // if `path` exists and is not a regular file (a device or FIFO cannot be
+  // replaced atomically, and must not be replaced at all).
   static absl::StatusOr<std::unique_ptr<AtomicFileWriter>> Create(
       absl::string_view path);
 

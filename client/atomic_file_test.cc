@@ -46,6 +46,17 @@ class AtomicFileTest : public ::testing::Test {
   std::string dir_;
 };
 
+TEST_F(AtomicFileTest, RefusesToReplaceWhatIsNotARegularFile) {
+  // A FIFO stands for every non-regular file (/dev/null above all): the
+  // rename would replace it rather than write to it.
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<std::unique_ptr<AtomicFileWriter>> writer =
+      AtomicFileWriter::Create(fifo);
+  EXPECT_EQ(writer.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Files(), std::vector<std::string>{"fifo"});
+}
+
 TEST_F(AtomicFileTest, CommitPublishesTheContent) {
   const std::string path = dir_ + "/out";
   auto writer = AtomicFileWriter::Create(path);
@@ -110,12 +121,12 @@ TEST_F(AtomicFileTest, AbandoningKeepsTheOldContent) {
 }
 
 TEST_F(AtomicFileTest, AFailedCommitLeavesNoFile) {
-  // Renaming over a non-empty directory fails.
+  // Renaming over a non-empty directory, made after Create(), fails.
   const std::string path = dir_ + "/subdir";
-  ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
-  std::ofstream(path + "/inside") << "x";
   auto writer = AtomicFileWriter::Create(path);
   ASSERT_TRUE(writer.ok());
+  ASSERT_EQ(mkdir(path.c_str(), 0755), 0);
+  std::ofstream(path + "/inside") << "x";
   ASSERT_TRUE((*writer)->Write(AsBytes("data")).ok());
   EXPECT_FALSE((*writer)->Commit().ok());
   writer->reset();
@@ -129,6 +140,8 @@ TEST_F(AtomicFileTest, BadTargets) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(AtomicFileWriter::Create(dir_ + "/missing/out").status().code(),
             absl::StatusCode::kNotFound);
+  EXPECT_EQ(AtomicFileWriter::Create(dir_).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include "client/get_command.h"
 
+#include <sys/stat.h>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -95,23 +97,46 @@ absl::Status Fetch(sdk::Client& client, const GetOptions& opts, sdk::Sink& sink,
   return client.Fetch(digest, progress, opts.fetch);
 }
 
+// Verified bytes in order to `out`, named `what` in errors.
 absl::Status GetToStream(sdk::Client& client, const GetOptions& opts,
-                         std::FILE* out, std::FILE* err) {
-  sdk::CallbackSink sink([out](absl::Span<const uint8_t> bytes) {
+                         std::FILE* out, absl::string_view what,
+                         std::FILE* err) {
+  sdk::CallbackSink sink([out, what](absl::Span<const uint8_t> bytes) {
     if (std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) {
-      return absl::ErrnoToStatus(errno, "write to standard output");
+      return absl::ErrnoToStatus(errno, absl::StrCat("write to ", what));
     }
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(Fetch(client, opts, sink, err));
   if (std::fflush(out) != 0) {
-    return absl::ErrnoToStatus(errno, "write to standard output");
+    return absl::ErrnoToStatus(errno, absl::StrCat("write to ", what));
   }
+  return absl::OkStatus();
+}
+
+// -o naming a device or FIFO (/dev/null, a pipe): written in order like
+// standard output, since it cannot be replaced atomically like a file.
+bool IsStreamTarget(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+         !S_ISDIR(st.st_mode);
+}
+
+absl::Status GetToDevice(sdk::Client& client, const GetOptions& opts,
+                         std::FILE* err) {
+  std::FILE* out = std::fopen(opts.output.c_str(), "we");
+  if (out == nullptr) return absl::ErrnoToStatus(errno, opts.output);
+  const absl::Status status =
+      GetToStream(client, opts, out, opts.output, err);
+  const bool closed = std::fclose(out) == 0;
+  if (!status.ok()) return status;
+  if (!closed) return absl::ErrnoToStatus(errno, opts.output);
   return absl::OkStatus();
 }
 
 absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
                        std::FILE* err) {
+  if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
                    sdk::FileSink::Create(opts.output));
   return Fetch(client, opts, *file, err);
@@ -135,7 +160,8 @@ int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       client::CreateClient(opts->connection);
   if (!client.ok()) return ReportStatus("get", client.status(), err);
   const absl::Status status = opts->output.empty()
-                                  ? GetToStream(**client, *opts, out, err)
+                                  ? GetToStream(**client, *opts, out,
+                                                "standard output", err)
                                   : GetToFile(**client, *opts, err);
   return ReportStatus(
       "get",

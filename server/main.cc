@@ -2,6 +2,7 @@
 // block it reads from its store before sending it. Every flag can also be set
 // as VERITYD_<FLAG> (flags win).
 
+#include <grpc/grpc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -138,6 +139,12 @@ bool ShutdownWithin(Verityd* server, absl::Duration grace) {
 }
 
 int Run(int argc, char** argv) {
+  // A reference to the gRPC library for the whole process. Without it the
+  // grpc::Server's destructor releases the last one and shuts gRPC down
+  // synchronously, joining gRPC's executor threads; one of them can be asleep
+  // in epoll until its next timer, which made a SIGTERM with nothing in flight
+  // take the whole grace period. The process exits right after instead.
+  grpc_init();
   std::vector<std::string> args =
       ArgvWithEnvironment(argc, argv, kEnvPrefix, OwnFlags());
   std::vector<char*> arg_ptrs;

@@ -94,6 +94,15 @@ done
 get_matches "get by name" "$d/big" big.bin
 check "get by name to stdout" cmp -s "$d/big" <(vc get "${srv[@]}" big.bin)
 check "get with --priority=idle" cmp -s "$d/page" <(vc get "${srv[@]}" "$dig_page" --priority=idle)
+# -o naming a device or FIFO writes to it: /dev/null stays a device, a FIFO gets the content.
+expect_exit 0 "get -o /dev/null" vc get "${srv[@]}" "$dig_page" -o /dev/null
+check "/dev/null is still a character device" [ -c /dev/null ]
+mkfifo "$out/fifo"
+cat "$out/fifo" >"$out/from-fifo" &
+expect_exit 0 "get -o FIFO" vc get "${srv[@]}" "$dig_page" -o "$out/fifo"
+wait $!
+check "the FIFO carried the blob" cmp -s "$d/page" "$out/from-fifo"
+rm -f "$out/fifo" "$out/from-fifo"
 expect_exit 1 "get with a bad --priority" vc get "${srv[@]}" "$dig_page" --priority=urgent
 
 # ---- ranges at unaligned offsets, against dd / head / tail of the file

@@ -192,6 +192,27 @@ else
 fi
 rm -f "$big" "$work"/*.data
 
+# With nothing in flight, SIGTERM stops verityd at once, not after the grace period: gRPC's
+# shutdown used to wait for an executor thread asleep until its next timer, about every other
+# time after a 200 MiB get. A 60 s grace makes the difference plain; four rounds.
+head -c $((200 << 20)) /dev/urandom >"$work/idle-big"
+start_server idle-put --listen=127.0.0.1:0 --store_dir="$work/idle-store"
+idle_digest=$(vc put --server="127.0.0.1:$server_port" "$work/idle-big" | cut -d' ' -f1)
+expect_stop idle-put "$server_pid"
+for round in 1 2 3 4; do
+  start_server idle-stop --listen=127.0.0.1:0 --store_dir="$work/idle-store" --grace_period=60s
+  expect_exit 0 "idle-stop $round: get" vc get --server="127.0.0.1:$server_port" \
+    "$idle_digest" -o /dev/null
+  kill -TERM "$server_pid"
+  if wait_for_exit "$server_pid" 20; then
+    check "idle-stop $round: exit 0" [ "$exit_rc" -eq 0 ]
+  else
+    fail "idle-stop $round: verityd still running 20 s after SIGTERM with nothing in flight"
+    stop_server "$server_pid" KILL || true
+  fi
+done
+rm -rf "$work/idle-big" "$work/idle-store"
+
 # ---- (d) SIGKILL amid concurrent Puts, three times on one store
 store=$work/crash-store
 declare -A known  # digest -> the file it was made from (files of earlier cycles are deleted)
