@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # verityd's distroless image under podman: the image's contents and configuration; the sidecar
-# Pod of deploy/pod with `podman play kube` (the app reads an imported blob over the pod's
+# Deployment of deploy/k8s/base, rendered through its podman overlay (deploy/k8s/podman) with
+# `kubectl kustomize`, with `podman play kube` (the app reads an imported blob over the pod's
 # loopback; put, verified get, /metrics and grpc.health.v1 from the host through hostPorts);
 # SIGTERM amid a 200 MiB get (it completes or leaves no file; verityd exits 0); and a read-only
 # root as uid 65532 with a read-only import volume (NOT_SERVING until the import is done).
 # Needs root; installs podman, buildah, runc and catatonit from Debian if missing. Everything
 # podman creates lives in a private storage folder and is removed on exit.
-# Usage: container_test.sh VERITYD VERITY HEALTH_PROBE BUILD_SH POD_YAML
+# Usage: container_test.sh VERITYD VERITY HEALTH_PROBE BUILD_SH PODMAN_KUSTOMIZATION_YAML
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
 init_test container_test "$1" "$2"
 for var in $(compgen -v VERITYD_) VERITY_SERVER; do unset "$var"; done
 probe=$(realpath "$3")
 build_sh=$4
-pod_yaml=$(realpath "$5")
+# deploy/k8s/podman/kustomization.yaml: its parent holds base/ too, which the overlay builds on.
+k8s_dir=$(dirname "$(dirname "$5")")
 image=localhost/verityd:dev
 export PATH=$PATH:/usr/sbin:/sbin  # iptables, for the port mappings
 
 [[ $(id -u) -eq 0 ]] || { echo "FAIL: container_test needs root (podman)"; exit 1; }
+# Any kubectl from Debian 12's 1.20 (scripts/setup.sh installs it where none is on the PATH) on.
+command -v kubectl >/dev/null ||
+  { echo "FAIL: kubectl is missing: scripts/setup.sh installs Debian's kubernetes-client"; exit 1; }
 missing=()
 for p in podman buildah runc catatonit; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -31,11 +36,13 @@ fi
 
 # Container storage outside TEST_TMPDIR: conmon's socket paths must stay short.
 storage=$(mktemp -d /tmp/verityd-containers.XXXXXX)
-pod_name=verityd-sidecar
+# play kube names a Deployment's pod <name>-pod-0 and its containers <pod>-<container>.
+pod_name=app-with-verityd-pod-0
 ro_name=verityd-ro-$$
 kube_net_existed=yes  # play kube's network is removed on exit only if this test created it
 cleanup() {
-  # Only ever the private storage: never the machine's.
+  # Only ever the private storage: never the machine's (an empty $storage would match every mount).
+  [[ $storage == /tmp/verityd-containers.?* ]] || return 0
   [[ -f $storage/env.sh ]] && source "$storage/env.sh" || { rm -rf "$storage"; return; }
   podman play kube --down "$work/pod.yaml" >/dev/null 2>&1 || true
   podman pod rm -f "$pod_name" >/dev/null 2>&1 || true
@@ -64,15 +71,6 @@ wait_health() {
 }
 exit_code() { podman inspect "$1" --format '{{.State.ExitCode}}'; }
 running() { [[ $(podman inspect "$1" --format '{{.State.Running}}' 2>/dev/null) == true ]]; }
-# wait_exited CONTAINER SECONDS
-wait_exited() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    running "$1" || return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # ---- the image
 start=$SECONDS
@@ -108,23 +106,40 @@ root=$(podman image mount localhost/verityd:containerfile)
 check "the Containerfile's /data belongs to 65532" [ "$(stat -c %u:%g "$root/data")" = 65532:65532 ]
 podman image unmount localhost/verityd:containerfile >/dev/null
 
-# ---- the sidecar Pod
-mkdir -p "$work/store" "$work/import/sub"
-chown 65532:65532 "$work/store"
+# ---- the sidecar Pod, rendered from the Kubernetes example
+mkdir -p "$work/import/sub"
 echo "hello from the import volume" >"$work/import/hello.txt"
 head -c $((200 * 1024 * 1024)) /dev/urandom >"$work/import/sub/big"
 big_digest=$("$verity" digest "$work/import/sub/big" | cut -d' ' -f1)
 grpc_port=$(free_port)
 metrics_port=$(free_port)
 podman network exists podman-default-kube-network || kube_net_existed=no
-sed -e "s|/var/lib/verityd/store|$work/store|; s|/var/lib/verityd/import|$work/import|" \
+# Bazel's runfiles are symlinks into the source tree, outside the kustomization's root, which
+# kustomize refuses to load: render a real copy.
+cp -rL "$k8s_dir" "$work/k8s"
+check "kubectl kustomize renders the podman overlay" \
+  bash -c 'kubectl kustomize "$1" >"$2"' _ "$work/k8s/podman" "$work/rendered.yaml"
+check "the rendered pod is base's Deployment, app and verityd" grep -q '^  name: app-with-verityd$' \
+  "$work/rendered.yaml"
+sed -e "s|/var/lib/verityd/import|$work/import|" \
   -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
-  "$pod_yaml" >"$work/pod.yaml"
+  "$work/rendered.yaml" >"$work/pod.yaml"
 start=$SECONDS
 check "podman play kube starts the Pod" podman play kube "$work/pod.yaml"
 check "the Pod becomes SERVING on its hostPort" wait_health "$grpc_port" SERVING 60
 echo "Pod serving in $((SECONDS - start)) s (import of 200 MiB included)"
-check "the app container exits" wait_exited "$pod_name-app" 30
+# restartPolicy OnFailure: the app may fail (verityd not listening yet, or hello.txt not yet
+# imported) and is restarted; between two attempts it is not running either, so wait for its end.
+wait_app_done() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [[ $(podman inspect "$1" --format '{{.State.Status}} {{.State.ExitCode}}') == "exited 0" ]] &&
+      return 0
+    sleep 0.1
+  done
+  return 1
+}
+check "the app container exits 0" wait_app_done "$pod_name-app" 30
 check "the app read the imported blob over the pod's loopback" \
   [ "$(podman logs "$pod_name-app" 2>/dev/null)" = "hello from the import volume" ]
 check "the app exited 0" [ "$(exit_code "$pod_name-app")" = 0 ]

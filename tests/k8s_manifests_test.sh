@@ -42,8 +42,9 @@ for kustomization in "$@"; do
   name=$(basename "$dir")
   # Bazel's runfiles are symlinks into the source tree, outside the kustomization's root, which
   # kustomize refuses to load: render a real copy.
-  cp -rL "$dir" "$work/$name-src"
-  if kubectl kustomize "$work/$name-src" >"$work/$name.yaml" 2>"$work/$name.err"; then
+  # The parent too: an overlay (podman/) builds on ../base.
+  cp -rL "$(dirname "$dir")" "$work/$name-src"
+  if kubectl kustomize "$work/$name-src/$name" >"$work/$name.yaml" 2>"$work/$name.err"; then
     pass
   else
     fail "kubectl kustomize $name: $(cat "$work/$name.err")"
@@ -101,7 +102,9 @@ def port_of(address):
 
 def check_verityd(workload, pod, c):
     who = f"{workload['metadata']['name']}/{c['name']}"
-    check(c.get("imagePullPolicy") == "IfNotPresent", f"{who}: imagePullPolicy IfNotPresent")
+    # podman/ runs the image built locally, never pulled.
+    policy = "Never" if name == "podman" else "IfNotPresent"
+    check(c.get("imagePullPolicy") == policy, f"{who}: imagePullPolicy {policy}")
     env = env_of(c)
     check(len(env) > 0, f"{who}: configured through VERITYD_* variables")
     for var in env:
@@ -171,7 +174,8 @@ for w in workloads:
         res = c.get("resources", {})
         check({"cpu", "memory"} <= set(res.get("requests", {})) and "memory" in res.get("limits", {}),
               f"{who}: cpu and memory requests, a memory limit")
-        if c["image"].startswith("localhost/verityd:") and w["kind"] != "Job":
+        # verityd: its image with the image's entrypoint (podman/'s app runs `verity` from it).
+        if c["image"].startswith("localhost/verityd:") and not c.get("command") and w["kind"] != "Job":
             check(c["image"] == "localhost/verityd:dev", f"{who}: image localhost/verityd:dev")
             env = check_verityd(w, pod, c)
             ann = pod_template["metadata"].get("annotations", {})
@@ -209,9 +213,22 @@ for w in workloads:
     if w["kind"] != "Job":
         check(w["kind"] in ("Deployment", "StatefulSet"), f"{wname}: a Deployment or StatefulSet")
 
-if name == "base":
+if name in ("base", "podman"):
     check(any(d["metadata"]["name"] == "app-with-verityd" and len(d["spec"]["template"]["spec"]["containers"]) == 2
               for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app and verityd")
+if name == "podman":
+    for d in of_kind("Deployment"):
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            ports = c.get("ports", [])
+            check(all(p.get("hostIP") == "127.0.0.1" for p in ports if "hostPort" in p),
+                  f"{c['name']}: hostPorts are published on 127.0.0.1 only")
+            if c["name"] == "verityd":
+                check({p.get("hostPort") for p in ports} >= {GRPC_PORT, METRICS_PORT},
+                      f"{c['name']}: hostPorts {GRPC_PORT} and {METRICS_PORT} (the test rewrites them)")
+            if c["name"] == "app":
+                check(c["image"] == "localhost/verityd:dev" and c.get("imagePullPolicy") == "Never"
+                      and "--server=127.0.0.1:50051" in c.get("args", []),
+                      "app: the local image's verity reads from the sidecar over the pod's loopback")
 if name == "replicas":
     check(any(s["spec"].get("clusterIP") == "None" for s in services), "a headless Service")
 PY
