@@ -3,7 +3,6 @@
 
 #include "client/atomic_file.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/file_util.h"
 #include "lib/hash.h"
 
 namespace verity::client {
@@ -26,14 +26,9 @@ class AtomicFileTest : public ::testing::Test {
   }
 
   std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    DIR* dir = opendir(dir_.c_str());
-    while (const dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-    return names;
+    absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
+    EXPECT_TRUE(names.ok()) << names.status();
+    return names.ok() ? *std::move(names) : std::vector<std::string>();
   }
 
   static std::string Read(const std::string& path) {

@@ -3,7 +3,6 @@
 
 #include "client/get_command.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "client/read_stream_fixture.h"
 #include "client/test_argv.h"
 #include "gtest/gtest.h"
+#include "lib/file_util.h"
 
 namespace verity::cli {
 namespace {
@@ -89,14 +89,9 @@ class GetCommandTest : public ::testing::Test {
   }
 
   std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    DIR* dir = opendir(dir_.c_str());
-    while (const dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-    return names;
+    absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
+    EXPECT_TRUE(names.ok()) << names.status();
+    return names.ok() ? *std::move(names) : std::vector<std::string>();
   }
 
   static std::string ReadFile(const std::string& path) {

@@ -3,7 +3,6 @@
 
 #include "verity/sink.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/file_util.h"
 #include "lib/hash.h"
 
 namespace verity::sdk {
@@ -50,14 +50,9 @@ class FileSinkTest : public ::testing::Test {
   }
 
   std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    DIR* dir = opendir(dir_.c_str());
-    while (const dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-    return names;
+    absl::StatusOr<std::vector<std::string>> names = ListDir(dir_);
+    EXPECT_TRUE(names.ok()) << names.status();
+    return names.ok() ? *std::move(names) : std::vector<std::string>();
   }
 
   std::string Contents() const {
