@@ -49,6 +49,25 @@ absl::Status CheckChunkBytes(size_t chunk_bytes) {
   return absl::OkStatus();
 }
 
+// The SDK's PutOptions as both uploads take them.
+absl::Status ToPutSettings(const sdk::PutOptions& options,
+                           PutSettings* settings) {
+  RETURN_IF_ERROR(CheckChunkBytes(options.chunk_bytes));
+  ASSIGN_OR_RETURN(settings->params, MerkleParamsOf(options));
+  settings->name = options.name;
+  if (options.expected_digest.has_value()) {
+    settings->expected = ToParsedDigest(*options.expected_digest);
+  }
+  settings->chunk_size = options.chunk_bytes;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
+  ASSIGN_OR_RETURN(sdk::BlobInfo info,
+                   BlobInfoFromProto(result.info, &result.digest));
+  return sdk::PutResult{std::move(info), result.already_present};
+}
+
 }  // namespace
 
 ClientImpl::ClientImpl(const sdk::ClientOptions& options,
@@ -91,41 +110,25 @@ absl::StatusOr<std::shared_ptr<SharedTree>> ClientImpl::Describe(
 
 absl::StatusOr<sdk::PutResult> ClientImpl::PutFile(
     absl::string_view path, const sdk::PutOptions& options) {
-  RETURN_IF_ERROR(CheckChunkBytes(options.chunk_bytes));
   UploadOptions upload;
-  ASSIGN_OR_RETURN(upload.params, MerkleParamsOf(options));
-  upload.name = options.name;
-  if (options.expected_digest.has_value()) {
-    upload.expected = ToParsedDigest(*options.expected_digest);
-  }
+  RETURN_IF_ERROR(ToPutSettings(options, &upload));
   upload.hash_threads = std::max(1, options.hash_threads);
-  upload.chunk_size = options.chunk_bytes;
   grpc::ClientContext context;
   SetDeadline(&context);
   ASSIGN_OR_RETURN(const UploadResult result,
                    UploadFile(*stub_, &context, path, upload));
-  ASSIGN_OR_RETURN(sdk::BlobInfo info,
-                   BlobInfoFromProto(result.info, &result.digest));
-  return sdk::PutResult{std::move(info), result.already_present};
+  return ToPutResult(result);
 }
 
 absl::StatusOr<sdk::PutResult> ClientImpl::PutStream(
     const sdk::ByteSource& source, const sdk::PutOptions& options) {
-  RETURN_IF_ERROR(CheckChunkBytes(options.chunk_bytes));
   StreamUploadOptions upload;
-  ASSIGN_OR_RETURN(upload.params, MerkleParamsOf(options));
-  upload.name = options.name;
-  if (options.expected_digest.has_value()) {
-    upload.expected = ToParsedDigest(*options.expected_digest);
-  }
-  upload.chunk_size = options.chunk_bytes;
+  RETURN_IF_ERROR(ToPutSettings(options, &upload));
   grpc::ClientContext context;
   SetDeadline(&context);
   ASSIGN_OR_RETURN(const UploadResult result,
                    UploadStream(*stub_, &context, source, upload));
-  ASSIGN_OR_RETURN(sdk::BlobInfo info,
-                   BlobInfoFromProto(result.info, &result.digest));
-  return sdk::PutResult{std::move(info), result.already_present};
+  return ToPutResult(result);
 }
 
 absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest) {

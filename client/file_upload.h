@@ -21,15 +21,20 @@
 namespace verity::client {
 
 // Plain value.
-struct UploadOptions {
+// What every Put sends in its header, and the content bytes per message.
+struct PutSettings {
   MerkleParams params;
   std::string name;  // empty: store without naming it
-  // If set, nothing is sent unless the file has this digest (DATA_LOSS).
+  // If set, the content must have this digest, else DATA_LOSS: a file is
+  // checked before anything is sent, a stream by the server as it arrives.
   std::optional<ParsedDigest> expected;
-  int hash_threads = 1;
   // Bytes of content per PutRequest: large enough to amortize per-message
   // costs, well under gRPC's default 4 MiB message limit.
   size_t chunk_size = size_t{1} << 20;
+};
+
+struct UploadOptions : PutSettings {
+  int hash_threads = 1;
 };
 
 // Plain value.

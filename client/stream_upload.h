@@ -20,12 +20,8 @@
 namespace verity::client {
 
 // Plain value.
-struct StreamUploadOptions {
-  MerkleParams params;
-  std::string name;                      // empty: store without naming it
-  std::optional<ParsedDigest> expected;  // sent as the expected digest
-  size_t chunk_size = size_t{1} << 20;   // content bytes per message
-};
+// A stream is hashed as it is sent, so there are no hashing threads to set.
+using StreamUploadOptions = PutSettings;
 
 // Sends the header, then the source's content until it returns 0. An error
 // from the source cancels the Put, which then stores nothing. DATA_LOSS if
