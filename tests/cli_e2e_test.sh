@@ -27,14 +27,6 @@ dig_page=$(digest_of "$d/page" "${page_opts[@]}")
 dig_big=$(digest_of "$d/big")
 missing=sha256:$(printf '0%.0s' {1..64})
 
-# only_in_out FILE...: $out holds exactly these names (no partial or temporary files).
-only_in_out() {
-  local want got
-  want=$(printf '%s\n' "$@" | sed '/^$/d' | sort)
-  got=$(ls -A "$out" | sort)
-  [[ $got == "$want" ]] || { echo "  $out holds: ${got//$'\n'/ }"; return 1; }
-}
-
 start_server main --listen=127.0.0.1:0 --store_dir="$work/store"
 main_pid=$server_pid
 main_port=$server_port

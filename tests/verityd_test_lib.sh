@@ -63,6 +63,14 @@ is_prefix() {
 # vc ARGS...: the CLI, bounded, so that a hung call fails the check instead of the test run.
 vc() { timeout -k 5 60 "$verity" "$@"; }
 
+# only_in_out FILE...: $out holds exactly these names (no partial or temporary files).
+only_in_out() {
+  local want got
+  want=$(printf '%s\n' "$@" | sed '/^$/d' | sort)
+  got=$(ls -A "$out" | sort)
+  [[ $got == "$want" ]] || { echo "  $out holds: ${got//$'\n'/ }"; return 1; }
+}
+
 # is_running PID: true while PID exists and is not a zombie. Bash reaps its children at any
 # moment, so /proc/PID/stat is read once: a failed read means the process is gone.
 is_running() {
