@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "server/histogram_quantile.h"
 
 namespace verity::server {
@@ -30,12 +29,6 @@ bool Possible(DispatchPath path, DispatchReason reason) {
 constexpr std::array<DispatchPath, kNumDispatchPaths> kPaths = {
     DispatchPath::kInline, DispatchPath::kPool};
 
-std::string QuantilesUs(const prometheus::ClientMetric::Histogram& h) {
-  return absl::StrFormat("p50_us=%.1f p99_us=%.1f p999_us=%.1f",
-                         HistogramQuantile(h, 0.5) * 1e6,
-                         HistogramQuantile(h, 0.99) * 1e6,
-                         HistogramQuantile(h, 0.999) * 1e6);
-}
 
 }  // namespace
 
@@ -143,14 +136,14 @@ std::vector<std::string> DispatchMetrics::Summary() const {
     if (h.sample_count == 0) continue;
     lines.push_back(absl::StrCat("stats verify path=", DispatchPathName(path),
                                  " count=", h.sample_count, " ",
-                                 QuantilesUs(h)));
+                                 QuantileFieldsUs(h)));
   }
   for (PriorityClass c : kAllPriorityClasses) {
     const auto h = queue_wait_[Index(c)]->Collect().histogram;
     if (h.sample_count == 0) continue;
     lines.push_back(absl::StrCat("stats queue_wait class=",
                                  PriorityClassName(c), " count=",
-                                 h.sample_count, " ", QuantilesUs(h)));
+                                 h.sample_count, " ", QuantileFieldsUs(h)));
   }
   return lines;
 }

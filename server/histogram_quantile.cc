@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+
+#include "absl/strings/str_format.h"
 
 namespace verity::server {
 
@@ -26,6 +29,14 @@ double HistogramQuantile(const prometheus::ClientMetric::Histogram& histogram,
     below = bucket.cumulative_count;
   }
   return lower;
+}
+
+std::string QuantileFieldsUs(
+    const prometheus::ClientMetric::Histogram& histogram) {
+  return absl::StrFormat("p50_us=%.1f p99_us=%.1f p999_us=%.1f",
+                         HistogramQuantile(histogram, 0.5) * 1e6,
+                         HistogramQuantile(histogram, 0.99) * 1e6,
+                         HistogramQuantile(histogram, 0.999) * 1e6);
 }
 
 }  // namespace verity::server

@@ -6,12 +6,19 @@
 
 #include <prometheus/client_metric.h>
 
+#include <string>
+
 namespace verity::server {
 
 // The q-quantile, interpolated within its bucket as Prometheus's
 // histogram_quantile() does; 0 if the histogram is empty.
 double HistogramQuantile(const prometheus::ClientMetric::Histogram& histogram,
                          double q);
+
+// "p50_us=X p99_us=Y p999_us=Z": the quantiles the "stats ..." log lines
+// carry, in microseconds.
+std::string QuantileFieldsUs(
+    const prometheus::ClientMetric::Histogram& histogram);
 
 }  // namespace verity::server
 

@@ -122,12 +122,10 @@ std::vector<std::string> ServiceMetrics::Summary() const {
         const auto h = histogram->Collect().histogram;
         if (h.sample_count == 0) continue;
         lines.push_back(absl::StrFormat(
-            "stats rpc method=%s class=%s code=%s count=%d p50_us=%.1f "
-            "p99_us=%.1f p999_us=%.1f",
+            "stats rpc method=%s class=%s code=%s count=%d %s",
             kMethodNames[m], PriorityClassName(c),
             CodeName(static_cast<absl::StatusCode>(code)), h.sample_count,
-            HistogramQuantile(h, 0.5) * 1e6, HistogramQuantile(h, 0.99) * 1e6,
-            HistogramQuantile(h, 0.999) * 1e6));
+            QuantileFieldsUs(h)));
       }
     }
   }
