@@ -344,7 +344,8 @@ TEST(VerifyPoolTest, QueuedUrgentWorkRaisesTheRunningBand) {
   options.aging = {absl::Seconds(100), absl::Seconds(200)};  // class order
   std::unique_ptr<VerifyPool> pool = MakePool(options);
   ASSERT_NE(pool, nullptr);
-  const PoolScheduling& scheduling = pool->scheduling();
+  // A copy: the checks below run after the pool is gone.
+  const PoolScheduling scheduling = pool->scheduling();
   const int cpu = scheduling.cpus[0];
   absl::Notification started, release;
   Seen idle, idle_after, be, rt;
@@ -371,7 +372,7 @@ TEST(VerifyPoolTest, AgedIdleWorkRunsAtTheBandOfWaitingRtWork) {
   options.aging = ClassQueueOptions::Fifo();  // every item aged at once
   std::unique_ptr<VerifyPool> pool = MakePool(options);
   ASSERT_NE(pool, nullptr);
-  const PoolScheduling& scheduling = pool->scheduling();
+  const PoolScheduling scheduling = pool->scheduling();  // outlives the pool
   const int cpu = scheduling.cpus[0];
   Seen aged, rt, last;
   {
