@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bazel build //server:verityd //client:verity
+bazel build //server:verityd //client/cli:verity
 cat >&2 <<'HINT'
 verityd starts below. In another terminal, for example:
-  bazel-bin/client/verity put README.md --name=readme
-  bazel-bin/client/verity get readme -o /tmp/readme.copy && fsverity digest /tmp/readme.copy
+  bazel-bin/client/cli/verity put README.md --name=readme
+  bazel-bin/client/cli/verity get readme -o /tmp/readme.copy && fsverity digest /tmp/readme.copy
 HINT
 exec bazel-bin/server/verityd "$@"

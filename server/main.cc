@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "lib/dispatch_policy.h"
+#include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
 #include "server/log.h"
 #include "server/server_options.h"

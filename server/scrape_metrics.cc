@@ -5,26 +5,25 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/process_metrics.h"
+#include "server/metrics/process_metrics.h"
 
 namespace verity::server {
 
 std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families;
-  families.push_back(OneSample(
-      "verityd_active_streams", "Read and Put streams in progress",
-      MetricType::Gauge, context_->active_streams.load()));
-  families.push_back(OneSample("verityd_blobs", "Blobs in the store",
-                               MetricType::Gauge,
-                               static_cast<double>(context_->store->blob_count())));
+  families.push_back(
+      OneSample("verityd_active_streams", "Read and Put streams in progress",
+                MetricType::Gauge, context_->active_streams.load()));
+  families.push_back(
+      OneSample("verityd_blobs", "Blobs in the store", MetricType::Gauge,
+                static_cast<double>(context_->store->blob_count())));
   families.push_back(OneSample(
       "verityd_store_bytes", "Data bytes of the blobs in the store",
       MetricType::Gauge, static_cast<double>(context_->store->stored_bytes())));
-  families.push_back(OneSample("verityd_build_info",
-                               "The running verityd's version, always 1",
-                               MetricType::Gauge, 1,
-                               {{"version", kVerityVersion}}));
+  families.push_back(
+      OneSample("verityd_build_info", "The running verityd's version, always 1",
+                MetricType::Gauge, 1, {{"version", kVerityVersion}}));
   if (pool_ != nullptr) {
     families.push_back(OneSample(
         "verityd_verify_pool_info",
@@ -33,10 +32,8 @@ std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
         MetricType::Gauge, 1,
         {{"threads", absl::StrCat(pool_->threads)},
          {"pinned", pool_->pinned ? "true" : "false"},
-         {"rt_policy",
-          absl::StrCat(pool_->policy, " ", pool_->priority)},
-         {"be_policy",
-          absl::StrCat(pool_->be_policy, " ", pool_->be_priority)},
+         {"rt_policy", absl::StrCat(pool_->policy, " ", pool_->priority)},
+         {"be_policy", absl::StrCat(pool_->be_policy, " ", pool_->be_priority)},
          {"idle_policy",
           absl::StrCat(pool_->idle_policy, " ", pool_->idle_priority)}}));
   }

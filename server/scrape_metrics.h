@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "lib/verify_pool.h"
-#include "server/service_context.h"
+#include "server/dispatch/verify_pool.h"
+#include "server/rpc/service_context.h"
 
 namespace verity::server {
 

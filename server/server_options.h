@@ -8,10 +8,10 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "lib/dispatch_policy.h"
-#include "server/blob_store.h"
-#include "server/service_context.h"
-#include "server/verified_blob_cache.h"
+#include "server/dispatch/dispatch_policy.h"
+#include "server/rpc/service_context.h"
+#include "server/store/blob_store.h"
+#include "server/store/verified_blob_cache.h"
 
 namespace verity::server {
 

@@ -15,12 +15,12 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
-#include "server/calibration.h"
-#include "server/importer.h"
+#include "server/dispatch/calibration.h"
 #include "server/listen_address.h"
-#include "server/process_metrics.h"
-#include "server/scrape_metrics.h"
 #include "server/log.h"
+#include "server/metrics/process_metrics.h"
+#include "server/scrape_metrics.h"
+#include "server/store/importer.h"
 
 namespace verity::server {
 namespace {

@@ -21,15 +21,15 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "lib/verify_pool.h"
-#include "server/blob_store.h"
-#include "server/dispatch_metrics.h"
-#include "server/dispatcher.h"
-#include "server/service_metrics.h"
+#include "server/dispatch/dispatch_metrics.h"
+#include "server/dispatch/dispatcher.h"
+#include "server/dispatch/verify_pool.h"
+#include "server/metrics/service_metrics.h"
+#include "server/rpc/service_context.h"
+#include "server/rpc/verity_service.h"
 #include "server/server_options.h"
-#include "server/service_context.h"
-#include "server/verified_blob_cache.h"
-#include "server/verity_service.h"
+#include "server/store/blob_store.h"
+#include "server/store/verified_blob_cache.h"
 
 namespace verity::server {
 

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/dispatch_policy.h"
 #include "lib/priority_class.h"
+#include "server/dispatch/dispatch_policy.h"
 #include "tests/testing/test_server.h"
 
-namespace verity {
+namespace verity::server {
 namespace {
 
 using testing::TestServer;
@@ -28,8 +28,8 @@ struct Raw {
 
 // One Read as a client with the whole tree already (so the server sends only
 // data), at `priority_class`.
-Raw RawRead(v1::Verity::Stub& stub, const std::string& digest,
-            uint64_t offset, uint64_t length, PriorityClass priority_class,
+Raw RawRead(v1::Verity::Stub& stub, const std::string& digest, uint64_t offset,
+            uint64_t length, PriorityClass priority_class,
             bool have_whole_tree = true) {
   v1::ReadRequest request;
   request.set_digest(digest);
@@ -85,14 +85,14 @@ class DispatchTest : public ::testing::Test {
 TEST_F(DispatchTest, SmallUrgentReadsGoInlineLargeAndIdleToThePool) {
   std::unique_ptr<TestServer> server = StartWith(DispatchMode::kAdaptive);
   PutAndWarm(*server);
-  for (PriorityClass c : {PriorityClass::kRt, PriorityClass::kBe,
-                          PriorityClass::kNone}) {
+  for (PriorityClass c :
+       {PriorityClass::kRt, PriorityClass::kBe, PriorityClass::kNone}) {
     Raw small = RawRead(server->stub(), digest_, 8192, 4096, c);
     ASSERT_TRUE(small.status.ok()) << small.status.error_message();
     EXPECT_EQ(small.data, data_.substr(8192, 4096));
-    EXPECT_EQ(Placed(*server, DispatchPath::kInline, c,
-                     DispatchReason::kWithinLimit),
-              1)
+    EXPECT_EQ(
+        Placed(*server, DispatchPath::kInline, c, DispatchReason::kWithinLimit),
+        1)
         << PriorityClassName(c);
   }
   for (PriorityClass c : kAllPriorityClasses) {
@@ -142,11 +142,10 @@ TEST_F(DispatchTest, InlineLimitFlagOverridesCalibration) {
   std::unique_ptr<TestServer> server =
       StartWith(DispatchMode::kAdaptive, "rt=1048576,be=0");
   PutAndWarm(*server);
-  ASSERT_TRUE(RawRead(server->stub(), digest_, 0, 512 << 10,
-                      PriorityClass::kRt)
+  ASSERT_TRUE(RawRead(server->stub(), digest_, 0, 512 << 10, PriorityClass::kRt)
                   .status.ok());
-  ASSERT_TRUE(
-      RawRead(server->stub(), digest_, 0, 4096, PriorityClass::kBe).status.ok());
+  ASSERT_TRUE(RawRead(server->stub(), digest_, 0, 4096, PriorityClass::kBe)
+                  .status.ok());
   EXPECT_EQ(Placed(*server, DispatchPath::kInline, PriorityClass::kRt,
                    DispatchReason::kWithinLimit),
             1);
@@ -181,9 +180,8 @@ TEST_F(DispatchTest, EveryModeSendsTheSameBytes) {
       {1 << 20, 512 << 10, PriorityClass::kBe, true},
   };
   std::vector<std::string> first;
-  for (DispatchMode mode :
-       {DispatchMode::kAdaptive, DispatchMode::kInline, DispatchMode::kPool,
-        DispatchMode::kPoolUnbound}) {
+  for (DispatchMode mode : {DispatchMode::kAdaptive, DispatchMode::kInline,
+                            DispatchMode::kPool, DispatchMode::kPoolUnbound}) {
     SCOPED_TRACE(DispatchModeName(mode));
     std::unique_ptr<TestServer> server = StartWith(mode);
     ASSERT_TRUE(testing::PutBlob(server->stub(), data_).ok());
@@ -197,8 +195,8 @@ TEST_F(DispatchTest, EveryModeSendsTheSameBytes) {
                 data_.substr(c.offset, length));
       responses.push_back(raw.responses);
       // The client's own verification agrees too.
-      testing::ReadResult verified = testing::ReadBlob(
-          server->stub(), digest_, c.offset, c.length);
+      testing::ReadResult verified =
+          testing::ReadBlob(server->stub(), digest_, c.offset, c.length);
       ASSERT_TRUE(verified.status.ok()) << verified.status;
       EXPECT_TRUE(verified.data == data_.substr(c.offset, length));
     }
@@ -211,4 +209,4 @@ TEST_F(DispatchTest, EveryModeSendsTheSameBytes) {
 }
 
 }  // namespace
-}  // namespace verity
+}  // namespace verity::server

@@ -43,9 +43,9 @@ image_env=(
 nonroot=65532
 
 if [[ -z $verityd_bin || -z $verity_bin ]]; then
-  (cd "$repo" && bazel build //server:verityd //client:verity)
+  (cd "$repo" && bazel build //server:verityd //client/cli:verity)
   verityd_bin=$repo/bazel-bin/server/verityd
-  verity_bin=$repo/bazel-bin/client/verity
+  verity_bin=$repo/bazel-bin/client/cli/verity
 fi
 
 # assemble_rootfs DIR TAR: the image's whole file system in DIR, owned by root except /data,

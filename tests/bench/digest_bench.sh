@@ -8,8 +8,8 @@ size_mib=${1:-1024}
 rounds=${2:-5}
 out=${3:-docs/bench-digest.md}
 
-bazel build -c opt //client:verity >/dev/null 2>&1
-verity=bazel-bin/client/verity
+bazel build -c opt //client/cli:verity >/dev/null 2>&1
+verity=bazel-bin/client/cli/verity
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 file=$work/data

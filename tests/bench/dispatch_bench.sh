@@ -25,9 +25,9 @@ rt_load=rt:random:4096:4:$rt_rate
 mixed_load=$rt_load,be:stream:131072:2,idle:scan:1048576:1
 
 command -v gnuplot >/dev/null || apt-get install -y -q gnuplot-nox >/dev/null  # the plot
-bazel build //server:verityd //client:verity //tests/bench:dispatch_load >/dev/null 2>&1
+bazel build //server:verityd //client/cli:verity //tests/bench:dispatch_load >/dev/null 2>&1
 verityd=$PWD/bazel-bin/server/verityd
-verity=$PWD/bazel-bin/client/verity
+verity=$PWD/bazel-bin/client/cli/verity
 load=$PWD/bazel-bin/tests/bench/dispatch_load
 grep -q -- '--dispatch' <("$verityd" --help 2>&1) || { echo "verityd has no --dispatch flag" >&2; exit 1; }
 work=$(mktemp -d)

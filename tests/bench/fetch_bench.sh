@@ -9,9 +9,9 @@ rounds=${2:-3}
 out=${3:-docs/bench-fetch.md}
 
 command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null  # the baseline
-bazel build //server:verityd //client:verity //tests/bench:fetch_bench >/dev/null 2>&1
+bazel build //server:verityd //client/cli:verity //tests/bench:fetch_bench >/dev/null 2>&1
 verityd=$PWD/bazel-bin/server/verityd
-verity=$PWD/bazel-bin/client/verity
+verity=$PWD/bazel-bin/client/cli/verity
 bench=$PWD/bazel-bin/tests/bench/fetch_bench
 work=$(mktemp -d)
 server_pid=

@@ -6,10 +6,10 @@
 #include <prometheus/registry.h>
 
 #include "benchmark/benchmark.h"
-#include "lib/dispatch_policy.h"
 #include "lib/priority_class.h"
-#include "server/dispatch_metrics.h"
-#include "server/service_metrics.h"
+#include "server/dispatch/dispatch_metrics.h"
+#include "server/dispatch/dispatch_policy.h"
+#include "server/metrics/service_metrics.h"
 
 namespace verity::server {
 namespace {

@@ -9,10 +9,10 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-10}
 out=${2:-docs/bench-metrics.md}
 
-bazel build //server:verityd //client:verity //tests/bench:dispatch_load \
+bazel build //server:verityd //client/cli:verity //tests/bench:dispatch_load \
   //tests/bench:metrics_bench >/dev/null 2>&1
 verityd=$PWD/bazel-bin/server/verityd
-verity=$PWD/bazel-bin/client/verity
+verity=$PWD/bazel-bin/client/cli/verity
 work=$(mktemp -d)
 server_pid=
 trap '[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT

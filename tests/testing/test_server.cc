@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/blob_ref.h"
-#include "client/grpc_status.h"
-#include "client/verified_read.h"
+#include "client/cli/blob_ref.h"
+#include "client/sdk/grpc_status.h"
+#include "client/testing/verified_read.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_builder.h"
 #include "proto/convert.h"

@@ -1,0 +1,69 @@
+// Implements the shared option-value parsers on Abseil's strict number
+// parsing: no signs, spaces or trailing junk are accepted.
+
+#include "client/cli/flag_values.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace verity::cli {
+namespace {
+
+// True if `text` is non-empty and made only of `chars`.
+bool AllOf(absl::string_view text, absl::string_view chars) {
+  return !text.empty() &&
+         text.find_first_not_of(chars) == absl::string_view::npos;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ParseHexFlag(absl::string_view what,
+                                         absl::string_view hex) {
+  if (hex.size() % 2 != 0 || !std::all_of(hex.begin(), hex.end(), [](char c) {
+        return absl::ascii_isxdigit(c);
+      })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " is not a valid hex string: '", hex, "'"));
+  }
+  return absl::HexStringToBytes(hex);
+}
+
+absl::StatusOr<uint32_t> ParseBlockSizeFlag(absl::string_view text) {
+  uint32_t value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value == 0 ||
+      (value & (value - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid block size '", text, "': must be a power of 2"));
+  }
+  return value;
+}
+
+absl::StatusOr<uint64_t> ParseUint64Flag(absl::string_view flag,
+                                         absl::string_view text) {
+  uint64_t value = 0;
+  // SimpleAtoi also takes signs and surrounding spaces; a byte count has
+  // neither.
+  if (!AllOf(text, "0123456789") || !absl::SimpleAtoi(text, &value)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid ", flag, " '", text, "': must be a non-negative integer"));
+  }
+  return value;
+}
+
+absl::StatusOr<absl::Duration> ParseSecondsFlag(absl::string_view flag,
+                                                absl::string_view text) {
+  double seconds = 0;
+  if (!AllOf(text, "0123456789.") || !absl::SimpleAtod(text, &seconds) ||
+      !std::isfinite(seconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid ", flag, " '", text, "': must be a number of seconds"));
+  }
+  return absl::Seconds(seconds);
+}
+
+}  // namespace verity::cli

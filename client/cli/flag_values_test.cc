@@ -1,0 +1,47 @@
+// Accepted and refused spellings of option values.
+
+#include "client/cli/flag_values.h"
+
+#include "gtest/gtest.h"
+
+namespace verity::cli {
+namespace {
+
+TEST(FlagValuesTest, Hex) {
+  EXPECT_EQ(*ParseHexFlag("salt", "a1B2"), std::string("\xa1\xb2"));
+  EXPECT_EQ(*ParseHexFlag("salt", ""), "");
+  EXPECT_FALSE(ParseHexFlag("salt", "abc").ok());
+  EXPECT_FALSE(ParseHexFlag("salt", "zz").ok());
+}
+
+TEST(FlagValuesTest, BlockSize) {
+  EXPECT_EQ(*ParseBlockSizeFlag("4096"), 4096u);
+  EXPECT_FALSE(ParseBlockSizeFlag("3000").ok());
+  EXPECT_FALSE(ParseBlockSizeFlag("0").ok());
+  EXPECT_FALSE(ParseBlockSizeFlag("4k").ok());
+}
+
+TEST(FlagValuesTest, Uint64) {
+  EXPECT_EQ(*ParseUint64Flag("--offset", "0"), 0u);
+  EXPECT_EQ(*ParseUint64Flag("--offset", "18446744073709551615"), UINT64_MAX);
+  for (const char* bad :
+       {"", "-1", "+1", " 1", "1 ", "1e3", "18446744073709551616"}) {
+    absl::StatusOr<uint64_t> value = ParseUint64Flag("--offset", bad);
+    EXPECT_EQ(value.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_NE(
+      ParseUint64Flag("--length", "x").status().message().find("--length"),
+      absl::string_view::npos);
+}
+
+TEST(FlagValuesTest, Seconds) {
+  EXPECT_EQ(*ParseSecondsFlag("--timeout", "60"), absl::Seconds(60));
+  EXPECT_EQ(*ParseSecondsFlag("--timeout", "0.5"), absl::Milliseconds(500));
+  EXPECT_EQ(*ParseSecondsFlag("--timeout", "0"), absl::ZeroDuration());
+  for (const char* bad : {"", "-1", "inf", "nan", "1s", " 1", "1 ", "."}) {
+    EXPECT_FALSE(ParseSecondsFlag("--timeout", bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace verity::cli

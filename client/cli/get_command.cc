@@ -1,0 +1,173 @@
+// Implements `verity get` on the SDK: a FileSink for -o, a CallbackSink for
+// standard output, and a ProgressSink around either on a terminal.
+
+#include "client/cli/get_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/command_line.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/flag_values.h"
+#include "client/cli/progress_sink.h"
+#include "lib/status_macros.h"
+#include "verity/client.h"
+
+namespace verity::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
+    "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
+    "Without --length, reads to the end. --parallel splits the range over N\n"
+    "concurrent streams (1 to 64). A name is resolved by the server, whose\n"
+    "digest is then trusted; pass the digest to be protected from a lying\n"
+    "server.\n";
+
+absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
+  if (v == "rt") return sdk::PriorityClass::kRealtime;
+  if (v == "be") return sdk::PriorityClass::kBestEffort;
+  if (v == "idle") return sdk::PriorityClass::kIdle;
+  if (v == "none") return sdk::PriorityClass::kUnset;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "invalid --priority '", v, "': must be rt, be, idle or none"));
+}
+
+absl::StatusOr<int> ParseParallel(absl::string_view v) {
+  ASSIGN_OR_RETURN(const uint64_t n, ParseUint64Flag("--parallel", v));
+  if (n < 1 || n > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --parallel '", v, "': must be from 1 to 64"));
+  }
+  return static_cast<int>(n);
+}
+
+std::vector<CommandFlag> GetFlags(GetOptions* opts) {
+  sdk::FetchOptions* fetch = &opts->fetch;
+  return {
+      {"output", 'o', true,
+       [opts](absl::string_view v) -> absl::Status {
+         if (v.empty()) return absl::InvalidArgumentError("-o is empty");
+         opts->output = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"offset", 0, true,
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->offset, ParseUint64Flag("--offset", v));
+         return absl::OkStatus();
+       }},
+      {"length", 0, true,
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->length, ParseUint64Flag("--length", v));
+         return absl::OkStatus();
+       }},
+      {"priority", 0, true,
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->priority, ParsePriority(v));
+         return absl::OkStatus();
+       }},
+      {"parallel", 0, true,
+       [fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->parallel_streams, ParseParallel(v));
+         return absl::OkStatus();
+       }},
+  };
+}
+
+// The digest to fetch: the operand's, or the one the server names for it.
+absl::StatusOr<sdk::Digest> Resolve(sdk::Client& client,
+                                    const client::BlobRef& blob) {
+  if (!blob.digest.has_value()) {
+    ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.StatName(blob.name));
+    return info.digest;
+  }
+  return sdk::Digest::Parse(blob.ToString());
+}
+
+absl::Status Fetch(sdk::Client& client, const GetOptions& opts, sdk::Sink& sink,
+                   std::FILE* err) {
+  ASSIGN_OR_RETURN(const sdk::Digest digest, Resolve(client, opts.blob));
+  if (!isatty(fileno(err))) return client.Fetch(digest, sink, opts.fetch);
+  ProgressSink progress(sink, err);
+  return client.Fetch(digest, progress, opts.fetch);
+}
+
+// Verified bytes in order to `out`, named `what` in errors.
+absl::Status GetToStream(sdk::Client& client, const GetOptions& opts,
+                         std::FILE* out, absl::string_view what,
+                         std::FILE* err) {
+  sdk::CallbackSink sink([out, what](absl::Span<const uint8_t> bytes) {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("write to ", what));
+    }
+    return absl::OkStatus();
+  });
+  RETURN_IF_ERROR(Fetch(client, opts, sink, err));
+  if (std::fflush(out) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("write to ", what));
+  }
+  return absl::OkStatus();
+}
+
+// -o naming a device or FIFO (/dev/null, a pipe): written in order like
+// standard output, since it cannot be replaced atomically like a file.
+bool IsStreamTarget(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+         !S_ISDIR(st.st_mode);
+}
+
+absl::Status GetToDevice(sdk::Client& client, const GetOptions& opts,
+                         std::FILE* err) {
+  std::FILE* out = std::fopen(opts.output.c_str(), "we");
+  if (out == nullptr) return absl::ErrnoToStatus(errno, opts.output);
+  const absl::Status status = GetToStream(client, opts, out, opts.output, err);
+  const bool closed = std::fclose(out) == 0;
+  if (!status.ok()) return status;
+  if (!closed) return absl::ErrnoToStatus(errno, opts.output);
+  return absl::OkStatus();
+}
+
+absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
+                       std::FILE* err) {
+  if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
+  ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
+                   sdk::FileSink::Create(opts.output));
+  return Fetch(client, opts, *file, err);
+}
+
+}  // namespace
+
+absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
+  GetOptions opts;
+  const absl::StatusOr<CommandLine> line =
+      ParseCommandLine(argc, argv, GetFlags(&opts));
+  ASSIGN_OR_RETURN(opts.blob, OneBlobOperand(line));
+  opts.connection = line->connection;
+  return opts;
+}
+
+int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
+  if (!opts.ok()) return UsageError("get", opts.status(), kUsage, err);
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      client::CreateClient(opts->connection);
+  if (!client.ok()) return ReportStatus("get", client.status(), err);
+  const absl::Status status =
+      opts->output.empty()
+          ? GetToStream(**client, *opts, out, "standard output", err)
+          : GetToFile(**client, *opts, err);
+  return ReportStatus(
+      "get",
+      status.ok()
+          ? status
+          : absl::Status(status.code(), absl::StrCat(opts->blob.ToString(),
+                                                     ": ", status.message())),
+      err);
+}
+
+}  // namespace verity::cli

@@ -1,0 +1,38 @@
+// `verity get`: reads a blob, or a range of it, over one or several streams,
+// and outputs only content that was verified against its digest.
+
+#ifndef VERITYD_CLIENT_CLI_GET_COMMAND_H_
+#define VERITYD_CLIENT_CLI_GET_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "client/cli/blob_ref.h"
+#include "client/cli/connection.h"
+#include "verity/options.h"
+
+namespace verity::cli {
+
+// The parsed command line of `verity get`. Plain value.
+struct GetOptions {
+  client::ConnectionOptions connection;
+  client::BlobRef blob;  // DIGEST_OR_NAME
+  std::string output;    // -o/--output; empty for `out`
+  // --offset, --length, --priority, --parallel.
+  sdk::FetchOptions fetch;
+};
+
+// Parses `argv` (argv[0] is "get"); INVALID_ARGUMENT naming the problem.
+absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv);
+
+// Runs `verity get` and returns its exit code. Without -o, verified bytes are
+// written to `out` as they arrive, so a failure can leave a verified prefix
+// there. With -o FILE, FILE appears only once the whole range is verified;
+// otherwise it is left absent or as it was. When `err` is a terminal, a large
+// transfer shows a progress line there.
+int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
+
+}  // namespace verity::cli
+
+#endif  // VERITYD_CLIENT_CLI_GET_COMMAND_H_

@@ -1,0 +1,106 @@
+// Implements `verity put` on the SDK's PutFile, one RPC per file.
+
+#include "client/cli/put_command.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/command_line.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/flag_values.h"
+#include "lib/status_macros.h"
+#include "verity/client.h"
+
+namespace verity::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: verity put FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
+    "[--salt=HEX]\n"
+    "                          [--name=NAME] (only with one FILE)\n";
+
+std::vector<CommandFlag> PutFlags(PutOptions* opts) {
+  return {
+      {"hash-alg", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->params.hash_algorithm, ParseHashAlgorithm(v));
+         return absl::OkStatus();
+       }},
+      {"block-size", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->params.block_size, ParseBlockSizeFlag(v));
+         return absl::OkStatus();
+       }},
+      {"salt", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->params.salt, ParseHexFlag("salt", v));
+         return absl::OkStatus();
+       }},
+      {"name", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         if (v.empty()) return absl::InvalidArgumentError("--name is empty");
+         opts->name = std::string(v);
+         return absl::OkStatus();
+       }},
+  };
+}
+
+sdk::PutOptions ToPutOptions(const PutOptions& opts) {
+  sdk::PutOptions put;
+  put.hash_algorithm =
+      static_cast<sdk::DigestAlgorithm>(opts.params.hash_algorithm);
+  put.block_size = opts.params.block_size;
+  put.salt = opts.params.salt;
+  put.name = opts.name;
+  put.hash_threads =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return put;
+}
+
+absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
+                        const std::string& file, std::FILE* out) {
+  ASSIGN_OR_RETURN(const sdk::PutResult result,
+                   client.PutFile(file, ToPutOptions(opts)));
+  const std::string line =
+      absl::StrCat(result.info.digest.ToString(), " ", file, "\n");
+  std::fwrite(line.data(), 1, line.size(), out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
+  PutOptions opts;
+  ASSIGN_OR_RETURN(CommandLine line,
+                   ParseCommandLine(argc, argv, PutFlags(&opts)));
+  opts.connection = std::move(line.connection);
+  opts.files = std::move(line.operands);
+  RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
+  if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
+  if (!opts.name.empty() && opts.files.size() != 1) {
+    return absl::InvalidArgumentError("--name needs exactly one FILE");
+  }
+  return opts;
+}
+
+int RunPutCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  absl::StatusOr<PutOptions> opts = ParsePutOptions(argc, argv);
+  if (!opts.ok()) return UsageError("put", opts.status(), kUsage, err);
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      client::CreateClient(opts->connection);
+  if (!client.ok()) return ReportStatus("put", client.status(), err);
+  for (const std::string& file : opts->files) {
+    const absl::Status status = PutOneFile(**client, *opts, file, out);
+    if (!status.ok()) {
+      return ReportStatus(
+          "put",
+          absl::Status(status.code(),
+                       absl::StrCat(file, ": ", status.message())),
+          err);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace verity::cli

@@ -1,0 +1,34 @@
+// `verity put`: uploads files and prints their digests as `fsverity digest`
+// does, once the server has confirmed them.
+
+#ifndef VERITYD_CLIENT_CLI_PUT_COMMAND_H_
+#define VERITYD_CLIENT_CLI_PUT_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/cli/connection.h"
+#include "lib/merkle_params.h"
+
+namespace verity::cli {
+
+// The parsed command line of `verity put`. Plain value.
+struct PutOptions {
+  client::ConnectionOptions connection;
+  MerkleParams params;  // --hash-alg, --block-size, --salt
+  std::string name;     // --name, only with a single FILE
+  std::vector<std::string> files;
+};
+
+// Parses `argv` (argv[0] is "put"); INVALID_ARGUMENT naming the problem.
+absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv);
+
+// Runs `verity put` and returns its exit code. Stops at the first file that
+// fails; the lines of the files before it are printed.
+int RunPutCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
+
+}  // namespace verity::cli
+
+#endif  // VERITYD_CLIENT_CLI_PUT_COMMAND_H_

@@ -1,0 +1,81 @@
+// The `verity` command line: one binary, one subcommand per job.
+
+#include <cstdio>
+#include <cstring>
+
+#include "client/cli/digest_command.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/get_command.h"
+#include "client/cli/ls_command.h"
+#include "client/cli/put_command.h"
+#include "client/cli/rm_command.h"
+#include "client/cli/stat_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: verity COMMAND [ARGS...]\n"
+    "\n"
+    "Commands:\n"
+    "  digest FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
+    "[--salt=HEX] ...\n"
+    "      print the fs-verity digest of local files, as `fsverity digest` "
+    "does\n"
+    "  put FILE... [--hash-alg=] [--block-size=] [--salt=] [--name=NAME]\n"
+    "      store files on the server; print their digests once it agrees\n"
+    "  get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
+    "                     [--priority=rt|be|idle|none] [--parallel=N]\n"
+    "      read a blob, verified against its digest (by name, against the\n"
+    "      digest the server names: pass the digest to distrust the server)\n"
+    "  stat DIGEST_OR_NAME   show what the server knows about a blob\n"
+    "  ls                    list the stored blobs: digest, size, names\n"
+    "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
+    "\n"
+    "put, get, stat, ls and rm also take --server=HOST:PORT (default\n"
+    "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
+    "--tls-cert=FILE --tls-key=FILE (client certificate) and "
+    "--timeout=SECONDS\n"
+    "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
+    "they stopped; an unreachable server is retried a few times first.\n"
+    "\n"
+    "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 "
+    "unavailable,\n"
+    "            5 any other error.\n";
+
+using RunFn = int (*)(int argc, char** argv, std::FILE* out, std::FILE* err);
+
+struct Command {
+  const char* name;
+  RunFn run;
+};
+
+constexpr Command kCommands[] = {
+    {"digest", verity::cli::RunDigestCommand},
+    {"put", verity::cli::RunPutCommand},
+    {"get", verity::cli::RunGetCommand},
+    {"stat", verity::cli::RunStatCommand},
+    {"ls", verity::cli::RunLsCommand},
+    {"rm", verity::cli::RunRmCommand},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return verity::cli::kExitUsage;
+  }
+  const char* command = argv[1];
+  for (const Command& c : kCommands) {
+    if (std::strcmp(command, c.name) == 0) {
+      return c.run(argc - 1, argv + 1, stdout, stderr);
+    }
+  }
+  if (std::strcmp(command, "help") == 0 ||
+      std::strcmp(command, "--help") == 0) {
+    std::fputs(kUsage, stdout);
+    return verity::cli::kExitOk;
+  }
+  std::fprintf(stderr, "verity: unknown command '%s'\n%s", command, kUsage);
+  return verity::cli::kExitUsage;
+}

@@ -1,0 +1,216 @@
+// Implements ClientImpl, and Client::Create as LevelDB's DB::Open lives
+// beside DBImpl. Fetches go to RunFetch; the other calls are one RPC each,
+// their answers checked before they are believed.
+
+#include "client/sdk/client_impl.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/sdk/backoff.h"
+#include "client/sdk/blob_info.h"
+#include "client/sdk/cancellation.h"
+#include "client/sdk/channel.h"
+#include "client/sdk/fetch_runner.h"
+#include "client/sdk/file_upload.h"
+#include "client/sdk/grpc_status.h"
+#include "client/sdk/rpc_retry.h"
+#include "client/sdk/sdk_convert.h"
+#include "client/sdk/stream_upload.h"
+#include "lib/hash.h"
+#include "lib/merkle_verifier.h"
+#include "lib/status_macros.h"
+
+namespace verity::sdk {
+
+absl::StatusOr<std::unique_ptr<Client>> Client::Create(
+    const ClientOptions& options) {
+  RETURN_IF_ERROR(client::ValidateRetryPolicy(options.retry));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
+                   client::CreateClientChannel(options));
+  return std::make_unique<client::ClientImpl>(
+      options, v1::Verity::NewStub(std::move(channel)));
+}
+
+}  // namespace verity::sdk
+
+namespace verity::client {
+namespace {
+
+// Put messages must stay below the server's 8 MiB limit, header included.
+constexpr size_t kMaxPutChunkBytes = size_t{4} << 20;
+
+absl::Status CheckChunkBytes(size_t chunk_bytes) {
+  if (chunk_bytes == 0 || chunk_bytes > kMaxPutChunkBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk_bytes must be from 1 to ", kMaxPutChunkBytes));
+  }
+  return absl::OkStatus();
+}
+
+// The SDK's PutOptions as both uploads take them.
+absl::Status ToPutSettings(const sdk::PutOptions& options,
+                           PutSettings* settings) {
+  RETURN_IF_ERROR(CheckChunkBytes(options.chunk_bytes));
+  ASSIGN_OR_RETURN(settings->params, MerkleParamsOf(options));
+  settings->name = options.name;
+  if (options.expected_digest.has_value()) {
+    settings->expected = ToParsedDigest(*options.expected_digest);
+  }
+  settings->chunk_size = options.chunk_bytes;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
+  ASSIGN_OR_RETURN(sdk::BlobInfo info,
+                   BlobInfoFromProto(result.info, &result.digest));
+  return sdk::PutResult{std::move(info), result.already_present};
+}
+
+}  // namespace
+
+ClientImpl::ClientImpl(const sdk::ClientOptions& options,
+                       std::unique_ptr<v1::Verity::StubInterface> stub)
+    : options_(options),
+      stub_(std::move(stub)),
+      cache_(options.tree_cache_bytes) {}
+
+absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
+                               const sdk::FetchOptions& options) {
+  Cancellation cancellation;
+  FetchPlan plan;
+  plan.target.stub = stub_.get();
+  plan.target.trusted = ToParsedDigest(digest);
+  plan.target.priority =
+      PriorityToProto(options.priority.value_or(options_.default_priority));
+  plan.target.cache = &cache_;
+  plan.target.counters = &counters_;
+  plan.retry = options_.retry;
+  plan.rpc_timeout = options_.rpc_timeout;
+  plan.deadline = options.deadline;
+  plan.cancellation = &cancellation;
+  const DescribeFn describe = [this, &plan] {
+    return Describe(plan.target.trusted, plan.deadline);
+  };
+  return RunFetch(plan, options, describe, sink);
+}
+
+absl::StatusOr<std::shared_ptr<SharedTree>> ClientImpl::Describe(
+    const ParsedDigest& digest, absl::Time deadline) {
+  if (std::shared_ptr<SharedTree> tree = cache_.Find(digest)) return tree;
+  v1::StatRequest request;
+  request.set_digest(FormatDigest(digest.algorithm, AsBytes(digest.digest)));
+  ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
+  ASSIGN_OR_RETURN(const CheckedBlobInfo checked, CheckBlobInfo(info, &digest));
+  ASSIGN_OR_RETURN(MerkleVerifier tree,
+                   MerkleVerifier::Create(checked.descriptor, digest));
+  return cache_.FindOrInsert(digest, std::move(tree));
+}
+
+absl::StatusOr<sdk::PutResult> ClientImpl::PutFile(
+    absl::string_view path, const sdk::PutOptions& options) {
+  UploadOptions upload;
+  RETURN_IF_ERROR(ToPutSettings(options, &upload));
+  upload.hash_threads = std::max(1, options.hash_threads);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  ASSIGN_OR_RETURN(const UploadResult result,
+                   UploadFile(*stub_, &context, path, upload));
+  return ToPutResult(result);
+}
+
+absl::StatusOr<sdk::PutResult> ClientImpl::PutStream(
+    const sdk::ByteSource& source, const sdk::PutOptions& options) {
+  StreamUploadOptions upload;
+  RETURN_IF_ERROR(ToPutSettings(options, &upload));
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  ASSIGN_OR_RETURN(const UploadResult result,
+                   UploadStream(*stub_, &context, source, upload));
+  return ToPutResult(result);
+}
+
+absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest) {
+  v1::StatRequest request;
+  request.set_digest(digest.ToString());
+  ASSIGN_OR_RETURN(const v1::BlobInfo info,
+                   StatRpc(request, absl::InfiniteFuture()));
+  const ParsedDigest expected = ToParsedDigest(digest);
+  return BlobInfoFromProto(info, &expected);
+}
+
+absl::StatusOr<sdk::BlobInfo> ClientImpl::StatName(absl::string_view name) {
+  v1::StatRequest request;
+  request.set_name(std::string(name));
+  ASSIGN_OR_RETURN(const v1::BlobInfo info,
+                   StatRpc(request, absl::InfiniteFuture()));
+  return BlobInfoFromProto(info);
+}
+
+absl::StatusOr<v1::BlobInfo> ClientImpl::StatRpc(const v1::StatRequest& request,
+                                                 absl::Time deadline) {
+  v1::BlobInfo info;
+  RETURN_IF_ERROR(RetryUnary(options_.retry, options_.rpc_timeout, deadline,
+                             [&](grpc::ClientContext* context) {
+                               return FromGrpcStatus(
+                                   stub_->Stat(context, request, &info));
+                             }));
+  return info;
+}
+
+absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
+                                               uint32_t page_size) {
+  v1::ListRequest request;
+  request.set_page_token(std::string(page_token));
+  request.set_page_size(page_size);
+  v1::ListResponse response;
+  RETURN_IF_ERROR(RetryUnary(
+      options_.retry, options_.rpc_timeout, absl::InfiniteFuture(),
+      [&](grpc::ClientContext* context) {
+        return FromGrpcStatus(stub_->List(context, request, &response));
+      }));
+  sdk::ListPage page;
+  for (const v1::BlobInfo& info : response.blobs()) {
+    ASSIGN_OR_RETURN(sdk::BlobInfo checked, BlobInfoFromProto(info));
+    page.blobs.push_back(std::move(checked));
+  }
+  page.next_page_token = response.next_page_token();
+  return page;
+}
+
+absl::Status ClientImpl::Delete(const sdk::Digest& digest) {
+  v1::DeleteRequest request;
+  request.set_digest(digest.ToString());
+  return DeleteRpc(request);
+}
+
+absl::Status ClientImpl::DeleteName(absl::string_view name) {
+  v1::DeleteRequest request;
+  request.set_name(std::string(name));
+  return DeleteRpc(request);
+}
+
+absl::Status ClientImpl::DeleteRpc(const v1::DeleteRequest& request) {
+  // Not retried: a Delete whose answer was lost would come back NOT_FOUND.
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::DeleteResponse response;
+  return FromGrpcStatus(stub_->Delete(&context, request, &response));
+}
+
+sdk::ClientStats ClientImpl::Stats() const {
+  sdk::ClientStats stats = counters_.Snapshot();
+  stats.tree_cache_bytes = cache_.bytes();
+  stats.tree_cache_blobs = cache_.size();
+  return stats;
+}
+
+void ClientImpl::SetDeadline(grpc::ClientContext* context) const {
+  if (options_.rpc_timeout > absl::ZeroDuration()) {
+    context->set_deadline(
+        absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  }
+}
+
+}  // namespace verity::client

@@ -1,0 +1,58 @@
+// The SDK's Client: one channel, one stub, one tree cache and the counters,
+// shared by every call.
+
+#ifndef VERITYD_CLIENT_SDK_CLIENT_IMPL_H_
+#define VERITYD_CLIENT_SDK_CLIENT_IMPL_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "client/sdk/fetch_counters.h"
+#include "client/sdk/tree_cache.h"
+#include "lib/descriptor.h"
+#include "proto/verity/v1/verity.grpc.pb.h"
+#include "verity/client.h"
+
+namespace verity::client {
+
+// Thread-safe: the stub is, the cache and counters are, and the rest is
+// immutable.
+class ClientImpl final : public sdk::Client {
+ public:
+  // `stub` may be any implementation, e.g. one on an in-process channel.
+  ClientImpl(const sdk::ClientOptions& options,
+             std::unique_ptr<v1::Verity::StubInterface> stub);
+
+  absl::Status Fetch(const sdk::Digest& digest, sdk::Sink& sink,
+                     const sdk::FetchOptions& options) override;
+  absl::StatusOr<sdk::PutResult> PutFile(
+      absl::string_view path, const sdk::PutOptions& options) override;
+  absl::StatusOr<sdk::PutResult> PutStream(
+      const sdk::ByteSource& source, const sdk::PutOptions& options) override;
+  absl::StatusOr<sdk::BlobInfo> Stat(const sdk::Digest& digest) override;
+  absl::StatusOr<sdk::BlobInfo> StatName(absl::string_view name) override;
+  absl::StatusOr<sdk::ListPage> List(absl::string_view page_token,
+                                     uint32_t page_size) override;
+  absl::Status Delete(const sdk::Digest& digest) override;
+  absl::Status DeleteName(absl::string_view name) override;
+  sdk::ClientStats Stats() const override;
+
+ private:
+  // The blob's authenticated tree, from the cache or a Stat.
+  absl::StatusOr<std::shared_ptr<SharedTree>> Describe(
+      const ParsedDigest& digest, absl::Time deadline);
+  absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
+                                       absl::Time deadline);
+  absl::Status DeleteRpc(const v1::DeleteRequest& request);
+  void SetDeadline(grpc::ClientContext* context) const;
+
+  const sdk::ClientOptions options_;
+  const std::unique_ptr<v1::Verity::StubInterface> stub_;
+  TreeCache cache_;
+  FetchCounters counters_;
+};
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_SDK_CLIENT_IMPL_H_

@@ -1,0 +1,42 @@
+// Turns one Fetch call into streams: checks the range, chooses one
+// resumable stream or parallel parts, and settles the sink (Finish on
+// success, Abort on failure).
+
+#ifndef VERITYD_CLIENT_SDK_FETCH_RUNNER_H_
+#define VERITYD_CLIENT_SDK_FETCH_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "client/sdk/range_fetch.h"
+#include "client/sdk/tree_cache.h"
+#include "verity/options.h"
+#include "verity/sink.h"
+
+namespace verity::client {
+
+// The blob's tree, authenticated: from the cache, or from a Stat whose
+// descriptor hashes to the trusted digest.
+using DescribeFn = std::function<absl::StatusOr<std::shared_ptr<SharedTree>>()>;
+
+// INVALID_ARGUMENT for a range that overflows or a bad parallel_streams.
+absl::Status ValidateFetchOptions(const sdk::FetchOptions& options);
+
+// The end of [offset, offset + length) in a blob of `size` bytes, or of
+// [offset, size) without a length; OUT_OF_RANGE unless inside the blob.
+absl::StatusOr<uint64_t> RangeEnd(uint64_t size, uint64_t offset,
+                                  std::optional<uint64_t> length);
+
+// Runs the fetch `options` describes. One stream needs no description of
+// the blob (its first message has it); `describe` is called only to split a
+// range into parts or to check an empty one.
+absl::Status RunFetch(const FetchPlan& plan, const sdk::FetchOptions& options,
+                      const DescribeFn& describe, sdk::Sink& sink);
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_SDK_FETCH_RUNNER_H_

@@ -1,0 +1,46 @@
+// A range split over concurrent streams: the split itself, and the fetch of
+// the parts into one sink, in place for random-access sinks and through a
+// bounded in-order Reassembler otherwise.
+
+#ifndef VERITYD_CLIENT_SDK_PARALLEL_FETCH_H_
+#define VERITYD_CLIENT_SDK_PARALLEL_FETCH_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/sdk/range_fetch.h"
+#include "client/sdk/tree_cache.h"
+#include "verity/sink.h"
+
+namespace verity::client {
+
+// Blob bytes [begin, end). Plain value.
+struct Part {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+inline constexpr int kMaxParts = 64;
+
+// Cuts [begin, end) into at most `max_parts` (at most kMaxParts) contiguous
+// parts of nearly equal whole numbers of blocks, so no block is read twice; the
+// first part starts at `begin` and the last ends at `end`. Empty for an empty
+// range.
+std::vector<Part> SplitRange(uint64_t begin, uint64_t end, uint32_t block_size,
+                             int max_parts);
+
+// What each part of an in-order sink may queue ahead of delivery.
+inline constexpr uint64_t kReassemblyBytesPerPart = uint64_t{4} << 20;
+
+// Calls sink.Start() with the total size, then fetches `parts` (contiguous,
+// non-empty, in order) over one resumable stream each, concurrently; the
+// sink's offsets count from parts.front().begin. The first failure cancels
+// the other parts and is returned. Leaves Finish and Abort to the caller.
+absl::Status FetchParts(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
+                        const std::vector<Part>& parts, sdk::Sink& sink);
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_SDK_PARALLEL_FETCH_H_

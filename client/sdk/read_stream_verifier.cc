@@ -1,0 +1,276 @@
+// Implements ReadStreamVerifier. The descriptor is authenticated by the
+// trusted digest, tree blocks by their verified parents, data blocks by the
+// lowest level; positions are checked before content, and content before
+// anything is released.
+
+#include "client/sdk/read_stream_verifier.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+#include "proto/convert.h"
+
+namespace verity::client {
+namespace {
+
+uint64_t DivRoundUp(uint64_t n, uint64_t d) { return n / d + (n % d != 0); }
+
+// True if tree block `id` is on the path from the root to one of the data
+// blocks [first_block, end_block).
+bool Covers(const TreeGeometry& geometry, TreeBlockId id, uint64_t first_block,
+            uint64_t end_block) {
+  for (const TreeBlockSpan& span :
+       geometry.CoveringTreeBlocks(first_block, end_block)) {
+    if (span.level == id.level) {
+      return id.index >= span.first && id.index <= span.last;
+    }
+  }
+  return false;
+}
+
+// The end of the requested range once the blob's size is known. The size is
+// authenticated by then, so a range outside it is the caller's mistake.
+absl::StatusOr<uint64_t> RangeEnd(uint64_t data_size, uint64_t offset,
+                                  std::optional<uint64_t> length) {
+  if (offset > data_size) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "offset ", offset, " is beyond the ", data_size, " bytes of the blob"));
+  }
+  if (!length.has_value()) return data_size;
+  if (*length > data_size - offset) {
+    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", *length,
+                                              ") exceeds the ", data_size,
+                                              " bytes of the blob"));
+  }
+  return offset + *length;
+}
+
+// The data blocks [first, end) that hold the range; empty for an empty range.
+struct BlockSpan {
+  uint64_t first;
+  uint64_t end;
+};
+
+BlockSpan BlocksOf(const TreeGeometry& geometry, uint64_t offset,
+                   uint64_t range_end) {
+  const uint64_t first = offset / geometry.block_size();
+  if (range_end == offset) return {first, first};
+  return {first, DivRoundUp(range_end, geometry.block_size())};
+}
+
+}  // namespace
+
+ReadStreamVerifier::ReadStreamVerifier(ParsedDigest trusted, uint64_t offset,
+                                       std::optional<uint64_t> length,
+                                       const VerifierOptions& options)
+    : trusted_(std::move(trusted)),
+      offset_(offset),
+      length_(length),
+      options_(options),
+      verified_end_(offset) {}
+
+absl::Status ReadStreamVerifier::UseVerifiedTree(
+    std::shared_ptr<MerkleVerifier> tree) {
+  if (started_ || !failed_.ok()) {
+    return absl::FailedPreconditionError(
+        "a verified tree must be given before the stream starts");
+  }
+  if (tree == nullptr) return absl::InvalidArgumentError("no tree given");
+  const Descriptor& descriptor = tree->descriptor();
+  absl::StatusOr<std::string> digest = descriptor.ComputeFileDigest();
+  if (!digest.ok() || descriptor.hash_algorithm != trusted_.algorithm ||
+      *digest != trusted_.digest) {
+    return absl::InvalidArgumentError(
+        "the verified tree belongs to another digest");
+  }
+  tree_ = std::move(tree);
+  return absl::OkStatus();
+}
+
+std::vector<TreeBlockId> ReadStreamVerifier::NeededTreeBlocks() const {
+  if (tree_ == nullptr) return {};
+  const TreeGeometry& geometry = tree_->geometry();
+  absl::StatusOr<uint64_t> end =
+      RangeEnd(geometry.data_size(), offset_, length_);
+  if (!end.ok()) return {};  // the server will refuse the range
+  const BlockSpan blocks = BlocksOf(geometry, offset_, *end);
+  std::vector<TreeBlockId> needed;
+  for (const TreeBlockSpan& span :
+       geometry.CoveringTreeBlocks(blocks.first, blocks.end)) {
+    for (uint64_t i = span.first; i <= span.last; ++i) {
+      needed.push_back({span.level, i});
+    }
+  }
+  return needed;
+}
+
+std::vector<uint64_t> ReadStreamVerifier::HeldTreeBlocks() const {
+  std::vector<uint64_t> held;
+  for (TreeBlockId id : NeededTreeBlocks()) {
+    if (tree_->IsTreeBlockVerified(id)) {
+      held.push_back(tree_->geometry().Ordinal(id));
+    }
+  }
+  return held;
+}
+
+bool ReadStreamVerifier::HoldsAllTreeBlocks() const {
+  if (tree_ == nullptr) return false;
+  const std::vector<TreeBlockId> needed = NeededTreeBlocks();
+  return std::all_of(needed.begin(), needed.end(), [this](TreeBlockId id) {
+    return tree_->IsTreeBlockVerified(id);
+  });
+}
+
+absl::Status ReadStreamVerifier::OnResponse(const verity::v1::ReadResponse& msg,
+                                            const ByteSink& sink) {
+  if (!failed_.ok()) return failed_;
+  absl::Status status = Process(msg, sink);
+  if (!status.ok()) failed_ = status;
+  return status;
+}
+
+absl::Status ReadStreamVerifier::Finish() const {
+  if (!failed_.ok()) return failed_;
+  if (!started_) {
+    return absl::DataLossError("the stream ended before the descriptor");
+  }
+  if (verified_end_ < range_end_) {
+    return absl::DataLossError(
+        absl::StrCat("the stream ended at byte ", verified_end_,
+                     ", before the end of the range at ", range_end_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
+                                         const ByteSink& sink) {
+  if (!started_) {
+    RETURN_IF_ERROR(OnFirstResponse(msg));
+  } else if (!msg.digest().empty() || msg.has_fsverity_descriptor()) {
+    return absl::DataLossError(
+        "only the first message may carry the digest and descriptor");
+  }
+  for (const verity::v1::TreeBlock& block : msg.tree_blocks()) {
+    RETURN_IF_ERROR(AddTreeBlock(block));
+  }
+  if (msg.data().empty()) {
+    if (msg.data_offset() != 0) {
+      return absl::DataLossError("a message without data has a data_offset");
+    }
+    return absl::OkStatus();
+  }
+  return OnData(msg.data_offset(), AsBytes(msg.data()), sink);
+}
+
+absl::Status ReadStreamVerifier::OnFirstResponse(
+    const verity::v1::ReadResponse& msg) {
+  if (msg.digest().empty() || !msg.has_fsverity_descriptor()) {
+    return absl::DataLossError(
+        "the first message lacks the digest or the descriptor");
+  }
+  RETURN_IF_ERROR(CheckDigestText(msg.digest()));
+  ASSIGN_OR_RETURN(const Descriptor descriptor,
+                   DescriptorFromProto(msg.fsverity_descriptor()));
+  // Authenticates the descriptor even when a verified tree is held: the
+  // stream's own claims are checked either way.
+  ASSIGN_OR_RETURN(MerkleVerifier verifier,
+                   MerkleVerifier::Create(descriptor, trusted_, options_));
+  if (tree_ == nullptr) {
+    tree_ = std::make_shared<MerkleVerifier>(std::move(verifier));
+  }
+  RETURN_IF_ERROR(SetRange(tree_->geometry()));
+  started_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::CheckDigestText(absl::string_view text) const {
+  absl::StatusOr<ParsedDigest> claimed = ParseDigest(text);
+  if (!claimed.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "the stream names a malformed digest: ", claimed.status().message()));
+  }
+  if (claimed->algorithm != trusted_.algorithm ||
+      claimed->digest != trusted_.digest) {
+    return absl::DataLossError(absl::StrCat(
+        "the stream is for ", text, ", not for the trusted ",
+        FormatDigest(trusted_.algorithm, AsBytes(trusted_.digest))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::SetRange(const TreeGeometry& geometry) {
+  ASSIGN_OR_RETURN(range_end_,
+                   RangeEnd(geometry.data_size(), offset_, length_));
+  const BlockSpan blocks = BlocksOf(geometry, offset_, range_end_);
+  next_offset_ = blocks.first * geometry.block_size();
+  data_end_ =
+      std::min(blocks.end * geometry.block_size(), geometry.data_size());
+  end_block_ = blocks.end;
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::AddTreeBlock(
+    const verity::v1::TreeBlock& block) {
+  const TreeGeometry& geometry = tree_->geometry();
+  absl::StatusOr<TreeBlockId> id = geometry.BlockAtOrdinal(block.index());
+  if (!id.ok()) return absl::DataLossError(id.status().message());
+  if (!received_tree_blocks_.insert(block.index()).second) {
+    return absl::DataLossError(
+        absl::StrCat("tree block ", block.index(), " was sent twice"));
+  }
+  // Only blocks for data still to come are useful; refusing the rest bounds
+  // what a server can make us hold.
+  if (!Covers(geometry, *id, next_offset_ / geometry.block_size(),
+              end_block_)) {
+    return absl::DataLossError(
+        absl::StrCat("tree block ", block.index(),
+                     " verifies no data that remains in the requested range"));
+  }
+  return tree_->AddTreeBlock(*id, AsBytes(block.data()));
+}
+
+absl::Status ReadStreamVerifier::OnData(uint64_t data_offset,
+                                        absl::Span<const uint8_t> data,
+                                        const ByteSink& sink) {
+  RETURN_IF_ERROR(CheckDataPlacement(data_offset, data.size()));
+  RETURN_IF_ERROR(tree_->VerifyDataBlocks(
+      data_offset / tree_->geometry().block_size(), data));
+  const uint64_t chunk_end = data_offset + data.size();
+  next_offset_ = chunk_end;
+  const uint64_t from = std::max(data_offset, offset_);
+  const uint64_t to = std::min(chunk_end, range_end_);
+  if (from >= to) return absl::OkStatus();
+  RETURN_IF_ERROR(sink(data.subspan(from - data_offset, to - from)));
+  verified_end_ = to;
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::CheckDataPlacement(uint64_t data_offset,
+                                                    uint64_t size) const {
+  const TreeGeometry& geometry = tree_->geometry();
+  if (next_offset_ >= data_end_) {
+    return absl::DataLossError(absl::StrCat("data at offset ", data_offset,
+                                            " after the range was complete"));
+  }
+  if (data_offset != next_offset_) {
+    return absl::DataLossError(absl::StrCat(
+        "data at offset ", data_offset, " where ", next_offset_, " was due"));
+  }
+  if (size > data_end_ - data_offset) {
+    return absl::DataLossError(
+        absl::StrCat("data [", data_offset, ", +", size, ") goes past ",
+                     data_end_, ", the end of the requested range's blocks"));
+  }
+  if (size % geometry.block_size() != 0 &&
+      data_offset + size != geometry.data_size()) {
+    return absl::DataLossError(absl::StrCat("data [", data_offset, ", +", size,
+                                            ") does not end on a block"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace verity::client

@@ -1,0 +1,70 @@
+// Implements the conversions; reports from the server go through
+// CheckBlobInfo, so nothing unchecked becomes an sdk::BlobInfo.
+
+#include "client/sdk/sdk_convert.h"
+
+#include "absl/strings/str_cat.h"
+#include "client/sdk/blob_info.h"
+#include "lib/status_macros.h"
+
+namespace verity::client {
+
+ParsedDigest ToParsedDigest(const sdk::Digest& digest) {
+  return {static_cast<HashAlgorithm>(digest.algorithm()), digest.bytes()};
+}
+
+v1::PriorityClass PriorityToProto(sdk::PriorityClass priority) {
+  switch (priority) {
+    case sdk::PriorityClass::kRealtime:
+      return v1::PRIORITY_CLASS_RT;
+    case sdk::PriorityClass::kBestEffort:
+      return v1::PRIORITY_CLASS_BE;
+    case sdk::PriorityClass::kIdle:
+      return v1::PRIORITY_CLASS_IDLE;
+    case sdk::PriorityClass::kUnset:
+      break;
+  }
+  return v1::PRIORITY_CLASS_NONE;
+}
+
+absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
+                                                const ParsedDigest* expected) {
+  ASSIGN_OR_RETURN(const CheckedBlobInfo checked,
+                   CheckBlobInfo(info, expected));
+  ASSIGN_OR_RETURN(sdk::Digest digest,
+                   sdk::Digest::FromBytes(static_cast<sdk::DigestAlgorithm>(
+                                              checked.digest.algorithm),
+                                          checked.digest.digest));
+  const Descriptor& descriptor = checked.descriptor;
+  // The digest authenticates the descriptor, not that it is sensible; a
+  // shift past 31 bits would be undefined.
+  if (descriptor.log_block_size < 10 || descriptor.log_block_size > 30) {
+    return absl::DataLossError(
+        absl::StrCat("the server reported a block size of 2^",
+                     descriptor.log_block_size, " bytes for ", info.digest()));
+  }
+  return sdk::BlobInfo{
+      std::move(digest),
+      descriptor.data_size,
+      uint32_t{1} << descriptor.log_block_size,
+      descriptor.salt,
+      info.tree_size(),
+      {info.names().begin(), info.names().end()},
+  };
+}
+
+absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options) {
+  MerkleParams params;
+  params.hash_algorithm = static_cast<HashAlgorithm>(options.hash_algorithm);
+  params.block_size = options.block_size;
+  params.salt = options.salt;
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  // The server refuses larger blocks; saying so here is clearer.
+  if (params.block_size < 1024 || params.block_size > 65536) {
+    return absl::InvalidArgumentError(
+        "the block size must be from 1024 to 65536");
+  }
+  return params;
+}
+
+}  // namespace verity::client

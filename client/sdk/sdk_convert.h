@@ -1,0 +1,31 @@
+// Conversions between the SDK's public types and lib's and the wire's types:
+// the one place that knows both sides.
+
+#ifndef VERITYD_CLIENT_SDK_SDK_CONVERT_H_
+#define VERITYD_CLIENT_SDK_SDK_CONVERT_H_
+
+#include "absl/status/statusor.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "proto/verity/v1/verity.pb.h"
+#include "verity/blob_info.h"
+#include "verity/digest.h"
+#include "verity/options.h"
+
+namespace verity::client {
+
+ParsedDigest ToParsedDigest(const sdk::Digest& digest);
+
+v1::PriorityClass PriorityToProto(sdk::PriorityClass priority);
+
+// The checked report: DATA_LOSS unless its descriptor hashes to its digest
+// and, if `expected` is given, that is the expected digest (CheckBlobInfo).
+absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(
+    const v1::BlobInfo& info, const ParsedDigest* expected = nullptr);
+
+// INVALID_ARGUMENT unless the options describe a valid tree.
+absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options);
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_SDK_SDK_CONVERT_H_

@@ -1,0 +1,151 @@
+// Implements DispatchMetrics.
+
+#include "server/dispatch/dispatch_metrics.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "server/metrics/histogram_quantile.h"
+
+namespace verity::server {
+namespace {
+
+// The reasons each path can have.
+bool Possible(DispatchPath path, DispatchReason reason) {
+  switch (reason) {
+    case DispatchReason::kForced:
+      return true;
+    case DispatchReason::kWithinLimit:
+      return path == DispatchPath::kInline;
+    case DispatchReason::kSize:
+    case DispatchReason::kCacheMiss:
+    case DispatchReason::kBudget:
+      return path == DispatchPath::kPool;
+  }
+  return false;
+}
+
+constexpr std::array<DispatchPath, kNumDispatchPaths> kPaths = {
+    DispatchPath::kInline, DispatchPath::kPool};
+
+}  // namespace
+
+prometheus::Histogram::BucketBoundaries FineLatencyBuckets() {
+  prometheus::Histogram::BucketBoundaries bounds;
+  for (int k = 0; k <= 40; ++k) bounds.push_back(1e-6 * std::pow(2.0, k / 2.0));
+  return bounds;
+}
+
+DispatchMetrics::DispatchMetrics(prometheus::Registry& registry) {
+  auto& placements =
+      prometheus::BuildCounter()
+          .Name("verityd_dispatch_total")
+          .Help(
+              "Read requests placed on a verification path, by class and "
+              "reason; a fallback from inline counts once on each path")
+          .Register(registry);
+  for (DispatchPath path : kPaths) {
+    for (PriorityClass c : kAllPriorityClasses) {
+      for (int r = 0; r < kNumDispatchReasons; ++r) {
+        const auto reason = static_cast<DispatchReason>(r);
+        if (!Possible(path, reason)) continue;
+        placements_[static_cast<int>(path)][Index(c)][r] = &placements.Add(
+            {{"path", std::string(DispatchPathName(path))},
+             {"priority_class", std::string(PriorityClassName(c))},
+             {"reason", std::string(DispatchReasonName(reason))}});
+      }
+    }
+  }
+  auto& verify = prometheus::BuildHistogram()
+                     .Name("verityd_verify_duration_seconds")
+                     .Help(
+                         "Time to read and verify one response's data "
+                         "blocks, by verification path")
+                     .Register(registry);
+  for (DispatchPath path : kPaths) {
+    verify_[static_cast<int>(path)] = &verify.Add(
+        {{"path", std::string(DispatchPathName(path))}}, FineLatencyBuckets());
+  }
+  auto& wait = prometheus::BuildHistogram()
+                   .Name("verityd_verify_queue_wait_seconds")
+                   .Help(
+                       "Time verification work waited in the pool's queue "
+                       "before a pool thread started it")
+                   .Register(registry);
+  for (PriorityClass c : kAllPriorityClasses) {
+    queue_wait_[Index(c)] =
+        &wait.Add({{"priority_class", std::string(PriorityClassName(c))}},
+                  FineLatencyBuckets());
+  }
+}
+
+void DispatchMetrics::CountPlacement(DispatchPath path,
+                                     PriorityClass priority_class,
+                                     DispatchReason reason) {
+  prometheus::Counter* counter =
+      placements_[static_cast<int>(path)][Index(priority_class)]
+                 [static_cast<int>(reason)];
+  if (counter != nullptr) counter->Increment();
+}
+
+void DispatchMetrics::ObserveVerify(DispatchPath path,
+                                    absl::Duration duration) {
+  verify_[static_cast<int>(path)]->Observe(absl::ToDoubleSeconds(duration));
+}
+
+void DispatchMetrics::ObserveQueueWait(PriorityClass priority_class,
+                                       absl::Duration wait) {
+  queue_wait_[Index(priority_class)]->Observe(absl::ToDoubleSeconds(wait));
+}
+
+uint64_t DispatchMetrics::placements(DispatchPath path,
+                                     PriorityClass priority_class,
+                                     DispatchReason reason) const {
+  const prometheus::Counter* counter =
+      placements_[static_cast<int>(path)][Index(priority_class)]
+                 [static_cast<int>(reason)];
+  return counter == nullptr ? 0 : static_cast<uint64_t>(counter->Value());
+}
+
+uint64_t DispatchMetrics::verify_count(DispatchPath path) const {
+  return verify_[static_cast<int>(path)]->Collect().histogram.sample_count;
+}
+
+uint64_t DispatchMetrics::queue_wait_count(PriorityClass priority_class) const {
+  return queue_wait_[Index(priority_class)]->Collect().histogram.sample_count;
+}
+
+std::vector<std::string> DispatchMetrics::Summary() const {
+  std::vector<std::string> lines;
+  for (DispatchPath path : kPaths) {
+    for (PriorityClass c : kAllPriorityClasses) {
+      for (int r = 0; r < kNumDispatchReasons; ++r) {
+        const auto reason = static_cast<DispatchReason>(r);
+        const uint64_t n = placements(path, c, reason);
+        if (n == 0) continue;
+        lines.push_back(
+            absl::StrCat("stats dispatch path=", DispatchPathName(path),
+                         " class=", PriorityClassName(c),
+                         " reason=", DispatchReasonName(reason), " count=", n));
+      }
+    }
+  }
+  for (DispatchPath path : kPaths) {
+    const auto h = verify_[static_cast<int>(path)]->Collect().histogram;
+    if (h.sample_count == 0) continue;
+    lines.push_back(absl::StrCat("stats verify path=", DispatchPathName(path),
+                                 " count=", h.sample_count, " ",
+                                 QuantileFieldsUs(h)));
+  }
+  for (PriorityClass c : kAllPriorityClasses) {
+    const auto h = queue_wait_[Index(c)]->Collect().histogram;
+    if (h.sample_count == 0) continue;
+    lines.push_back(
+        absl::StrCat("stats queue_wait class=", PriorityClassName(c),
+                     " count=", h.sample_count, " ", QuantileFieldsUs(h)));
+  }
+  return lines;
+}
+
+}  // namespace verity::server

@@ -1,0 +1,222 @@
+// The dispatcher against a real store and pool: each class, size, tree-cache
+// state and budget state lands on the path the policy names; a request that
+// meets an uncached tree block finishes on the pool without rehashing.
+
+#include "server/dispatch/dispatcher.h"
+
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "server/dispatch/verify_pool.h"
+#include "server/store/blob_store_testing.h"
+#include "server/store/verified_blob.h"
+
+namespace verity::server {
+namespace {
+
+constexpr uint64_t kBlocks = 201;  // and 5 bytes: the last block is partial
+
+struct Outcome {
+  absl::Status status;
+  bool on_caller_thread = false;
+  std::string data;
+};
+
+class DispatcherTest : public BlobStoreFixture {
+ protected:
+  void SetUp() override {
+    BlobStoreFixture::SetUp();
+    data_ = MakeData(kBlocks * 4096 + 5, 7);
+    digest_ = MustPut(data_);
+    absl::StatusOr<std::unique_ptr<VerifyPool>> pool =
+        VerifyPool::Create(VerifyPoolOptions());
+    ASSERT_TRUE(pool.ok()) << pool.status();
+    pool_ = *std::move(pool);
+  }
+
+  std::shared_ptr<VerifiedBlob> ColdBlob() {
+    auto blob = store_->OpenBlob(DigestFromText(digest_));
+    EXPECT_TRUE(blob.ok()) << blob.status();
+    return *VerifiedBlob::Create(*blob);
+  }
+
+  // Every tree block cached (reading one data block under each level-0 one).
+  std::shared_ptr<VerifiedBlob> WarmBlob() {
+    std::shared_ptr<VerifiedBlob> blob = ColdBlob();
+    std::string out;
+    for (uint64_t block : {0, 128}) {
+      EXPECT_TRUE(blob->ReadVerified(block, block + 1, &out).ok());
+    }
+    EXPECT_TRUE(blob->TreeIsVerifiedFor(0, kBlocks + 1));
+    return blob;
+  }
+
+  std::unique_ptr<Dispatcher> MakeDispatcher(DispatchMode mode,
+                                             bool budget_left) {
+    DispatchOptions options;
+    options.mode = mode;
+    options.limits = InlineLimits::Uniform(8192);
+    options.budget.budget = budget_left ? absl::Hours(1) : absl::ZeroDuration();
+    return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
+  }
+
+  Outcome Run(Dispatcher& dispatcher, VerifiedBlob* blob, PriorityClass c,
+              uint64_t first, uint64_t end,
+              const std::atomic<bool>* cancelled = nullptr) {
+    RequestDispatch request;
+    request.priority_class = c;
+    request.bytes = (end - first) * 4096;
+    BlockRead read;
+    Outcome outcome;
+    absl::Notification done;
+    const std::thread::id caller = std::this_thread::get_id();
+    dispatcher.Verify(
+        blob, &request, first, end, &read, cancelled, [&](absl::Status status) {
+          outcome.status = status;
+          outcome.on_caller_thread = std::this_thread::get_id() == caller;
+          done.Notify();
+        });
+    done.WaitForNotification();
+    outcome.data = std::move(read.data);
+    return outcome;
+  }
+
+  std::string Expected(uint64_t first, uint64_t end) const {
+    return data_.substr(first * 4096, (end - first) * 4096);
+  }
+
+  uint64_t Placed(DispatchPath path, PriorityClass c,
+                  DispatchReason reason) const {
+    return metrics_.placements(path, c, reason);
+  }
+
+  std::string data_;
+  std::string digest_;
+  prometheus::Registry registry_;
+  DispatchMetrics metrics_{registry_};
+  std::unique_ptr<VerifyPool> pool_;
+};
+
+TEST_F(DispatcherTest, EveryClassSizeCacheAndBudgetState) {
+  for (PriorityClass c : kAllPriorityClasses) {
+    for (uint64_t blocks : {1, 2, 3, 128}) {
+      for (bool warm : {false, true}) {
+        for (bool budget : {false, true}) {
+          SCOPED_TRACE(testing::Message()
+                       << PriorityClassName(c) << " blocks=" << blocks
+                       << " warm=" << warm << " budget=" << budget);
+          std::shared_ptr<VerifiedBlob> blob = warm ? WarmBlob() : ColdBlob();
+          std::unique_ptr<Dispatcher> dispatcher =
+              MakeDispatcher(DispatchMode::kAdaptive, budget);
+          const bool small = c != PriorityClass::kIdle && blocks * 4096 <= 8192;
+          const DispatchReason reason = !small    ? DispatchReason::kSize
+                                        : !budget ? DispatchReason::kBudget
+                                        : !warm   ? DispatchReason::kCacheMiss
+                                                : DispatchReason::kWithinLimit;
+          const uint64_t inline_before =
+              Placed(DispatchPath::kInline, c, DispatchReason::kWithinLimit);
+          const uint64_t pool_before = Placed(DispatchPath::kPool, c, reason);
+          Outcome outcome = Run(*dispatcher, blob.get(), c, 10, 10 + blocks);
+          ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+          EXPECT_TRUE(outcome.data == Expected(10, 10 + blocks));
+          const bool went_inline = small && budget;
+          EXPECT_EQ(
+              Placed(DispatchPath::kInline, c, DispatchReason::kWithinLimit),
+              inline_before + (went_inline ? 1 : 0));
+          if (reason == DispatchReason::kWithinLimit) {
+            EXPECT_TRUE(outcome.on_caller_thread);
+          } else {
+            EXPECT_EQ(Placed(DispatchPath::kPool, c, reason), pool_before + 1);
+            EXPECT_FALSE(outcome.on_caller_thread);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
+  std::shared_ptr<VerifiedBlob> blob = ColdBlob();
+  std::string out;
+  // Caches the level-0 tree block for data blocks [0, 128).
+  ASSERT_TRUE(blob->ReadVerified(0, 1, &out).ok());
+  ASSERT_EQ(blob->data_blocks_hashed(), 1);
+  DispatchOptions options;
+  options.limits = InlineLimits::Uniform(1 << 20);
+  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  Outcome outcome = Run(dispatcher, blob.get(), PriorityClass::kRt, 100, 140);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_TRUE(outcome.data == Expected(100, 140));
+  EXPECT_FALSE(outcome.on_caller_thread);
+  // 28 blocks inline, 12 on the pool: each hashed once.
+  EXPECT_EQ(blob->data_blocks_hashed(), 1 + 40);
+  EXPECT_EQ(Placed(DispatchPath::kInline, PriorityClass::kRt,
+                   DispatchReason::kWithinLimit),
+            1);
+  EXPECT_EQ(Placed(DispatchPath::kPool, PriorityClass::kRt,
+                   DispatchReason::kCacheMiss),
+            1);
+}
+
+TEST_F(DispatcherTest, ForcedModes) {
+  DispatchOptions options;
+  options.mode = DispatchMode::kInline;
+  Dispatcher inline_only(options, /*pool=*/nullptr, &metrics_);
+  std::shared_ptr<VerifiedBlob> cold = ColdBlob();
+  Outcome outcome =
+      Run(inline_only, cold.get(), PriorityClass::kIdle, 0, kBlocks + 1);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_TRUE(outcome.on_caller_thread);
+  EXPECT_TRUE(outcome.data == data_);
+  EXPECT_EQ(Placed(DispatchPath::kInline, PriorityClass::kIdle,
+                   DispatchReason::kForced),
+            1);
+
+  std::unique_ptr<Dispatcher> pool_only =
+      MakeDispatcher(DispatchMode::kPool, true);
+  std::shared_ptr<VerifiedBlob> warm = WarmBlob();
+  outcome = Run(*pool_only, warm.get(), PriorityClass::kRt, 5, 6);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_FALSE(outcome.on_caller_thread);
+  EXPECT_EQ(
+      Placed(DispatchPath::kPool, PriorityClass::kRt, DispatchReason::kForced),
+      1);
+  EXPECT_EQ(metrics_.queue_wait_count(PriorityClass::kRt), 1);
+}
+
+TEST_F(DispatcherTest, CancelledWorkIsSkipped) {
+  std::unique_ptr<Dispatcher> dispatcher =
+      MakeDispatcher(DispatchMode::kPool, true);
+  std::shared_ptr<VerifiedBlob> blob = ColdBlob();
+  std::atomic<bool> cancelled{true};
+  Outcome outcome =
+      Run(*dispatcher, blob.get(), PriorityClass::kBe, 0, 64, &cancelled);
+  EXPECT_EQ(outcome.status.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(blob->data_blocks_hashed(), 0);
+}
+
+TEST_F(DispatcherTest, CorruptionIsReportedFromEitherPath) {
+  const std::string path = BlobDirFor(root_, digest_) + "/data";
+  std::string bytes = *ReadWholeFile(path);
+  bytes[3 * 4096] ^= 0x40;
+  ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+  for (bool warm : {true, false}) {
+    std::shared_ptr<VerifiedBlob> blob = warm ? WarmBlob() : ColdBlob();
+    std::unique_ptr<Dispatcher> dispatcher =
+        MakeDispatcher(DispatchMode::kAdaptive, true);
+    Outcome outcome = Run(*dispatcher, blob.get(), PriorityClass::kRt, 3, 4);
+    EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
+        << outcome.status;
+    EXPECT_EQ(outcome.on_caller_thread, warm);
+    EXPECT_TRUE(outcome.data.empty());
+  }
+}
+
+}  // namespace
+}  // namespace verity::server

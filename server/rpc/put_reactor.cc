@@ -1,0 +1,103 @@
+// Implements PutReactor.
+
+#include "server/rpc/put_reactor.h"
+
+#include <utility>
+
+#include "lib/status_macros.h"
+#include "proto/convert.h"
+#include "server/rpc/grpc_status.h"
+
+namespace verity::server {
+
+PutReactor::PutReactor(ServiceContext* context,
+                       grpc::CallbackServerContext* call,
+                       v1::PutResponse* response)
+    : context_(context),
+      timer_(context->metrics, RpcMethod::kPut),
+      call_(call),
+      response_(response),
+      slot_(context) {
+  absl::Status status = context_->CheckServing();
+  if (status.ok()) status = slot_.status();
+  if (!status.ok()) {
+    FinishWith(status);
+    return;
+  }
+  StartRead(&request_);
+}
+
+void PutReactor::FinishWith(const absl::Status& status) {
+  timer_.set_code(status.code());
+  Finish(ToGrpcStatus(status));
+}
+
+void PutReactor::OnReadDone(bool ok) {
+  if (!ok) {
+    // Either the client half-closed (all content sent) or the stream broke.
+    // Only the first may store anything.
+    FinishWith(call_->IsCancelled()
+                   ? absl::CancelledError("the Put was cancelled")
+                   : Commit());
+    return;
+  }
+  absl::Status status = Consume(request_);
+  if (!status.ok()) {
+    FinishWith(status);
+    return;
+  }
+  StartRead(&request_);
+}
+
+absl::Status PutReactor::Consume(const v1::PutRequest& request) {
+  switch (request.part_case()) {
+    case v1::PutRequest::kHeader:
+      if (writer_ != nullptr) {
+        return absl::InvalidArgumentError("a Put has exactly one header");
+      }
+      return Begin(request.header());
+    case v1::PutRequest::kData:
+      if (writer_ == nullptr) {
+        return absl::InvalidArgumentError(
+            "the first message of a Put must be its header");
+      }
+      context_->metrics->AddPutBytes(request.data().size());
+      return writer_->Append(AsBytes(request.data()));
+    case v1::PutRequest::PART_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("empty Put message");
+}
+
+absl::Status PutReactor::Begin(const v1::PutHeader& header) {
+  ASSIGN_OR_RETURN(MerkleParams params, TreeParamsFromProto(header.params()));
+  if (!header.expected_digest().empty()) {
+    ASSIGN_OR_RETURN(expected_, ParseDigest(header.expected_digest()));
+    if (expected_->algorithm != params.hash_algorithm) {
+      return absl::InvalidArgumentError(
+          "expected_digest uses another hash algorithm than params");
+    }
+  }
+  if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
+  name_ = header.name();
+  ASSIGN_OR_RETURN(writer_, context_->store->BeginPut(params));
+  return absl::OkStatus();
+}
+
+absl::Status PutReactor::Commit() {
+  if (writer_ == nullptr) {
+    return absl::InvalidArgumentError("a Put needs a header");
+  }
+  ASSIGN_OR_RETURN(PutResult result, writer_->Commit(expected_, name_));
+  writer_.reset();
+  if (!result.already_present) {
+    // The content may replace a quarantined copy the cache still holds.
+    ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(result.info.digest));
+    context_->cache->Invalidate(digest);
+  }
+  *response_->mutable_info() = BlobInfoToProto(result.info);
+  response_->set_already_present(result.already_present);
+  return absl::OkStatus();
+}
+
+}  // namespace verity::server

@@ -1,0 +1,53 @@
+// One Put stream: a header, then content that is written to staging and hashed
+// as it arrives; committed to the store only when the client has sent
+// everything.
+
+#ifndef VERITYD_SERVER_RPC_PUT_REACTOR_H_
+#define VERITYD_SERVER_RPC_PUT_REACTOR_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "lib/descriptor.h"
+#include "proto/verity/v1/verity.pb.h"
+#include "server/rpc/service_context.h"
+#include "server/store/blob_store.h"
+
+namespace verity::server {
+
+// Owned by gRPC: deletes itself in OnDone(), which discards an uncommitted Put.
+// One read is in flight at a time, so memory per stream is one message plus the
+// tree being built.
+class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
+ public:
+  PutReactor(ServiceContext* context, grpc::CallbackServerContext* call,
+             v1::PutResponse* response);
+
+  void OnReadDone(bool ok) override;
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status Consume(const v1::PutRequest& request);
+  absl::Status Begin(const v1::PutHeader& header);
+  absl::Status Commit();
+
+  void FinishWith(const absl::Status& status);
+
+  ServiceContext* const context_;
+  CallTimer timer_;
+  grpc::CallbackServerContext* const call_;
+  v1::PutResponse* const response_;
+  StreamSlot slot_;
+  v1::PutRequest request_;
+  std::unique_ptr<PutWriter> writer_;
+  std::optional<ParsedDigest> expected_;
+  std::string name_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_RPC_PUT_REACTOR_H_

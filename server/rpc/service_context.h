@@ -1,0 +1,98 @@
+// What every RPC of the Verity service shares: the store, the verified-blob
+// cache, the service's options and its state. Owned by the server; outlives
+// every call.
+
+#ifndef VERITYD_SERVER_RPC_SERVICE_CONTEXT_H_
+#define VERITYD_SERVER_RPC_SERVICE_CONTEXT_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/descriptor.h"
+#include "proto/verity/v1/verity.pb.h"
+#include "server/dispatch/dispatcher.h"
+#include "server/metrics/service_metrics.h"
+#include "server/store/blob_store.h"
+#include "server/store/verified_blob_cache.h"
+
+namespace verity::server {
+
+enum class OnCorruption {
+  kError,       // fail the read with DATA_LOSS
+  kQuarantine,  // also stop serving the blob until it is put again
+};
+
+struct ServiceOptions {
+  // Verify every block read from the store before sending it. Off only for
+  // benchmarks and diagnostics: clients still verify, but the server would send
+  // corrupt data.
+  bool verify_on_read = true;
+  OnCorruption on_corruption = OnCorruption::kError;
+  // Data bytes per Read response message (rounded down to whole blocks, at
+  // least one block).
+  uint32_t read_chunk_bytes = 256 << 10;
+  // Concurrent Read and Put streams across all clients; more get
+  // RESOURCE_EXHAUSTED.
+  int max_streams = 256;
+};
+
+struct ServiceContext {
+  BlobStore* store = nullptr;
+  VerifiedBlobCache* cache = nullptr;
+  // Where reads are verified: inline or on the verification pool.
+  Dispatcher* dispatcher = nullptr;
+  // Call latencies, bytes and corruption.
+  ServiceMetrics* metrics = nullptr;
+  ServiceOptions options;
+  // False until start-up (the import) is done: calls then get UNAVAILABLE.
+  std::atomic<bool> serving{false};
+  std::atomic<int> active_streams{0};
+
+  // UNAVAILABLE while not serving.
+  absl::Status CheckServing() const {
+    if (serving.load(std::memory_order_acquire)) return absl::OkStatus();
+    return absl::UnavailableError("verityd is starting up (importing)");
+  }
+};
+
+// Counts one stream against ServiceOptions::max_streams for its lifetime.
+class StreamSlot {
+ public:
+  explicit StreamSlot(ServiceContext* context) : context_(context) {
+    admitted_ =
+        context_->active_streams.fetch_add(1) < context_->options.max_streams;
+  }
+  ~StreamSlot() { context_->active_streams.fetch_sub(1); }
+  StreamSlot(const StreamSlot&) = delete;
+  StreamSlot& operator=(const StreamSlot&) = delete;
+
+  absl::Status status() const {
+    if (admitted_) return absl::OkStatus();
+    return absl::ResourceExhaustedError(
+        "too many concurrent streams; retry later");
+  }
+
+ private:
+  ServiceContext* const context_;
+  bool admitted_ = false;
+};
+
+// The blob a request names: a digest in text form (INVALID_ARGUMENT if
+// malformed) or, when `by_name`, a name (NOT_FOUND if unknown).
+absl::StatusOr<ParsedDigest> ResolveBlob(const BlobStore& store,
+                                         absl::string_view digest,
+                                         absl::string_view name, bool by_name);
+
+v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
+
+// Logs corruption found in the store and, under OnCorruption::kQuarantine,
+// stops serving the blob until it is put again.
+void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
+                      const absl::Status& status);
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_RPC_SERVICE_CONTEXT_H_

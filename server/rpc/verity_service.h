@@ -1,0 +1,40 @@
+// The verity.v1.Verity gRPC service on the callback API: Put and Read are
+// streams with their own reactors; Stat, List and Delete answer at once.
+
+#ifndef VERITYD_SERVER_RPC_VERITY_SERVICE_H_
+#define VERITYD_SERVER_RPC_VERITY_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "proto/verity/v1/verity.grpc.pb.h"
+#include "server/rpc/service_context.h"
+
+namespace verity::server {
+
+// Thread-safe; does not own the context, which must outlive the server.
+class VerityService final : public v1::Verity::CallbackService {
+ public:
+  explicit VerityService(ServiceContext* context) : context_(context) {}
+
+  grpc::ServerReadReactor<v1::PutRequest>* Put(
+      grpc::CallbackServerContext* call, v1::PutResponse* response) override;
+  grpc::ServerWriteReactor<v1::ReadResponse>* Read(
+      grpc::CallbackServerContext* call,
+      const v1::ReadRequest* request) override;
+  grpc::ServerUnaryReactor* Stat(grpc::CallbackServerContext* call,
+                                 const v1::StatRequest* request,
+                                 v1::BlobInfo* response) override;
+  grpc::ServerUnaryReactor* List(grpc::CallbackServerContext* call,
+                                 const v1::ListRequest* request,
+                                 v1::ListResponse* response) override;
+  grpc::ServerUnaryReactor* Delete(grpc::CallbackServerContext* call,
+                                   const v1::DeleteRequest* request,
+                                   v1::DeleteResponse* response) override;
+
+ private:
+  ServiceContext* const context_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_RPC_VERITY_SERVICE_H_

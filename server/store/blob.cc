@@ -1,0 +1,176 @@
+// Opens a blob directory, checking its descriptor and file sizes, and serves
+// reads from the open files.
+
+#include "server/store/blob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+
+namespace verity::server {
+namespace {
+
+// Larger blocks cannot come from a MerkleBuilder; refusing them first keeps
+// the shift below defined.
+constexpr uint8_t kMaxLogBlockSize = 30;
+
+absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("blob ", digest_text, ": ", what));
+}
+
+absl::StatusOr<Descriptor> CheckDescriptor(absl::string_view bytes,
+                                           const ParsedDigest& digest,
+                                           absl::string_view digest_text) {
+  if (bytes.size() != kDescriptorSize) {
+    return Damaged(digest_text, absl::StrCat("descriptor is ", bytes.size(),
+                                             " bytes, not ", kDescriptorSize));
+  }
+  if (ComputeHash(digest.algorithm, AsBytes(bytes)) != digest.digest) {
+    return Damaged(digest_text, "descriptor does not hash to the digest");
+  }
+  absl::StatusOr<Descriptor> descriptor = ParseDescriptor(AsBytes(bytes));
+  if (!descriptor.ok()) {
+    return Damaged(digest_text, descriptor.status().message());
+  }
+  if (descriptor->hash_algorithm != digest.algorithm ||
+      descriptor->log_block_size > kMaxLogBlockSize) {
+    return Damaged(digest_text, "descriptor has unexpected parameters");
+  }
+  return descriptor;
+}
+
+MerkleParams ParamsOf(const Descriptor& descriptor) {
+  MerkleParams params;
+  params.hash_algorithm = descriptor.hash_algorithm;
+  params.block_size = uint32_t{1} << descriptor.log_block_size;
+  params.salt = descriptor.salt;
+  return params;
+}
+
+// Opens the blob directory; one of the wrong type (a file, a symlink) means
+// the blob is damaged.
+absl::StatusOr<UniqueFd> OpenBlobDir(const std::string& dir,
+                                     absl::string_view digest_text) {
+  absl::StatusOr<UniqueFd> fd =
+      OpenFile(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (absl::IsFailedPrecondition(fd.status())) {
+    return Damaged(digest_text, fd.status().message());
+  }
+  return fd;
+}
+
+// Opens file `name` of the blob directory open as `dir_fd`; a missing file
+// or a symlink means the blob is damaged.
+absl::StatusOr<UniqueFd> OpenMember(int dir_fd, const std::string& dir,
+                                    const std::string& name,
+                                    absl::string_view digest_text) {
+  absl::StatusOr<UniqueFd> fd =
+      OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  if (absl::IsNotFound(fd.status())) {
+    return Damaged(digest_text, absl::StrCat("no ", name, " file in ", dir));
+  }
+  if (absl::IsFailedPrecondition(fd.status())) {
+    return Damaged(digest_text, fd.status().message());
+  }
+  return fd;
+}
+
+absl::Status CheckSize(int fd, absl::string_view name, uint64_t expected,
+                       absl::string_view digest_text) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return ErrnoStatus(errno, "fstat", name);
+  if (!S_ISREG(st.st_mode)) {
+    return Damaged(digest_text, absl::StrCat(name, " is not a regular file"));
+  }
+  if (static_cast<uint64_t>(st.st_size) != expected) {
+    return Damaged(digest_text,
+                   absl::StrCat(name, " file is ", st.st_size,
+                                " bytes; the descriptor implies ", expected));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
+           const MerkleParams& params, const TreeGeometry& geometry,
+           UniqueFd data_fd, UniqueFd tree_fd)
+    : digest_(digest),
+      digest_text_(FormatDigest(digest.algorithm, AsBytes(digest.digest))),
+      descriptor_(descriptor),
+      params_(params),
+      geometry_(geometry),
+      data_fd_(std::move(data_fd)),
+      tree_fd_(std::move(tree_fd)) {}
+
+absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
+    const std::string& dir, const ParsedDigest& digest) {
+  const std::string text =
+      FormatDigest(digest.algorithm, AsBytes(digest.digest));
+  // Opening the members relative to one directory descriptor keeps them
+  // from two different blobs should the directory be renamed meanwhile.
+  ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(dir, text));
+  ASSIGN_OR_RETURN(const UniqueFd descriptor_fd,
+                   OpenMember(dir_fd.get(), dir, "descriptor", text));
+  std::string bytes(kDescriptorSize + 1, '\0');
+  ASSIGN_OR_RETURN(const size_t size,
+                   PreadUpTo(descriptor_fd.get(), 0, AsMutableBytes(&bytes),
+                             JoinPath(dir, "descriptor")));
+  bytes.resize(size);
+  ASSIGN_OR_RETURN(const Descriptor descriptor,
+                   CheckDescriptor(bytes, digest, text));
+  const MerkleParams params = ParamsOf(descriptor);
+  const absl::StatusOr<TreeGeometry> geometry =
+      TreeGeometry::Create(params, descriptor.data_size);
+  if (!geometry.ok()) return Damaged(text, geometry.status().message());
+  ASSIGN_OR_RETURN(UniqueFd data_fd,
+                   OpenMember(dir_fd.get(), dir, "data", text));
+  ASSIGN_OR_RETURN(UniqueFd tree_fd,
+                   OpenMember(dir_fd.get(), dir, "tree", text));
+  RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
+  RETURN_IF_ERROR(
+      CheckSize(tree_fd.get(), "tree", geometry->tree_size(), text));
+  return std::shared_ptr<const Blob>(new Blob(digest, descriptor, params,
+                                              *geometry, std::move(data_fd),
+                                              std::move(tree_fd)));
+}
+
+absl::Status Blob::ReadData(uint64_t offset, absl::Span<uint8_t> out) const {
+  return Read(data_fd_.get(), "data", geometry_.data_size(), offset, out);
+}
+
+absl::Status Blob::ReadTree(uint64_t offset, absl::Span<uint8_t> out) const {
+  return Read(tree_fd_.get(), "tree", geometry_.tree_size(), offset, out);
+}
+
+void Blob::PrefetchTree(uint64_t offset, uint64_t length) const {
+  // Starts readahead and returns; a failure only loses the head start.
+  (void)posix_fadvise(tree_fd_.get(), static_cast<off_t>(offset),
+                      static_cast<off_t>(length), POSIX_FADV_WILLNEED);
+}
+
+absl::Status Blob::Read(int fd, absl::string_view file, uint64_t file_size,
+                        uint64_t offset, absl::Span<uint8_t> out) const {
+  if (offset > file_size || out.size() > file_size - offset) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "blob ", digest_text_, ": ", out.size(), " bytes at offset ", offset,
+        " are past the end of its ", file_size, "-byte ", file));
+  }
+  ASSIGN_OR_RETURN(
+      const size_t n,
+      PreadUpTo(fd, offset, out, absl::StrCat(digest_text_, " ", file)));
+  if (n < out.size()) {
+    return Damaged(digest_text_,
+                   absl::StrCat(file, " file ends at offset ", offset + n,
+                                ", short of its recorded size ", file_size));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace verity::server

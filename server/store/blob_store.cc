@@ -1,0 +1,331 @@
+// Implements BlobStore's operations; start-up recovery is in
+// blob_store_recovery.cc.
+
+#include "server/store/blob_store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+
+namespace verity::server {
+namespace {
+
+std::string TextOf(const ParsedDigest& digest) {
+  return FormatDigest(digest.algorithm, AsBytes(digest.digest));
+}
+
+// Digests normally come from ParseDigest; one built by hand must not turn
+// into a strange path.
+absl::Status ValidateDigest(const ParsedDigest& digest) {
+  if (!IsValidHashAlgorithm(static_cast<uint8_t>(digest.algorithm)) ||
+      digest.digest.size() != DigestSize(digest.algorithm)) {
+    return absl::InvalidArgumentError("malformed digest");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateStoreParams(const MerkleParams& params) {
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  if (params.block_size < kMinStoreBlockSize ||
+      params.block_size > kMaxStoreBlockSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block size ", params.block_size, " is outside the store's range [",
+        kMinStoreBlockSize, ", ", kMaxStoreBlockSize, "]"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+BlobStore::BlobStore(const BlobStoreOptions& options, UniqueFd lock)
+    : options_(options), layout_(options.root), lock_(std::move(lock)) {}
+
+absl::StatusOr<std::unique_ptr<BlobStore>> BlobStore::Open(
+    const BlobStoreOptions& options) {
+  if (options.max_blob_bytes > kMaxDataSize) {
+    return absl::InvalidArgumentError("max_blob_bytes exceeds kMaxDataSize");
+  }
+  ASSIGN_OR_RETURN(UniqueFd lock, PrepareStoreRoot(StoreLayout(options.root)));
+  std::unique_ptr<BlobStore> store(new BlobStore(options, std::move(lock)));
+  RETURN_IF_ERROR(store->Recover());
+  return store;
+}
+
+absl::StatusOr<std::unique_ptr<PutWriter>> BlobStore::BeginPut(
+    const MerkleParams& params) {
+  RETURN_IF_ERROR(ValidateStoreParams(params));
+  std::string dir = TempPath("put-");
+  RETURN_IF_ERROR(MakeDir(dir).status());
+  return PutWriter::Create(
+      std::move(dir), params, options_.max_blob_bytes,
+      [this](const StagedBlob& staged) { return Install(staged); });
+}
+
+absl::StatusOr<PutResult> BlobStore::Install(const StagedBlob& staged) {
+  absl::MutexLock mutation(&mutation_mu_);
+  const std::string& text = staged.digest_text;
+  bool present;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    present = blobs_.count(text) > 0;
+  }
+  if (!present) {
+    RETURN_IF_ERROR(MakeShardDir(staged.digest));
+    RETURN_IF_ERROR(Rename(staged.dir, layout_.BlobDir(staged.digest)));
+    {
+      absl::MutexLock lock(&mu_);
+      AddEntry(text, Entry{staged.descriptor, staged.tree_size});
+      quarantined_.erase(text);
+    }
+    RETURN_IF_ERROR(FsyncDir(layout_.ShardDir(staged.digest)));
+    // The served copy is durable, so the damaged one can go. Failing to
+    // remove it must not fail the Put: the next Open drops it.
+    const absl::Status dropped = DropQuarantined(staged.digest);
+    if (!dropped.ok()) Log(dropped.message());
+  }
+  if (!staged.name.empty()) RETURN_IF_ERROR(WriteName(staged.name, text));
+  absl::ReaderMutexLock lock(&mu_);
+  return PutResult{InfoOf(text, blobs_.at(text)), present};
+}
+
+absl::Status BlobStore::MakeShardDir(const ParsedDigest& digest) {
+  ASSIGN_OR_RETURN(const bool created, MakeDir(layout_.ShardDir(digest)));
+  if (!created) return absl::OkStatus();
+  return FsyncDir(layout_.AlgorithmDir(digest.algorithm));
+}
+
+absl::Status BlobStore::WriteName(const std::string& name,
+                                  const std::string& digest_text) {
+  RETURN_IF_ERROR(ReplaceFileDurably(TempPath("name-"), layout_.NameFile(name),
+                                     EncodeNameFile(digest_text, name)));
+  absl::MutexLock lock(&mu_);
+  names_.Set(name, digest_text);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const Blob>> BlobStore::OpenBlob(
+    const ParsedDigest& digest) const {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  const std::string text = TextOf(digest);
+  RETURN_IF_ERROR(ServedStatus(text));
+  absl::StatusOr<std::shared_ptr<const Blob>> blob =
+      Blob::Open(layout_.BlobDir(digest), digest);
+  if (absl::IsNotFound(blob.status())) {
+    // Deleted or quarantined since the check: say which.
+    RETURN_IF_ERROR(ServedStatus(text));
+    return absl::NotFoundError(absl::StrCat("no blob ", text));
+  }
+  return blob;
+}
+
+absl::Status BlobStore::ServedStatus(const std::string& digest_text) const {
+  absl::ReaderMutexLock lock(&mu_);
+  if (quarantined_.contains(digest_text)) {
+    return absl::DataLossError(
+        absl::StrCat("blob ", digest_text, " is quarantined"));
+  }
+  if (blobs_.count(digest_text) == 0) {
+    return absl::NotFoundError(absl::StrCat("no blob ", digest_text));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ParsedDigest> BlobStore::ResolveName(
+    absl::string_view name) const {
+  RETURN_IF_ERROR(ValidateBlobName(name));
+  std::string text;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    const std::string* found = names_.Find(std::string(name));
+    if (found == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("no blob is named \"", name, "\""));
+    }
+    text = *found;
+  }
+  return ParseDigest(text);
+}
+
+absl::StatusOr<BlobInfo> BlobStore::Stat(const ParsedDigest& digest) const {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  const std::string text = TextOf(digest);
+  RETURN_IF_ERROR(ServedStatus(text));
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = blobs_.find(text);
+  // Deleted between the two locks.
+  if (it == blobs_.end()) return absl::NotFoundError("no blob " + text);
+  return InfoOf(text, it->second);
+}
+
+std::vector<BlobInfo> BlobStore::List(absl::string_view after,
+                                      size_t limit) const {
+  std::vector<BlobInfo> infos;
+  absl::ReaderMutexLock lock(&mu_);
+  for (auto it = blobs_.upper_bound(std::string(after));
+       it != blobs_.end() && infos.size() < limit; ++it) {
+    infos.push_back(InfoOf(it->first, it->second));
+  }
+  return infos;
+}
+
+absl::Status BlobStore::DeleteBlob(const ParsedDigest& digest) {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  const std::string text = TextOf(digest);
+  std::string trash;
+  {
+    absl::MutexLock mutation(&mutation_mu_);
+    const absl::Status served = ServedStatus(text);
+    if (absl::IsNotFound(served)) return served;
+    // Not OK but not NOT_FOUND: it is quarantined.
+    ASSIGN_OR_RETURN(trash, served.ok()
+                                ? MoveToTrash(layout_.BlobDir(digest),
+                                              layout_.ShardDir(digest))
+                                : MoveToTrash(layout_.QuarantineDir(digest),
+                                              layout_.quarantine_dir()));
+    std::vector<std::string> names;
+    {
+      absl::MutexLock lock(&mu_);
+      EraseEntry(text);
+      quarantined_.erase(text);
+      names = names_.RemoveAllOf(text);
+    }
+    RemoveNameFiles(names);
+  }
+  // Outside the lock: removing a large file takes a while. A leftover is
+  // removed when the store next opens.
+  const absl::Status removed = RemoveRecursively(trash);
+  if (!removed.ok()) Log(removed.message());
+  return absl::OkStatus();
+}
+
+absl::Status BlobStore::DeleteName(absl::string_view name) {
+  RETURN_IF_ERROR(ValidateBlobName(name));
+  const std::string name_string(name);
+  absl::MutexLock mutation(&mutation_mu_);
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (names_.Find(name_string) == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("no blob is named \"", name, "\""));
+    }
+  }
+  const std::string path = layout_.NameFile(name);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus(errno, "unlink", path);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    names_.Remove(name_string);
+  }
+  return FsyncDir(layout_.names_dir());
+}
+
+absl::Status BlobStore::Quarantine(const ParsedDigest& digest,
+                                   absl::string_view reason) {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  absl::MutexLock mutation(&mutation_mu_);
+  const absl::Status served = ServedStatus(TextOf(digest));
+  if (!served.ok()) return absl::IsNotFound(served) ? served : absl::OkStatus();
+  return MoveToQuarantine(digest, reason);
+}
+
+absl::Status BlobStore::MoveToQuarantine(const ParsedDigest& digest,
+                                         absl::string_view reason) {
+  const std::string text = TextOf(digest);
+  // A stale copy (from a crash mid re-put) would make the rename fail.
+  RETURN_IF_ERROR(DropQuarantined(digest));
+  RETURN_IF_ERROR(
+      Rename(layout_.BlobDir(digest), layout_.QuarantineDir(digest)));
+  {
+    absl::MutexLock lock(&mu_);
+    EraseEntry(text);
+    quarantined_.insert(text);
+  }
+  Log(absl::StrCat("quarantined ", text, ": ", reason));
+  RETURN_IF_ERROR(FsyncDir(layout_.ShardDir(digest)));
+  return FsyncDir(layout_.quarantine_dir());
+}
+
+absl::Status BlobStore::DropQuarantined(const ParsedDigest& digest) {
+  const absl::StatusOr<std::string> trash =
+      MoveToTrash(layout_.QuarantineDir(digest), layout_.quarantine_dir());
+  if (absl::IsNotFound(trash.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(trash.status());
+  const absl::Status removed = RemoveRecursively(*trash);
+  if (!removed.ok()) Log(removed.message());  // tmp/ is emptied at Open
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BlobStore::MoveToTrash(const std::string& path,
+                                                   const std::string& parent) {
+  std::string trash = TempPath("del-");
+  RETURN_IF_ERROR(Rename(path, trash));
+  RETURN_IF_ERROR(FsyncDir(parent));
+  return trash;
+}
+
+void BlobStore::RemoveNameFiles(const std::vector<std::string>& names) {
+  // The index has dropped them already; a file left behind names a blob
+  // that is gone, so the next Open drops it.
+  for (const std::string& name : names) {
+    const std::string path = layout_.NameFile(name);
+    if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+      Log(ErrnoStatus(errno, "unlink", path).message());
+    }
+  }
+  if (names.empty()) return;
+  const absl::Status synced = FsyncDir(layout_.names_dir());
+  if (!synced.ok()) Log(synced.message());
+}
+
+size_t BlobStore::blob_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return blobs_.size();
+}
+
+uint64_t BlobStore::stored_bytes() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return stored_bytes_;
+}
+
+BlobInfo BlobStore::InfoOf(const std::string& digest_text,
+                           const Entry& entry) const {
+  return BlobInfo{digest_text, entry.descriptor, entry.tree_size,
+                  names_.NamesOf(digest_text)};
+}
+
+void BlobStore::AddEntry(const std::string& digest_text, const Entry& entry) {
+  EraseEntry(digest_text);
+  blobs_[digest_text] = entry;
+  stored_bytes_ += entry.descriptor.data_size;
+}
+
+void BlobStore::EraseEntry(const std::string& digest_text) {
+  const auto it = blobs_.find(digest_text);
+  if (it == blobs_.end()) return;
+  stored_bytes_ -= it->second.descriptor.data_size;
+  blobs_.erase(it);
+}
+
+std::string BlobStore::TempPath(absl::string_view prefix) {
+  return JoinPath(layout_.tmp_dir(),
+                  absl::StrCat(prefix, next_temp_id_.fetch_add(1)));
+}
+
+void BlobStore::Log(absl::string_view message) const {
+  if (options_.log) {
+    options_.log(message);
+    return;
+  }
+  // One write per line keeps lines from concurrent threads whole.
+  const std::string line = absl::StrCat("verityd: ", message, "\n");
+  fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace verity::server

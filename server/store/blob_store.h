@@ -1,0 +1,206 @@
+// The persistent blob store of verityd: content-addressed blobs, each with
+// its fs-verity Merkle tree and descriptor, plus names and a quarantine.
+//
+// On-disk layout under the store root:
+//
+// clang-format off
+//   <root>/
+//     VERSION                       "verityd-store 1\n"; Open refuses other versions (FAILED_PRECONDITION)
+//     LOCK                          flock'd while a BlobStore has the root open; a second Open fails (FAILED_PRECONDITION)
+//     blobs/<alg>/<hh>/<hex>/       one directory per blob, made visible by a single rename
+//         data                      the content
+//         tree                      the Merkle tree, `fsverity digest --out-merkle-tree` layout
+//         descriptor                the 256-byte fs-verity descriptor
+//     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>"; replaced atomically
+//     quarantine/<alg>-<hex>/       blobs found corrupt: moved out of blobs/, never served, dropped on re-put
+//     tmp/                          staging for puts and deletes; emptied at Open
+// clang-format on
+//
+// (<alg> is sha256|sha512, <hex> the lowercase digest hex, <hh> its first
+// two hex chars.)
+//
+// Crash safety: a blob becomes visible only by renaming its complete, fsync'd
+// staging directory into blobs/, and leaves blobs/ by one rename (into tmp/
+// or quarantine/), so a crash never exposes part of a blob. Put, name and
+// delete operations return only once their renames are fsync'd.
+
+#ifndef VERITYD_SERVER_STORE_BLOB_STORE_H_
+#define VERITYD_SERVER_STORE_BLOB_STORE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/descriptor.h"
+#include "lib/file_util.h"
+#include "lib/merkle_params.h"
+#include "server/store/blob.h"
+#include "server/store/name_index.h"
+#include "server/store/put_writer.h"
+#include "server/store/store_layout.h"
+
+namespace verity::server {
+
+// Block sizes a Put may use: at least 1 KiB keeps a Put's in-memory tree
+// small, and kernels verify blocks no larger than the page size (64 KiB at
+// most).
+inline constexpr uint32_t kMinStoreBlockSize = 1024;
+inline constexpr uint32_t kMaxStoreBlockSize = 65536;
+
+struct BlobStoreOptions {
+  // The store's directory; created, with its parents, if missing.
+  std::string root;
+  // The largest blob a Put accepts. Each Put in progress holds its Merkle
+  // tree in memory: up to max_blob_bytes * digest_size / block_size, i.e.
+  // 32 MiB for 4 GiB with SHA-256 and 4 KiB blocks, 256 MiB for SHA-512 with
+  // 1 KiB blocks.
+  uint64_t max_blob_bytes = uint64_t{4} << 30;
+  // Receives one line per notable event (a blob quarantined, a name
+  // dropped). Empty: the line goes to stderr prefixed with "verityd: ".
+  std::function<void(absl::string_view)> log;
+};
+
+// Thread-safe. Owns the store directory while open (see LOCK above). Blobs
+// returned by OpenBlob may outlive the store; PutWriters may not.
+//
+// Names point at served or quarantined blobs: ResolveName still answers for
+// a quarantined blob (whose OpenBlob is then DATA_LOSS), and a re-put of it
+// serves it again under the same names. Deleting a blob deletes its names.
+class BlobStore {
+ public:
+  // Prepares the root (see PrepareStoreRoot in store_layout.h), then loads
+  // the index without rehashing data: each blob's descriptor must hash to
+  // its directory's digest and its files must have the sizes the descriptor
+  // implies, or the blob is moved to quarantine/ and logged. Names of blobs
+  // that are gone are deleted and logged.
+  static absl::StatusOr<std::unique_ptr<BlobStore>> Open(
+      const BlobStoreOptions& options);
+
+  BlobStore(const BlobStore&) = delete;
+  BlobStore& operator=(const BlobStore&) = delete;
+
+  // INVALID_ARGUMENT for params ValidateMerkleParams rejects or a block size
+  // outside [kMinStoreBlockSize, kMaxStoreBlockSize].
+  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
+      const MerkleParams& params);
+
+  // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
+  // caller may then Quarantine it).
+  absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
+      const ParsedDigest& digest) const;
+
+  // INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no such name.
+  absl::StatusOr<ParsedDigest> ResolveName(absl::string_view name) const;
+
+  // NOT_FOUND if absent; DATA_LOSS if quarantined.
+  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const;
+
+  // Served blobs in digest-text order strictly after `after` (empty: from
+  // the start), at most `limit` of them.
+  std::vector<BlobInfo> List(absl::string_view after, size_t limit) const;
+
+  // Deletes a served or quarantined blob and every name pointing at it.
+  // NOT_FOUND if there is neither. Open Blob objects stay readable.
+  absl::Status DeleteBlob(const ParsedDigest& digest);
+
+  // Deletes the name only. INVALID_ARGUMENT for an invalid name; NOT_FOUND if
+  // there is no such name.
+  absl::Status DeleteName(absl::string_view name);
+
+  // Stops serving a blob found corrupt: moves it to quarantine/ and logs
+  // `reason`. OK if it is quarantined already; NOT_FOUND if absent.
+  absl::Status Quarantine(const ParsedDigest& digest, absl::string_view reason);
+
+  // Served blobs and the sum of their data sizes.
+  size_t blob_count() const;
+  uint64_t stored_bytes() const;
+
+  // Writes one line to the store's log (BlobStoreOptions::log).
+  void Log(absl::string_view message) const;
+
+ private:
+  struct Entry {
+    Descriptor descriptor;
+    uint64_t tree_size = 0;
+  };
+
+  BlobStore(const BlobStoreOptions& options, UniqueFd lock);
+
+  // Start-up (blob_store_recovery.cc).
+  absl::Status Recover();
+  absl::Status LoadQuarantine() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status ScanBlobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status ScanShard(HashAlgorithm algorithm, const std::string& shard)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status CheckBlob(const ParsedDigest& digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status LoadNames() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Returns false if the name file was dropped.
+  absl::StatusOr<bool> LoadNameFile(const std::string& file)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+
+  // Changes to the files, serialized by mutation_mu_.
+  absl::StatusOr<PutResult> Install(const StagedBlob& staged);
+  absl::Status MakeShardDir(const ParsedDigest& digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status WriteName(const std::string& name,
+                         const std::string& digest_text)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  absl::Status MoveToQuarantine(const ParsedDigest& digest,
+                                absl::string_view reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Deletes quarantine/<digest> if it exists.
+  absl::Status DropQuarantined(const ParsedDigest& digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Renames `path` (in `parent`) into tmp/ and returns the new path.
+  absl::StatusOr<std::string> MoveToTrash(const std::string& path,
+                                          const std::string& parent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  void RemoveNameFiles(const std::vector<std::string>& names)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+
+  // The index.
+  // OK if `digest_text` is served, DATA_LOSS if quarantined, else NOT_FOUND.
+  absl::Status ServedStatus(const std::string& digest_text) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  BlobInfo InfoOf(const std::string& digest_text, const Entry& entry) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void AddEntry(const std::string& digest_text, const Entry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EraseEntry(const std::string& digest_text)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // A fresh path in tmp/ starting with `prefix`.
+  std::string TempPath(absl::string_view prefix);
+
+  const BlobStoreOptions options_;
+  const StoreLayout layout_;
+  const UniqueFd lock_;                    // holds the flock on <root>/LOCK
+  std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock
+
+  // Serializes every change to blobs/, names/ and quarantine/, so that the
+  // index checked before a change still holds when it is applied. Held
+  // across fsyncs; readers never take it.
+  absl::Mutex mutation_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // Guards the index, which mirrors the files; held briefly.
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry> blobs_ ABSL_GUARDED_BY(mu_);  // served
+  absl::flat_hash_set<std::string> quarantined_ ABSL_GUARDED_BY(mu_);
+  NameIndex names_ ABSL_GUARDED_BY(mu_);
+  uint64_t stored_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_BLOB_STORE_H_

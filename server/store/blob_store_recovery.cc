@@ -1,0 +1,146 @@
+// BlobStore start-up: rebuilds the index from blobs/, quarantine/ and
+// names/, quarantining damaged blobs and dropping names of vanished ones.
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+#include "server/store/blob_store.h"
+
+namespace verity::server {
+namespace {
+
+std::string TextOf(const ParsedDigest& digest) {
+  return FormatDigest(digest.algorithm, AsBytes(digest.digest));
+}
+
+bool IsLowerHexDigit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+bool IsShardName(absl::string_view name) {
+  return name.size() == 2 && IsLowerHexDigit(name[0]) &&
+         IsLowerHexDigit(name[1]);
+}
+
+}  // namespace
+
+absl::Status BlobStore::Recover() {
+  absl::MutexLock mutation(&mutation_mu_);
+  RETURN_IF_ERROR(LoadQuarantine());
+  RETURN_IF_ERROR(ScanBlobs());
+  return LoadNames();
+}
+
+absl::Status BlobStore::LoadQuarantine() {
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries,
+                   ListDir(layout_.quarantine_dir()));
+  absl::MutexLock lock(&mu_);
+  for (const std::string& entry : entries) {
+    const std::optional<ParsedDigest> digest =
+        StoreLayout::ParseQuarantineEntry(entry);
+    if (digest.has_value()) {
+      quarantined_.insert(TextOf(*digest));
+    } else {
+      Log(absl::StrCat("ignoring unexpected quarantine/", entry));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlobStore::ScanBlobs() {
+  for (const HashAlgorithm algorithm :
+       {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
+    ASSIGN_OR_RETURN(const std::vector<std::string> shards,
+                     ListDir(layout_.AlgorithmDir(algorithm)));
+    for (const std::string& shard : shards) {
+      RETURN_IF_ERROR(ScanShard(algorithm, shard));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlobStore::ScanShard(HashAlgorithm algorithm,
+                                  const std::string& shard) {
+  const std::string dir = JoinPath(layout_.AlgorithmDir(algorithm), shard);
+  if (!IsShardName(shard)) {
+    Log(absl::StrCat("ignoring unexpected ", dir));
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries, ListDir(dir));
+  for (const std::string& entry : entries) {
+    const std::optional<ParsedDigest> digest =
+        StoreLayout::ParseBlobDir(algorithm, shard, entry);
+    if (digest.has_value()) {
+      RETURN_IF_ERROR(CheckBlob(*digest));
+    } else {
+      Log(absl::StrCat("ignoring unexpected ", JoinPath(dir, entry)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlobStore::CheckBlob(const ParsedDigest& digest) {
+  const absl::StatusOr<std::shared_ptr<const Blob>> blob =
+      Blob::Open(layout_.BlobDir(digest), digest);
+  // Only damage quarantines: an I/O error such as EMFILE says nothing about
+  // the blob, so it fails Open instead.
+  if (absl::IsDataLoss(blob.status())) {
+    return MoveToQuarantine(digest, blob.status().message());
+  }
+  RETURN_IF_ERROR(blob.status());
+  const std::string text = TextOf(digest);
+  bool stale_copy;
+  {
+    absl::MutexLock lock(&mu_);
+    AddEntry(text,
+             Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size()});
+    stale_copy = quarantined_.erase(text) > 0;
+  }
+  // A re-put that crashed before removing the damaged copy.
+  return stale_copy ? DropQuarantined(digest) : absl::OkStatus();
+}
+
+absl::Status BlobStore::LoadNames() {
+  ASSIGN_OR_RETURN(const std::vector<std::string> files,
+                   ListDir(layout_.names_dir()));
+  bool dropped = false;
+  for (const std::string& file : files) {
+    ASSIGN_OR_RETURN(const bool kept, LoadNameFile(file));
+    dropped |= !kept;
+  }
+  return dropped ? FsyncDir(layout_.names_dir()) : absl::OkStatus();
+}
+
+absl::StatusOr<bool> BlobStore::LoadNameFile(const std::string& file) {
+  const std::string path = JoinPath(layout_.names_dir(), file);
+  const absl::StatusOr<std::string> contents =
+      ReadSmallFile(path, kMaxNameFileSize);
+  if (!contents.ok() && !absl::IsOutOfRange(contents.status())) {
+    return contents.status();
+  }
+  const absl::StatusOr<NameRecord> record =
+      contents.ok() ? DecodeNameFile(*contents)
+                    : absl::StatusOr<NameRecord>(contents.status());
+  std::string problem;
+  if (!record.ok()) {
+    problem = std::string(record.status().message());
+  } else if (NameFileName(record->name) != file) {
+    problem = "the file name is not the hash of the name it holds";
+  } else {
+    const std::string text = TextOf(record->digest);
+    absl::MutexLock lock(&mu_);
+    if (blobs_.count(text) > 0 || quarantined_.contains(text)) {
+      names_.Set(record->name, text);
+      return true;
+    }
+    problem = absl::StrCat("it names ", text, ", which is gone");
+  }
+  Log(absl::StrCat("dropping ", path, ": ", problem));
+  if (unlink(path.c_str()) != 0) return ErrnoStatus(errno, "unlink", path);
+  return false;
+}
+
+}  // namespace verity::server

@@ -1,0 +1,149 @@
+// Implements the blob store test helpers.
+
+#include "server/store/blob_store_testing.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "lib/file_util.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+
+namespace verity::server {
+
+std::string FreshTestDir(absl::string_view suffix) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  const testing::TestInfo* test =
+      testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = absl::StrReplaceAll(
+      absl::StrCat(test->test_suite_name(), ".", test->name(), suffix),
+      {{"/", "_"}});
+  const std::string dir =
+      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", name);
+  EXPECT_TRUE(RemoveRecursively(dir).ok());
+  EXPECT_TRUE(MakeDirs(dir).ok());
+  return dir;
+}
+
+std::string MakeData(size_t size, uint64_t seed) {
+  std::string data(size, '\0');
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (char& c : data) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    c = static_cast<char>((x * 0x2545F4914F6CDD1Dull) >> 56);
+  }
+  return data;
+}
+
+absl::StatusOr<PutResult> PutBytes(BlobStore* store, absl::string_view data,
+                                   const MerkleParams& params,
+                                   absl::string_view name,
+                                   const std::optional<ParsedDigest>& expected,
+                                   size_t chunk) {
+  ASSIGN_OR_RETURN(const std::unique_ptr<PutWriter> writer,
+                   store->BeginPut(params));
+  for (size_t offset = 0; offset < data.size(); offset += chunk) {
+    RETURN_IF_ERROR(writer->Append(AsBytes(data.substr(offset, chunk))));
+  }
+  return writer->Commit(expected, name);
+}
+
+absl::StatusOr<std::string> ReadAllData(const Blob& blob) {
+  std::string data(blob.geometry().data_size(), '\0');
+  RETURN_IF_ERROR(blob.ReadData(0, AsMutableBytes(&data)));
+  return data;
+}
+
+absl::StatusOr<std::string> ReadAllTree(const Blob& blob) {
+  std::string tree(blob.geometry().tree_size(), '\0');
+  RETURN_IF_ERROR(blob.ReadTree(0, AsMutableBytes(&tree)));
+  return tree;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  return ReadSmallFile(path, size_t{64} << 20);
+}
+
+absl::Status WriteWholeFile(const std::string& path, absl::string_view data) {
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC));
+  RETURN_IF_ERROR(WriteAll(fd.get(), AsBytes(data), path));
+  return fd.Close(path);
+}
+
+ParsedDigest DigestFromText(absl::string_view text) {
+  absl::StatusOr<ParsedDigest> digest = ParseDigest(text);
+  EXPECT_TRUE(digest.ok()) << digest.status();
+  return digest.ok() ? *std::move(digest) : ParsedDigest{};
+}
+
+std::string BlobDirFor(const std::string& root, absl::string_view digest_text) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(digest_text, ':');
+  return absl::StrCat(root, "/blobs/", parts[0], "/", parts[1].substr(0, 2),
+                      "/", parts[1]);
+}
+
+std::vector<std::string> EntriesOf(const std::string& path) {
+  absl::StatusOr<std::vector<std::string>> entries = ListDir(path);
+  return entries.ok() ? *std::move(entries) : std::vector<std::string>{};
+}
+
+std::function<void(absl::string_view)> LogCapture::Sink() {
+  return [this](absl::string_view line) {
+    absl::MutexLock lock(&mu_);
+    lines_.emplace_back(line);
+  };
+}
+
+bool LogCapture::Contains(absl::string_view text) const {
+  absl::MutexLock lock(&mu_);
+  return std::any_of(lines_.begin(), lines_.end(),
+                     [text](const std::string& line) {
+                       return absl::StrContains(line, text);
+                     });
+}
+
+std::vector<std::string> LogCapture::lines() const {
+  absl::MutexLock lock(&mu_);
+  return lines_;
+}
+
+void BlobStoreFixture::SetUp() {
+  root_ = FreshTestDir();
+  Reopen();
+}
+
+BlobStoreOptions BlobStoreFixture::Options() {
+  BlobStoreOptions options;
+  options.root = root_;
+  options.max_blob_bytes = max_blob_bytes_;
+  options.log = log_.Sink();
+  return options;
+}
+
+void BlobStoreFixture::Reopen() {
+  store_.reset();
+  absl::StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(Options());
+  ASSERT_TRUE(store.ok()) << store.status();
+  store_ = *std::move(store);
+}
+
+std::string BlobStoreFixture::MustPut(absl::string_view data,
+                                      absl::string_view name,
+                                      const MerkleParams& params) {
+  const absl::StatusOr<PutResult> put =
+      PutBytes(store_.get(), data, params, name);
+  EXPECT_TRUE(put.ok()) << put.status();
+  return put.ok() ? put->info.digest : "";
+}
+
+}  // namespace verity::server

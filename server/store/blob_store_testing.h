@@ -1,0 +1,91 @@
+// Test support shared by the blob store and importer tests: fresh store
+// roots, generated data, whole-blob puts and reads, a log capture.
+
+#ifndef VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
+#define VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "server/store/blob_store.h"
+
+namespace verity::server {
+
+// A new empty directory under $TEST_TMPDIR, named after the running test
+// and `suffix`; whatever was there is removed first.
+std::string FreshTestDir(absl::string_view suffix = "");
+
+// Deterministic pseudo-random bytes, different for every seed.
+std::string MakeData(size_t size, uint64_t seed);
+
+// Puts `data` in pieces of `chunk` bytes (odd by default, so pieces straddle
+// blocks) and commits.
+absl::StatusOr<PutResult> PutBytes(
+    BlobStore* store, absl::string_view data, const MerkleParams& params = {},
+    absl::string_view name = "",
+    const std::optional<ParsedDigest>& expected = std::nullopt,
+    size_t chunk = 7001);
+
+absl::StatusOr<std::string> ReadAllData(const Blob& blob);
+absl::StatusOr<std::string> ReadAllTree(const Blob& blob);
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+absl::Status WriteWholeFile(const std::string& path, absl::string_view data);
+
+// ParseDigest for text the test knows is valid.
+ParsedDigest DigestFromText(absl::string_view text);
+
+// <root>/blobs/<alg>/<hh>/<hex> for a digest text.
+std::string BlobDirFor(const std::string& root, absl::string_view digest_text);
+
+// The entries of `path` (empty if it cannot be listed).
+std::vector<std::string> EntriesOf(const std::string& path);
+
+// Collects log lines. Thread-safe; must outlive the sinks it hands out.
+class LogCapture {
+ public:
+  std::function<void(absl::string_view)> Sink();
+  // True if some line contains `text`.
+  bool Contains(absl::string_view text) const;
+  std::vector<std::string> lines() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+// A store in a fresh root per test, logging into log_.
+class BlobStoreFixture : public ::testing::Test {
+ protected:
+  void SetUp() override;
+
+  BlobStoreOptions Options();
+  // Closes the store (if open) and opens it again; fails the test on error.
+  void Reopen();
+  // Puts `data` and returns its digest text; fails the test on error.
+  std::string MustPut(absl::string_view data, absl::string_view name = "",
+                      const MerkleParams& params = {});
+  std::string tmp_dir() const { return root_ + "/tmp"; }
+
+  std::string root_;
+  uint64_t max_blob_bytes_ = uint64_t{4} << 30;
+  LogCapture log_;
+  std::unique_ptr<BlobStore> store_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_

@@ -1,0 +1,104 @@
+// Implements name validation, the name file format and NameIndex.
+
+#include "server/store/name_index.h"
+
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+
+namespace verity::server {
+
+absl::Status ValidateBlobName(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxBlobNameSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a blob name must be 1 to ", kMaxBlobNameSize, " bytes long"));
+  }
+  if (name.find('\0') != absl::string_view::npos) {
+    return absl::InvalidArgumentError("a blob name must not contain NUL");
+  }
+  if (name.front() == '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blob name \"", name, "\" must be a relative path"));
+  }
+  for (const absl::string_view part : absl::StrSplit(name, '/')) {
+    if (part.empty() || part == "." || part == "..") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "blob name \"", name, "\" has an empty, \".\" or \"..\" component"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string NameFileName(absl::string_view name) {
+  return absl::BytesToHexString(
+      ComputeHash(HashAlgorithm::kSha256, AsBytes(name)));
+}
+
+std::string EncodeNameFile(absl::string_view digest_text,
+                           absl::string_view name) {
+  return absl::StrCat(digest_text, "\n", name);
+}
+
+absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
+  const size_t newline = contents.find('\n');
+  if (newline == absl::string_view::npos) {
+    return absl::DataLossError("name file lacks a newline");
+  }
+  absl::StatusOr<ParsedDigest> digest =
+      ParseDigest(contents.substr(0, newline));
+  if (!digest.ok()) {
+    return absl::DataLossError(absl::StrCat("name file has a bad digest: ",
+                                            digest.status().message()));
+  }
+  NameRecord record;
+  record.digest = *std::move(digest);
+  record.name = std::string(contents.substr(newline + 1));
+  const absl::Status valid = ValidateBlobName(record.name);
+  if (!valid.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("name file has a bad name: ", valid.message()));
+  }
+  return record;
+}
+
+void NameIndex::Set(const std::string& name, const std::string& digest_text) {
+  Remove(name);
+  digest_of_[name] = digest_text;
+  names_of_[digest_text].insert(name);
+}
+
+bool NameIndex::Remove(const std::string& name) {
+  const auto it = digest_of_.find(name);
+  if (it == digest_of_.end()) return false;
+  const auto names = names_of_.find(it->second);
+  names->second.erase(name);
+  if (names->second.empty()) names_of_.erase(names);
+  digest_of_.erase(it);
+  return true;
+}
+
+const std::string* NameIndex::Find(const std::string& name) const {
+  const auto it = digest_of_.find(name);
+  return it == digest_of_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> NameIndex::NamesOf(
+    const std::string& digest_text) const {
+  const auto it = names_of_.find(digest_text);
+  if (it == names_of_.end()) return {};
+  return std::vector<std::string>(it->second.begin(), it->second.end());
+}
+
+std::vector<std::string> NameIndex::RemoveAllOf(
+    const std::string& digest_text) {
+  std::vector<std::string> names = NamesOf(digest_text);
+  for (const std::string& name : names) digest_of_.erase(name);
+  names_of_.erase(digest_text);
+  return names;
+}
+
+}  // namespace verity::server

@@ -1,0 +1,90 @@
+// Tests name validation, the name file format and NameIndex.
+
+#include "server/store/name_index.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/descriptor.h"
+#include "lib/hash.h"
+
+namespace verity::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(ValidateBlobNameTest, AcceptsRelativePaths) {
+  for (const std::string& name : std::vector<std::string>{
+           "a", "a/b/c.txt", ".hidden", "a/..b/c..", "dir/.x", "sp ace",
+           std::string(kMaxBlobNameSize, 'n')}) {
+    EXPECT_TRUE(ValidateBlobName(name).ok()) << name;
+  }
+}
+
+TEST(ValidateBlobNameTest, RejectsOthers) {
+  for (const std::string& name : std::vector<std::string>{
+           std::string(), std::string(kMaxBlobNameSize + 1, 'n'), "/abs",
+           "a//b", "a/", ".", "..", "a/./b", "a/../b", "../a", "./a",
+           std::string("a\0b", 3)}) {
+    EXPECT_EQ(ValidateBlobName(name).code(), absl::StatusCode::kInvalidArgument)
+        << name;
+  }
+}
+
+TEST(NameFileTest, FileNameIsTheSha256HexOfTheName) {
+  EXPECT_EQ(NameFileName("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(NameFileTest, RoundTrips) {
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha512, AsBytes(std::string(64, '\x01')));
+  const absl::StatusOr<NameRecord> record =
+      DecodeNameFile(EncodeNameFile(digest, "dir/with\nnewline"));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->digest.algorithm, HashAlgorithm::kSha512);
+  EXPECT_EQ(record->digest.digest, std::string(64, '\x01'));
+  EXPECT_EQ(record->name, "dir/with\nnewline");
+}
+
+TEST(NameFileTest, MalformedIsDataLoss) {
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha256, AsBytes(std::string(32, 'x')));
+  for (const std::string& contents :
+       std::vector<std::string>{std::string(), digest, "sha256:00\nname",
+                                digest + "\n", digest + "\n/abs"}) {
+    EXPECT_EQ(DecodeNameFile(contents).status().code(),
+              absl::StatusCode::kDataLoss)
+        << contents;
+  }
+}
+
+TEST(NameIndexTest, TracksNamesBothWays) {
+  NameIndex index;
+  index.Set("b", "d1");
+  index.Set("a", "d1");
+  index.Set("c", "d2");
+  EXPECT_THAT(index.NamesOf("d1"), ElementsAre("a", "b"));
+  ASSERT_NE(index.Find("c"), nullptr);
+  EXPECT_EQ(*index.Find("c"), "d2");
+
+  index.Set("a", "d2");  // moves the name
+  EXPECT_THAT(index.NamesOf("d1"), ElementsAre("b"));
+  EXPECT_THAT(index.NamesOf("d2"), ElementsAre("a", "c"));
+
+  EXPECT_TRUE(index.Remove("b"));
+  EXPECT_FALSE(index.Remove("b"));
+  EXPECT_THAT(index.NamesOf("d1"), IsEmpty());
+  EXPECT_EQ(index.Find("b"), nullptr);
+
+  EXPECT_THAT(index.RemoveAllOf("d2"), ElementsAre("a", "c"));
+  EXPECT_EQ(index.Find("a"), nullptr);
+  EXPECT_THAT(index.NamesOf("d2"), IsEmpty());
+  EXPECT_THAT(index.RemoveAllOf("d2"), IsEmpty());
+}
+
+}  // namespace
+}  // namespace verity::server

@@ -1,0 +1,118 @@
+// Implements PutWriter: write and hash as data arrives, then make the staged
+// blob durable before the store installs it.
+
+#include "server/store/put_writer.h"
+
+#include <fcntl.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
+#include "lib/status_macros.h"
+#include "server/store/name_index.h"
+
+namespace verity::server {
+
+absl::StatusOr<std::unique_ptr<PutWriter>> PutWriter::Create(
+    std::string dir, const MerkleParams& params, uint64_t max_bytes,
+    InstallFn install) {
+  const std::string data_path = JoinPath(dir, "data");
+  absl::StatusOr<UniqueFd> data_fd =
+      OpenFile(data_path, O_WRONLY | O_CREAT | O_EXCL);
+  if (!data_fd.ok()) {
+    RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
+    return data_fd.status();
+  }
+  return std::unique_ptr<PutWriter>(new PutWriter(std::move(dir), params,
+                                                  max_bytes, std::move(install),
+                                                  *std::move(data_fd)));
+}
+
+PutWriter::PutWriter(std::string dir, const MerkleParams& params,
+                     uint64_t max_bytes, InstallFn install, UniqueFd data_fd)
+    : dir_(std::move(dir)),
+      max_bytes_(max_bytes),
+      install_(std::move(install)),
+      data_fd_(std::move(data_fd)),
+      builder_(params) {}
+
+PutWriter::~PutWriter() { Finish(); }
+
+void PutWriter::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  data_fd_ = UniqueFd();
+  // A leftover is harmless: the store empties tmp/ when it opens.
+  RemoveRecursively(dir_).IgnoreError();
+}
+
+absl::Status PutWriter::Fail(absl::Status status) {
+  Finish();
+  failure_ = status;
+  return status;
+}
+
+absl::Status PutWriter::Ended() const {
+  if (!failure_.ok()) return failure_;
+  return absl::FailedPreconditionError("the Put was already committed");
+}
+
+absl::Status PutWriter::Append(absl::Span<const uint8_t> data) {
+  if (finished_) return Ended();
+  if (data.size() > max_bytes_ - size_) {
+    return Fail(absl::ResourceExhaustedError(absl::StrCat(
+        "blob exceeds the store's limit of ", max_bytes_, " bytes")));
+  }
+  absl::Status status = WriteAll(data_fd_.get(), data, JoinPath(dir_, "data"));
+  if (status.ok()) status = builder_.Update(data);
+  if (!status.ok()) return Fail(std::move(status));
+  size_ += data.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PutResult> PutWriter::Commit(
+    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+  if (finished_) return Ended();
+  if (!name.empty()) {
+    absl::Status valid = ValidateBlobName(name);
+    if (!valid.ok()) return Fail(std::move(valid));
+  }
+  absl::StatusOr<StagedBlob> staged = Stage(expected, name);
+  if (!staged.ok()) return Fail(staged.status());
+  absl::StatusOr<PutResult> result = install_(*staged);
+  if (!result.ok()) return Fail(result.status());
+  Finish();
+  return result;
+}
+
+absl::StatusOr<StagedBlob> PutWriter::Stage(
+    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+  ASSIGN_OR_RETURN(const MerkleTree tree, builder_.Finish());
+  StagedBlob staged;
+  staged.digest.algorithm = tree.descriptor.hash_algorithm;
+  staged.digest.digest = tree.digest;
+  staged.digest_text =
+      FormatDigest(staged.digest.algorithm, AsBytes(staged.digest.digest));
+  if (expected.has_value() && (expected->algorithm != staged.digest.algorithm ||
+                               expected->digest != staged.digest.digest)) {
+    return absl::DataLossError(absl::StrCat(
+        "content hashes to ", staged.digest_text, ", not the expected ",
+        FormatDigest(expected->algorithm, AsBytes(expected->digest))));
+  }
+  const std::string data_path = JoinPath(dir_, "data");
+  RETURN_IF_ERROR(Fsync(data_fd_.get(), data_path));
+  RETURN_IF_ERROR(data_fd_.Close(data_path));
+  ASSIGN_OR_RETURN(const std::string descriptor, tree.descriptor.Serialize());
+  RETURN_IF_ERROR(WriteNewFileDurably(JoinPath(dir_, "tree"), tree.tree));
+  RETURN_IF_ERROR(
+      WriteNewFileDurably(JoinPath(dir_, "descriptor"), descriptor));
+  RETURN_IF_ERROR(FsyncDir(dir_));
+  staged.dir = dir_;
+  staged.descriptor = tree.descriptor;
+  staged.tree_size = tree.tree.size();
+  staged.name = std::string(name);
+  return staged;
+}
+
+}  // namespace verity::server
