@@ -96,6 +96,26 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
   return d;
 }
 
+absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor) {
+  // Larger shifts are undefined; ValidateMerkleParams bounds the rest.
+  if (descriptor.log_block_size >= 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block size 2^", descriptor.log_block_size,
+                     " is too large (maximum ", kMaxBlockSize, ")"));
+  }
+  MerkleParams params;
+  params.hash_algorithm = descriptor.hash_algorithm;
+  params.block_size = uint32_t{1} << descriptor.log_block_size;
+  params.salt = descriptor.salt;
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  return params;
+}
+
+absl::StatusOr<TreeGeometry> GeometryOf(const Descriptor& descriptor) {
+  ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(descriptor));
+  return TreeGeometry::Create(params, descriptor.data_size);
+}
+
 absl::StatusOr<std::string> Descriptor::ComputeFileDigest() const {
   ASSIGN_OR_RETURN(const std::string serialized, Serialize());
   return ComputeHash(hash_algorithm, AsBytes(serialized));
@@ -107,6 +127,10 @@ std::string FormatDigest(HashAlgorithm algorithm,
       HashAlgorithmName(algorithm), ":",
       absl::BytesToHexString(absl::string_view(
           reinterpret_cast<const char*>(digest.data()), digest.size())));
+}
+
+std::string ParsedDigest::ToString() const {
+  return FormatDigest(algorithm, AsBytes(digest));
 }
 
 absl::StatusOr<ParsedDigest> ParseDigest(absl::string_view text) {

@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/hash.h"
+#include "lib/merkle_params.h"
 
 namespace verity {
 
@@ -32,7 +34,27 @@ struct Descriptor {
 
   // The raw file digest: the hash of Serialize().
   absl::StatusOr<std::string> ComputeFileDigest() const;
+
+  // Equal descriptors serialize, and so hash, alike: a descriptor equal to
+  // one already authenticated is authentic.
+  friend bool operator==(const Descriptor& a, const Descriptor& b) {
+    return a.hash_algorithm == b.hash_algorithm &&
+           a.log_block_size == b.log_block_size && a.salt == b.salt &&
+           a.data_size == b.data_size && a.root_hash == b.root_hash;
+  }
+  friend bool operator!=(const Descriptor& a, const Descriptor& b) {
+    return !(a == b);
+  }
 };
+
+// The tree parameters a descriptor names; INVALID_ARGUMENT unless they pass
+// ValidateMerkleParams (a known algorithm, a power-of-two block size from
+// twice the digest size to kMaxBlockSize, a salt of at most 32 bytes).
+absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor);
+
+// The layout of the tree a descriptor describes; INVALID_ARGUMENT as
+// ParamsOf() and TreeGeometry::Create().
+absl::StatusOr<TreeGeometry> GeometryOf(const Descriptor& descriptor);
 
 // Parses the 256 bytes Serialize() writes; INVALID_ARGUMENT unless `bytes`
 // is exactly such a serialization (version 1, no signature, zero padding).
@@ -43,9 +65,25 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes);
 std::string FormatDigest(HashAlgorithm algorithm,
                          absl::Span<const uint8_t> digest);
 
+// A file digest: the algorithm and the raw hash of the descriptor. What the
+// store, the caches and the verifiers key on and compare. Plain value.
 struct ParsedDigest {
   HashAlgorithm algorithm = HashAlgorithm::kSha256;
   std::string digest;  // raw bytes
+
+  // As `fsverity digest` prints it: FormatDigest(algorithm, digest).
+  std::string ToString() const;
+
+  friend bool operator==(const ParsedDigest& a, const ParsedDigest& b) {
+    return a.algorithm == b.algorithm && a.digest == b.digest;
+  }
+  friend bool operator!=(const ParsedDigest& a, const ParsedDigest& b) {
+    return !(a == b);
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const ParsedDigest& d) {
+    return H::combine(std::move(h), d.algorithm, d.digest);
+  }
 };
 
 // Parses the output of FormatDigest (hex of either case); INVALID_ARGUMENT

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -130,6 +131,62 @@ TEST(DigestTextTest, RejectsMalformedText) {
     EXPECT_EQ(ParseDigest(text).status().code(),
               absl::StatusCode::kInvalidArgument)
         << absl::CHexEscape(text);
+  }
+}
+
+TEST(DigestTextTest, ParsedDigestIsAValue) {
+  const std::string text = "sha256:" + std::string(62, '0') + "ab";
+  absl::StatusOr<ParsedDigest> digest = ParseDigest(text);
+  ASSERT_TRUE(digest.ok());
+  EXPECT_EQ(digest->ToString(), text);
+  ParsedDigest other = *digest;
+  EXPECT_EQ(other, *digest);
+  other.digest.back() ^= 1;
+  EXPECT_NE(other, *digest);
+  ParsedDigest sha512 = *digest;
+  sha512.algorithm = HashAlgorithm::kSha512;
+  EXPECT_NE(sha512, *digest);
+  const absl::flat_hash_set<ParsedDigest> set = {*digest, other, sha512};
+  EXPECT_EQ(set.size(), 3u);
+  EXPECT_TRUE(set.contains(*ParseDigest(text)));
+}
+
+TEST(DescriptorTest, ParamsAndGeometryOf) {
+  Descriptor d;
+  d.hash_algorithm = HashAlgorithm::kSha512;
+  d.log_block_size = 10;
+  d.salt = "salt";
+  d.data_size = 5000;
+  absl::StatusOr<MerkleParams> params = ParamsOf(d);
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->hash_algorithm, HashAlgorithm::kSha512);
+  EXPECT_EQ(params->block_size, 1024u);
+  EXPECT_EQ(params->salt, "salt");
+  absl::StatusOr<TreeGeometry> geometry = GeometryOf(d);
+  ASSERT_TRUE(geometry.ok()) << geometry.status();
+  EXPECT_EQ(geometry->data_block_count(), 5u);
+  for (uint8_t log : {uint8_t{6}, uint8_t{31}, uint8_t{32}, uint8_t{255}}) {
+    d.log_block_size = log;  // too small for SHA-512, or too large
+    EXPECT_EQ(ParamsOf(d).status().code(), absl::StatusCode::kInvalidArgument)
+        << int{log};
+    EXPECT_EQ(GeometryOf(d).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(DescriptorTest, EqualityCoversEverySerializedField) {
+  Descriptor a;
+  a.root_hash = std::string(32, 'r');
+  a.data_size = 10;
+  EXPECT_EQ(a, a);
+  for (int field = 0; field < 5; ++field) {
+    Descriptor b = a;
+    if (field == 0) b.hash_algorithm = HashAlgorithm::kSha512;
+    if (field == 1) b.log_block_size = 13;
+    if (field == 2) b.salt = "s";
+    if (field == 3) b.data_size = 11;
+    if (field == 4) b.root_hash[0] = 'x';
+    EXPECT_NE(a, b) << field;
   }
 }
 

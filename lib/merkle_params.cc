@@ -17,8 +17,6 @@ HashLocation RootLocation() {
   return location;
 }
 
-uint64_t DivRoundUp(uint64_t n, uint64_t d) { return n / d + (n % d != 0); }
-
 bool IsPowerOfTwo(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
 uint8_t Log2(uint32_t power_of_two) {

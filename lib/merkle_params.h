@@ -21,11 +21,21 @@ inline constexpr size_t kMaxSaltSize = 32;
 // verity with blocks up to the page size; callers serving untrusted requests
 // should apply a tighter limit, since the tree pads its top block to this.
 inline constexpr uint32_t kMaxBlockSize = uint32_t{1} << 30;
+// The block sizes verityd stores and serves: at least 1 KiB keeps a Put's
+// in-memory tree small, and kernels verify blocks no larger than the page size
+// (64 KiB at most).
+inline constexpr uint32_t kMinServedBlockSize = 1024;
+inline constexpr uint32_t kMaxServedBlockSize = 65536;
 // File sizes are signed 64-bit (off_t); larger sizes are rejected, which
 // also keeps every tree size and offset below 2^64.
 inline constexpr uint64_t kMaxDataSize = (uint64_t{1} << 63) - 1;
 // Enough for the deepest valid tree (2 hashes per block, 2^63-byte file).
 inline constexpr int kMaxLevels = 64;
+
+// n / d rounded up; `d` must not be 0.
+inline constexpr uint64_t DivRoundUp(uint64_t n, uint64_t d) {
+  return n / d + (n % d != 0);
+}
 
 // Parameters of an fs-verity Merkle tree. Plain value; copy freely.
 struct MerkleParams {

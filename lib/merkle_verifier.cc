@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/read_plan.h"
 #include "lib/status_macros.h"
 
 namespace verity {
@@ -46,20 +47,16 @@ absl::Status CheckDescriptorDigest(const Descriptor& descriptor,
   return absl::OkStatus();
 }
 
-absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor,
-                                      const VerifierOptions& options) {
+// The descriptor's parameters, within the limits `options` set.
+absl::StatusOr<MerkleParams> AcceptableParams(const Descriptor& descriptor,
+                                              const VerifierOptions& options) {
   if (descriptor.log_block_size >= 32 ||
       (uint64_t{1} << descriptor.log_block_size) > options.max_block_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "block size 2^", descriptor.log_block_size, " exceeds the limit of ",
         options.max_block_size, " bytes"));
   }
-  MerkleParams params;
-  params.hash_algorithm = descriptor.hash_algorithm;
-  params.block_size = uint32_t{1} << descriptor.log_block_size;
-  params.salt = descriptor.salt;
-  RETURN_IF_ERROR(ValidateMerkleParams(params));
-  return params;
+  return ParamsOf(descriptor);
 }
 
 }  // namespace
@@ -68,7 +65,7 @@ absl::StatusOr<MerkleVerifier> MerkleVerifier::Create(
     const Descriptor& descriptor, const ParsedDigest& trusted_digest,
     const VerifierOptions& options) {
   RETURN_IF_ERROR(CheckDescriptorDigest(descriptor, trusted_digest));
-  ASSIGN_OR_RETURN(MerkleParams params, ParamsOf(descriptor, options));
+  ASSIGN_OR_RETURN(MerkleParams params, AcceptableParams(descriptor, options));
   ASSIGN_OR_RETURN(TreeGeometry geometry,
                    TreeGeometry::Create(params, descriptor.data_size));
   return MerkleVerifier(descriptor, params, geometry);
@@ -81,15 +78,12 @@ absl::StatusOr<std::vector<TreeBlockId>> MerkleVerifier::MissingTreeBlocks(
         "data blocks [", first_block, ", ", end_block, ") are not within the ",
         geometry_.data_block_count(), " blocks of the blob"));
   }
-  std::vector<TreeBlockId> missing;
-  for (const TreeBlockSpan& span :
-       geometry_.CoveringTreeBlocks(first_block, end_block)) {
-    for (uint64_t i = span.first; i <= span.last; ++i) {
-      if (!IsTreeBlockVerified({span.level, i})) {
-        missing.push_back({span.level, i});
-      }
-    }
-  }
+  std::vector<TreeBlockId> missing =
+      TreeBlocksFor(geometry_, {first_block, end_block});
+  missing.erase(std::remove_if(
+                    missing.begin(), missing.end(),
+                    [this](TreeBlockId id) { return IsTreeBlockVerified(id); }),
+                missing.end());
   return missing;
 }
 

@@ -9,7 +9,7 @@ namespace verity::client {
 
 std::string BlobRef::ToString() const {
   if (!digest.has_value()) return name;
-  return FormatDigest(digest->algorithm, AsBytes(digest->digest));
+  return digest->ToString();
 }
 
 absl::StatusOr<BlobRef> ParseBlobRef(absl::string_view text) {

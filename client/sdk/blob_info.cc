@@ -31,8 +31,7 @@ absl::StatusOr<CheckedBlobInfo> CheckBlobInfo(const verity::v1::BlobInfo& info,
   if (expected != nullptr && (expected->algorithm != checked.digest.algorithm ||
                               expected->digest != checked.digest.digest)) {
     return absl::DataLossError(absl::StrCat(
-        "the server reported ", info.digest(), ", not ",
-        FormatDigest(expected->algorithm, AsBytes(expected->digest))));
+        "the server reported ", info.digest(), ", not ", expected->ToString()));
   }
   return checked;
 }

@@ -100,7 +100,7 @@ absl::StatusOr<std::shared_ptr<SharedTree>> ClientImpl::Describe(
     const ParsedDigest& digest, absl::Time deadline) {
   if (std::shared_ptr<SharedTree> tree = cache_.Find(digest)) return tree;
   v1::StatRequest request;
-  request.set_digest(FormatDigest(digest.algorithm, AsBytes(digest.digest)));
+  request.set_digest(digest.ToString());
   ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
   ASSIGN_OR_RETURN(const CheckedBlobInfo checked, CheckBlobInfo(info, &digest));
   ASSIGN_OR_RETURN(MerkleVerifier tree,

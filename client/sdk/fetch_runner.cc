@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/parallel_fetch.h"
+#include "lib/read_plan.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
@@ -40,12 +41,12 @@ absl::Status FetchInto(const FetchPlan& plan, const sdk::FetchOptions& options,
   }
   ASSIGN_OR_RETURN(std::shared_ptr<SharedTree> tree, describe());
   const TreeGeometry& geometry = tree->geometry();
-  ASSIGN_OR_RETURN(const uint64_t end,
-                   RangeEnd(geometry.data_size(), begin, options.length));
-  const std::vector<Part> parts =
-      SplitRange(begin, end, geometry.block_size(), options.parallel_streams);
+  ASSIGN_OR_RETURN(const ByteRange range,
+                   CheckByteRange(geometry.data_size(), begin, options.length));
+  const std::vector<Part> parts = SplitRange(
+      begin, range.end, geometry.block_size(), options.parallel_streams);
   if (parts.empty()) return sink.Start(0);
-  if (parts.size() == 1) return FetchOne(plan, tree, begin, end, sink);
+  if (parts.size() == 1) return FetchOne(plan, tree, begin, range.end, sink);
   return FetchParts(plan, std::move(tree), parts, sink);
 }
 
@@ -57,28 +58,7 @@ absl::Status ValidateFetchOptions(const sdk::FetchOptions& options) {
         absl::StrCat("parallel_streams must be from 1 to ", kMaxParts, ", not ",
                      options.parallel_streams));
   }
-  if (options.length.has_value() &&
-      *options.length > UINT64_MAX - options.offset) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("offset ", options.offset, " + length ", *options.length,
-                     " overflows"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<uint64_t> RangeEnd(uint64_t size, uint64_t offset,
-                                  std::optional<uint64_t> length) {
-  if (offset > size) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "offset ", offset, " is beyond the ", size, " bytes of the blob"));
-  }
-  if (!length.has_value()) return size;
-  if (*length > size - offset) {
-    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", *length,
-                                              ") exceeds the ", size,
-                                              " bytes of the blob"));
-  }
-  return offset + *length;
+  return ValidateRange(options.offset, options.length);
 }
 
 absl::Status RunFetch(const FetchPlan& plan, const sdk::FetchOptions& options,

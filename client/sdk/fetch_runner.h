@@ -26,11 +26,6 @@ using DescribeFn = std::function<absl::StatusOr<std::shared_ptr<SharedTree>>()>;
 // INVALID_ARGUMENT for a range that overflows or a bad parallel_streams.
 absl::Status ValidateFetchOptions(const sdk::FetchOptions& options);
 
-// The end of [offset, offset + length) in a blob of `size` bytes, or of
-// [offset, size) without a length; OUT_OF_RANGE unless inside the blob.
-absl::StatusOr<uint64_t> RangeEnd(uint64_t size, uint64_t offset,
-                                  std::optional<uint64_t> length);
-
 // Runs the fetch `options` describes. One stream needs no description of
 // the blob (its first message has it); `describe` is called only to split a
 // range into parts or to check an empty one.

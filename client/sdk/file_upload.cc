@@ -93,18 +93,14 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
   if (options.expected.has_value() &&
       (options.expected->algorithm != result.digest.algorithm ||
        options.expected->digest != result.digest.digest)) {
-    return absl::DataLossError(absl::StrCat(
-        path, " has digest ",
-        FormatDigest(result.digest.algorithm, AsBytes(result.digest.digest)),
-        ", not the expected ",
-        FormatDigest(options.expected->algorithm,
-                     AsBytes(options.expected->digest))));
+    return absl::DataLossError(
+        absl::StrCat(path, " has digest ", result.digest.ToString(),
+                     ", not the expected ", options.expected->ToString()));
   }
 
   verity::v1::PutHeader header;
   *header.mutable_params() = TreeParamsToProto(options.params);
-  header.set_expected_digest(
-      FormatDigest(result.digest.algorithm, AsBytes(result.digest.digest)));
+  header.set_expected_digest(result.digest.ToString());
   header.set_name(options.name);
   const uint64_t size = tree.descriptor.data_size;
   ASSIGN_OR_RETURN(const verity::v1::PutResponse response,

@@ -10,58 +10,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
+#include "lib/read_plan.h"
 #include "lib/status_macros.h"
 #include "proto/convert.h"
 
 namespace verity::client {
-namespace {
-
-uint64_t DivRoundUp(uint64_t n, uint64_t d) { return n / d + (n % d != 0); }
-
-// True if tree block `id` is on the path from the root to one of the data
-// blocks [first_block, end_block).
-bool Covers(const TreeGeometry& geometry, TreeBlockId id, uint64_t first_block,
-            uint64_t end_block) {
-  for (const TreeBlockSpan& span :
-       geometry.CoveringTreeBlocks(first_block, end_block)) {
-    if (span.level == id.level) {
-      return id.index >= span.first && id.index <= span.last;
-    }
-  }
-  return false;
-}
-
-// The end of the requested range once the blob's size is known. The size is
-// authenticated by then, so a range outside it is the caller's mistake.
-absl::StatusOr<uint64_t> RangeEnd(uint64_t data_size, uint64_t offset,
-                                  std::optional<uint64_t> length) {
-  if (offset > data_size) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "offset ", offset, " is beyond the ", data_size, " bytes of the blob"));
-  }
-  if (!length.has_value()) return data_size;
-  if (*length > data_size - offset) {
-    return absl::OutOfRangeError(absl::StrCat("range [", offset, ", +", *length,
-                                              ") exceeds the ", data_size,
-                                              " bytes of the blob"));
-  }
-  return offset + *length;
-}
-
-// The data blocks [first, end) that hold the range; empty for an empty range.
-struct BlockSpan {
-  uint64_t first;
-  uint64_t end;
-};
-
-BlockSpan BlocksOf(const TreeGeometry& geometry, uint64_t offset,
-                   uint64_t range_end) {
-  const uint64_t first = offset / geometry.block_size();
-  if (range_end == offset) return {first, first};
-  return {first, DivRoundUp(range_end, geometry.block_size())};
-}
-
-}  // namespace
 
 ReadStreamVerifier::ReadStreamVerifier(ParsedDigest trusted, uint64_t offset,
                                        std::optional<uint64_t> length,
@@ -93,18 +46,10 @@ absl::Status ReadStreamVerifier::UseVerifiedTree(
 std::vector<TreeBlockId> ReadStreamVerifier::NeededTreeBlocks() const {
   if (tree_ == nullptr) return {};
   const TreeGeometry& geometry = tree_->geometry();
-  absl::StatusOr<uint64_t> end =
-      RangeEnd(geometry.data_size(), offset_, length_);
-  if (!end.ok()) return {};  // the server will refuse the range
-  const BlockSpan blocks = BlocksOf(geometry, offset_, *end);
-  std::vector<TreeBlockId> needed;
-  for (const TreeBlockSpan& span :
-       geometry.CoveringTreeBlocks(blocks.first, blocks.end)) {
-    for (uint64_t i = span.first; i <= span.last; ++i) {
-      needed.push_back({span.level, i});
-    }
-  }
-  return needed;
+  absl::StatusOr<ByteRange> range =
+      CheckByteRange(geometry.data_size(), offset_, length_);
+  if (!range.ok()) return {};  // the server will refuse the range
+  return TreeBlocksFor(geometry, BlocksOf(geometry, *range));
 }
 
 std::vector<uint64_t> ReadStreamVerifier::HeldTreeBlocks() const {
@@ -195,20 +140,21 @@ absl::Status ReadStreamVerifier::CheckDigestText(absl::string_view text) const {
   }
   if (claimed->algorithm != trusted_.algorithm ||
       claimed->digest != trusted_.digest) {
-    return absl::DataLossError(absl::StrCat(
-        "the stream is for ", text, ", not for the trusted ",
-        FormatDigest(trusted_.algorithm, AsBytes(trusted_.digest))));
+    return absl::DataLossError(absl::StrCat("the stream is for ", text,
+                                            ", not for the trusted ",
+                                            trusted_.ToString()));
   }
   return absl::OkStatus();
 }
 
 absl::Status ReadStreamVerifier::SetRange(const TreeGeometry& geometry) {
-  ASSIGN_OR_RETURN(range_end_,
-                   RangeEnd(geometry.data_size(), offset_, length_));
-  const BlockSpan blocks = BlocksOf(geometry, offset_, range_end_);
-  next_offset_ = blocks.first * geometry.block_size();
-  data_end_ =
-      std::min(blocks.end * geometry.block_size(), geometry.data_size());
+  ASSIGN_OR_RETURN(const ByteRange range,
+                   CheckByteRange(geometry.data_size(), offset_, length_));
+  range_end_ = range.end;
+  const BlockRange blocks = BlocksOf(geometry, range);
+  const ByteRange block_bytes = BytesOf(geometry, blocks);
+  next_offset_ = block_bytes.begin;
+  data_end_ = block_bytes.end;
   end_block_ = blocks.end;
   return absl::OkStatus();
 }
@@ -224,8 +170,8 @@ absl::Status ReadStreamVerifier::AddTreeBlock(
   }
   // Only blocks for data still to come are useful; refusing the rest bounds
   // what a server can make us hold.
-  if (!Covers(geometry, *id, next_offset_ / geometry.block_size(),
-              end_block_)) {
+  if (!Authenticates(geometry, *id,
+                     {next_offset_ / geometry.block_size(), end_block_})) {
     return absl::DataLossError(
         absl::StrCat("tree block ", block.index(),
                      " verifies no data that remains in the requested range"));

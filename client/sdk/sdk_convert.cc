@@ -36,20 +36,17 @@ absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
                                               checked.digest.algorithm),
                                           checked.digest.digest));
   const Descriptor& descriptor = checked.descriptor;
-  // The digest authenticates the descriptor, not that it is sensible; a
-  // shift past 31 bits would be undefined.
-  if (descriptor.log_block_size < 10 || descriptor.log_block_size > 30) {
+  // The digest authenticates the descriptor, not that it is sensible.
+  const absl::StatusOr<MerkleParams> params = ParamsOf(descriptor);
+  if (!params.ok() || params->block_size < kMinServedBlockSize) {
     return absl::DataLossError(
         absl::StrCat("the server reported a block size of 2^",
                      descriptor.log_block_size, " bytes for ", info.digest()));
   }
   return sdk::BlobInfo{
-      std::move(digest),
-      descriptor.data_size,
-      uint32_t{1} << descriptor.log_block_size,
-      descriptor.salt,
-      info.tree_size(),
-      {info.names().begin(), info.names().end()},
+      std::move(digest),  descriptor.data_size,
+      params->block_size, descriptor.salt,
+      info.tree_size(),   {info.names().begin(), info.names().end()},
   };
 }
 
@@ -59,10 +56,12 @@ absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options) {
   params.block_size = options.block_size;
   params.salt = options.salt;
   RETURN_IF_ERROR(ValidateMerkleParams(params));
-  // The server refuses larger blocks; saying so here is clearer.
-  if (params.block_size < 1024 || params.block_size > 65536) {
+  // The server refuses other blocks; saying so here is clearer.
+  if (params.block_size < kMinServedBlockSize ||
+      params.block_size > kMaxServedBlockSize) {
     return absl::InvalidArgumentError(
-        "the block size must be from 1024 to 65536");
+        absl::StrCat("the block size must be from ", kMinServedBlockSize,
+                     " to ", kMaxServedBlockSize));
   }
   return params;
 }

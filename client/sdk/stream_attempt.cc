@@ -68,8 +68,7 @@ void StreamAttempt::UseTree() {
 
 v1::ReadRequest StreamAttempt::MakeRequest() {
   v1::ReadRequest request;
-  request.set_digest(
-      FormatDigest(target_.trusted.algorithm, AsBytes(target_.trusted.digest)));
+  request.set_digest(target_.trusted.ToString());
   request.set_offset(begin_);
   if (end_.has_value()) request.set_length(*end_ - begin_);
   request.set_priority_class(target_.priority);

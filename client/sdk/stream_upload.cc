@@ -23,8 +23,7 @@ v1::PutHeader MakeHeader(const StreamUploadOptions& options) {
   *header.mutable_params() = TreeParamsToProto(options.params);
   header.set_name(options.name);
   if (options.expected.has_value()) {
-    header.set_expected_digest(FormatDigest(options.expected->algorithm,
-                                            AsBytes(options.expected->digest)));
+    header.set_expected_digest(options.expected->ToString());
   }
   return header;
 }

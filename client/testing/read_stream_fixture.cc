@@ -9,32 +9,10 @@
 #include <utility>
 
 #include "lib/hash.h"
+#include "lib/read_plan.h"
 #include "proto/convert.h"
 
 namespace verity::client {
-namespace {
-
-uint64_t DivRoundUp(uint64_t n, uint64_t d) { return n / d + (n % d != 0); }
-
-// Adds the blocks that chunk [first, end) needs and that were not yet sent.
-void AddTreeBlocks(const TestBlob& blob, const TreeGeometry& geometry,
-                   uint64_t first, uint64_t end,
-                   absl::flat_hash_set<uint64_t>* sent,
-                   verity::v1::ReadResponse* msg) {
-  for (const TreeBlockSpan& span : geometry.CoveringTreeBlocks(first, end)) {
-    for (uint64_t i = span.first; i <= span.last; ++i) {
-      const uint64_t ordinal = geometry.Ordinal({span.level, i});
-      if (!sent->insert(ordinal).second) continue;
-      verity::v1::TreeBlock* block = msg->add_tree_blocks();
-      block->set_index(ordinal);
-      block->set_data(blob.tree.tree.substr(ordinal * geometry.block_size(),
-                                            geometry.block_size()));
-    }
-  }
-}
-
-}  // namespace
-
 TestBlob MakeTestBlob(std::string data, const MerkleParams& params) {
   TestBlob blob;
   blob.data = std::move(data);
@@ -69,27 +47,29 @@ MerkleParams TestParams(HashAlgorithm algorithm, uint32_t block_size,
 std::vector<verity::v1::ReadResponse> HonestReadStream(
     const TestBlob& blob, uint64_t offset, std::optional<uint64_t> length,
     const StreamShape& shape) {
-  MerkleParams params;
-  params.hash_algorithm = blob.tree.descriptor.hash_algorithm;
-  params.block_size = uint32_t{1} << blob.tree.descriptor.log_block_size;
-  params.salt = blob.tree.descriptor.salt;
-  const TreeGeometry geometry = *TreeGeometry::Create(params, blob.data.size());
+  const TreeGeometry geometry = *GeometryOf(blob.tree.descriptor);
   const uint64_t bs = geometry.block_size();
   const uint64_t end = length ? offset + *length : blob.data.size();
-  const uint64_t first_block = offset / bs;
-  const uint64_t end_block = end == offset ? first_block : DivRoundUp(end, bs);
+  const BlockRange blocks = BlocksOf(geometry, {offset, end});
+  const uint64_t first_block = blocks.first;
+  const uint64_t end_block = blocks.end;
 
   std::vector<verity::v1::ReadResponse> stream(1);
   stream[0].set_digest(blob.digest_text);
   *stream[0].mutable_fsverity_descriptor() =
       DescriptorToProto(blob.tree.descriptor);
   if (shape.descriptor_alone && first_block < end_block) stream.emplace_back();
-  absl::flat_hash_set<uint64_t> sent = shape.have_tree_blocks;
+  ProofPlanner proofs(geometry, shape.have_tree_blocks);
   for (uint64_t b = first_block; b < end_block; b += shape.blocks_per_chunk) {
     const uint64_t chunk_end = std::min(b + shape.blocks_per_chunk, end_block);
     if (b != first_block) stream.emplace_back();
     verity::v1::ReadResponse& msg = stream.back();
-    AddTreeBlocks(blob, geometry, b, chunk_end, &sent, &msg);
+    for (const TreeBlockId& id : proofs.ForChunk({b, chunk_end})) {
+      verity::v1::TreeBlock* block = msg.add_tree_blocks();
+      block->set_index(geometry.Ordinal(id));
+      block->set_data(
+          blob.tree.tree.substr(block->index() * bs, geometry.block_size()));
+    }
     const uint64_t data_end =
         std::min<uint64_t>(chunk_end * bs, blob.data.size());
     msg.set_data_offset(b * bs);

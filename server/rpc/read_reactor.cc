@@ -39,10 +39,12 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
                   request.blob_case() == v1::ReadRequest::kName));
   ASSIGN_OR_RETURN(blob_, context_->cache->Get(digest));
   RETURN_IF_ERROR(ResolveRange(request));
-  client_has_all_ = request.have_whole_tree();
-  client_has_.insert(request.have_tree_blocks().begin(),
-                     request.have_tree_blocks().end());
-  unsent_from_.assign(blob_->geometry().num_levels(), 0);
+  const TreeGeometry& geometry = blob_->geometry();
+  proofs_.emplace(
+      request.have_whole_tree()
+          ? ProofPlanner::HoldingAll(geometry)
+          : ProofPlanner(geometry, {request.have_tree_blocks().begin(),
+                                    request.have_tree_blocks().end()}));
   dispatch_.priority_class =
       static_cast<PriorityClass>(request.priority_class());
   timer_.set_priority_class(dispatch_.priority_class);
@@ -54,27 +56,16 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
 }
 
 absl::Status ReadReactor::ResolveRange(const v1::ReadRequest& request) {
-  const TreeGeometry& geometry = blob_->geometry();
-  const uint64_t size = geometry.data_size();
-  const uint64_t offset = request.offset();
-  if (offset > size) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "offset ", offset, " is past the end of the ", size, "-byte blob"));
-  }
-  const uint64_t length =
-      request.length() == 0 ? size - offset : request.length();
-  if (length > UINT64_MAX - offset) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("offset ", offset, " + length ", length, " overflows"));
-  }
-  if (offset + length > size) {
-    return absl::OutOfRangeError(
-        absl::StrCat("range [", offset, ", ", offset + length,
-                     ") is past the end of the ", size, "-byte blob"));
-  }
-  const uint64_t bs = geometry.block_size();
-  next_block_ = offset / bs;
-  end_block_ = length == 0 ? next_block_ : (offset + length + bs - 1) / bs;
+  // A zero length asks for the rest of the blob.
+  std::optional<uint64_t> length;
+  if (request.length() != 0) length = request.length();
+  RETURN_IF_ERROR(ValidateRange(request.offset(), length));
+  ASSIGN_OR_RETURN(
+      const ByteRange bytes,
+      CheckByteRange(blob_->geometry().data_size(), request.offset(), length));
+  const BlockRange blocks = BlocksOf(blob_->geometry(), bytes);
+  next_block_ = blocks.first;
+  end_block_ = blocks.end;
   return absl::OkStatus();
 }
 
@@ -139,20 +130,10 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
 
 absl::Status ReadReactor::AddTreeBlocks(uint64_t first_block,
                                         uint64_t end_block) {
-  if (client_has_all_) return absl::OkStatus();
-  const TreeGeometry& geometry = blob_->geometry();
-  for (const TreeBlockSpan& span :
-       geometry.CoveringTreeBlocks(first_block, end_block)) {
-    uint64_t& unsent = unsent_from_[span.level];
-    for (uint64_t i = std::max(unsent, span.first); i <= span.last; ++i) {
-      const TreeBlockId id{span.level, i};
-      const uint64_t ordinal = geometry.Ordinal(id);
-      if (client_has_.contains(ordinal)) continue;
-      v1::TreeBlock* block = response_.add_tree_blocks();
-      block->set_index(ordinal);
-      ASSIGN_OR_RETURN(*block->mutable_data(), TreeBlockBytes(id));
-    }
-    unsent = std::max(unsent, span.last + 1);
+  for (const TreeBlockId& id : proofs_->ForChunk({first_block, end_block})) {
+    v1::TreeBlock* block = response_.add_tree_blocks();
+    block->set_index(blob_->geometry().Ordinal(id));
+    ASSIGN_OR_RETURN(*block->mutable_data(), TreeBlockBytes(id));
   }
   return absl::OkStatus();
 }

@@ -11,10 +11,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <vector>
+#include <optional>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "lib/read_plan.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/rpc/service_context.h"
@@ -58,12 +58,9 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   RequestDispatch dispatch_;
   BlockRead read_;
   std::atomic<bool> cancelled_{false};
-  // Tree blocks the client said it holds, by ordinal; or all of them.
-  absl::flat_hash_set<uint64_t> client_has_;
-  bool client_has_all_ = false;
-  // Per level, the first block index not yet sent: chunks go in order, so the
-  // blocks a chunk needs start at or after it.
-  std::vector<uint64_t> unsent_from_;
+  // Which tree blocks each chunk carries: those the client neither said it
+  // holds nor received with an earlier chunk. Set once the blob is known.
+  std::optional<ProofPlanner> proofs_;
   v1::ReadResponse response_;
 };
 

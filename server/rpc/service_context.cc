@@ -32,8 +32,7 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
 
 void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
                       const absl::Status& status) {
-  const std::string text =
-      FormatDigest(digest.algorithm, AsBytes(digest.digest));
+  const std::string text = digest.ToString();
   context->store->Log(absl::StrCat("corruption detected: ", status.message()));
   context->metrics->CountCorruption(
       IsTreeCorruption(status) ? CorruptionKind::kTree : CorruptionKind::kData);

@@ -16,10 +16,6 @@
 namespace verity::server {
 namespace {
 
-// Larger blocks cannot come from a MerkleBuilder; refusing them first keeps
-// the shift below defined.
-constexpr uint8_t kMaxLogBlockSize = 30;
-
 absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("blob ", digest_text, ": ", what));
 }
@@ -38,19 +34,10 @@ absl::StatusOr<Descriptor> CheckDescriptor(absl::string_view bytes,
   if (!descriptor.ok()) {
     return Damaged(digest_text, descriptor.status().message());
   }
-  if (descriptor->hash_algorithm != digest.algorithm ||
-      descriptor->log_block_size > kMaxLogBlockSize) {
+  if (descriptor->hash_algorithm != digest.algorithm) {
     return Damaged(digest_text, "descriptor has unexpected parameters");
   }
   return descriptor;
-}
-
-MerkleParams ParamsOf(const Descriptor& descriptor) {
-  MerkleParams params;
-  params.hash_algorithm = descriptor.hash_algorithm;
-  params.block_size = uint32_t{1} << descriptor.log_block_size;
-  params.salt = descriptor.salt;
-  return params;
 }
 
 // Opens the blob directory; one of the wrong type (a file, a symlink) means
@@ -102,7 +89,7 @@ Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
            const MerkleParams& params, const TreeGeometry& geometry,
            UniqueFd data_fd, UniqueFd tree_fd)
     : digest_(digest),
-      digest_text_(FormatDigest(digest.algorithm, AsBytes(digest.digest))),
+      digest_text_(digest.ToString()),
       descriptor_(descriptor),
       params_(params),
       geometry_(geometry),
@@ -111,8 +98,7 @@ Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
 
 absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
     const std::string& dir, const ParsedDigest& digest) {
-  const std::string text =
-      FormatDigest(digest.algorithm, AsBytes(digest.digest));
+  const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
   // from two different blobs should the directory be renamed meanwhile.
   ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(dir, text));
@@ -125,9 +111,10 @@ absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
   bytes.resize(size);
   ASSIGN_OR_RETURN(const Descriptor descriptor,
                    CheckDescriptor(bytes, digest, text));
-  const MerkleParams params = ParamsOf(descriptor);
+  const absl::StatusOr<MerkleParams> params = ParamsOf(descriptor);
+  if (!params.ok()) return Damaged(text, params.status().message());
   const absl::StatusOr<TreeGeometry> geometry =
-      TreeGeometry::Create(params, descriptor.data_size);
+      TreeGeometry::Create(*params, descriptor.data_size);
   if (!geometry.ok()) return Damaged(text, geometry.status().message());
   ASSIGN_OR_RETURN(UniqueFd data_fd,
                    OpenMember(dir_fd.get(), dir, "data", text));
@@ -136,7 +123,7 @@ absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
   RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", geometry->tree_size(), text));
-  return std::shared_ptr<const Blob>(new Blob(digest, descriptor, params,
+  return std::shared_ptr<const Blob>(new Blob(digest, descriptor, *params,
                                               *geometry, std::move(data_fd),
                                               std::move(tree_fd)));
 }

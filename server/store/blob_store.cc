@@ -16,10 +16,6 @@
 namespace verity::server {
 namespace {
 
-std::string TextOf(const ParsedDigest& digest) {
-  return FormatDigest(digest.algorithm, AsBytes(digest.digest));
-}
-
 // Digests normally come from ParseDigest; one built by hand must not turn
 // into a strange path.
 absl::Status ValidateDigest(const ParsedDigest& digest) {
@@ -32,11 +28,11 @@ absl::Status ValidateDigest(const ParsedDigest& digest) {
 
 absl::Status ValidateStoreParams(const MerkleParams& params) {
   RETURN_IF_ERROR(ValidateMerkleParams(params));
-  if (params.block_size < kMinStoreBlockSize ||
-      params.block_size > kMaxStoreBlockSize) {
+  if (params.block_size < kMinServedBlockSize ||
+      params.block_size > kMaxServedBlockSize) {
     return absl::InvalidArgumentError(absl::StrCat(
         "block size ", params.block_size, " is outside the store's range [",
-        kMinStoreBlockSize, ", ", kMaxStoreBlockSize, "]"));
+        kMinServedBlockSize, ", ", kMaxServedBlockSize, "]"));
   }
   return absl::OkStatus();
 }
@@ -112,7 +108,7 @@ absl::Status BlobStore::WriteName(const std::string& name,
 absl::StatusOr<std::shared_ptr<const Blob>> BlobStore::OpenBlob(
     const ParsedDigest& digest) const {
   RETURN_IF_ERROR(ValidateDigest(digest));
-  const std::string text = TextOf(digest);
+  const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
   absl::StatusOr<std::shared_ptr<const Blob>> blob =
       Blob::Open(layout_.BlobDir(digest), digest);
@@ -154,7 +150,7 @@ absl::StatusOr<ParsedDigest> BlobStore::ResolveName(
 
 absl::StatusOr<BlobInfo> BlobStore::Stat(const ParsedDigest& digest) const {
   RETURN_IF_ERROR(ValidateDigest(digest));
-  const std::string text = TextOf(digest);
+  const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
   absl::ReaderMutexLock lock(&mu_);
   const auto it = blobs_.find(text);
@@ -176,7 +172,7 @@ std::vector<BlobInfo> BlobStore::List(absl::string_view after,
 
 absl::Status BlobStore::DeleteBlob(const ParsedDigest& digest) {
   RETURN_IF_ERROR(ValidateDigest(digest));
-  const std::string text = TextOf(digest);
+  const std::string text = digest.ToString();
   std::string trash;
   {
     absl::MutexLock mutation(&mutation_mu_);
@@ -230,14 +226,14 @@ absl::Status BlobStore::Quarantine(const ParsedDigest& digest,
                                    absl::string_view reason) {
   RETURN_IF_ERROR(ValidateDigest(digest));
   absl::MutexLock mutation(&mutation_mu_);
-  const absl::Status served = ServedStatus(TextOf(digest));
+  const absl::Status served = ServedStatus(digest.ToString());
   if (!served.ok()) return absl::IsNotFound(served) ? served : absl::OkStatus();
   return MoveToQuarantine(digest, reason);
 }
 
 absl::Status BlobStore::MoveToQuarantine(const ParsedDigest& digest,
                                          absl::string_view reason) {
-  const std::string text = TextOf(digest);
+  const std::string text = digest.ToString();
   // A stale copy (from a crash mid re-put) would make the rename fail.
   RETURN_IF_ERROR(DropQuarantined(digest));
   RETURN_IF_ERROR(

@@ -52,12 +52,6 @@
 
 namespace verity::server {
 
-// Block sizes a Put may use: at least 1 KiB keeps a Put's in-memory tree
-// small, and kernels verify blocks no larger than the page size (64 KiB at
-// most).
-inline constexpr uint32_t kMinStoreBlockSize = 1024;
-inline constexpr uint32_t kMaxStoreBlockSize = 65536;
-
 struct BlobStoreOptions {
   // The store's directory; created, with its parents, if missing.
   std::string root;
@@ -91,7 +85,7 @@ class BlobStore {
   BlobStore& operator=(const BlobStore&) = delete;
 
   // INVALID_ARGUMENT for params ValidateMerkleParams rejects or a block size
-  // outside [kMinStoreBlockSize, kMaxStoreBlockSize].
+  // outside [kMinServedBlockSize, kMaxServedBlockSize].
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params);
 

@@ -12,10 +12,6 @@
 namespace verity::server {
 namespace {
 
-std::string TextOf(const ParsedDigest& digest) {
-  return FormatDigest(digest.algorithm, AsBytes(digest.digest));
-}
-
 bool IsLowerHexDigit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
@@ -42,7 +38,7 @@ absl::Status BlobStore::LoadQuarantine() {
     const std::optional<ParsedDigest> digest =
         StoreLayout::ParseQuarantineEntry(entry);
     if (digest.has_value()) {
-      quarantined_.insert(TextOf(*digest));
+      quarantined_.insert(digest->ToString());
     } else {
       Log(absl::StrCat("ignoring unexpected quarantine/", entry));
     }
@@ -91,7 +87,7 @@ absl::Status BlobStore::CheckBlob(const ParsedDigest& digest) {
     return MoveToQuarantine(digest, blob.status().message());
   }
   RETURN_IF_ERROR(blob.status());
-  const std::string text = TextOf(digest);
+  const std::string text = digest.ToString();
   bool stale_copy;
   {
     absl::MutexLock lock(&mu_);
@@ -130,7 +126,7 @@ absl::StatusOr<bool> BlobStore::LoadNameFile(const std::string& file) {
   } else if (NameFileName(record->name) != file) {
     problem = "the file name is not the hash of the name it holds";
   } else {
-    const std::string text = TextOf(record->digest);
+    const std::string text = record->digest.ToString();
     absl::MutexLock lock(&mu_);
     if (blobs_.count(text) > 0 || quarantined_.contains(text)) {
       names_.Set(record->name, text);

@@ -52,7 +52,7 @@ class ImporterTest : public BlobStoreFixture {
   std::string Resolved(absl::string_view name) {
     const absl::StatusOr<ParsedDigest> digest = store_->ResolveName(name);
     if (!digest.ok()) return std::string(digest.status().message());
-    return FormatDigest(digest->algorithm, AsBytes(digest->digest));
+    return digest->ToString();
   }
 
   std::string dir_;

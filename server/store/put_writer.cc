@@ -92,13 +92,12 @@ absl::StatusOr<StagedBlob> PutWriter::Stage(
   StagedBlob staged;
   staged.digest.algorithm = tree.descriptor.hash_algorithm;
   staged.digest.digest = tree.digest;
-  staged.digest_text =
-      FormatDigest(staged.digest.algorithm, AsBytes(staged.digest.digest));
+  staged.digest_text = staged.digest.ToString();
   if (expected.has_value() && (expected->algorithm != staged.digest.algorithm ||
                                expected->digest != staged.digest.digest)) {
-    return absl::DataLossError(absl::StrCat(
-        "content hashes to ", staged.digest_text, ", not the expected ",
-        FormatDigest(expected->algorithm, AsBytes(expected->digest))));
+    return absl::DataLossError(
+        absl::StrCat("content hashes to ", staged.digest_text,
+                     ", not the expected ", expected->ToString()));
   }
   const std::string data_path = JoinPath(dir_, "data");
   RETURN_IF_ERROR(Fsync(data_fd_.get(), data_path));

@@ -23,16 +23,11 @@ absl::StatusOr<StreamLayout> LayoutOf(const ReadStream& stream) {
   }
   ASSIGN_OR_RETURN(const Descriptor descriptor,
                    DescriptorFromProto(stream[0].fsverity_descriptor()));
-  if (descriptor.log_block_size >= 31) {
-    return absl::FailedPreconditionError("the block size is absurd");
+  absl::StatusOr<TreeGeometry> geometry = GeometryOf(descriptor);
+  if (!geometry.ok()) {
+    return absl::FailedPreconditionError(geometry.status().message());
   }
-  MerkleParams params;
-  params.hash_algorithm = descriptor.hash_algorithm;
-  params.block_size = uint32_t{1} << descriptor.log_block_size;
-  params.salt = descriptor.salt;
-  ASSIGN_OR_RETURN(TreeGeometry geometry,
-                   TreeGeometry::Create(params, descriptor.data_size));
-  StreamLayout layout{descriptor, std::move(geometry), {}};
+  StreamLayout layout{descriptor, *std::move(geometry), {}};
   for (size_t i = 0; i < stream.size(); ++i) {
     if (!stream[i].data().empty()) layout.data_messages.push_back(i);
   }
@@ -47,7 +42,5 @@ uint64_t DataOffsetFrom(const ReadStream& stream, size_t index) {
 }
 
 void FlipBit(std::string* bytes, size_t at) { (*bytes)[at] ^= 1; }
-
-uint64_t DivRoundUp(uint64_t n, uint64_t d) { return n / d + (n % d != 0); }
 
 }  // namespace verity::tamper

@@ -60,8 +60,6 @@ uint64_t DataOffsetFrom(const ReadStream& stream, size_t index);
 // Flips the lowest bit of (*bytes)[at].
 void FlipBit(std::string* bytes, size_t at);
 
-uint64_t DivRoundUp(uint64_t n, uint64_t d);
-
 }  // namespace verity::tamper
 
 #endif  // VERITYD_TESTS_TAMPER_STREAM_LAYOUT_H_
