@@ -9,6 +9,7 @@
 
 #include "absl/time/time.h"
 #include "server/dispatch/dispatch_policy.h"
+#include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
 #include "server/store/blob_store.h"
 #include "server/store/verified_blob_cache.h"
@@ -40,6 +41,9 @@ struct ServerOptions {
   // "rt=N,be=N,idle=N" (any subset): overrides the inline limits calibrated
   // at start-up.
   std::string inline_limit_bytes;
+  // How long each gRPC thread may verify inline per window (see
+  // InlineBudget); past it, reads go to the pool.
+  InlineBudgetOptions inline_budget;
   // Largest message accepted or sent. Read responses stay well below it; Put
   // chunks from a client must too.
   int max_message_bytes = 8 << 20;

@@ -148,6 +148,7 @@ absl::Status Verityd::InitDispatch() {
   metrics_ = std::make_unique<ServiceMetrics>(*registry_);
   DispatchOptions dispatch;
   dispatch.mode = options_.dispatch;
+  dispatch.budget = options_.inline_budget;
   if (dispatch.mode != DispatchMode::kInline) {
     VerifyPoolOptions pool;
     if (dispatch.mode == DispatchMode::kPoolUnbound) {
