@@ -95,8 +95,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   options.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
-  options.service.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
-  options.cache.verify_once = absl::GetFlag(FLAGS_verify_once);
+  options.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
+  options.service.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
   options.grace_period = absl::GetFlag(FLAGS_grace_period);
   absl::StatusOr<DispatchMode> dispatch =
@@ -163,7 +163,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   const sigset_t signals = BlockShutdownSignals();
-  if (!options->service.verify_on_read) {
+  if (!options->verify_on_read) {
     Log("WARNING: --verify_on_read=false: blocks are sent WITHOUT "
         "verification. "
         "For benchmarks and diagnostics only.");

@@ -12,7 +12,7 @@
 #include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
 #include "server/store/blob_store.h"
-#include "server/store/verified_blob_cache.h"
+#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -32,6 +32,10 @@ struct ServerOptions {
   // Plaintext is refused on a non-loopback address unless this is set.
   bool allow_insecure = false;
   ServiceOptions service;
+  // Verify every block read from the store before sending it. Off only for
+  // benchmarks and diagnostics: clients still verify, but the server would
+  // send corrupt data.
+  bool verify_on_read = true;
   VerifiedBlobCacheOptions cache;
   // host:port serving Prometheus metrics at /metrics; port 0 picks one
   // (Verityd::metrics_port()); empty: none.

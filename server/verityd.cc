@@ -110,10 +110,15 @@ absl::Status Verityd::Init() {
   BlobStoreOptions store_options = options_.store;
   if (!store_options.log) store_options.log = Log;
   ASSIGN_OR_RETURN(store_, BlobStore::Open(store_options));
-  cache_ = std::make_unique<VerifiedBlobCache>(store_.get(), options_.cache);
+  cache_ = std::make_unique<VerifiedBlobCache>(CacheOptionsOf(options_.cache));
   context_.store = store_.get();
   context_.cache = cache_.get();
-  context_.dispatcher = dispatcher_.get();
+  if (options_.verify_on_read) {
+    context_.reader = dispatcher_.get();
+  } else {
+    unverified_reader_ = std::make_unique<UnverifiedReader>();
+    context_.reader = unverified_reader_.get();
+  }
   context_.metrics = metrics_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);

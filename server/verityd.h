@@ -23,13 +23,14 @@
 #include "absl/time/time.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
+#include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
 #include "server/store/blob_store.h"
-#include "server/store/verified_blob_cache.h"
+#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -82,6 +83,8 @@ class Verityd {
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
   std::unique_ptr<ServiceMetrics> metrics_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  // Only with --verify_on_read=false; otherwise the dispatcher reads.
+  std::unique_ptr<UnverifiedReader> unverified_reader_;
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;
   ServiceContext context_;

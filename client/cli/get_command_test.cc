@@ -20,11 +20,11 @@
 namespace verity::cli {
 namespace {
 
+using ::verity::MakeRandomTestBlob;
+using ::verity::TestBlob;
+using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
 using ::verity::client::HonestReadStream;
-using ::verity::client::MakeRandomTestBlob;
-using ::verity::client::TestBlob;
-using ::verity::client::TestParams;
 using ::verity::v1::ReadResponse;
 
 TEST(ParseGetOptionsTest, Flags) {

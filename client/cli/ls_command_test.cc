@@ -17,10 +17,10 @@
 namespace verity::cli {
 namespace {
 
+using ::verity::MakeRandomTestBlob;
+using ::verity::TestBlob;
+using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
-using ::verity::client::MakeRandomTestBlob;
-using ::verity::client::TestBlob;
-using ::verity::client::TestParams;
 
 TEST(LsCommandTest, ListsEveryBlobOnePerLine) {
   FakeVerityServer server;

@@ -98,8 +98,8 @@ TEST_F(PutCommandTest, ParametersAndName) {
                  "--salt=00ff", "--name=dir/file"}),
             kExitOk)
       << err_.contents();
-  const MerkleParams params = client::TestParams(HashAlgorithm::kSha512, 1024,
-                                                 std::string("\x00\xff", 2));
+  const MerkleParams params =
+      TestParams(HashAlgorithm::kSha512, 1024, std::string("\x00\xff", 2));
   EXPECT_EQ(out_.contents(), ExpectedLine(files_[0], params));
 }
 

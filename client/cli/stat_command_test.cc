@@ -14,10 +14,10 @@
 namespace verity::cli {
 namespace {
 
+using ::verity::MakeRandomTestBlob;
+using ::verity::TestBlob;
+using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
-using ::verity::client::MakeRandomTestBlob;
-using ::verity::client::TestBlob;
-using ::verity::client::TestParams;
 
 class StatCommandTest : public ::testing::Test {
  protected:

@@ -17,10 +17,10 @@ namespace verity::sdk {
 namespace {
 
 using ::absl::StatusCode;
+using ::verity::MakeRandomTestBlob;
+using ::verity::TestBlob;
+using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
-using ::verity::client::MakeRandomTestBlob;
-using ::verity::client::TestBlob;
-using ::verity::client::TestParams;
 using ::verity::v1::ReadResponse;
 
 class ClientImplTest : public ::testing::Test {

@@ -1,11 +1,9 @@
-// Builds test blobs with lib's MerkleBuilder and slices their trees into the
-// messages of a Read stream.
+// Slices test blobs and their trees into the messages of a Read stream, with
+// lib's read planner.
 
 #include "client/testing/read_stream_fixture.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <random>
 #include <utility>
 
 #include "lib/hash.h"
@@ -13,37 +11,6 @@
 #include "proto/convert.h"
 
 namespace verity::client {
-TestBlob MakeTestBlob(std::string data, const MerkleParams& params) {
-  TestBlob blob;
-  blob.data = std::move(data);
-  MerkleBuilder builder(params);
-  absl::Status status = builder.Update(AsBytes(blob.data));
-  absl::StatusOr<MerkleTree> tree = builder.Finish();
-  if (!status.ok() || !tree.ok()) std::abort();  // a bug in the test itself
-  blob.tree = *std::move(tree);
-  blob.digest = {params.hash_algorithm, blob.tree.digest};
-  blob.digest_text =
-      FormatDigest(params.hash_algorithm, AsBytes(blob.tree.digest));
-  return blob;
-}
-
-TestBlob MakeRandomTestBlob(uint64_t size, const MerkleParams& params,
-                            uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string data(size, '\0');
-  for (char& c : data) c = static_cast<char>(rng());
-  return MakeTestBlob(std::move(data), params);
-}
-
-MerkleParams TestParams(HashAlgorithm algorithm, uint32_t block_size,
-                        std::string salt) {
-  MerkleParams params;
-  params.hash_algorithm = algorithm;
-  params.block_size = block_size;
-  params.salt = std::move(salt);
-  return params;
-}
-
 std::vector<verity::v1::ReadResponse> HonestReadStream(
     const TestBlob& blob, uint64_t offset, std::optional<uint64_t> length,
     const StreamShape& shape) {

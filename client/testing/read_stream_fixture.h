@@ -1,5 +1,5 @@
-// Test support: blobs with their trees, and the Read streams an honest server
-// would send for them, for tests to replay or tamper with.
+// Test support: the Read streams an honest server would send for a test blob,
+// for tests to replay or tamper with.
 
 #ifndef VERITYD_CLIENT_TESTING_READ_STREAM_FIXTURE_H_
 #define VERITYD_CLIENT_TESTING_READ_STREAM_FIXTURE_H_
@@ -13,29 +13,11 @@
 #include "absl/status/status.h"
 #include "client/sdk/read_stream_verifier.h"
 #include "lib/descriptor.h"
-#include "lib/merkle_builder.h"
 #include "lib/merkle_params.h"
+#include "lib/test_blob.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {
-
-// Plain value.
-struct TestBlob {
-  std::string data;
-  MerkleTree tree;
-  ParsedDigest digest;
-  std::string digest_text;  // FormatDigest of `digest`
-};
-
-// `data` as a blob with `params`.
-TestBlob MakeTestBlob(std::string data, const MerkleParams& params);
-
-// `size` pseudo-random bytes from `seed` as a blob with `params`.
-TestBlob MakeRandomTestBlob(uint64_t size, const MerkleParams& params,
-                            uint32_t seed = 1);
-
-MerkleParams TestParams(HashAlgorithm algorithm, uint32_t block_size,
-                        std::string salt = "");
 
 // How the honest stream is cut into messages.
 struct StreamShape {

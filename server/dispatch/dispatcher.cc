@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lib/status_macros.h"
+#include "server/dispatch/thread_scheduling.h"
 
 namespace verity::server {
 namespace {
@@ -16,78 +17,87 @@ InlineBudget& ThreadBudget() {
   return budget;
 }
 
+// Reads the job's chunk, unless an inline start already did.
+absl::Status Load(ReadJob* job) {
+  if (job->chunk().loaded) return absl::OkStatus();
+  const BlockRange blocks = job->chunk_blocks();
+  return job->blob().Load(blocks.first, blocks.end, &job->chunk());
+}
+
 }  // namespace
 
 Dispatcher::Dispatcher(const DispatchOptions& options, VerifyPool* pool,
                        DispatchMetrics* metrics)
     : options_(options), pool_(pool), metrics_(metrics) {}
 
-void Dispatcher::Verify(VerifiedBlob* blob, RequestDispatch* request,
-                        uint64_t first_block, uint64_t end_block,
-                        BlockRead* read, const std::atomic<bool>* cancelled,
-                        Done done) {
-  read->loaded = false;
-  if (!request->on_pool) {
+void Dispatcher::Begin(const ReadJob& job) {
+  job.blob().PrefetchTree(job.blocks().first, job.blocks().end);
+}
+
+void Dispatcher::Read(ReadJob* job, Done done) {
+  if (!job->placement().on_pool) {
     const absl::Time start = absl::Now();
     InlineBudget& budget = ThreadBudget();
     DispatchDecision decision =
-        Decide(options_.mode, options_.limits, request->priority_class,
-               request->bytes, budget.HasBudget(start, options_.budget));
+        Decide(options_.mode, options_.limits, job->priority_class(),
+               job->bytes(), budget.HasBudget(start, options_.budget));
     if (decision.path == DispatchPath::kInline) {
-      Place(request, decision);
-      if (pool_ != nullptr) pool_->NoteActivity(request->priority_class);
-      absl::Status status = VerifyInline(blob, first_block, end_block, read);
+      Place(job, decision);
+      if (pool_ != nullptr) pool_->NoteActivity(job->priority_class());
+      absl::Status status = VerifyInline(job);
       const absl::Duration spent = absl::Now() - start;
       budget.Charge(start, spent, options_.budget);
       metrics_->ObserveVerify(DispatchPath::kInline, spent);
-      if (!status.ok() || read->verified()) {
+      if (!status.ok() || job->chunk().verified()) {
         std::move(done)(status);
         return;
       }
       decision = {DispatchPath::kPool, DispatchReason::kCacheMiss};
     }
-    request->on_pool = true;
-    Place(request, decision);
+    job->placement().on_pool = true;
+    Place(job, decision);
   }
-  Submit(blob, request->priority_class, first_block, end_block, read, cancelled,
-         std::move(done));
+  Submit(job, std::move(done));
 }
 
-absl::Status Dispatcher::VerifyInline(VerifiedBlob* blob, uint64_t first_block,
-                                      uint64_t end_block,
-                                      BlockRead* read) const {
-  RETURN_IF_ERROR(blob->Load(first_block, end_block, read));
-  RETURN_IF_ERROR(blob->VerifyCached(read));
-  if (options_.mode == DispatchMode::kInline) return blob->VerifyRest(read);
+absl::StatusOr<std::string> Dispatcher::TreeBlock(const VerifiedBlob& blob,
+                                                  TreeBlockId id) const {
+  return blob.VerifiedTreeBlock(id);
+}
+
+absl::Status Dispatcher::VerifyInline(ReadJob* job) const {
+  RETURN_IF_ERROR(Load(job));
+  RETURN_IF_ERROR(job->blob().VerifyCached(&job->chunk()));
+  if (options_.mode == DispatchMode::kInline) {
+    return job->blob().VerifyRest(&job->chunk());
+  }
   return absl::OkStatus();
 }
 
-void Dispatcher::Place(RequestDispatch* request, DispatchDecision decision) {
-  // The first placement, and a fallback to the pool, count; later responses
-  // of a request on the same path do not.
-  if (request->placed && decision.path == DispatchPath::kInline) return;
-  request->placed = true;
-  metrics_->CountPlacement(decision.path, request->priority_class,
+void Dispatcher::Place(ReadJob* job, DispatchDecision decision) {
+  // The first placement, and a fallback to the pool, count; later chunks of
+  // a request on the same path do not.
+  ReadJob::Placement& placement = job->placement();
+  if (placement.placed && decision.path == DispatchPath::kInline) return;
+  placement.placed = true;
+  metrics_->CountPlacement(decision.path, job->priority_class(),
                            decision.reason);
 }
 
-void Dispatcher::Submit(VerifiedBlob* blob, PriorityClass priority_class,
-                        uint64_t first_block, uint64_t end_block,
-                        BlockRead* read, const std::atomic<bool>* cancelled,
-                        Done done) {
+void Dispatcher::Submit(ReadJob* job, Done done) {
+  const PriorityClass priority_class = job->priority_class();
   pool_->Submit(
       CurrentCpu(), priority_class,
-      [this, blob, priority_class, first_block, end_block, read, cancelled,
+      [this, job, priority_class,
        done = std::move(done)](absl::Duration queue_wait) mutable {
         metrics_->ObserveQueueWait(priority_class, queue_wait);
-        if (cancelled != nullptr && cancelled->load()) {
+        if (job->cancelled()) {
           std::move(done)(absl::CancelledError("the client went away"));
           return;
         }
         const absl::Time start = absl::Now();
-        absl::Status status = absl::OkStatus();
-        if (!read->loaded) status = blob->Load(first_block, end_block, read);
-        if (status.ok()) status = blob->VerifyRest(read);
+        absl::Status status = Load(job);
+        if (status.ok()) status = job->blob().VerifyRest(&job->chunk());
         metrics_->ObserveVerify(DispatchPath::kPool, absl::Now() - start);
         std::move(done)(status);
       });

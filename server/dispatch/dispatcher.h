@@ -7,17 +7,15 @@
 #ifndef VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 #define VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 
-#include <atomic>
-#include <cstdint>
+#include <string>
 
-#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
-#include "lib/priority_class.h"
+#include "server/dispatch/chunk_reader.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/dispatch/inline_budget.h"
+#include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
-#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -28,41 +26,32 @@ struct DispatchOptions {
   InlineBudgetOptions budget;
 };
 
-// One read request's placement, kept across the responses it is sent in.
-struct RequestDispatch {
-  PriorityClass priority_class = PriorityClass::kNone;
-  uint64_t bytes = 0;  // the whole request's data bytes: what limits compare
-  bool placed = false;
-  bool on_pool = false;  // once on the pool, a request stays there
-};
-
-// Thread-safe.
-class Dispatcher {
+// The verifying ChunkReader. Thread-safe.
+class Dispatcher final : public ChunkReader {
  public:
   // `pool` may be null only in inline mode. Both must outlive this.
   Dispatcher(const DispatchOptions& options, VerifyPool* pool,
              DispatchMetrics* metrics);
 
-  using Done = absl::AnyInvocable<void(absl::Status) &&>;
+  // Starts reading the tree blocks the whole request needs into the page
+  // cache, without waiting for them.
+  void Begin(const ReadJob& job) override;
 
-  // Reads data blocks [first_block, end_block) of `blob` into `read` and
-  // verifies them, then calls `done`: before returning if it all ran inline,
-  // else on a pool thread. Pool work that finds `*cancelled` set skips the work
-  // and reports CANCELLED. Everything passed must stay alive until `done`.
-  void Verify(VerifiedBlob* blob, RequestDispatch* request,
-              uint64_t first_block, uint64_t end_block, BlockRead* read,
-              const std::atomic<bool>* cancelled, Done done);
+  // Loads the job's chunk and verifies it, then calls `done`: before returning
+  // if it all ran inline, else on a pool thread. Pool work that finds the job
+  // cancelled is skipped and reports CANCELLED.
+  void Read(ReadJob* job, Done done) override;
+
+  absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
+                                        TreeBlockId id) const override;
 
   const DispatchOptions& options() const { return options_; }
 
  private:
   // Load + VerifyCached, and in forced-inline mode VerifyRest too.
-  absl::Status VerifyInline(VerifiedBlob* blob, uint64_t first_block,
-                            uint64_t end_block, BlockRead* read) const;
-  void Place(RequestDispatch* request, DispatchDecision decision);
-  void Submit(VerifiedBlob* blob, PriorityClass priority_class,
-              uint64_t first_block, uint64_t end_block, BlockRead* read,
-              const std::atomic<bool>* cancelled, Done done);
+  absl::Status VerifyInline(ReadJob* job) const;
+  void Place(ReadJob* job, DispatchDecision decision);
+  void Submit(ReadJob* job, Done done);
 
   const DispatchOptions options_;
   VerifyPool* const pool_;

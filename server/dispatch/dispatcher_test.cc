@@ -13,6 +13,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/store/blob_store_testing.h"
 #include "server/store/verified_blob.h"
@@ -51,7 +52,7 @@ class DispatcherTest : public BlobStoreFixture {
     std::shared_ptr<VerifiedBlob> blob = ColdBlob();
     std::string out;
     for (uint64_t block : {0, 128}) {
-      EXPECT_TRUE(blob->ReadVerified(block, block + 1, &out).ok());
+      EXPECT_TRUE(ReadVerified(*blob, block, block + 1, &out).ok());
     }
     EXPECT_TRUE(blob->TreeIsVerifiedFor(0, kBlocks + 1));
     return blob;
@@ -66,24 +67,23 @@ class DispatcherTest : public BlobStoreFixture {
     return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
   }
 
-  Outcome Run(Dispatcher& dispatcher, VerifiedBlob* blob, PriorityClass c,
-              uint64_t first, uint64_t end,
-              const std::atomic<bool>* cancelled = nullptr) {
-    RequestDispatch request;
-    request.priority_class = c;
-    request.bytes = (end - first) * 4096;
-    BlockRead read;
+  Outcome Run(Dispatcher& dispatcher, std::shared_ptr<VerifiedBlob> blob,
+              PriorityClass c, uint64_t first, uint64_t end,
+              bool cancelled = false) {
+    // One chunk: the whole range.
+    ReadJob job(std::move(blob), {first, end}, c, end - first);
+    if (cancelled) job.Cancel();
+    job.StartChunk();
     Outcome outcome;
     absl::Notification done;
     const std::thread::id caller = std::this_thread::get_id();
-    dispatcher.Verify(
-        blob, &request, first, end, &read, cancelled, [&](absl::Status status) {
-          outcome.status = status;
-          outcome.on_caller_thread = std::this_thread::get_id() == caller;
-          done.Notify();
-        });
+    dispatcher.Read(&job, [&](absl::Status status) {
+      outcome.status = status;
+      outcome.on_caller_thread = std::this_thread::get_id() == caller;
+      done.Notify();
+    });
     done.WaitForNotification();
-    outcome.data = std::move(read.data);
+    outcome.data = job.TakeChunk();
     return outcome;
   }
 
@@ -122,7 +122,7 @@ TEST_F(DispatcherTest, EveryClassSizeCacheAndBudgetState) {
           const uint64_t inline_before =
               Placed(DispatchPath::kInline, c, DispatchReason::kWithinLimit);
           const uint64_t pool_before = Placed(DispatchPath::kPool, c, reason);
-          Outcome outcome = Run(*dispatcher, blob.get(), c, 10, 10 + blocks);
+          Outcome outcome = Run(*dispatcher, blob, c, 10, 10 + blocks);
           ASSERT_TRUE(outcome.status.ok()) << outcome.status;
           EXPECT_TRUE(outcome.data == Expected(10, 10 + blocks));
           const bool went_inline = small && budget;
@@ -145,12 +145,12 @@ TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
   std::shared_ptr<VerifiedBlob> blob = ColdBlob();
   std::string out;
   // Caches the level-0 tree block for data blocks [0, 128).
-  ASSERT_TRUE(blob->ReadVerified(0, 1, &out).ok());
+  ASSERT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());
   ASSERT_EQ(blob->data_blocks_hashed(), 1);
   DispatchOptions options;
   options.limits = InlineLimits::Uniform(1 << 20);
   Dispatcher dispatcher(options, pool_.get(), &metrics_);
-  Outcome outcome = Run(dispatcher, blob.get(), PriorityClass::kRt, 100, 140);
+  Outcome outcome = Run(dispatcher, blob, PriorityClass::kRt, 100, 140);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == Expected(100, 140));
   EXPECT_FALSE(outcome.on_caller_thread);
@@ -170,7 +170,7 @@ TEST_F(DispatcherTest, ForcedModes) {
   Dispatcher inline_only(options, /*pool=*/nullptr, &metrics_);
   std::shared_ptr<VerifiedBlob> cold = ColdBlob();
   Outcome outcome =
-      Run(inline_only, cold.get(), PriorityClass::kIdle, 0, kBlocks + 1);
+      Run(inline_only, cold, PriorityClass::kIdle, 0, kBlocks + 1);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.on_caller_thread);
   EXPECT_TRUE(outcome.data == data_);
@@ -181,7 +181,7 @@ TEST_F(DispatcherTest, ForcedModes) {
   std::unique_ptr<Dispatcher> pool_only =
       MakeDispatcher(DispatchMode::kPool, true);
   std::shared_ptr<VerifiedBlob> warm = WarmBlob();
-  outcome = Run(*pool_only, warm.get(), PriorityClass::kRt, 5, 6);
+  outcome = Run(*pool_only, warm, PriorityClass::kRt, 5, 6);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_FALSE(outcome.on_caller_thread);
   EXPECT_EQ(
@@ -194,9 +194,8 @@ TEST_F(DispatcherTest, CancelledWorkIsSkipped) {
   std::unique_ptr<Dispatcher> dispatcher =
       MakeDispatcher(DispatchMode::kPool, true);
   std::shared_ptr<VerifiedBlob> blob = ColdBlob();
-  std::atomic<bool> cancelled{true};
-  Outcome outcome =
-      Run(*dispatcher, blob.get(), PriorityClass::kBe, 0, 64, &cancelled);
+  Outcome outcome = Run(*dispatcher, blob, PriorityClass::kBe, 0, 64,
+                        /*cancelled=*/true);
   EXPECT_EQ(outcome.status.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(blob->data_blocks_hashed(), 0);
 }
@@ -210,7 +209,7 @@ TEST_F(DispatcherTest, CorruptionIsReportedFromEitherPath) {
     std::shared_ptr<VerifiedBlob> blob = warm ? WarmBlob() : ColdBlob();
     std::unique_ptr<Dispatcher> dispatcher =
         MakeDispatcher(DispatchMode::kAdaptive, true);
-    Outcome outcome = Run(*dispatcher, blob.get(), PriorityClass::kRt, 3, 4);
+    Outcome outcome = Run(*dispatcher, blob, PriorityClass::kRt, 3, 4);
     EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
         << outcome.status;
     EXPECT_EQ(outcome.on_caller_thread, warm);

@@ -93,7 +93,7 @@ absl::Status PutReactor::Commit() {
   if (!result.already_present) {
     // The content may replace a quarantined copy the cache still holds.
     ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(result.info.digest));
-    context_->cache->Invalidate(digest);
+    context_->cache->Erase(digest);
   }
   *response_->mutable_info() = BlobInfoToProto(result.info);
   response_->set_already_present(result.already_present);

@@ -2,7 +2,6 @@
 
 #include "server/rpc/read_reactor.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -34,39 +33,42 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
         absl::StrCat("unknown priority class ", request.priority_class()));
   }
   ASSIGN_OR_RETURN(
-      ParsedDigest digest,
+      const ParsedDigest digest,
       ResolveBlob(*context_->store, request.digest(), request.name(),
                   request.blob_case() == v1::ReadRequest::kName));
-  ASSIGN_OR_RETURN(blob_, context_->cache->Get(digest));
-  RETURN_IF_ERROR(ResolveRange(request));
+  ASSIGN_OR_RETURN(blob_, OpenForRead(*context_, digest));
   const TreeGeometry& geometry = blob_->geometry();
+  ASSIGN_OR_RETURN(const BlockRange blocks, BlocksOfRequest(request, geometry));
+  const auto priority_class =
+      static_cast<PriorityClass>(request.priority_class());
+  timer_.set_priority_class(priority_class);
+  job_.emplace(blob_, blocks, priority_class,
+               context_->options.read_chunk_bytes / geometry.block_size());
   proofs_.emplace(
       request.have_whole_tree()
           ? ProofPlanner::HoldingAll(geometry)
           : ProofPlanner(geometry, {request.have_tree_blocks().begin(),
                                     request.have_tree_blocks().end()}));
-  dispatch_.priority_class =
-      static_cast<PriorityClass>(request.priority_class());
-  timer_.set_priority_class(dispatch_.priority_class);
-  dispatch_.bytes = (end_block_ - next_block_) * blob_->geometry().block_size();
-  if (context_->options.verify_on_read && next_block_ < end_block_) {
-    blob_->PrefetchTree(next_block_, end_block_);
-  }
+  charged_tree_bytes_ = blob_->cached_tree_bytes();
+  context_->reader->Begin(*job_);
   return absl::OkStatus();
 }
 
-absl::Status ReadReactor::ResolveRange(const v1::ReadRequest& request) {
+absl::StatusOr<BlockRange> ReadReactor::BlocksOfRequest(
+    const v1::ReadRequest& request, const TreeGeometry& geometry) const {
   // A zero length asks for the rest of the blob.
   std::optional<uint64_t> length;
   if (request.length() != 0) length = request.length();
   RETURN_IF_ERROR(ValidateRange(request.offset(), length));
   ASSIGN_OR_RETURN(
       const ByteRange bytes,
-      CheckByteRange(blob_->geometry().data_size(), request.offset(), length));
-  const BlockRange blocks = BlocksOf(blob_->geometry(), bytes);
-  next_block_ = blocks.first;
-  end_block_ = blocks.end;
-  return absl::OkStatus();
+      CheckByteRange(geometry.data_size(), request.offset(), length));
+  return BlocksOf(geometry, bytes);
+}
+
+void ReadReactor::OnCancel() {
+  // Nothing is read before Start() has made the job.
+  if (job_.has_value()) job_->Cancel();
 }
 
 void ReadReactor::OnWriteDone(bool ok) {
@@ -85,11 +87,11 @@ void ReadReactor::WriteNextOrFinish() {
     response_.set_digest(blob_->blob().digest_text());
     *response_.mutable_fsverity_descriptor() =
         DescriptorToProto(blob_->blob().descriptor());
-    if (next_block_ == end_block_) {
+    if (job_->done()) {
       StartWrite(&response_);
       return;
     }
-  } else if (next_block_ == end_block_) {
+  } else if (job_->done()) {
     FinishWith(absl::OkStatus());
     return;
   }
@@ -97,17 +99,9 @@ void ReadReactor::WriteNextOrFinish() {
 }
 
 void ReadReactor::ReadChunk() {
-  const uint64_t chunk_blocks = std::max<uint64_t>(
-      1, context_->options.read_chunk_bytes / blob_->geometry().block_size());
-  chunk_end_ = std::min(end_block_, next_block_ + chunk_blocks);
-  if (!context_->options.verify_on_read) {
-    OnChunkRead(
-        ReadUnverified(blob_->blob(), next_block_, chunk_end_, &read_.data));
-    return;
-  }
-  context_->dispatcher->Verify(
-      blob_.get(), &dispatch_, next_block_, chunk_end_, &read_, &cancelled_,
-      [this](absl::Status status) { OnChunkRead(status); });
+  job_->StartChunk();
+  context_->reader->Read(&*job_,
+                         [this](absl::Status status) { OnChunkRead(status); });
 }
 
 void ReadReactor::OnChunkRead(const absl::Status& status) {
@@ -115,36 +109,31 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
     FinishWith(status);
     return;
   }
-  response_.mutable_data()->swap(read_.data);
-  context_->metrics->AddReadBytes(dispatch_.priority_class,
+  const BlockRange chunk = job_->chunk_blocks();
+  response_.set_data(job_->TakeChunk());
+  context_->metrics->AddReadBytes(job_->priority_class(),
                                   response_.data().size());
-  absl::Status tree = AddTreeBlocks(next_block_, chunk_end_);
+  if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
+    charged_tree_bytes_ = blob_->cached_tree_bytes();
+    context_->cache->Update(*blob_);
+  }
+  absl::Status tree = AddTreeBlocks(chunk);
   if (!tree.ok()) {
     FinishWith(tree);
     return;
   }
-  response_.set_data_offset(next_block_ * blob_->geometry().block_size());
-  next_block_ = chunk_end_;
+  response_.set_data_offset(chunk.first * blob_->geometry().block_size());
   StartWrite(&response_);
 }
 
-absl::Status ReadReactor::AddTreeBlocks(uint64_t first_block,
-                                        uint64_t end_block) {
-  for (const TreeBlockId& id : proofs_->ForChunk({first_block, end_block})) {
+absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {
+  for (const TreeBlockId& id : proofs_->ForChunk(chunk)) {
     v1::TreeBlock* block = response_.add_tree_blocks();
     block->set_index(blob_->geometry().Ordinal(id));
-    ASSIGN_OR_RETURN(*block->mutable_data(), TreeBlockBytes(id));
+    ASSIGN_OR_RETURN(*block->mutable_data(),
+                     context_->reader->TreeBlock(*blob_, id));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadReactor::TreeBlockBytes(TreeBlockId id) const {
-  if (context_->options.verify_on_read) return blob_->VerifiedTreeBlock(id);
-  const TreeGeometry& geometry = blob_->geometry();
-  std::string block(geometry.block_size(), '\0');
-  RETURN_IF_ERROR(blob_->blob().ReadTree(
-      geometry.Ordinal(id) * geometry.block_size(), AsMutableBytes(&block)));
-  return block;
 }
 
 void ReadReactor::FinishWith(const absl::Status& status) {

@@ -21,6 +21,12 @@ absl::StatusOr<ParsedDigest> ResolveBlob(const BlobStore& store,
   return ParseDigest(digest);
 }
 
+absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
+    ServiceContext& context, const ParsedDigest& digest) {
+  return OpenVerifiedBlob(*context.cache, *context.store, digest,
+                          context.options.verify_once);
+}
+
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
   v1::BlobInfo proto;
   proto.set_digest(info.digest);
@@ -37,7 +43,7 @@ void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
   context->metrics->CountCorruption(
       IsTreeCorruption(status) ? CorruptionKind::kTree : CorruptionKind::kData);
   if (context->options.on_corruption != OnCorruption::kQuarantine) return;
-  context->cache->Invalidate(digest);
+  context->cache->Erase(digest);
   absl::Status quarantined =
       context->store->Quarantine(digest, status.message());
   if (!quarantined.ok()) {

@@ -7,16 +7,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.pb.h"
-#include "server/dispatch/dispatcher.h"
+#include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
 #include "server/store/blob_store.h"
-#include "server/store/verified_blob_cache.h"
+#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -26,11 +27,10 @@ enum class OnCorruption {
 };
 
 struct ServiceOptions {
-  // Verify every block read from the store before sending it. Off only for
-  // benchmarks and diagnostics: clients still verify, but the server would send
-  // corrupt data.
-  bool verify_on_read = true;
   OnCorruption on_corruption = OnCorruption::kError;
+  // Blobs remember which data blocks they verified and skip hashing them again
+  // (see VerifiedBlob::Create); forgotten when a blob leaves the cache.
+  bool verify_once = false;
   // Data bytes per Read response message (rounded down to whole blocks, at
   // least one block).
   uint32_t read_chunk_bytes = 256 << 10;
@@ -41,9 +41,11 @@ struct ServiceOptions {
 
 struct ServiceContext {
   BlobStore* store = nullptr;
+  // Blobs open for reading, with their verified trees.
   VerifiedBlobCache* cache = nullptr;
-  // Where reads are verified: inline or on the verification pool.
-  Dispatcher* dispatcher = nullptr;
+  // How Read chunks come out of the store: verified (the Dispatcher, inline or
+  // on the verification pool) unless --verify_on_read=false.
+  ChunkReader* reader = nullptr;
   // Call latencies, bytes and corruption.
   ServiceMetrics* metrics = nullptr;
   ServiceOptions options;
@@ -85,6 +87,10 @@ class StreamSlot {
 absl::StatusOr<ParsedDigest> ResolveBlob(const BlobStore& store,
                                          absl::string_view digest,
                                          absl::string_view name, bool by_name);
+
+// The blob `digest` from the cache, or opened from the store and cached.
+absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
+    ServiceContext& context, const ParsedDigest& digest);
 
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
 

@@ -69,7 +69,7 @@ absl::Status DoDelete(ServiceContext* context,
     return context->store->DeleteName(request.name());
   }
   RETURN_IF_ERROR(context->store->DeleteBlob(digest));
-  context->cache->Invalidate(digest);
+  context->cache->Erase(digest);
   return absl::OkStatus();
 }
 

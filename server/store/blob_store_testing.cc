@@ -58,6 +58,16 @@ absl::StatusOr<PutResult> PutBytes(BlobStore* store, absl::string_view data,
   return writer->Commit(expected, name);
 }
 
+absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
+                          uint64_t end_block, std::string* out) {
+  out->clear();
+  BlockRead read;
+  RETURN_IF_ERROR(blob.Load(first_block, end_block, &read));
+  RETURN_IF_ERROR(blob.VerifyRest(&read));
+  *out = std::move(read.data);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ReadAllData(const Blob& blob) {
   std::string data(blob.geometry().data_size(), '\0');
   RETURN_IF_ERROR(blob.ReadData(0, AsMutableBytes(&data)));

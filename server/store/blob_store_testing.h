@@ -1,4 +1,4 @@
-// Test support shared by the blob store and importer tests: fresh store
+// Test support shared by the store's and the dispatcher's tests: fresh store
 // roots, generated data, whole-blob puts and reads, a log capture.
 
 #ifndef VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
@@ -21,6 +21,7 @@
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
 #include "server/store/blob_store.h"
+#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -40,6 +41,11 @@ absl::StatusOr<PutResult> PutBytes(
     size_t chunk = 7001);
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob);
+
+// Reads data blocks [first_block, end_block) of `blob` verified, in one go
+// (VerifiedBlob::Load, then VerifyRest); `out` is empty after a failure.
+absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
+                          uint64_t end_block, std::string* out);
 absl::StatusOr<std::string> ReadAllTree(const Blob& blob);
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);

@@ -1,6 +1,6 @@
-// Implements VerifiedBlob. Tree blocks are verified under an exclusive lock
-// (they change the cache); data blocks only read the cache, so many streams
-// verify data concurrently.
+// Implements VerifiedBlob on lib's VerifiedTree: tree blocks are read from the
+// store and verified under the tree's exclusive lock, data blocks only under
+// its shared one, so many streams verify data concurrently.
 
 #include "server/store/verified_blob.h"
 
@@ -35,32 +35,23 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> VerifiedBlob::Create(
     std::shared_ptr<const Blob> blob, bool verify_once) {
   VerifierOptions options;
   options.max_block_size = blob->geometry().block_size();
-  absl::StatusOr<MerkleVerifier> verifier =
-      MerkleVerifier::Create(blob->descriptor(), blob->digest(), options);
-  if (!verifier.ok()) {
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> tree =
+      VerifiedTree::Create(blob->descriptor(), blob->digest(), options);
+  if (!tree.ok()) {
     return absl::DataLossError(absl::StrCat("blob ", blob->digest_text(), ": ",
-                                            verifier.status().message()));
+                                            tree.status().message()));
   }
   return std::shared_ptr<VerifiedBlob>(
-      new VerifiedBlob(std::move(blob), *std::move(verifier), verify_once));
+      new VerifiedBlob(std::move(blob), *std::move(tree), verify_once));
 }
 
 VerifiedBlob::VerifiedBlob(std::shared_ptr<const Blob> blob,
-                           MerkleVerifier verifier, bool verify_once)
+                           std::shared_ptr<VerifiedTree> tree, bool verify_once)
     : blob_(std::move(blob)),
-      verifier_(std::move(verifier)),
+      tree_(std::move(tree)),
       verified_blocks_(
-          verify_once ? (blob_->geometry().data_block_count() + 63) / 64 : 0) {}
-
-absl::Status VerifiedBlob::ReadVerified(uint64_t first_block,
-                                        uint64_t end_block, std::string* out) {
-  out->clear();
-  BlockRead read;
-  RETURN_IF_ERROR(Load(first_block, end_block, &read));
-  RETURN_IF_ERROR(VerifyRest(&read));
-  *out = std::move(read.data);
-  return absl::OkStatus();
-}
+          verify_once ? DivRoundUp(blob_->geometry().data_block_count(), 64)
+                      : 0) {}
 
 absl::Status VerifiedBlob::Load(uint64_t first_block, uint64_t end_block,
                                 BlockRead* read) {
@@ -72,14 +63,12 @@ absl::Status VerifiedBlob::Load(uint64_t first_block, uint64_t end_block,
 }
 
 absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
-  absl::ReaderMutexLock lock(&mu_);
   return VerifyLoaded(read, CachedUpTo(*read));
 }
 
 absl::Status VerifiedBlob::VerifyRest(BlockRead* read) {
   if (read->next == read->end) return absl::OkStatus();
   RETURN_IF_ERROR(VerifyTreeFor(read->next, read->end));
-  absl::ReaderMutexLock lock(&mu_);
   return VerifyLoaded(read, read->end);
 }
 
@@ -93,8 +82,7 @@ uint64_t VerifiedBlob::CachedUpTo(const BlockRead& read) const {
     if (location->is_root || location->block_index == checked_tree_block) {
       continue;
     }
-    if (!verifier_.IsTreeBlockVerified(
-            {location->level, location->block_index})) {
+    if (!tree_->IsVerified({location->level, location->block_index})) {
       return i;
     }
     checked_tree_block = location->block_index;
@@ -111,7 +99,7 @@ absl::Status VerifiedBlob::VerifyLoaded(BlockRead* read, uint64_t upto) {
     const uint64_t i = read->next;
     if (IsMarkedVerified(i)) continue;
     status =
-        verifier_.VerifyDataBlock(i, data.subspan((i - read->first) * bs, bs));
+        tree_->VerifyDataBlock(i, data.subspan((i - read->first) * bs, bs));
     ++hashed;
     if (!status.ok()) break;
     MarkVerified(i);
@@ -139,14 +127,8 @@ void VerifiedBlob::MarkVerified(uint64_t block) {
 
 void VerifiedBlob::PrefetchTree(uint64_t first_block,
                                 uint64_t end_block) const {
-  std::vector<TreeBlockId> missing;
-  {
-    absl::ReaderMutexLock lock(&mu_);
-    absl::StatusOr<std::vector<TreeBlockId>> ids =
-        verifier_.MissingTreeBlocks(first_block, end_block);
-    if (!ids.ok()) return;
-    missing = *std::move(ids);
-  }
+  const std::vector<TreeBlockId> missing =
+      tree_->Missing({first_block, end_block});
   // Missing blocks of one level are consecutive: one hint per level.
   const TreeGeometry& geometry = blob_->geometry();
   const uint64_t bs = geometry.block_size();
@@ -162,37 +144,27 @@ void VerifiedBlob::PrefetchTree(uint64_t first_block,
 
 absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,
                                          uint64_t end_block) {
-  if (TreeIsVerifiedFor(first_block, end_block)) return absl::OkStatus();
-  absl::MutexLock lock(&mu_);
-  ASSIGN_OR_RETURN(std::vector<TreeBlockId> missing,
-                   verifier_.MissingTreeBlocks(first_block, end_block));
   const TreeGeometry& geometry = blob_->geometry();
   std::string block(geometry.block_size(), '\0');
-  for (const TreeBlockId& id : missing) {
+  // Streams that need the same block may both read it; the tree verifies it
+  // once and then only compares.
+  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
     RETURN_IF_ERROR(InTree(
         Annotate(blob_->ReadTree(geometry.Ordinal(id) * geometry.block_size(),
                                  AsMutableBytes(&block)))));
-    RETURN_IF_ERROR(
-        InTree(Annotate(verifier_.AddTreeBlock(id, AsBytes(block)))));
-    cached_tree_bytes_.fetch_add(block.size(), std::memory_order_relaxed);
+    RETURN_IF_ERROR(InTree(Annotate(tree_->Add(id, AsBytes(block)).status())));
   }
   return absl::OkStatus();
 }
 
 bool VerifiedBlob::TreeIsVerifiedFor(uint64_t first_block,
                                      uint64_t end_block) const {
-  absl::ReaderMutexLock lock(&mu_);
-  absl::StatusOr<std::vector<TreeBlockId>> missing =
-      verifier_.MissingTreeBlocks(first_block, end_block);
-  return missing.ok() && missing->empty();
+  return tree_->Missing({first_block, end_block}).empty();
 }
 
 absl::StatusOr<std::string> VerifiedBlob::VerifiedTreeBlock(
     TreeBlockId id) const {
-  absl::ReaderMutexLock lock(&mu_);
-  ASSIGN_OR_RETURN(absl::Span<const uint8_t> block,
-                   verifier_.VerifiedTreeBlock(id));
-  return std::string(block.begin(), block.end());
+  return tree_->Block(id);
 }
 
 absl::Status VerifiedBlob::Annotate(const absl::Status& status) const {
@@ -201,18 +173,34 @@ absl::Status VerifiedBlob::Annotate(const absl::Status& status) const {
                                                   ": ", status.message()));
 }
 
+VerifiedTreeCacheOptions CacheOptionsOf(
+    const VerifiedBlobCacheOptions& options) {
+  VerifiedTreeCacheOptions cache;
+  cache.max_bytes = options.max_tree_bytes;
+  cache.max_entries = options.max_blobs;
+  return cache;
+}
+
+absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
+    VerifiedBlobCache& cache, const BlobStore& store,
+    const ParsedDigest& digest, bool verify_once) {
+  return cache.FindOrCreate(
+      digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedBlob>> {
+        ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob,
+                         store.OpenBlob(digest));
+        return VerifiedBlob::Create(std::move(blob), verify_once);
+      });
+}
+
 absl::Status ReadUnverified(const Blob& blob, uint64_t first_block,
                             uint64_t end_block, std::string* out) {
-  const TreeGeometry& geometry = blob.geometry();
-  const uint64_t begin = first_block * geometry.block_size();
-  const uint64_t end =
-      std::min(end_block * geometry.block_size(), geometry.data_size());
-  if (begin >= end) {
+  const ByteRange bytes = BytesOf(blob.geometry(), {first_block, end_block});
+  if (bytes.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("no data blocks in [", first_block, ", ", end_block, ")"));
   }
-  out->resize(end - begin);
-  return blob.ReadData(begin, AsMutableBytes(out));
+  out->resize(bytes.size());
+  return blob.ReadData(bytes.begin, AsMutableBytes(out));
 }
 
 }  // namespace verity::server

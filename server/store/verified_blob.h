@@ -1,27 +1,30 @@
-// The server's check of its own store, as one unit: a blob's tree verified
-// top-down from its digest (and cached), and every data block verified against
-// it before it may be sent.
+// The server's check of its own store, as one unit: a blob kept open with its
+// tree verified top-down from its digest, and every data block verified
+// against that tree before it may be sent.
 
 #ifndef VERITYD_SERVER_STORE_VERIFIED_BLOB_H_
 #define VERITYD_SERVER_STORE_VERIFIED_BLOB_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
-#include "lib/merkle_verifier.h"
+#include "lib/descriptor.h"
+#include "lib/read_plan.h"
+#include "lib/verified_tree.h"
+#include "lib/verified_tree_cache.h"
 #include "server/store/blob_store.h"
 
 namespace verity::server {
 
 // Data blocks [first, end) of one read, read from the store once, and how far
-// they are verified. It moves with its request from the thread that started it
-// to the pool: blocks before `next` are never hashed again.
+// they are verified. Made fresh for each chunk by its owner (the read) and
+// changed only by VerifiedBlob, it moves with its request from the thread that
+// started it to the pool: blocks before `next` are never hashed again.
 struct BlockRead {
   uint64_t first = 0;
   uint64_t end = 0;
@@ -34,7 +37,7 @@ struct BlockRead {
 
 // Thread-safe. Shares ownership of the open Blob, so it stays readable while in
 // use even if the blob is deleted meanwhile. Memory: the verified tree blocks,
-// at most the tree's size.
+// at most the tree's size, and with verify_once a bit per data block.
 class VerifiedBlob {
  public:
   // DATA_LOSS if the blob's descriptor does not hash to its digest. With
@@ -45,21 +48,16 @@ class VerifiedBlob {
       std::shared_ptr<const Blob> blob, bool verify_once = false);
 
   const Blob& blob() const { return *blob_; }
+  const ParsedDigest& digest() const { return blob_->digest(); }
   const TreeGeometry& geometry() const { return blob_->geometry(); }
 
-  // Reads data blocks [first_block, end_block) from the store into `out` and
-  // verifies them, reading and verifying (top-down) whatever tree blocks they
-  // need that are not cached yet. DATA_LOSS names the blob and the first bad
-  // block's offset; nothing of a bad read is kept.
-  absl::Status ReadVerified(uint64_t first_block, uint64_t end_block,
-                            std::string* out);
-
-  // The same in steps, so a read can start on one thread and finish on
-  // another. Load() reads the data (once). VerifyCached() verifies from
+  // A read in steps, so that it can start on one thread and finish on
+  // another. Load() reads the data blocks (once). VerifyCached() verifies from
   // `next` as far as the verified tree blocks already cached reach, reading no
-  // tree blocks: cheap and bounded, for a completion thread. VerifyRest()
-  // reads and verifies the tree blocks the rest needs, then the rest. On
-  // DATA_LOSS the read's data is dropped.
+  // tree blocks: cheap and bounded, for a completion thread. VerifyRest() reads
+  // and verifies (top-down) the tree blocks the rest needs, then the rest.
+  // DATA_LOSS names the blob and the first bad block's offset, and drops the
+  // read's data; nothing of a bad read is kept.
   absl::Status Load(uint64_t first_block, uint64_t end_block, BlockRead* read);
   absl::Status VerifyCached(BlockRead* read);
   absl::Status VerifyRest(BlockRead* read);
@@ -68,17 +66,20 @@ class VerifiedBlob {
   // [first_block, end_block) need and that are not verified yet.
   void PrefetchTree(uint64_t first_block, uint64_t end_block) const;
 
-  // A copy of a tree block verified by an earlier ReadVerified(); NOT_FOUND
-  // otherwise.
+  // A copy of a verified tree block; NOT_FOUND if it is not verified.
   absl::StatusOr<std::string> VerifiedTreeBlock(TreeBlockId id) const;
 
   // True if every tree block that data blocks [first_block, end_block) need is
   // verified.
   bool TreeIsVerifiedFor(uint64_t first_block, uint64_t end_block) const;
 
-  // Bytes of verified tree blocks held, for the cache's memory budget.
+  // What a cache charges for this blob: its verified tree and the bitmap.
+  uint64_t cached_bytes() const {
+    return tree_->cached_bytes() + verified_blocks_.size() * sizeof(uint64_t);
+  }
+  // Bytes of verified tree blocks held.
   uint64_t cached_tree_bytes() const {
-    return cached_tree_bytes_.load(std::memory_order_relaxed);
+    return tree_->verified_blocks() * geometry().block_size();
   }
   // Data blocks hashed so far: what the dispatch promises not to waste.
   uint64_t data_blocks_hashed() const {
@@ -86,31 +87,47 @@ class VerifiedBlob {
   }
 
  private:
-  VerifiedBlob(std::shared_ptr<const Blob> blob, MerkleVerifier verifier,
-               bool verify_once);
+  VerifiedBlob(std::shared_ptr<const Blob> blob,
+               std::shared_ptr<VerifiedTree> tree, bool verify_once);
 
-  absl::Status VerifyTreeFor(uint64_t first_block, uint64_t end_block)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // The first block at or after read->next whose level-0 tree block is not
-  // verified yet, or read->end.
-  uint64_t CachedUpTo(const BlockRead& read) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status VerifyTreeFor(uint64_t first_block, uint64_t end_block);
+  // The first block at or after read.next that needs a tree block not
+  // verified yet, or read.end.
+  uint64_t CachedUpTo(const BlockRead& read) const;
   // Verifies [read->next, upto), skipping blocks the bitmap remembers.
-  absl::Status VerifyLoaded(BlockRead* read, uint64_t upto)
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status VerifyLoaded(BlockRead* read, uint64_t upto);
   absl::Status Annotate(const absl::Status& status) const;
   bool IsMarkedVerified(uint64_t block) const;
   void MarkVerified(uint64_t block);
 
   const std::shared_ptr<const Blob> blob_;
-  mutable absl::Mutex mu_;
-  MerkleVerifier verifier_ ABSL_GUARDED_BY(mu_);
-  std::atomic<uint64_t> cached_tree_bytes_{0};
+  const std::shared_ptr<VerifiedTree> tree_;
   std::atomic<uint64_t> data_blocks_hashed_{0};
   // One bit per data block, set once verified; empty unless verify_once.
   // Atomic words, so readers of different ranges never contend on a lock.
   std::vector<std::atomic<uint64_t>> verified_blocks_;
 };
+
+// The blobs the server has open, with their verified trees: see
+// VerifiedTreeCache. A stream that holds a blob keeps it alive.
+using VerifiedBlobCache = VerifiedTreeCache<VerifiedBlob>;
+
+// What the server's VerifiedBlobCache keeps.
+struct VerifiedBlobCacheOptions {
+  // Most blobs kept open: each holds two file descriptors.
+  size_t max_blobs = 1024;
+  // Verified tree bytes kept across all cached blobs.
+  uint64_t max_tree_bytes = uint64_t{256} << 20;
+};
+
+VerifiedTreeCacheOptions CacheOptionsOf(
+    const VerifiedBlobCacheOptions& options);
+
+// The blob `digest` from `cache`, opened from `store` (and cached) on a miss:
+// NOT_FOUND and DATA_LOSS as the store and VerifiedBlob::Create report them.
+absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
+    VerifiedBlobCache& cache, const BlobStore& store,
+    const ParsedDigest& digest, bool verify_once);
 
 // True if `status` is a DATA_LOSS that VerifiedBlob found in the blob's tree
 // rather than in a data block.

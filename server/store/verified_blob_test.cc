@@ -41,17 +41,17 @@ class VerifiedBlobTest : public BlobStoreFixture {
 TEST_F(VerifiedBlobTest, ReadsVerifiedDataAndCatchesCorruption) {
   std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
   std::string out;
-  ASSERT_TRUE(blob->ReadVerified(0, 201, &out).ok());
+  ASSERT_TRUE(ReadVerified(*blob, 0, 201, &out).ok());
   EXPECT_TRUE(out == data_);
   EXPECT_TRUE(blob->TreeIsVerifiedFor(0, 201));
   CorruptBlock(150);
-  absl::Status status = blob->ReadVerified(128, 201, &out);
+  absl::Status status = ReadVerified(*blob, 128, 201, &out);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(status.message().find("offset 614400"), absl::string_view::npos)
       << status;
   EXPECT_TRUE(out.empty());
   EXPECT_FALSE(IsTreeCorruption(status));
-  EXPECT_TRUE(blob->ReadVerified(0, 128, &out).ok());
+  EXPECT_TRUE(ReadVerified(*blob, 0, 128, &out).ok());
 }
 
 TEST_F(VerifiedBlobTest, TreeCorruptionIsMarkedAsSuch) {
@@ -63,8 +63,8 @@ TEST_F(VerifiedBlobTest, TreeCorruptionIsMarkedAsSuch) {
   ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
   std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
   std::string out;
-  EXPECT_TRUE(blob->ReadVerified(0, 1, &out).ok());
-  absl::Status status = blob->ReadVerified(130, 131, &out);
+  EXPECT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());
+  absl::Status status = ReadVerified(*blob, 130, 131, &out);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
   EXPECT_TRUE(IsTreeCorruption(status));
 }
@@ -72,15 +72,15 @@ TEST_F(VerifiedBlobTest, TreeCorruptionIsMarkedAsSuch) {
 TEST_F(VerifiedBlobTest, VerifyOnceSkipsBlocksAlreadyVerified) {
   std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/true);
   std::string out;
-  ASSERT_TRUE(blob->ReadVerified(0, 100, &out).ok());
+  ASSERT_TRUE(ReadVerified(*blob, 0, 100, &out).ok());
   CorruptBlock(50);   // verified before: trusted now, not rehashed
   CorruptBlock(150);  // never verified: still caught
-  EXPECT_TRUE(blob->ReadVerified(0, 100, &out).ok());
+  EXPECT_TRUE(ReadVerified(*blob, 0, 100, &out).ok());
   EXPECT_EQ(out[50 * 4096 + 10],
             static_cast<char>(data_[50 * 4096 + 10] ^ 0x01));
-  EXPECT_EQ(blob->ReadVerified(90, 160, &out).code(),
+  EXPECT_EQ(ReadVerified(*blob, 90, 160, &out).code(),
             absl::StatusCode::kDataLoss);
-  EXPECT_TRUE(blob->ReadVerified(160, 201, &out).ok());
+  EXPECT_TRUE(ReadVerified(*blob, 160, 201, &out).ok());
 }
 
 TEST_F(VerifiedBlobTest, StepsResumeWhereTheCachedTreeEnds) {
@@ -94,7 +94,7 @@ TEST_F(VerifiedBlobTest, StepsResumeWhereTheCachedTreeEnds) {
 
   // Level-0 tree block 0 covers data blocks [0, 128) with SHA-256 and 4 KiB.
   std::string out;
-  ASSERT_TRUE(blob->ReadVerified(0, 10, &out).ok());
+  ASSERT_TRUE(ReadVerified(*blob, 0, 10, &out).ok());
   ASSERT_EQ(blob->data_blocks_hashed(), 10);
   BlockRead read;
   ASSERT_TRUE(blob->Load(100, 201, &read).ok());
@@ -112,7 +112,7 @@ TEST_F(VerifiedBlobTest, StepsResumeWhereTheCachedTreeEnds) {
 TEST_F(VerifiedBlobTest, CachedStepCatchesCorruption) {
   std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
   std::string out;
-  ASSERT_TRUE(blob->ReadVerified(0, 1, &out).ok());
+  ASSERT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());
   CorruptBlock(5);
   BlockRead read;
   ASSERT_TRUE(blob->Load(0, 8, &read).ok());

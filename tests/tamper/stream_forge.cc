@@ -17,8 +17,7 @@ absl::StatusOr<ReadStream> ForgeReadStream(absl::string_view content,
                                            uint64_t offset, uint64_t length,
                                            uint64_t chunk_blocks) {
   RETURN_IF_ERROR(ValidateMerkleParams(params));
-  const client::TestBlob blob =
-      client::MakeTestBlob(std::string(content), params);
+  const TestBlob blob = MakeTestBlob(std::string(content), params);
   const uint64_t size = content.size();
   const uint64_t begin = std::min(offset, size);
   const uint64_t end =

@@ -1,0 +1,37 @@
+// Test support: blobs with their Merkle trees, built by MerkleBuilder, for the
+// tests of lib/, the server and the client.
+
+#ifndef VERITYD_LIB_TEST_BLOB_H_
+#define VERITYD_LIB_TEST_BLOB_H_
+
+#include <cstdint>
+#include <string>
+
+#include "lib/descriptor.h"
+#include "lib/hash.h"
+#include "lib/merkle_builder.h"
+#include "lib/merkle_params.h"
+
+namespace verity {
+
+// Plain value.
+struct TestBlob {
+  std::string data;
+  MerkleTree tree;
+  ParsedDigest digest;
+  std::string digest_text;  // digest.ToString()
+};
+
+// `data` as a blob with `params`.
+TestBlob MakeTestBlob(std::string data, const MerkleParams& params);
+
+// `size` pseudo-random bytes from `seed` as a blob with `params`.
+TestBlob MakeRandomTestBlob(uint64_t size, const MerkleParams& params,
+                            uint32_t seed = 1);
+
+MerkleParams TestParams(HashAlgorithm algorithm, uint32_t block_size,
+                        std::string salt = "");
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_TEST_BLOB_H_

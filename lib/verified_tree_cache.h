@@ -1,0 +1,148 @@
+// Verified trees by digest, least recently used out first, within a byte
+// budget: the one cache of the server (blobs kept open with their verified
+// trees) and of the SDK (a tree shared by every stream of a blob), so repeated
+// and parallel reads neither refetch nor rehash the tree blocks they need.
+
+#ifndef VERITYD_LIB_VERIFIED_TREE_CACHE_H_
+#define VERITYD_LIB_VERIFIED_TREE_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/descriptor.h"
+
+namespace verity {
+
+struct VerifiedTreeCacheOptions {
+  // The entries' cached_bytes() together; beyond it the least recently used
+  // go, down to none (an entry larger than the budget is not kept).
+  uint64_t max_bytes = uint64_t{64} << 20;
+  // The most entries kept, whatever their size (for entries that hold file
+  // descriptors, say).
+  size_t max_entries = SIZE_MAX;
+};
+
+// Entries are T, shared: `T` has `const ParsedDigest& digest() const` and a
+// thread-safe `uint64_t cached_bytes() const` (VerifiedTree has both). An
+// entry evicted while someone holds it stays alive for them, and is then no
+// longer charged. Thread-safe.
+template <typename T>
+class VerifiedTreeCache {
+ public:
+  explicit VerifiedTreeCache(VerifiedTreeCacheOptions options)
+      : options_(options) {}
+
+  VerifiedTreeCache(const VerifiedTreeCache&) = delete;
+  VerifiedTreeCache& operator=(const VerifiedTreeCache&) = delete;
+
+  // The entry cached for `digest`, or null.
+  std::shared_ptr<T> Find(const ParsedDigest& digest) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = index_.find(digest);
+    if (it == index_.end()) return nullptr;
+    return Touch(it->second);
+  }
+
+  // Caches `entry`, unless one for its digest is cached already: that one is
+  // returned instead, so every caller shares the first.
+  std::shared_ptr<T> Insert(std::shared_ptr<T> entry) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (auto it = index_.find(entry->digest()); it != index_.end()) {
+      return Touch(it->second);
+    }
+    const uint64_t charge = entry->cached_bytes();
+    lru_.push_front({entry, charge});
+    index_.emplace(entry->digest(), lru_.begin());
+    bytes_ += charge;
+    Evict();
+    return entry;
+  }
+
+  // Find(), or else `create()` (a StatusOr<std::shared_ptr<T>>, called
+  // without the lock, so a slow open does not stall other lookups) and
+  // Insert().
+  template <typename Create>
+  absl::StatusOr<std::shared_ptr<T>> FindOrCreate(const ParsedDigest& digest,
+                                                  Create create)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    if (std::shared_ptr<T> found = Find(digest)) return found;
+    absl::StatusOr<std::shared_ptr<T>> created = create();
+    if (!created.ok()) return created.status();
+    return Insert(*std::move(created));
+  }
+
+  // Charges `entry` its cached_bytes() now and evicts while over budget: call
+  // after it grew. Nothing happens if `entry` is not (or no longer) cached.
+  void Update(const T& entry) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = index_.find(entry.digest());
+    // One cached after `entry` was evicted is another object.
+    if (it == index_.end() || it->second->value.get() != &entry) return;
+    const uint64_t charge = entry.cached_bytes();
+    bytes_ = bytes_ - it->second->charged + charge;
+    it->second->charged = charge;
+    Touch(it->second);
+    Evict();
+  }
+
+  // Drops the entry for `digest`, if any.
+  void Erase(const ParsedDigest& digest) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = index_.find(digest);
+    if (it == index_.end()) return;
+    bytes_ -= it->second->charged;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+
+  uint64_t bytes() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return bytes_;
+  }
+
+  size_t size() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return index_.size();
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<T> value;
+    uint64_t charged = 0;  // cached_bytes() when last settled
+  };
+  using Lru = std::list<Entry>;  // most recently used first
+
+  std::shared_ptr<T> Touch(typename Lru::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    lru_.splice(lru_.begin(), lru_, it);
+    return it->value;
+  }
+
+  void Evict() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    while (!lru_.empty() && (bytes_ > options_.max_bytes ||
+                             lru_.size() > options_.max_entries)) {
+      const Entry& victim = lru_.back();
+      bytes_ -= victim.charged;
+      index_.erase(victim.value->digest());
+      lru_.pop_back();
+    }
+  }
+
+  const VerifiedTreeCacheOptions options_;
+  mutable absl::Mutex mu_;
+  Lru lru_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<ParsedDigest, typename Lru::iterator> index_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_VERIFIED_TREE_CACHE_H_

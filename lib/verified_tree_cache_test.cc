@@ -1,0 +1,190 @@
+// VerifiedTreeCache keeps entries within its byte budget, evicts the least
+// recently used first, and never takes an entry away from whoever holds it.
+
+#include "lib/verified_tree_cache.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/test_blob.h"
+#include "lib/verified_tree.h"
+
+namespace verity {
+namespace {
+
+constexpr uint64_t kBlock = 4096;
+constexpr uint64_t kPerBlock = kBlock + VerifiedTree::kBlockOverheadBytes;
+constexpr uint64_t kPerTree = VerifiedTree::kTreeOverheadBytes;
+
+using Cache = VerifiedTreeCache<VerifiedTree>;
+
+Cache MakeCache(uint64_t max_bytes, size_t max_entries = SIZE_MAX) {
+  VerifiedTreeCacheOptions options;
+  options.max_bytes = max_bytes;
+  options.max_entries = max_entries;
+  return Cache(options);
+}
+
+class VerifiedTreeCacheTest : public ::testing::Test {
+ protected:
+  VerifiedTreeCacheTest() {
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      blobs_.push_back(MakeRandomTestBlob(
+          1 << 20, TestParams(HashAlgorithm::kSha256, kBlock), seed));
+    }
+  }
+
+  std::shared_ptr<VerifiedTree> TreeOf(int i) const {
+    return *VerifiedTree::Create(blobs_[i].tree.descriptor, blobs_[i].digest);
+  }
+
+  std::shared_ptr<VerifiedTree> Insert(Cache& cache, int i) const {
+    return cache.Insert(TreeOf(i));
+  }
+
+  // Verifies `blocks` more tree blocks of blob `i` into `tree` (at most the
+  // 3 that 256 data blocks have) and settles the cache.
+  void Grow(Cache& cache, int i, VerifiedTree& tree, int blocks) const {
+    for (const TreeBlockId& id : tree.Missing({0, 256})) {
+      if (blocks-- == 0) break;
+      const TreeGeometry& g = tree.geometry();
+      ASSERT_TRUE(tree.Add(id, AsBytes(blobs_[i].tree.tree)
+                                   .subspan(g.Ordinal(id) * kBlock, kBlock))
+                      .ok());
+    }
+    cache.Update(tree);
+  }
+
+  std::vector<TestBlob> blobs_;
+};
+
+TEST_F(VerifiedTreeCacheTest, FindsWhatWasInserted) {
+  Cache cache = MakeCache(1 << 20);
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  std::shared_ptr<VerifiedTree> tree = Insert(cache, 0);
+  EXPECT_EQ(cache.Find(blobs_[0].digest), tree);
+  EXPECT_EQ(Insert(cache, 0), tree);  // the first one stays
+  EXPECT_EQ(cache.Find(blobs_[1].digest), nullptr);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.bytes(), kPerTree);
+}
+
+TEST_F(VerifiedTreeCacheTest, GrowthIsChargedAndEvictsTheLeastRecentlyUsed) {
+  Cache cache = MakeCache(3 * kPerTree + 4 * kPerBlock);
+  std::shared_ptr<VerifiedTree> a = Insert(cache, 0);
+  std::shared_ptr<VerifiedTree> b = Insert(cache, 1);
+  std::shared_ptr<VerifiedTree> c = Insert(cache, 2);
+  Grow(cache, 0, *a, 2);
+  Grow(cache, 1, *b, 1);
+  EXPECT_EQ(cache.bytes(), 3 * kPerTree + 3 * kPerBlock);
+  EXPECT_EQ(cache.Find(blobs_[2].digest), c);  // c is now the most recent
+  Grow(cache, 1, *b, 2);                       // 5 blocks: over budget
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  EXPECT_EQ(cache.Find(blobs_[1].digest), b);
+  EXPECT_EQ(cache.Find(blobs_[2].digest), c);
+  EXPECT_EQ(cache.bytes(), 2 * kPerTree + 3 * kPerBlock);
+  // The evicted tree still works for whoever holds it, and its growth is no
+  // longer charged.
+  EXPECT_EQ(a->geometry().block_size(), kBlock);
+  Grow(cache, 0, *a, 1);
+  EXPECT_EQ(cache.bytes(), 2 * kPerTree + 3 * kPerBlock);
+}
+
+TEST_F(VerifiedTreeCacheTest, ATreeLargerThanTheBudgetIsNotKept) {
+  Cache cache = MakeCache(2 * kPerTree + kPerBlock);
+  std::shared_ptr<VerifiedTree> a = Insert(cache, 0);
+  std::shared_ptr<VerifiedTree> b = Insert(cache, 1);
+  Grow(cache, 1, *b, 2);  // evicts a, and b is still too large
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  EXPECT_EQ(cache.Find(blobs_[1].digest), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST_F(VerifiedTreeCacheTest, ZeroCapacityStillSharesWithinACall) {
+  Cache cache = MakeCache(0);
+  std::shared_ptr<VerifiedTree> tree = Insert(cache, 3);
+  ASSERT_NE(tree, nullptr);
+  EXPECT_EQ(cache.Find(blobs_[3].digest), nullptr);
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST_F(VerifiedTreeCacheTest, ReinsertedAfterEvictionIsANewTree) {
+  Cache cache = MakeCache(kPerTree);
+  std::shared_ptr<VerifiedTree> old = Insert(cache, 0);
+  Insert(cache, 1);
+  std::shared_ptr<VerifiedTree> fresh = Insert(cache, 0);
+  EXPECT_NE(old, fresh);
+  Grow(cache, 0, *old, 1);  // charged to nothing
+  EXPECT_EQ(cache.bytes(), kPerTree);
+}
+
+TEST_F(VerifiedTreeCacheTest, EntryLimitAndErase) {
+  Cache cache = MakeCache(1 << 20, 2);
+  Insert(cache, 0);
+  Insert(cache, 1);
+  EXPECT_NE(cache.Find(blobs_[0].digest), nullptr);  // 1 is now the oldest
+  Insert(cache, 2);
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.Find(blobs_[1].digest), nullptr);
+  cache.Erase(blobs_[0].digest);
+  cache.Erase(blobs_[3].digest);  // not cached: nothing happens
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.bytes(), kPerTree);
+}
+
+TEST_F(VerifiedTreeCacheTest, FindOrCreateCreatesOnlyOnAMiss) {
+  Cache cache = MakeCache(1 << 20);
+  int created = 0;
+  auto create = [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+    ++created;
+    return TreeOf(0);
+  };
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> first =
+      cache.FindOrCreate(blobs_[0].digest, create);
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> second =
+      cache.FindOrCreate(blobs_[0].digest, create);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(*first, *second);
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(
+      cache
+          .FindOrCreate(blobs_[1].digest,
+                        []() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+                          return absl::NotFoundError("no such blob");
+                        })
+          .status()
+          .code(),
+      absl::StatusCode::kNotFound);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST_F(VerifiedTreeCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
+  Cache cache = MakeCache(3 * kPerTree + 5 * kPerBlock);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        const int i = (t + round) % 4;
+        std::shared_ptr<VerifiedTree> tree = cache.Insert(TreeOf(i));
+        if (round % 3 == 0) Grow(cache, i, *tree, 1);
+        if (round % 7 == 0) cache.Erase(blobs_[(i + 1) % 4].digest);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_LE(cache.bytes(), 3 * kPerTree + 5 * kPerBlock);
+  uint64_t sum = 0;
+  for (const TestBlob& blob : blobs_) {
+    if (std::shared_ptr<VerifiedTree> tree = cache.Find(blob.digest)) {
+      sum += tree->cached_bytes();
+    }
+  }
+  EXPECT_EQ(cache.bytes(), sum);
+}
+
+}  // namespace
+}  // namespace verity

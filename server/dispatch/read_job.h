@@ -1,0 +1,75 @@
+// One Read request as the dispatcher runs it: the blob and the blocks asked
+// for, the priority class, the chunk being read and how far it is verified,
+// and where the request was placed.
+
+#ifndef VERITYD_SERVER_DISPATCH_READ_JOB_H_
+#define VERITYD_SERVER_DISPATCH_READ_JOB_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lib/priority_class.h"
+#include "lib/read_plan.h"
+#include "server/store/verified_blob.h"
+
+namespace verity::server {
+
+// Owned by the request (its read reactor). It moves with the request between a
+// gRPC thread and the pool and is used by one thread at a time; only Cancel()
+// may come from any thread.
+class ReadJob {
+ public:
+  // Reads `blocks` of `blob` in chunks of `chunk_blocks` (at least one).
+  ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
+          PriorityClass priority_class, uint64_t chunk_blocks);
+
+  ReadJob(const ReadJob&) = delete;
+  ReadJob& operator=(const ReadJob&) = delete;
+
+  VerifiedBlob& blob() const { return *blob_; }
+  PriorityClass priority_class() const { return priority_class_; }
+  // Every block the request asks for.
+  BlockRange blocks() const { return blocks_; }
+  // The whole request's data bytes: what the inline limits compare.
+  uint64_t bytes() const;
+
+  // True once every chunk was taken.
+  bool done() const { return next_ == blocks_.end; }
+
+  // Makes the next blocks, up to chunk_blocks, the current chunk: fresh, not
+  // loaded. Not when done().
+  void StartChunk();
+  BlockRange chunk_blocks() const { return {next_, chunk_end_}; }
+  // The current chunk's state, which the store's VerifiedBlob fills.
+  BlockRead& chunk() { return chunk_; }
+  // Moves out the current chunk's data and moves past it.
+  std::string TakeChunk();
+
+  // Where the dispatcher placed the request; the dispatcher's own state.
+  struct Placement {
+    bool placed = false;
+    bool on_pool = false;  // once on the pool, a request stays there
+  };
+  Placement& placement() { return placement_; }
+
+  // The client went away: pool work not yet started is skipped.
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  const std::shared_ptr<VerifiedBlob> blob_;
+  const BlockRange blocks_;
+  const PriorityClass priority_class_;
+  const uint64_t chunk_blocks_;
+  uint64_t next_;  // the first block not taken yet
+  uint64_t chunk_end_;
+  BlockRead chunk_;
+  Placement placement_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_DISPATCH_READ_JOB_H_
