@@ -19,8 +19,8 @@
 #include "client/sdk/sdk_convert.h"
 #include "client/sdk/stream_upload.h"
 #include "lib/hash.h"
-#include "lib/merkle_verifier.h"
 #include "lib/status_macros.h"
+#include "lib/verified_tree.h"
 
 namespace verity::sdk {
 
@@ -62,6 +62,12 @@ absl::Status ToPutSettings(const sdk::PutOptions& options,
   return absl::OkStatus();
 }
 
+VerifiedTreeCacheOptions TreeCacheOptions(const sdk::ClientOptions& options) {
+  VerifiedTreeCacheOptions cache;
+  cache.max_bytes = options.tree_cache_bytes;
+  return cache;
+}
+
 absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
   ASSIGN_OR_RETURN(sdk::BlobInfo info,
                    BlobInfoFromProto(result.info, &result.digest));
@@ -74,7 +80,7 @@ ClientImpl::ClientImpl(const sdk::ClientOptions& options,
                        std::unique_ptr<v1::Verity::StubInterface> stub)
     : options_(options),
       stub_(std::move(stub)),
-      cache_(options.tree_cache_bytes) {}
+      cache_(TreeCacheOptions(options)) {}
 
 absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                                const sdk::FetchOptions& options) {
@@ -96,16 +102,16 @@ absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
   return RunFetch(plan, options, describe, sink);
 }
 
-absl::StatusOr<std::shared_ptr<SharedTree>> ClientImpl::Describe(
+absl::StatusOr<std::shared_ptr<VerifiedTree>> ClientImpl::Describe(
     const ParsedDigest& digest, absl::Time deadline) {
-  if (std::shared_ptr<SharedTree> tree = cache_.Find(digest)) return tree;
+  if (std::shared_ptr<VerifiedTree> tree = cache_.Find(digest)) return tree;
   v1::StatRequest request;
   request.set_digest(digest.ToString());
   ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
   ASSIGN_OR_RETURN(const CheckedBlobInfo checked, CheckBlobInfo(info, &digest));
-  ASSIGN_OR_RETURN(MerkleVerifier tree,
-                   MerkleVerifier::Create(checked.descriptor, digest));
-  return cache_.FindOrInsert(digest, std::move(tree));
+  ASSIGN_OR_RETURN(std::shared_ptr<VerifiedTree> tree,
+                   VerifiedTree::Create(checked.descriptor, digest));
+  return cache_.Insert(std::move(tree));
 }
 
 absl::StatusOr<sdk::PutResult> ClientImpl::PutFile(

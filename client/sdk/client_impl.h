@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/sdk/fetch_counters.h"
-#include "client/sdk/tree_cache.h"
+#include "client/sdk/read_stream_verifier.h"
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "verity/client.h"
@@ -40,7 +40,7 @@ class ClientImpl final : public sdk::Client {
 
  private:
   // The blob's authenticated tree, from the cache or a Stat.
-  absl::StatusOr<std::shared_ptr<SharedTree>> Describe(
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> Describe(
       const ParsedDigest& digest, absl::Time deadline);
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
@@ -49,7 +49,7 @@ class ClientImpl final : public sdk::Client {
 
   const sdk::ClientOptions options_;
   const std::unique_ptr<v1::Verity::StubInterface> stub_;
-  TreeCache cache_;
+  ReadStreamVerifier::TreeCache cache_;
   FetchCounters counters_;
 };
 

@@ -5,15 +5,13 @@
 #ifndef VERITYD_CLIENT_SDK_FETCH_RUNNER_H_
 #define VERITYD_CLIENT_SDK_FETCH_RUNNER_H_
 
-#include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "client/sdk/range_fetch.h"
-#include "client/sdk/tree_cache.h"
+#include "lib/verified_tree.h"
 #include "verity/options.h"
 #include "verity/sink.h"
 
@@ -21,7 +19,8 @@ namespace verity::client {
 
 // The blob's tree, authenticated: from the cache, or from a Stat whose
 // descriptor hashes to the trusted digest.
-using DescribeFn = std::function<absl::StatusOr<std::shared_ptr<SharedTree>>()>;
+using DescribeFn =
+    std::function<absl::StatusOr<std::shared_ptr<VerifiedTree>>()>;
 
 // INVALID_ARGUMENT for a range that overflows or a bad parallel_streams.
 absl::Status ValidateFetchOptions(const sdk::FetchOptions& options);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <thread>
 
-#include "client/sdk/reassembler.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
@@ -30,50 +29,25 @@ std::vector<Part> SplitRange(uint64_t begin, uint64_t end, uint32_t block_size,
   return parts;
 }
 
-absl::Status FetchParts(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
-                        const std::vector<Part>& parts, sdk::Sink& sink) {
-  const uint64_t base = parts.front().begin;
-  RETURN_IF_ERROR(sink.Start(parts.back().end - base));
-  std::unique_ptr<Reassembler> reassembler;
-  uint64_t delivered = 0;  // used by one delivering thread at a time
-  if (!sink.SupportsRandomAccess()) {
-    reassembler = std::make_unique<Reassembler>(
-        parts.size(), kReassemblyBytesPerPart,
-        [&sink, &delivered](absl::Span<const uint8_t> data) {
-          RETURN_IF_ERROR(sink.Write(delivered, data));
-          delivered += data.size();
-          return absl::OkStatus();
-        });
-  }
+absl::Status FetchParts(const FetchPlan& plan,
+                        std::shared_ptr<VerifiedTree> tree,
+                        const std::vector<Part>& parts, FetchWriter& writer) {
+  writer.SplitInto(static_cast<int>(parts.size()));
+  RETURN_IF_ERROR(writer.Start(parts.back().end));
   const auto run_part = [&](int i) {
-    RangeSink range;
-    if (reassembler == nullptr) {
-      range.write = [&sink, base](uint64_t offset,
-                                  absl::Span<const uint8_t> data) {
-        return sink.Write(offset - base, data);
-      };
-    } else {
-      range.write = [&reassembler, i](uint64_t,
-                                      absl::Span<const uint8_t> data) {
-        return reassembler->Write(i, data);
-      };
-    }
     absl::Status status =
-        FetchRange(plan, tree, parts[i].begin, parts[i].end, range);
-    if (status.ok() && reassembler != nullptr) {
-      status = reassembler->FinishPart(i);
-    }
+        FetchRange(plan, tree, parts[i].begin, parts[i].end, writer, i);
+    if (status.ok()) status = writer.FinishPart(i);
     if (!status.ok()) {
       plan.cancellation->Cancel(status);
-      if (reassembler != nullptr) reassembler->Abort(status);
+      writer.Abort(status);
     }
   };
   std::vector<std::thread> threads;
   for (size_t i = 1; i < parts.size(); ++i) threads.emplace_back(run_part, i);
   run_part(0);
   for (std::thread& thread : threads) thread.join();
-  RETURN_IF_ERROR(plan.cancellation->status());
-  return reassembler == nullptr ? absl::OkStatus() : reassembler->Done();
+  return plan.cancellation->status();
 }
 
 }  // namespace verity::client

@@ -1,6 +1,5 @@
 // A range split over concurrent streams: the split itself, and the fetch of
-// the parts into one sink, in place for random-access sinks and through a
-// bounded in-order Reassembler otherwise.
+// the parts, each over its own resumable stream, into one writer.
 
 #ifndef VERITYD_CLIENT_SDK_PARALLEL_FETCH_H_
 #define VERITYD_CLIENT_SDK_PARALLEL_FETCH_H_
@@ -10,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "client/sdk/fetch_writer.h"
 #include "client/sdk/range_fetch.h"
-#include "client/sdk/tree_cache.h"
-#include "verity/sink.h"
+#include "lib/verified_tree.h"
 
 namespace verity::client {
 
@@ -31,15 +30,13 @@ inline constexpr int kMaxParts = 64;
 std::vector<Part> SplitRange(uint64_t begin, uint64_t end, uint32_t block_size,
                              int max_parts);
 
-// What each part of an in-order sink may queue ahead of delivery.
-inline constexpr uint64_t kReassemblyBytesPerPart = uint64_t{4} << 20;
-
-// Calls sink.Start() with the total size, then fetches `parts` (contiguous,
-// non-empty, in order) over one resumable stream each, concurrently; the
-// sink's offsets count from parts.front().begin. The first failure cancels
-// the other parts and is returned. Leaves Finish and Abort to the caller.
-absl::Status FetchParts(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
-                        const std::vector<Part>& parts, sdk::Sink& sink);
+// Splits `writer` into the parts, starts it with the total size, then fetches
+// `parts` (contiguous, non-empty, in order) over one resumable stream each,
+// concurrently. The first failure cancels the other parts and is returned.
+// Leaves settling the writer to the caller.
+absl::Status FetchParts(const FetchPlan& plan,
+                        std::shared_ptr<VerifiedTree> tree,
+                        const std::vector<Part>& parts, FetchWriter& writer);
 
 }  // namespace verity::client
 

@@ -17,29 +17,29 @@ namespace {
 
 class RangeFetcher {
  public:
-  RangeFetcher(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
-               uint64_t begin, std::optional<uint64_t> end,
-               const RangeSink& sink)
+  RangeFetcher(const FetchPlan& plan, std::shared_ptr<VerifiedTree> tree,
+               uint64_t begin, std::optional<uint64_t> end, FetchWriter& writer,
+               int part)
       : plan_(plan),
         tree_(std::move(tree)),
         next_(begin),
         end_(end),
-        sink_(sink) {}
+        writer_(writer),
+        part_(part) {}
 
   absl::Status Run();
 
  private:
   AttemptResult Attempt();
   void SetDeadline(grpc::ClientContext* context) const;
-  absl::Status Start(uint64_t end);
   bool Done() const { return end_.has_value() && next_ >= *end_; }
 
   const FetchPlan& plan_;
-  std::shared_ptr<SharedTree> tree_;
+  std::shared_ptr<VerifiedTree> tree_;
   uint64_t next_;
   std::optional<uint64_t> end_;
-  const RangeSink& sink_;
-  bool started_ = false;
+  FetchWriter& writer_;
+  const int part_;
 };
 
 absl::Status RangeFetcher::Run() {
@@ -49,7 +49,8 @@ absl::Status RangeFetcher::Run() {
   while (true) {
     const uint64_t before = next_;
     const AttemptResult result = Attempt();
-    if (result.status.ok()) return Start(next_);
+    // An empty range starts the writer here.
+    if (result.status.ok()) return writer_.Start(next_);
     if (!result.from_rpc || !IsRetryable(result.status.code())) {
       return result.status;
     }
@@ -87,13 +88,7 @@ AttemptResult RangeFetcher::Attempt() {
     return {plan_.cancellation->status(), false};
   }
   StreamAttempt attempt(plan_.target, tree_, next_, end_);
-  const PositionedSink write = [&](uint64_t offset,
-                                   absl::Span<const uint8_t> data) {
-    // The first message has been verified by the time data arrives.
-    RETURN_IF_ERROR(Start(end_.value_or(attempt.blob_size().value_or(0))));
-    return sink_.write(offset, data);
-  };
-  AttemptResult result = attempt.Run(&context, write);
+  AttemptResult result = attempt.Run(&context, writer_, part_);
   plan_.cancellation->Unregister(&context);
   tree_ = attempt.tree();
   next_ = attempt.next();
@@ -114,18 +109,13 @@ void RangeFetcher::SetDeadline(grpc::ClientContext* context) const {
   }
 }
 
-absl::Status RangeFetcher::Start(uint64_t end) {
-  if (started_ || !sink_.start) return absl::OkStatus();
-  started_ = true;
-  return sink_.start(end);
-}
-
 }  // namespace
 
-absl::Status FetchRange(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
-                        uint64_t begin, std::optional<uint64_t> end,
-                        const RangeSink& sink) {
-  return RangeFetcher(plan, std::move(tree), begin, end, sink).Run();
+absl::Status FetchRange(const FetchPlan& plan,
+                        std::shared_ptr<VerifiedTree> tree, uint64_t begin,
+                        std::optional<uint64_t> end, FetchWriter& writer,
+                        int part) {
+  return RangeFetcher(plan, std::move(tree), begin, end, writer, part).Run();
 }
 
 }  // namespace verity::client

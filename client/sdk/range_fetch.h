@@ -12,8 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "client/sdk/cancellation.h"
+#include "client/sdk/fetch_writer.h"
 #include "client/sdk/stream_attempt.h"
-#include "client/sdk/tree_cache.h"
+#include "lib/verified_tree.h"
 #include "verity/options.h"
 
 namespace verity::client {
@@ -27,23 +28,18 @@ struct FetchPlan {
   Cancellation* cancellation = nullptr;
 };
 
-// Receives one range's verified bytes.
-struct RangeSink {
-  // If set, called once with the range's end offset in the blob, before the
-  // first write (or at the end, for an empty range).
-  std::function<absl::Status(uint64_t end)> start;
-  PositionedSink write;
-};
-
 // Fetches blob bytes [begin, *end), or [begin, end of blob) without `end`
-// (which must then be past `begin`). `tree` is the blob's shared tree, or
-// null to learn it from the first message. Transport failures are retried
-// per plan.retry, each attempt resuming where the last one stopped; a
-// failure after every byte was delivered counts as success. Returns the
-// cancellation's reason once plan.cancellation is cancelled.
-absl::Status FetchRange(const FetchPlan& plan, std::shared_ptr<SharedTree> tree,
-                        uint64_t begin, std::optional<uint64_t> end,
-                        const RangeSink& sink);
+// (which must then be past `begin`), into `writer` as part `part`, starting
+// the writer with the range's end once it is known (at the latest when the
+// range ends). `tree` is the blob's shared tree, or null to learn it from the
+// first message. Transport failures are retried per plan.retry, each attempt
+// resuming where the last one stopped; a failure after every byte was
+// delivered counts as success. Returns the cancellation's reason once
+// plan.cancellation is cancelled.
+absl::Status FetchRange(const FetchPlan& plan,
+                        std::shared_ptr<VerifiedTree> tree, uint64_t begin,
+                        std::optional<uint64_t> end, FetchWriter& writer,
+                        int part = 0);
 
 }  // namespace verity::client
 

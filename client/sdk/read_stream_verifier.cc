@@ -18,24 +18,23 @@ namespace verity::client {
 
 ReadStreamVerifier::ReadStreamVerifier(ParsedDigest trusted, uint64_t offset,
                                        std::optional<uint64_t> length,
-                                       const VerifierOptions& options)
+                                       const VerifierOptions& options,
+                                       TreeCache* cache)
     : trusted_(std::move(trusted)),
       offset_(offset),
       length_(length),
       options_(options),
+      cache_(cache),
       verified_end_(offset) {}
 
 absl::Status ReadStreamVerifier::UseVerifiedTree(
-    std::shared_ptr<MerkleVerifier> tree) {
+    std::shared_ptr<VerifiedTree> tree) {
   if (started_ || !failed_.ok()) {
     return absl::FailedPreconditionError(
         "a verified tree must be given before the stream starts");
   }
   if (tree == nullptr) return absl::InvalidArgumentError("no tree given");
-  const Descriptor& descriptor = tree->descriptor();
-  absl::StatusOr<std::string> digest = descriptor.ComputeFileDigest();
-  if (!digest.ok() || descriptor.hash_algorithm != trusted_.algorithm ||
-      *digest != trusted_.digest) {
+  if (tree->digest() != trusted_) {
     return absl::InvalidArgumentError(
         "the verified tree belongs to another digest");
   }
@@ -55,7 +54,7 @@ std::vector<TreeBlockId> ReadStreamVerifier::NeededTreeBlocks() const {
 std::vector<uint64_t> ReadStreamVerifier::HeldTreeBlocks() const {
   std::vector<uint64_t> held;
   for (TreeBlockId id : NeededTreeBlocks()) {
-    if (tree_->IsTreeBlockVerified(id)) {
+    if (tree_->IsVerified(id)) {
       held.push_back(tree_->geometry().Ordinal(id));
     }
   }
@@ -65,9 +64,8 @@ std::vector<uint64_t> ReadStreamVerifier::HeldTreeBlocks() const {
 bool ReadStreamVerifier::HoldsAllTreeBlocks() const {
   if (tree_ == nullptr) return false;
   const std::vector<TreeBlockId> needed = NeededTreeBlocks();
-  return std::all_of(needed.begin(), needed.end(), [this](TreeBlockId id) {
-    return tree_->IsTreeBlockVerified(id);
-  });
+  return std::all_of(needed.begin(), needed.end(),
+                     [this](TreeBlockId id) { return tree_->IsVerified(id); });
 }
 
 absl::Status ReadStreamVerifier::OnResponse(const verity::v1::ReadResponse& msg,
@@ -99,9 +97,17 @@ absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
     return absl::DataLossError(
         "only the first message may carry the digest and descriptor");
   }
+  const uint64_t added_before = tree_blocks_added_;
+  absl::Status added = absl::OkStatus();
   for (const verity::v1::TreeBlock& block : msg.tree_blocks()) {
-    RETURN_IF_ERROR(AddTreeBlock(block));
+    added = AddTreeBlock(block);
+    if (!added.ok()) break;
   }
+  // Blocks verified before a failure stay verified: they are good.
+  if (cache_ != nullptr && tree_blocks_added_ != added_before) {
+    cache_->Update(*tree_);
+  }
+  RETURN_IF_ERROR(added);
   if (msg.data().empty()) {
     if (msg.data_offset() != 0) {
       return absl::DataLossError("a message without data has a data_offset");
@@ -120,15 +126,24 @@ absl::Status ReadStreamVerifier::OnFirstResponse(
   RETURN_IF_ERROR(CheckDigestText(msg.digest()));
   ASSIGN_OR_RETURN(const Descriptor descriptor,
                    DescriptorFromProto(msg.fsverity_descriptor()));
-  // Authenticates the descriptor even when a verified tree is held: the
-  // stream's own claims are checked either way.
-  ASSIGN_OR_RETURN(MerkleVerifier verifier,
-                   MerkleVerifier::Create(descriptor, trusted_, options_));
-  if (tree_ == nullptr) {
-    tree_ = std::make_shared<MerkleVerifier>(std::move(verifier));
-  }
+  RETURN_IF_ERROR(AuthenticateDescriptor(descriptor));
   RETURN_IF_ERROR(SetRange(tree_->geometry()));
   started_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status ReadStreamVerifier::AuthenticateDescriptor(
+    const Descriptor& descriptor) {
+  // A held tree's descriptor hashed to the trusted digest, so the stream's,
+  // which is checked either way, is authentic exactly if it is the same.
+  if (tree_ != nullptr) {
+    if (descriptor == tree_->descriptor()) return absl::OkStatus();
+    return absl::DataLossError(
+        "descriptor does not hash to the trusted digest");
+  }
+  ASSIGN_OR_RETURN(tree_, VerifiedTree::Create(descriptor, trusted_, options_));
+  // Another stream of the blob may have cached its tree meanwhile: share it.
+  if (cache_ != nullptr) tree_ = cache_->Insert(std::move(tree_));
   return absl::OkStatus();
 }
 
@@ -176,15 +191,17 @@ absl::Status ReadStreamVerifier::AddTreeBlock(
         absl::StrCat("tree block ", block.index(),
                      " verifies no data that remains in the requested range"));
   }
-  return tree_->AddTreeBlock(*id, AsBytes(block.data()));
+  ASSIGN_OR_RETURN(const bool added, tree_->Add(*id, AsBytes(block.data())));
+  if (added) ++tree_blocks_added_;
+  return absl::OkStatus();
 }
 
 absl::Status ReadStreamVerifier::OnData(uint64_t data_offset,
                                         absl::Span<const uint8_t> data,
                                         const ByteSink& sink) {
   RETURN_IF_ERROR(CheckDataPlacement(data_offset, data.size()));
-  RETURN_IF_ERROR(tree_->VerifyDataBlocks(
-      data_offset / tree_->geometry().block_size(), data));
+  RETURN_IF_ERROR(
+      tree_->VerifyData(data_offset / tree_->geometry().block_size(), data));
   const uint64_t chunk_end = data_offset + data.size();
   next_offset_ = chunk_end;
   const uint64_t from = std::max(data_offset, offset_);

@@ -16,6 +16,8 @@
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_verifier.h"
+#include "lib/verified_tree.h"
+#include "lib/verified_tree_cache.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {
@@ -38,16 +40,25 @@ using ByteSink = std::function<absl::Status(absl::Span<const uint8_t>)>;
 // A stream adds to the tree only blocks covering its range (others are
 // refused), so a server cannot make a small read hold a large tree.
 //
-// Thread-compatible. A shared tree given to UseVerifiedTree() must not be
-// used by another thread while this object uses it.
+// The descriptor is authenticated once per stream: hashed against the trusted
+// digest, or, when a verified tree is held, compared with the descriptor that
+// tree was authenticated by.
+//
+// Thread-compatible; the tree it verifies against is thread-safe and may be
+// shared with other streams (through UseVerifiedTree() or the cache).
 class ReadStreamVerifier {
  public:
+  using TreeCache = VerifiedTreeCache<VerifiedTree>;
+
   // `trusted` is the digest the caller trusts. The range is
   // [offset, offset + *length), or [offset, end of blob) when `length` is
-  // nullopt; the range need not be block-aligned.
+  // nullopt; the range need not be block-aligned. With a `cache` (which must
+  // outlive this), a stream that starts without a tree shares the blob's tree
+  // from it, or adds the one it authenticates, and charges it as it grows.
   ReadStreamVerifier(ParsedDigest trusted, uint64_t offset,
                      std::optional<uint64_t> length,
-                     const VerifierOptions& options = {});
+                     const VerifierOptions& options = {},
+                     TreeCache* cache = nullptr);
 
   ReadStreamVerifier(const ReadStreamVerifier&) = delete;
   ReadStreamVerifier& operator=(const ReadStreamVerifier&) = delete;
@@ -55,7 +66,7 @@ class ReadStreamVerifier {
   // Starts from tree blocks verified earlier for the same blob, e.g.
   // verified_tree() of a previous stream. Call before the first OnResponse().
   // INVALID_ARGUMENT if `tree` was verified against another digest.
-  absl::Status UseVerifiedTree(std::shared_ptr<MerkleVerifier> tree);
+  absl::Status UseVerifiedTree(std::shared_ptr<VerifiedTree> tree);
 
   // For ReadRequest.have_tree_blocks: the TreeBlock.index of every verified
   // tree block the range needs. Empty until a tree is known.
@@ -81,7 +92,10 @@ class ReadStreamVerifier {
 
   // The tree blocks verified so far, with the descriptor; null before the
   // first message. Shareable with a later stream of the same blob.
-  std::shared_ptr<MerkleVerifier> verified_tree() const { return tree_; }
+  std::shared_ptr<VerifiedTree> verified_tree() const { return tree_; }
+
+  // Tree blocks this stream verified that the tree did not hold before.
+  uint64_t tree_blocks_added() const { return tree_blocks_added_; }
 
  private:
   std::vector<TreeBlockId> NeededTreeBlocks() const;
@@ -95,12 +109,16 @@ class ReadStreamVerifier {
                       const ByteSink& sink);
   absl::Status CheckDataPlacement(uint64_t data_offset, uint64_t size) const;
 
+  absl::Status AuthenticateDescriptor(const Descriptor& descriptor);
+
   const ParsedDigest trusted_;
   const uint64_t offset_;
   const std::optional<uint64_t> length_;
   const VerifierOptions options_;
+  TreeCache* const cache_;
 
-  std::shared_ptr<MerkleVerifier> tree_;
+  std::shared_ptr<VerifiedTree> tree_;
+  uint64_t tree_blocks_added_ = 0;
   bool started_ = false;  // the first message has been accepted
   absl::Status failed_;   // once not OK, every later call returns it
   // Known once the descriptor is: the range's end, and the data blocks

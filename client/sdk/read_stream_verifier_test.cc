@@ -141,7 +141,7 @@ class HeldTreeTest : public ::testing::Test {
                                  TestParams(HashAlgorithm::kSha256, 1024))) {}
 
   // Reads [offset, +length) and returns the verified tree it leaves.
-  std::shared_ptr<MerkleVerifier> ReadOnce(uint64_t offset, uint64_t length) {
+  std::shared_ptr<VerifiedTree> ReadOnce(uint64_t offset, uint64_t length) {
     ReadStreamVerifier verifier(blob_.digest, offset, length);
     EXPECT_TRUE(verifier.HeldTreeBlocks().empty());
     EXPECT_FALSE(verifier.HoldsAllTreeBlocks());
@@ -155,7 +155,7 @@ class HeldTreeTest : public ::testing::Test {
 };
 
 TEST_F(HeldTreeTest, ARepeatedReadNeedsNoTreeBlocks) {
-  std::shared_ptr<MerkleVerifier> tree = ReadOnce(100000, 50000);
+  std::shared_ptr<VerifiedTree> tree = ReadOnce(100000, 50000);
   ReadStreamVerifier again(blob_.digest, 100000, 50000);
   ASSERT_TRUE(again.UseVerifiedTree(tree).ok());
   EXPECT_TRUE(again.HoldsAllTreeBlocks());
@@ -171,7 +171,7 @@ TEST_F(HeldTreeTest, ARepeatedReadNeedsNoTreeBlocks) {
 }
 
 TEST_F(HeldTreeTest, AnOverlappingReadNeedsOnlyTheNewBlocks) {
-  std::shared_ptr<MerkleVerifier> tree = ReadOnce(0, 1024 * 40);
+  std::shared_ptr<VerifiedTree> tree = ReadOnce(0, 1024 * 40);
   ReadStreamVerifier next(blob_.digest, 1024 * 30, 1024 * 40);
   ASSERT_TRUE(next.UseVerifiedTree(tree).ok());
   EXPECT_FALSE(next.HoldsAllTreeBlocks());
@@ -198,7 +198,7 @@ TEST_F(HeldTreeTest, ATreeForAnotherDigestIsRefused) {
 }
 
 TEST_F(HeldTreeTest, AHeldTreeDoesNotExcuseALyingDescriptor) {
-  std::shared_ptr<MerkleVerifier> tree = ReadOnce(0, 1);
+  std::shared_ptr<VerifiedTree> tree = ReadOnce(0, 1);
   ReadStreamVerifier verifier(blob_.digest, 0, 1);
   ASSERT_TRUE(verifier.UseVerifiedTree(tree).ok());
   std::vector<ReadResponse> stream = HonestReadStream(blob_, 0, 1);

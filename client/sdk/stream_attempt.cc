@@ -1,18 +1,15 @@
-// Implements StreamAttempt. A message is verified in two steps so that the
-// shared tree is locked exclusively only while tree blocks are added; data
-// blocks are verified under a shared lock, and released to the sink with no
-// lock held, so a slow or blocking sink never stalls other streams.
+// Implements StreamAttempt: a Read RPC whose every message goes through the
+// ReadStreamVerifier, and whose verified bytes go to the fetch's writer. The
+// shared tree locks itself, briefly, so a slow sink never stalls other
+// streams.
 
 #include "client/sdk/stream_attempt.h"
 
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "client/sdk/grpc_status.h"
-#include "lib/hash.h"
 #include "lib/status_macros.h"
-#include "proto/convert.h"
 
 namespace verity::client {
 namespace {
@@ -21,37 +18,21 @@ namespace {
 // server then resends blocks the client already holds, which it checks.
 constexpr size_t kMaxHeldBlocksInRequest = 65536;
 
-// How many of `msg`'s tree blocks `tree` holds verified.
-uint64_t CountVerified(const MerkleVerifier& tree,
-                       const v1::ReadResponse& msg) {
-  absl::flat_hash_set<uint64_t> seen;
-  uint64_t verified = 0;
-  for (const v1::TreeBlock& block : msg.tree_blocks()) {
-    absl::StatusOr<TreeBlockId> id =
-        tree.geometry().BlockAtOrdinal(block.index());
-    if (id.ok() && seen.insert(block.index()).second &&
-        tree.IsTreeBlockVerified(*id)) {
-      ++verified;
-    }
-  }
-  return verified;
-}
-
 }  // namespace
 
 StreamAttempt::StreamAttempt(const ReadTarget& target,
-                             std::shared_ptr<SharedTree> tree, uint64_t begin,
+                             std::shared_ptr<VerifiedTree> tree, uint64_t begin,
                              std::optional<uint64_t> end)
     : target_(target),
-      tree_(std::move(tree)),
       begin_(begin),
       end_(end),
       verifier_(target.trusted, begin,
                 end.has_value() ? std::optional<uint64_t>(*end - begin)
                                 : std::nullopt,
-                target.verifier),
-      next_(begin) {
-  if (tree_ != nullptr) UseTree();
+                target.verifier, target.cache) {
+  // Fails only for a tree of another digest, which the cache never returns;
+  // the verifier then authenticates its own.
+  if (tree != nullptr) verifier_.UseVerifiedTree(std::move(tree)).IgnoreError();
 }
 
 std::optional<uint64_t> StreamAttempt::blob_size() const {
@@ -59,25 +40,18 @@ std::optional<uint64_t> StreamAttempt::blob_size() const {
   return verifier_.verified_tree()->geometry().data_size();
 }
 
-void StreamAttempt::UseTree() {
-  absl::ReaderMutexLock lock(&tree_->mu());
-  // Fails only for a tree of another digest, which the cache never returns;
-  // the verifier then builds its own tree and nothing is shared.
-  if (!verifier_.UseVerifiedTree(tree_->verifier()).ok()) tree_ = nullptr;
-}
-
-v1::ReadRequest StreamAttempt::MakeRequest() {
+v1::ReadRequest StreamAttempt::MakeRequest() const {
   v1::ReadRequest request;
   request.set_digest(target_.trusted.ToString());
   request.set_offset(begin_);
   if (end_.has_value()) request.set_length(*end_ - begin_);
   request.set_priority_class(target_.priority);
-  if (tree_ == nullptr) return request;
-  absl::ReaderMutexLock lock(&tree_->mu());
+  const std::shared_ptr<VerifiedTree> tree = verifier_.verified_tree();
+  if (tree == nullptr) return request;
   bool held = false;
   if (verifier_.HoldsAllTreeBlocks()) {
     request.set_have_whole_tree(true);
-    held = tree_->geometry().num_levels() > 0;
+    held = tree->geometry().num_levels() > 0;
   } else {
     std::vector<uint64_t> blocks = verifier_.HeldTreeBlocks();
     if (blocks.size() > kMaxHeldBlocksInRequest) {
@@ -93,13 +67,15 @@ v1::ReadRequest StreamAttempt::MakeRequest() {
 }
 
 AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
-                                 const PositionedSink& sink) {
+                                 FetchWriter& writer, int part) {
   FetchCounters::Add(target_.counters->read_streams, 1);
   std::unique_ptr<grpc::ClientReaderInterface<v1::ReadResponse>> reader =
       target_.stub->Read(context, MakeRequest());
   v1::ReadResponse msg;
   absl::Status local;
-  while (local.ok() && reader->Read(&msg)) local = OnMessage(msg, sink);
+  while (local.ok() && reader->Read(&msg)) {
+    local = OnMessage(msg, writer, part);
+  }
   if (!local.ok()) {
     // Drained so that Finish() does not wait on a server still sending.
     context->TryCancel();
@@ -113,79 +89,25 @@ AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
   return {verifier_.Finish(), false};
 }
 
-void StreamAttempt::AdoptTree(const v1::ReadResponse& first) {
-  // Any failure here is left for the verifier to report, as DATA_LOSS.
-  if (!first.has_fsverity_descriptor()) return;
-  absl::StatusOr<Descriptor> descriptor =
-      DescriptorFromProto(first.fsverity_descriptor());
-  if (!descriptor.ok()) return;
-  absl::StatusOr<MerkleVerifier> tree =
-      MerkleVerifier::Create(*descriptor, target_.trusted, target_.verifier);
-  if (!tree.ok()) return;
-  tree_ = target_.cache->FindOrInsert(target_.trusted, *std::move(tree));
-  UseTree();
-}
-
-absl::Status StreamAttempt::OnMessage(v1::ReadResponse& msg,
-                                      const PositionedSink& sink) {
-  if (first_message_) {
-    first_message_ = false;
-    if (tree_ == nullptr) AdoptTree(msg);
-  }
-  if (msg.tree_blocks().empty()) return VerifyData(msg, sink);
-  if (msg.data().empty()) return AddTreeBlocks(msg);
-  // Tree blocks first, then the data: the order the verifier processes a
-  // message in, so the split changes nothing it checks.
-  v1::ReadResponse data;
-  data.set_data_offset(msg.data_offset());
-  data.mutable_data()->swap(*msg.mutable_data());
-  msg.set_data_offset(0);
-  RETURN_IF_ERROR(AddTreeBlocks(msg));
-  return VerifyData(data, sink);
-}
-
-absl::Status StreamAttempt::AddTreeBlocks(const v1::ReadResponse& msg) {
-  const auto refuse_data = [](absl::Span<const uint8_t>) {
-    return absl::InternalError("tree blocks came with data");
-  };
-  FetchCounters::Add(target_.counters->tree_blocks_received,
-                     msg.tree_blocks_size());
-  if (tree_ == nullptr) return verifier_.OnResponse(msg, refuse_data);
-  uint64_t added;
-  absl::Status status;
-  {
-    absl::WriterMutexLock lock(&tree_->mu());
-    const uint64_t before = CountVerified(*tree_->verifier(), msg);
-    status = verifier_.OnResponse(msg, refuse_data);
-    // Blocks verified before a failure stay verified: they are good.
-    added = CountVerified(*tree_->verifier(), msg) - before;
-  }
-  FetchCounters::Add(target_.counters->tree_blocks_hashed, added);
-  target_.cache->Grew(*tree_, added);
-  return status;
-}
-
-absl::Status StreamAttempt::VerifyData(const v1::ReadResponse& msg,
-                                       const PositionedSink& sink) {
-  // The verifier releases at most one span per message; it points into
-  // `msg`, which outlives this call.
-  absl::Span<const uint8_t> released;
-  const auto capture = [&released](absl::Span<const uint8_t> bytes) {
-    released = bytes;
+absl::Status StreamAttempt::OnMessage(const v1::ReadResponse& msg,
+                                      FetchWriter& writer, int part) {
+  FetchCounters& counters = *target_.counters;
+  const uint64_t added_before = verifier_.tree_blocks_added();
+  const auto deliver = [&](absl::Span<const uint8_t> bytes) {
+    // The first message has been verified by the time data arrives.
+    RETURN_IF_ERROR(writer.Start(end_.value_or(blob_size().value_or(0))));
+    RETURN_IF_ERROR(writer.Write(part, verifier_.verified_end(), bytes));
+    FetchCounters::Add(counters.bytes_delivered, bytes.size());
     return absl::OkStatus();
   };
-  if (tree_ == nullptr) {
-    RETURN_IF_ERROR(verifier_.OnResponse(msg, capture));
-  } else {
-    absl::ReaderMutexLock lock(&tree_->mu());
-    RETURN_IF_ERROR(verifier_.OnResponse(msg, capture));
+  const absl::Status status = verifier_.OnResponse(msg, deliver);
+  FetchCounters::Add(counters.tree_blocks_received, msg.tree_blocks_size());
+  FetchCounters::Add(counters.tree_blocks_hashed,
+                     verifier_.tree_blocks_added() - added_before);
+  if (status.ok()) {
+    FetchCounters::Add(counters.data_bytes_verified, msg.data().size());
   }
-  FetchCounters::Add(target_.counters->data_bytes_verified, msg.data().size());
-  if (released.empty()) return absl::OkStatus();
-  RETURN_IF_ERROR(sink(next_, released));
-  next_ += released.size();
-  FetchCounters::Add(target_.counters->bytes_delivered, released.size());
-  return absl::OkStatus();
+  return status;
 }
 
 }  // namespace verity::client

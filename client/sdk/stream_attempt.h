@@ -8,17 +8,16 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 
 #include "absl/status/status.h"
-#include "absl/types/span.h"
 #include "client/sdk/fetch_counters.h"
+#include "client/sdk/fetch_writer.h"
 #include "client/sdk/read_stream_verifier.h"
-#include "client/sdk/tree_cache.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_verifier.h"
+#include "lib/verified_tree.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 
 namespace verity::client {
@@ -29,14 +28,10 @@ struct ReadTarget {
   v1::Verity::StubInterface* stub = nullptr;
   ParsedDigest trusted;
   v1::PriorityClass priority = v1::PRIORITY_CLASS_NONE;
-  TreeCache* cache = nullptr;
+  ReadStreamVerifier::TreeCache* cache = nullptr;
   FetchCounters* counters = nullptr;
   VerifierOptions verifier;
 };
-
-// Receives verified bytes with their offset in the blob, in order.
-using PositionedSink =
-    std::function<absl::Status(uint64_t offset, absl::Span<const uint8_t>)>;
 
 struct AttemptResult {
   absl::Status status;
@@ -52,38 +47,35 @@ class StreamAttempt {
   // `end` must be past `begin`, since a zero length asks for the rest of the
   // blob. `tree` is the blob's shared tree, or null to find or create it
   // from the first message.
-  StreamAttempt(const ReadTarget& target, std::shared_ptr<SharedTree> tree,
+  StreamAttempt(const ReadTarget& target, std::shared_ptr<VerifiedTree> tree,
                 uint64_t begin, std::optional<uint64_t> end);
 
   StreamAttempt(const StreamAttempt&) = delete;
   StreamAttempt& operator=(const StreamAttempt&) = delete;
 
-  // Runs the RPC on `context`, passing verified bytes to `sink`.
-  AttemptResult Run(grpc::ClientContext* context, const PositionedSink& sink);
+  // Runs the RPC on `context`, writing the verified bytes to `writer` as part
+  // `part`; starts the writer once the blob's size is known.
+  AttemptResult Run(grpc::ClientContext* context, FetchWriter& writer,
+                    int part);
 
   // The first byte not yet delivered: where a resumed stream starts.
-  uint64_t next() const { return next_; }
-  // The blob's shared tree; null until the first message authenticated it.
-  const std::shared_ptr<SharedTree>& tree() const { return tree_; }
+  uint64_t next() const { return verifier_.verified_end(); }
+  // The blob's tree; null until the first message authenticated it.
+  std::shared_ptr<VerifiedTree> tree() const {
+    return verifier_.verified_tree();
+  }
   // The blob's size once the first message authenticated it.
   std::optional<uint64_t> blob_size() const;
 
  private:
-  void UseTree();
-  v1::ReadRequest MakeRequest();
-  void AdoptTree(const v1::ReadResponse& first);
-  absl::Status OnMessage(v1::ReadResponse& msg, const PositionedSink& sink);
-  absl::Status AddTreeBlocks(const v1::ReadResponse& msg);
-  absl::Status VerifyData(const v1::ReadResponse& msg,
-                          const PositionedSink& sink);
+  v1::ReadRequest MakeRequest() const;
+  absl::Status OnMessage(const v1::ReadResponse& msg, FetchWriter& writer,
+                         int part);
 
   const ReadTarget& target_;
-  std::shared_ptr<SharedTree> tree_;
   const uint64_t begin_;
   const std::optional<uint64_t> end_;
   ReadStreamVerifier verifier_;
-  bool first_message_ = true;
-  uint64_t next_;
 };
 
 }  // namespace verity::client
