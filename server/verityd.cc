@@ -120,6 +120,8 @@ absl::Status Verityd::Init() {
     context_.reader = unverified_reader_.get();
   }
   context_.metrics = metrics_.get();
+  io_ = std::make_unique<IoExecutor>();
+  context_.io = io_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());

@@ -26,6 +26,7 @@
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/service_metrics.h"
+#include "server/rpc/io_executor.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
@@ -88,6 +89,9 @@ class Verityd {
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;
   ServiceContext context_;
+  // Put's and Delete's store work. Destroyed after the server, which waits for
+  // every call, and before what the work uses.
+  std::unique_ptr<IoExecutor> io_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import thread uses it until
   // joined.

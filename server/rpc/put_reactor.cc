@@ -33,20 +33,25 @@ void PutReactor::FinishWith(const absl::Status& status) {
 }
 
 void PutReactor::OnReadDone(bool ok) {
-  if (!ok) {
-    // Either the client half-closed (all content sent) or the stream broke.
-    // Only the first may store anything.
-    FinishWith(call_->IsCancelled()
-                   ? absl::CancelledError("the Put was cancelled")
-                   : Commit());
-    return;
-  }
-  absl::Status status = Consume(request_);
-  if (!status.ok()) {
-    FinishWith(status);
-    return;
-  }
-  StartRead(&request_);
+  // Writing and hashing the content, and the commit's fsyncs and renames, run
+  // on the store's I/O threads; the next read starts from there.
+  absl::Status queued = context_->io->Submit([this, ok] {
+    if (!ok) {
+      // Either the client half-closed (all content sent) or the stream broke.
+      // Only the first may store anything.
+      FinishWith(call_->IsCancelled()
+                     ? absl::CancelledError("the Put was cancelled")
+                     : Commit());
+      return;
+    }
+    absl::Status status = Consume(request_);
+    if (!status.ok()) {
+      FinishWith(status);
+      return;
+    }
+    StartRead(&request_);
+  });
+  if (!queued.ok()) FinishWith(queued);
 }
 
 absl::Status PutReactor::Consume(const v1::PutRequest& request) {

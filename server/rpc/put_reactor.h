@@ -20,8 +20,9 @@
 namespace verity::server {
 
 // Owned by gRPC: deletes itself in OnDone(), which discards an uncommitted Put.
-// One read is in flight at a time, so memory per stream is one message plus the
-// tree being built.
+// One read or one store step (on the I/O executor) is in flight at a time, so
+// the steps never run concurrently and memory per stream is one message plus
+// the tree being built.
 class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
  public:
   PutReactor(ServiceContext* context, grpc::CallbackServerContext* call,

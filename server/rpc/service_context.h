@@ -16,6 +16,7 @@
 #include "proto/verity/v1/verity.pb.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
+#include "server/rpc/io_executor.h"
 #include "server/store/blob_store.h"
 #include "server/store/verified_blob.h"
 
@@ -48,6 +49,8 @@ struct ServiceContext {
   ChunkReader* reader = nullptr;
   // Call latencies, bytes and corruption.
   ServiceMetrics* metrics = nullptr;
+  // Runs Put's and Delete's store work off the gRPC callback threads.
+  IoExecutor* io = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done: calls then get UNAVAILABLE.
   std::atomic<bool> serving{false};

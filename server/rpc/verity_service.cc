@@ -1,5 +1,6 @@
-// Implements VerityService. The unary calls touch only the store's in-memory
-// index (and, for Delete, a rename), so they run inline on the callback thread.
+// Implements VerityService. Stat and List touch only the store's in-memory
+// index, so they answer on the callback thread; Delete renames and fsyncs, so
+// it runs on the store's I/O executor.
 
 #include "server/rpc/verity_service.h"
 
@@ -102,8 +103,21 @@ grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
 grpc::ServerUnaryReactor* VerityService::Delete(
     grpc::CallbackServerContext* call, const v1::DeleteRequest* request,
     v1::DeleteResponse* /*response*/) {
-  CallTimer timer(context_->metrics, RpcMethod::kDelete);
-  return Reply(call, timer, DoDelete(context_, *request));
+  // Deleting renames and fsyncs: on the store's I/O threads. The call, and so
+  // `request`, lives until the reactor finishes.
+  auto timer =
+      std::make_shared<CallTimer>(context_->metrics, RpcMethod::kDelete);
+  grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
+  absl::Status queued = context_->io->Submit([this, request, reactor, timer] {
+    const absl::Status status = DoDelete(context_, *request);
+    timer->set_code(status.code());
+    reactor->Finish(ToGrpcStatus(status));
+  });
+  if (!queued.ok()) {
+    timer->set_code(queued.code());
+    reactor->Finish(ToGrpcStatus(queued));
+  }
+  return reactor;
 }
 
 }  // namespace verity::server
