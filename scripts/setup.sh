@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up on Debian 12: installs the build's Debian packages and fetches BoringSSL's
-# Debian source package into .deps/boringssl. Safe to run again; does nothing when all is there.
+# Debian source package into .deps/boringssl, and Abseil's (for --config=tsan) into .deps/abseil.
+# Safe to run again; does nothing when all is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,8 @@ PACKAGES=(
   bazel-bootstrap g++ xz-utils ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # dpkg-dev: dpkg-source, which applies Debian's patches to the Abseil source (fetch_abseil)
+  dpkg-dev
   fsverity curl python3
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml
@@ -38,13 +41,12 @@ install_packages() {
     "${missing[@]}"
 }
 
-# A private apt configuration with deb-src entries derived from the machine's own Debian sources,
-# so the machine's apt configuration is left untouched.
-fetch_boringssl() {
-  local dest=.deps/boringssl
-  [[ -f $dest/.fetched-$BORINGSSL_VERSION ]] && return 0
-  local work=.deps/apt
-  rm -rf "$work" "$dest"
+# A private apt configuration in .deps/apt with deb-src entries derived from the machine's own
+# Debian sources, so the machine's apt configuration is left untouched. `private_apt_source ARGS`
+# runs `apt-get source ARGS` with it in .deps/apt/src; the caller removes .deps/apt afterwards.
+private_apt_source() {
+  local work=$PWD/.deps/apt
+  rm -rf "$work"
   mkdir -p "$work/sources.list.d" "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
   if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
     sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
@@ -55,15 +57,21 @@ fetch_boringssl() {
   fi
   cat >"$work/apt.conf" <<CONF
 Dir::Etc::SourceList "/dev/null";
-Dir::Etc::SourceParts "$PWD/$work/sources.list.d";
-Dir::State::Lists "$PWD/$work/lists";
-Dir::Cache "$PWD/$work/cache";
+Dir::Etc::SourceParts "$work/sources.list.d";
+Dir::State::Lists "$work/lists";
+Dir::Cache "$work/cache";
 CONF
-  echo "setup: fetching $BORINGSSL_PACKAGE $BORINGSSL_VERSION source"
-  APT_CONFIG=$PWD/$work/apt.conf apt-get update -q
+  APT_CONFIG=$work/apt.conf apt-get update -q
   # apt-get source checks the .dsc signature and the tarballs' checksums.
-  (cd "$work/src" && APT_CONFIG=$PWD/../apt.conf apt-get source -q --download-only \
-    "$BORINGSSL_PACKAGE")
+  (cd "$work/src" && APT_CONFIG=$work/apt.conf apt-get source -q "$@")
+}
+
+fetch_boringssl() {
+  local dest=.deps/boringssl work=.deps/apt
+  [[ -f $dest/.fetched-$BORINGSSL_VERSION ]] && return 0
+  rm -rf "$dest"
+  echo "setup: fetching $BORINGSSL_PACKAGE $BORINGSSL_VERSION source"
+  private_apt_source --download-only "$BORINGSSL_PACKAGE"
   local orig="$work/src/${BORINGSSL_PACKAGE}_$BORINGSSL_VERSION.orig.tar.xz"
   [[ -f $orig ]] || { echo "setup: expected $orig; Debian now ships another version" >&2; exit 1; }
   mkdir -p "$dest"
@@ -72,5 +80,32 @@ CONF
   rm -rf "$work"
 }
 
+# Abseil's source package at exactly the installed libabsl-dev version, unpacked by dpkg-source
+# with Debian's patches (options.h: inline namespace debian3, no std:: aliases), so that its
+# headers are /usr/include/absl's. Only --config=tsan builds it (WORKSPACE: @com_google_absl).
+fetch_abseil() {
+  local dest=.deps/abseil work=.deps/apt version
+  version=$(dpkg-query -W -f='${Version}' libabsl-dev)
+  [[ -f $dest/.fetched-$version ]] && return 0
+  rm -rf "$dest"
+  echo "setup: fetching abseil $version source"
+  # Only --config=tsan needs it: when Debian no longer serves this version (libabsl-dev is behind a
+  # security update), warn rather than fail the set-up of the normal build.
+  private_apt_source "abseil=$version" || {
+    echo "setup: no abseil $version source; --config=tsan needs it (upgrade libabsl-dev)" >&2
+    rm -rf "$work"
+    return 0
+  }
+  local tree
+  tree=$(find "$work/src" -mindepth 1 -maxdepth 1 -type d -name 'abseil-*')
+  [[ -n $tree ]] || { echo "setup: apt-get source abseil=$version unpacked nothing" >&2; exit 1; }
+  cmp -s "$tree/absl/base/options.h" /usr/include/absl/base/options.h ||
+    { echo "setup: $tree/absl/base/options.h differs from /usr/include/absl's" >&2; exit 1; }
+  mv "$tree" "$dest"
+  touch "$dest/.fetched-$version"
+  rm -rf "$work"
+}
+
 install_packages
 fetch_boringssl
+fetch_abseil
