@@ -11,6 +11,8 @@ PACKAGES=(
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   # dpkg-dev: dpkg-source, which applies Debian's patches to the Abseil source (fetch_abseil)
   dpkg-dev
+  # clang-format-14: scripts/check_format.sh
+  clang-format-14
   fsverity curl python3
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml

@@ -1,6 +1,7 @@
-// health_probe HOST:PORT: one grpc.health.v1 Check of the whole server (service ""), like
-// grpc_health_probe, which Debian does not ship. Prints the status (or the RPC's error); exits
-// 0 if SERVING, 1 for any other status, 2 if the call fails. For the container tests.
+// health_probe HOST:PORT: one grpc.health.v1 Check of the whole server (service
+// ""), like grpc_health_probe, which Debian does not ship. Prints the status
+// (or the RPC's error); exits 0 if SERVING, 1 for any other status, 2 if the
+// call fails. For the container tests.
 
 #include <chrono>
 #include <cstdio>

@@ -92,8 +92,8 @@ absl::StatusOr<Load> ParseLoad(const std::string& text) {
       load.clients <= 0 ||
       (parts.size() == 5 &&
        (!absl::SimpleAtod(parts[4], &load.rate) || load.rate <= 0))) {
-    return absl::InvalidArgumentError(
-        "want CLASS:KIND:SIZE:CLIENTS[:RATE]: " + text);
+    return absl::InvalidArgumentError("want CLASS:KIND:SIZE:CLIENTS[:RATE]: " +
+                                      text);
   }
   load.class_name = parts[0];
   load.kind_name = parts[1];
