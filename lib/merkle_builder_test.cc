@@ -16,6 +16,7 @@
 #include "lib/descriptor.h"
 #include "lib/fsverity_cli.h"
 #include "lib/merkle_params.h"
+#include "lib/test_blob.h"
 
 namespace verity {
 namespace {
@@ -34,19 +35,6 @@ std::string CaseName(const OracleCase& c) {
 
 // Keeps gtest from printing the case as raw bytes.
 void PrintTo(const OracleCase& c, std::ostream* os) { *os << CaseName(c); }
-
-// Deterministic bytes (xorshift64*), different for every seed.
-std::string MakeData(uint64_t size, uint64_t seed) {
-  std::string data(size, '\0');
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (char& c : data) {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    c = static_cast<char>((x * 0x2545F4914F6CDD1Dull) >> 56);
-  }
-  return data;
-}
 
 MerkleParams ParamsFor(const OracleCase& c) {
   MerkleParams params;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/merkle_builder.h"
+#include "lib/test_blob.h"
 
 namespace verity {
 namespace {
@@ -26,41 +27,7 @@ void PrintTo(const TreeBlockId& id, std::ostream* os) {
 
 namespace {
 
-std::string RandomBytes(size_t size, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string out(size, '\0');
-  for (char& c : out) c = static_cast<char>(rng());
-  return out;
-}
-
-struct Blob {
-  std::string data;
-  MerkleTree tree;
-  ParsedDigest digest;
-};
-
-Blob MakeBlob(size_t size, const MerkleParams& params, uint32_t seed = 1) {
-  Blob blob;
-  blob.data = RandomBytes(size, seed);
-  MerkleBuilder builder(params);
-  EXPECT_TRUE(builder.Update(AsBytes(blob.data)).ok());
-  absl::StatusOr<MerkleTree> tree = builder.Finish();
-  EXPECT_TRUE(tree.ok()) << tree.status();
-  blob.tree = *std::move(tree);
-  blob.digest = {params.hash_algorithm, blob.tree.digest};
-  return blob;
-}
-
-MerkleParams Params(HashAlgorithm alg, uint32_t block_size,
-                    std::string salt = "") {
-  MerkleParams params;
-  params.hash_algorithm = alg;
-  params.block_size = block_size;
-  params.salt = std::move(salt);
-  return params;
-}
-
-absl::Status Verify(const Blob& blob) {
+absl::Status Verify(const TestBlob& blob) {
   return VerifyBlob(blob.tree.descriptor, blob.digest, AsBytes(blob.tree.tree),
                     AsBytes(blob.data));
 }
@@ -72,7 +39,7 @@ TEST(MerkleVerifierTest, HonestBlobsVerify) {
       for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{bs} - 1,
                             uint64_t{bs}, uint64_t{bs} + 1, hpb * bs - 1,
                             hpb * bs, hpb * bs + 1, hpb * hpb * bs + 3}) {
-        Blob blob = MakeBlob(size, Params(alg, bs, "salty"));
+        TestBlob blob = MakeRandomTestBlob(size, TestParams(alg, bs, "salty"));
         EXPECT_TRUE(Verify(blob).ok()) << size << " " << Verify(blob);
       }
     }
@@ -80,8 +47,9 @@ TEST(MerkleVerifierTest, HonestBlobsVerify) {
 }
 
 TEST(MerkleVerifierTest, EveryFlippedTreeByteIsDataLoss) {
-  const MerkleParams params = Params(HashAlgorithm::kSha256, 1024);
-  Blob blob = MakeBlob(1024 * 32 * 32 + 5, params);  // three tree levels
+  const MerkleParams params = TestParams(HashAlgorithm::kSha256, 1024);
+  TestBlob blob =
+      MakeRandomTestBlob(1024 * 32 * 32 + 5, params);  // three tree levels
   absl::StatusOr<TreeGeometry> geometry =
       TreeGeometry::Create(params, blob.data.size());
   ASSERT_TRUE(geometry.ok());
@@ -90,7 +58,7 @@ TEST(MerkleVerifierTest, EveryFlippedTreeByteIsDataLoss) {
     for (uint64_t at : {geometry->level_offset(level),
                         geometry->level_offset(level) +
                             geometry->level_block_count(level) * 1024 - 1}) {
-      Blob bad = blob;
+      TestBlob bad = blob;
       bad.tree.tree[at] ^= 0x01;
       EXPECT_EQ(Verify(bad).code(), StatusCode::kDataLoss)
           << "level " << level << " at " << at;
@@ -99,10 +67,10 @@ TEST(MerkleVerifierTest, EveryFlippedTreeByteIsDataLoss) {
 }
 
 TEST(MerkleVerifierTest, FlippedDataBitsAreDataLoss) {
-  Blob blob =
-      MakeBlob(10 * 4096 + 17, Params(HashAlgorithm::kSha512, 4096, "s"));
+  TestBlob blob = MakeRandomTestBlob(
+      10 * 4096 + 17, TestParams(HashAlgorithm::kSha512, 4096, "s"));
   for (size_t at : {size_t{0}, size_t{4096 * 3 + 100}, blob.data.size() - 1}) {
-    Blob bad = blob;
+    TestBlob bad = blob;
     bad.data[at] ^= 0x80;
     absl::Status status = Verify(bad);
     EXPECT_EQ(status.code(), StatusCode::kDataLoss);
@@ -113,7 +81,8 @@ TEST(MerkleVerifierTest, FlippedDataBitsAreDataLoss) {
 }
 
 TEST(MerkleVerifierTest, SingleBlockBlobVerifiesAgainstTheRoot) {
-  Blob blob = MakeBlob(100, Params(HashAlgorithm::kSha256, 4096));
+  TestBlob blob =
+      MakeRandomTestBlob(100, TestParams(HashAlgorithm::kSha256, 4096));
   ASSERT_TRUE(blob.tree.tree.empty());
   absl::StatusOr<MerkleVerifier> v =
       MerkleVerifier::Create(blob.tree.descriptor, blob.digest);
@@ -129,7 +98,8 @@ TEST(MerkleVerifierTest, SingleBlockBlobVerifiesAgainstTheRoot) {
 }
 
 TEST(MerkleVerifierTest, EmptyBlob) {
-  Blob blob = MakeBlob(0, Params(HashAlgorithm::kSha256, 4096));
+  TestBlob blob =
+      MakeRandomTestBlob(0, TestParams(HashAlgorithm::kSha256, 4096));
   EXPECT_EQ(blob.tree.descriptor.root_hash, std::string(32, '\0'));
   EXPECT_TRUE(Verify(blob).ok());
   absl::StatusOr<MerkleVerifier> v =
@@ -141,7 +111,8 @@ TEST(MerkleVerifierTest, EmptyBlob) {
 }
 
 TEST(MerkleVerifierTest, DescriptorLiesAreDataLoss) {
-  Blob blob = MakeBlob(50000, Params(HashAlgorithm::kSha256, 4096, "abc"));
+  TestBlob blob = MakeRandomTestBlob(
+      50000, TestParams(HashAlgorithm::kSha256, 4096, "abc"));
   auto create = [&](const Descriptor& d) {
     return MerkleVerifier::Create(d, blob.digest);
   };
@@ -167,14 +138,15 @@ TEST(MerkleVerifierTest, DescriptorLiesAreDataLoss) {
   d.salt = std::string(33, 'x');
   EXPECT_EQ(create(d).status().code(), StatusCode::kDataLoss);
   // A valid blob, but not the one the caller trusts.
-  Blob other =
-      MakeBlob(50000, Params(HashAlgorithm::kSha256, 4096, "abc"), /*seed=*/2);
+  TestBlob other = MakeRandomTestBlob(
+      50000, TestParams(HashAlgorithm::kSha256, 4096, "abc"), /*seed=*/2);
   EXPECT_EQ(create(other.tree.descriptor).status().code(),
             StatusCode::kDataLoss);
 }
 
 TEST(MerkleVerifierTest, MalformedTrustedDigestIsInvalidArgument) {
-  Blob blob = MakeBlob(5000, Params(HashAlgorithm::kSha256, 4096));
+  TestBlob blob =
+      MakeRandomTestBlob(5000, TestParams(HashAlgorithm::kSha256, 4096));
   ParsedDigest digest = blob.digest;
   digest.digest.pop_back();
   EXPECT_EQ(
@@ -183,7 +155,8 @@ TEST(MerkleVerifierTest, MalformedTrustedDigestIsInvalidArgument) {
 }
 
 TEST(MerkleVerifierTest, BlockSizeOverTheLimitIsRefusedBeforeAnyWork) {
-  Blob blob = MakeBlob(5000, Params(HashAlgorithm::kSha256, 131072));
+  TestBlob blob =
+      MakeRandomTestBlob(5000, TestParams(HashAlgorithm::kSha256, 131072));
   EXPECT_EQ(
       MerkleVerifier::Create(blob.tree.descriptor, blob.digest).status().code(),
       StatusCode::kInvalidArgument);
@@ -194,8 +167,9 @@ TEST(MerkleVerifierTest, BlockSizeOverTheLimitIsRefusedBeforeAnyWork) {
 }
 
 TEST(MerkleVerifierTest, TruncatedOrExtendedTreeIsDataLoss) {
-  Blob blob = MakeBlob(300000, Params(HashAlgorithm::kSha256, 4096));
-  Blob bad = blob;
+  TestBlob blob =
+      MakeRandomTestBlob(300000, TestParams(HashAlgorithm::kSha256, 4096));
+  TestBlob bad = blob;
   bad.tree.tree.resize(bad.tree.tree.size() - 4096);
   EXPECT_EQ(Verify(bad).code(), StatusCode::kDataLoss);
   bad = blob;
@@ -209,9 +183,10 @@ TEST(MerkleVerifierTest, TruncatedOrExtendedTreeIsDataLoss) {
 class IncrementalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    params_ = Params(HashAlgorithm::kSha256, 1024);
-    blob_ = MakeBlob(1024 * 32 * 32 * 2 + 1,
-                     params_);  // three levels, two top-level children
+    params_ = TestParams(HashAlgorithm::kSha256, 1024);
+    blob_ =
+        MakeRandomTestBlob(1024 * 32 * 32 * 2 + 1,
+                           params_);  // three levels, two top-level children
     absl::StatusOr<MerkleVerifier> v =
         MerkleVerifier::Create(blob_.tree.descriptor, blob_.digest);
     ASSERT_TRUE(v.ok()) << v.status();
@@ -229,7 +204,7 @@ class IncrementalTest : public ::testing::Test {
   }
 
   MerkleParams params_;
-  Blob blob_;
+  TestBlob blob_;
   std::optional<MerkleVerifier> verifier_;
 };
 
@@ -300,7 +275,8 @@ TEST_F(IncrementalTest, MisplacedAndMisshapenBlocksAreDataLoss) {
 // Random garbage in every input must produce an error, never a crash or an
 // acceptance.
 TEST(MerkleVerifierTest, RandomGarbageNeverVerifies) {
-  Blob blob = MakeBlob(70000, Params(HashAlgorithm::kSha256, 1024));
+  TestBlob blob =
+      MakeRandomTestBlob(70000, TestParams(HashAlgorithm::kSha256, 1024));
   absl::StatusOr<MerkleVerifier> v =
       MerkleVerifier::Create(blob.tree.descriptor, blob.digest);
   ASSERT_TRUE(v.ok());

@@ -8,6 +8,25 @@
 
 namespace verity {
 
+std::string RandomBytes(uint64_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string data(size, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  return data;
+}
+
+std::string MakeData(uint64_t size, uint64_t seed) {
+  std::string data(size, '\0');
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (char& c : data) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    c = static_cast<char>((x * 0x2545F4914F6CDD1Dull) >> 56);
+  }
+  return data;
+}
+
 TestBlob MakeTestBlob(std::string data, const MerkleParams& params) {
   TestBlob blob;
   blob.data = std::move(data);
@@ -23,10 +42,7 @@ TestBlob MakeTestBlob(std::string data, const MerkleParams& params) {
 
 TestBlob MakeRandomTestBlob(uint64_t size, const MerkleParams& params,
                             uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string data(size, '\0');
-  for (char& c : data) c = static_cast<char>(rng());
-  return MakeTestBlob(std::move(data), params);
+  return MakeTestBlob(RandomBytes(size, seed), params);
 }
 
 MerkleParams TestParams(HashAlgorithm algorithm, uint32_t block_size,

@@ -14,6 +14,13 @@
 
 namespace verity {
 
+// `size` pseudo-random bytes from std::mt19937 seeded with `seed`.
+std::string RandomBytes(uint64_t size, uint32_t seed);
+
+// `size` deterministic bytes (xorshift64*), different for every seed; faster
+// than RandomBytes for large test data.
+std::string MakeData(uint64_t size, uint64_t seed);
+
 // Plain value.
 struct TestBlob {
   std::string data;

@@ -20,9 +20,6 @@
 namespace verity::cli {
 namespace {
 
-using ::verity::MakeRandomTestBlob;
-using ::verity::TestBlob;
-using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
 using ::verity::client::HonestReadStream;
 using ::verity::v1::ReadResponse;

@@ -17,9 +17,6 @@
 namespace verity::cli {
 namespace {
 
-using ::verity::MakeRandomTestBlob;
-using ::verity::TestBlob;
-using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
 
 TEST(LsCommandTest, ListsEveryBlobOnePerLine) {

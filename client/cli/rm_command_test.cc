@@ -14,9 +14,6 @@
 namespace verity::cli {
 namespace {
 
-using ::verity::MakeRandomTestBlob;
-using ::verity::TestBlob;
-using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
 
 class RmCommandTest : public ::testing::Test {

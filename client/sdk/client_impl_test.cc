@@ -17,9 +17,6 @@ namespace verity::sdk {
 namespace {
 
 using ::absl::StatusCode;
-using ::verity::MakeRandomTestBlob;
-using ::verity::TestBlob;
-using ::verity::TestParams;
 using ::verity::client::FakeVerityServer;
 using ::verity::v1::ReadResponse;
 

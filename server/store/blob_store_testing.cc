@@ -33,18 +33,6 @@ std::string FreshTestDir(absl::string_view suffix) {
   return dir;
 }
 
-std::string MakeData(size_t size, uint64_t seed) {
-  std::string data(size, '\0');
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (char& c : data) {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    c = static_cast<char>((x * 0x2545F4914F6CDD1Dull) >> 56);
-  }
-  return data;
-}
-
 absl::StatusOr<PutResult> PutBytes(BlobStore* store, absl::string_view data,
                                    const MerkleParams& params,
                                    absl::string_view name,

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
+#include "lib/test_blob.h"
 #include "server/store/blob_store.h"
 #include "server/store/verified_blob.h"
 
@@ -28,9 +29,6 @@ namespace verity::server {
 // A new empty directory under $TEST_TMPDIR, named after the running test
 // and `suffix`; whatever was there is removed first.
 std::string FreshTestDir(absl::string_view suffix = "");
-
-// Deterministic pseudo-random bytes, different for every seed.
-std::string MakeData(size_t size, uint64_t seed);
 
 // Puts `data` in pieces of `chunk` bytes (odd by default, so pieces straddle
 // blocks) and commits.

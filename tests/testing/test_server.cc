@@ -25,13 +25,6 @@ std::string NewTempDir() {
   return pattern;
 }
 
-std::string RandomBytes(size_t size, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string out(size, '\0');
-  for (char& c : out) c = static_cast<char>(rng());
-  return out;
-}
-
 std::unique_ptr<TestServer> TestServer::Start(server::ServerOptions options) {
   if (options.listen == server::ServerOptions().listen) {
     options.listen = "127.0.0.1:0";

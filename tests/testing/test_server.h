@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lib/merkle_params.h"
+#include "lib/test_blob.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/verityd.h"
@@ -21,8 +22,8 @@ namespace verity::testing {
 // A fresh directory under $TEST_TMPDIR (or /tmp), unique per call.
 std::string NewTempDir();
 
-// Deterministic pseudo-random bytes.
-std::string RandomBytes(size_t size, uint32_t seed);
+// Deterministic pseudo-random bytes (lib/test_blob.h).
+using ::verity::RandomBytes;
 
 class TestServer {
  public:
