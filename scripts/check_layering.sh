@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Fails if an #include runs against the architecture in docs/architecture.md: each folder may
+# include only the folders listed for it (tests, *_test.cc and *testing* files may also include
+# the test support they need). Prints each offending line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# FOLDER: the folders its product code may include from (besides itself).
+declare -A allowed=(
+  [lib]=""
+  [proto]="lib"
+  [server/store]="lib"
+  [server/metrics]="lib"
+  [server/dispatch]="lib server/store server/metrics"
+  [server/rpc]="lib proto server/store server/dispatch server/metrics"
+  [server]="lib proto server/store server/dispatch server/metrics server/rpc"
+  [client/include]=""
+  [client/sdk]="lib proto client/include"
+  [client/cli]="lib client/include client/sdk"
+)
+# What tests (and test support) may include on top.
+test_support="lib proto client/testing server/store client/sdk client/cli"
+
+bad=0
+while IFS= read -r file; do
+  dir=$(dirname "$file")
+  [[ -v allowed[$dir] ]] || continue
+  is_test=0
+  [[ $file == *_test.cc || $file == *testing* || $file == lib/test_blob.* || $file == lib/fsverity_cli.* ]] && is_test=1
+  while IFS= read -r line; do
+    inc=${line#*\"}; inc=${inc%\"*}
+    case $inc in verity/*) inc_dir=client/include ;; */*) inc_dir=$(dirname "$inc") ;; *) continue ;; esac
+    [[ $inc_dir == "$dir" || $inc_dir == "$dir"/* ]] && continue
+    # The generated wire API is part of proto/.
+    [[ $inc_dir == proto/* ]] && inc_dir=proto
+    ok=0
+    for a in ${allowed[$dir]}; do [[ $inc_dir == "$a" ]] && ok=1; done
+    if ((is_test)); then for a in $test_support; do [[ $inc_dir == "$a" ]] && ok=1; done; fi
+    # Project folders only: Abseil, gRPC, gtest and the rest are not ours to layer.
+    case $inc_dir in lib | proto* | server* | client*) ;; *) ok=1 ;; esac
+    if ((!ok)); then
+      echo "check_layering: $file includes $inc" >&2
+      bad=1
+    fi
+  done < <(grep -E '^#include "' "$file" || true)
+done < <(git ls-files '*.cc' '*.h')
+((bad)) && exit 1
+echo "check_layering: every #include follows docs/architecture.md"
