@@ -27,6 +27,16 @@ PutReactor::PutReactor(ServiceContext* context,
   StartRead(&request_);
 }
 
+void PutReactor::OnDone() {
+  // A Put that ended unfinished still has its writer, whose destruction
+  // removes the staging directory: that, too, on the I/O threads.
+  if (writer_ != nullptr &&
+      context_->io->Submit([this] { delete this; }).ok()) {
+    return;
+  }
+  delete this;
+}
+
 void PutReactor::FinishWith(const absl::Status& status) {
   timer_.set_code(status.code());
   Finish(ToGrpcStatus(status));

@@ -19,7 +19,8 @@
 
 namespace verity::server {
 
-// Owned by gRPC: deletes itself in OnDone(), which discards an uncommitted Put.
+// Owned by gRPC: deletes itself in OnDone() (on the I/O executor if that
+// discards an uncommitted Put).
 // One read or one store step (on the I/O executor) is in flight at a time, so
 // the steps never run concurrently and memory per stream is one message plus
 // the tree being built.
@@ -29,7 +30,7 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
              v1::PutResponse* response);
 
   void OnReadDone(bool ok) override;
-  void OnDone() override { delete this; }
+  void OnDone() override;
 
  private:
   absl::Status Consume(const v1::PutRequest& request);
