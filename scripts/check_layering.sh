@@ -10,16 +10,17 @@ declare -A allowed=(
   [lib]=""
   [proto]="lib"
   [server/store]="lib"
+  [server/store/file]="lib server/store"
   [server/metrics]="lib"
   [server/dispatch]="lib server/store server/metrics"
   [server/rpc]="lib proto server/store server/dispatch server/metrics"
-  [server]="lib proto server/store server/dispatch server/metrics server/rpc"
+  [server]="lib proto server/store server/store/file server/dispatch server/metrics server/rpc"
   [client/include]=""
   [client/sdk]="lib proto client/include"
   [client/cli]="lib client/include client/sdk"
 )
 # What tests (and test support) may include on top.
-test_support="lib proto client/testing server/store client/sdk client/cli"
+test_support="lib proto client/testing server/store server/store/file client/sdk client/cli"
 
 bad=0
 while IFS= read -r file; do
@@ -30,9 +31,10 @@ while IFS= read -r file; do
   while IFS= read -r line; do
     inc=${line#*\"}; inc=${inc%\"*}
     case $inc in verity/*) inc_dir=client/include ;; */*) inc_dir=$(dirname "$inc") ;; *) continue ;; esac
-    [[ $inc_dir == "$dir" || $inc_dir == "$dir"/* ]] && continue
+    [[ $inc_dir == "$dir" ]] && continue
     # The generated wire API is part of proto/.
     [[ $inc_dir == proto/* ]] && inc_dir=proto
+    [[ $inc_dir == "$dir" ]] && continue
     ok=0
     for a in ${allowed[$dir]}; do [[ $inc_dir == "$a" ]] && ok=1; done
     if ((is_test)); then for a in $test_support; do [[ $inc_dir == "$a" ]] && ok=1; done; fi

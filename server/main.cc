@@ -25,11 +25,16 @@
 #include "server/env_flags.h"
 #include "server/log.h"
 #include "server/server_options.h"
+#include "server/store_location.h"
 #include "server/verityd.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "host:port to serve gRPC on; port 0 picks a free one (logged)");
-ABSL_FLAG(std::string, store_dir, "./verityd-data", "blob store directory");
+ABSL_FLAG(std::string, store, "",
+          "where the blobs live: a directory, or file://DIR (default: "
+          "--store_dir)");
+ABSL_FLAG(std::string, store_dir, "./verityd-data",
+          "the blob store directory; --store=DIR says the same");
 ABSL_FLAG(std::string, import_dir, "",
           "put every regular file under this directory at start-up, named by "
           "its relative path; NOT_SERVING until done");
@@ -85,10 +90,25 @@ std::vector<std::string> OwnFlags() {
   return names;
 }
 
+// --store, else --store_dir; giving both is a mistake the user should hear of.
+absl::StatusOr<StoreLocation> StoreLocationFromFlags() {
+  const std::string store = absl::GetFlag(FLAGS_store);
+  const std::string store_dir = absl::GetFlag(FLAGS_store_dir);
+  if (store.empty()) return ParseStoreLocation(store_dir);
+  if (store_dir != "./verityd-data") {
+    return absl::InvalidArgumentError(
+        "give --store or --store_dir, not both (--store_dir=DIR is "
+        "--store=DIR)");
+  }
+  return ParseStoreLocation(store);
+}
+
 absl::StatusOr<ServerOptions> OptionsFromFlags() {
   ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
-  options.store.root = absl::GetFlag(FLAGS_store_dir);
+  absl::StatusOr<StoreLocation> store = StoreLocationFromFlags();
+  if (!store.ok()) return store.status();
+  options.store.root = store->dir;
   options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
   options.import_dir = absl::GetFlag(FLAGS_import_dir);
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);

@@ -15,12 +15,15 @@ std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
   families.push_back(
       OneSample("verityd_active_streams", "Read and Put streams in progress",
                 MetricType::Gauge, context_->active_streams.load()));
-  families.push_back(
-      OneSample("verityd_blobs", "Blobs in the store", MetricType::Gauge,
-                static_cast<double>(context_->store->blob_count())));
-  families.push_back(OneSample(
-      "verityd_store_bytes", "Data bytes of the blobs in the store",
-      MetricType::Gauge, static_cast<double>(context_->store->stored_bytes())));
+  // A store that does not keep count (a bucket) reports neither.
+  if (const std::optional<StoreTotals> totals = context_->store->Totals()) {
+    families.push_back(OneSample("verityd_blobs", "Blobs in the store",
+                                 MetricType::Gauge,
+                                 static_cast<double>(totals->blobs)));
+    families.push_back(
+        OneSample("verityd_store_bytes", "Data bytes of the blobs in the store",
+                  MetricType::Gauge, static_cast<double>(totals->bytes)));
+  }
   families.push_back(
       OneSample("verityd_build_info", "The running verityd's version, always 1",
                 MetricType::Gauge, 1, {{"version", kVerityVersion}}));

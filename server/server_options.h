@@ -11,7 +11,7 @@
 #include "server/dispatch/dispatch_policy.h"
 #include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
-#include "server/store/blob_store.h"
+#include "server/store/file/file_store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -19,8 +19,8 @@ namespace verity::server {
 struct ServerOptions {
   // host:port; port 0 picks a free port (Verityd::port() tells which).
   std::string listen = "127.0.0.1:50051";
-  // Store root, its max_blob_bytes and layout: see BlobStore.
-  BlobStoreOptions store;
+  // Store root, its max_blob_bytes and layout: see FileStore.
+  FileStoreOptions store;
   // If set, every regular file under it is put at start-up, named by its
   // relative path; the server reports NOT_SERVING until that is done.
   std::string import_dir;

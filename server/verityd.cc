@@ -20,6 +20,7 @@
 #include "server/log.h"
 #include "server/metrics/process_metrics.h"
 #include "server/scrape_metrics.h"
+#include "server/store/file/file_store.h"
 #include "server/store/importer.h"
 
 namespace verity::server {
@@ -107,9 +108,9 @@ absl::Status Verityd::Init() {
                    Credentials(options_));
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
-  BlobStoreOptions store_options = options_.store;
+  FileStoreOptions store_options = options_.store;
   if (!store_options.log) store_options.log = Log;
-  ASSIGN_OR_RETURN(store_, BlobStore::Open(store_options));
+  ASSIGN_OR_RETURN(store_, FileStore::Open(store_options));
   cache_ = std::make_unique<VerifiedBlobCache>(CacheOptionsOf(options_.cache));
   context_.store = store_.get();
   context_.cache = cache_.get();
@@ -210,7 +211,9 @@ void Verityd::Import() {
   }
   context_.serving.store(true, std::memory_order_release);
   SetServing(true);
-  Log(absl::StrCat("serving ", store_->blob_count(), " blobs"));
+  const std::optional<StoreTotals> totals = store_->Totals();
+  Log(totals.has_value() ? absl::StrCat("serving ", totals->blobs, " blobs")
+                         : std::string("serving"));
 }
 
 void Verityd::SetServing(bool serving) {

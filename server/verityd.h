@@ -30,7 +30,7 @@
 #include "server/rpc/service_context.h"
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
-#include "server/store/blob_store.h"
+#include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -78,7 +78,7 @@ class Verityd {
   void SetServing(bool serving);
 
   const ServerOptions options_;
-  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<Store> store_;
   std::unique_ptr<VerifiedBlobCache> cache_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;

@@ -53,6 +53,11 @@ expect_exit 0 "override: put" vc put --server="127.0.0.1:$server_port" "$work/sm
 check "override: the blob is in dirB" stored_in "$work/dirB"
 expect_stop override "$server_pid"
 
+# --store names the same directory as --store_dir, as a path or a file:// URL.
+start_server store-url --listen=127.0.0.1:0 --store="file://$work/dirB"
+check "--store=file://: the existing store is served" grep -q "serving 1 blobs" "$server_log"
+expect_stop store-url "$server_pid"
+
 VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/dirB" VERITYD_VERIFY_ON_READ=false \
   start_server env-bool
 check "env: a boolean from the environment" grep -q "WARNING: --verify_on_read=false" "$server_log"
@@ -90,6 +95,10 @@ refused "a certificate without a key" "tls_key" --listen=127.0.0.1:0 --store_dir
 refused "an unknown flag" "frobnicate" --listen=127.0.0.1:0 --store_dir="$work/s" --frobnicate
 refused "a bad duration" "grace_period" --listen=127.0.0.1:0 --store_dir="$work/s" \
   --grace_period=soon
+refused "an unknown store scheme" "--store=ftp://.*unknown scheme" --listen=127.0.0.1:0 \
+  --store=ftp://host/x
+refused "--store and --store_dir both" "not both" --listen=127.0.0.1:0 --store="$work/s" \
+  --store_dir="$work/t"
 refused "a directory that is not a store" "not a verityd blob store" --listen=127.0.0.1:0 \
   --store_dir="$work/env-store/blobs"
 

@@ -17,11 +17,16 @@ InlineBudget& ThreadBudget() {
   return budget;
 }
 
-// Reads the job's chunk, unless an inline start already did.
-absl::Status Load(ReadJob* job) {
-  if (job->chunk().loaded) return absl::OkStatus();
+// Reads what the job's chunk still lacks (its data, unless an inline start
+// read it, and the tree blocks the rest needs), then calls `done`: at once for
+// a local chunk, else from the store's thread.
+void Fetch(ReadJob* job, Blob::ReadDone done) {
   const BlockRange blocks = job->chunk_blocks();
-  return job->blob().Load(blocks.first, blocks.end, &job->chunk());
+  job->blob().Fetch(blocks.first, blocks.end, &job->chunk(), std::move(done));
+}
+
+bool ChunkIsLocal(const ReadJob& job) {
+  return job.blob().IsLocal(job.chunk_blocks().first, job.chunk_blocks().end);
 }
 
 }  // namespace
@@ -41,6 +46,17 @@ void Dispatcher::Read(ReadJob* job, Done done) {
     DispatchDecision decision =
         Decide(options_.mode, options_.limits, job->priority_class(),
                job->bytes(), budget.HasBudget(start, options_.budget));
+    // A chunk that needs the network is read asynchronously, then verified
+    // on the pool (forced-inline mode: where it arrived): a completion thread
+    // never waits for it.
+    if (decision.path == DispatchPath::kInline && !ChunkIsLocal(*job)) {
+      if (options_.mode == DispatchMode::kInline) {
+        Place(job, decision);
+        Submit(job, std::move(done));
+        return;
+      }
+      decision = {DispatchPath::kPool, DispatchReason::kCacheMiss};
+    }
     if (decision.path == DispatchPath::kInline) {
       Place(job, decision);
       if (pool_ != nullptr) pool_->NoteActivity(job->priority_class());
@@ -66,7 +82,8 @@ absl::StatusOr<std::string> Dispatcher::TreeBlock(const VerifiedBlob& blob,
 }
 
 absl::Status Dispatcher::VerifyInline(ReadJob* job) const {
-  RETURN_IF_ERROR(Load(job));
+  const BlockRange blocks = job->chunk_blocks();
+  RETURN_IF_ERROR(job->blob().Load(blocks.first, blocks.end, &job->chunk()));
   RETURN_IF_ERROR(job->blob().VerifyCached(&job->chunk()));
   if (options_.mode == DispatchMode::kInline) {
     return job->blob().VerifyRest(&job->chunk());
@@ -85,10 +102,31 @@ void Dispatcher::Place(ReadJob* job, DispatchDecision decision) {
 }
 
 void Dispatcher::Submit(ReadJob* job, Done done) {
+  if (ChunkIsLocal(*job)) {
+    // Read on the pool's thread, as a local read may still wait on a disk.
+    Verify(job, /*fetch=*/true, std::move(done));
+    return;
+  }
+  Fetch(job, [this, job, done = std::move(done)](absl::Status status) mutable {
+    if (!status.ok()) {
+      std::move(done)(status);
+      return;
+    }
+    Verify(job, /*fetch=*/false, std::move(done));
+  });
+}
+
+void Dispatcher::Verify(ReadJob* job, bool fetch, Done done) {
   const PriorityClass priority_class = job->priority_class();
+  // Forced-inline mode has no pool: what had to be fetched is verified on
+  // the thread that fetched it.
+  if (pool_ == nullptr) {
+    std::move(done)(job->blob().VerifyRest(&job->chunk()));
+    return;
+  }
   pool_->Submit(
       CurrentCpu(), priority_class,
-      [this, job, priority_class,
+      [this, job, priority_class, fetch,
        done = std::move(done)](absl::Duration queue_wait) mutable {
         metrics_->ObserveQueueWait(priority_class, queue_wait);
         if (job->cancelled()) {
@@ -96,7 +134,8 @@ void Dispatcher::Submit(ReadJob* job, Done done) {
           return;
         }
         const absl::Time start = absl::Now();
-        absl::Status status = Load(job);
+        absl::Status status = absl::OkStatus();
+        if (fetch) Fetch(job, [&status](absl::Status s) { status = s; });
         if (status.ok()) status = job->blob().VerifyRest(&job->chunk());
         metrics_->ObserveVerify(DispatchPath::kPool, absl::Now() - start);
         std::move(done)(status);

@@ -51,7 +51,10 @@ class Dispatcher final : public ChunkReader {
   // Load + VerifyCached, and in forced-inline mode VerifyRest too.
   absl::Status VerifyInline(ReadJob* job) const;
   void Place(ReadJob* job, DispatchDecision decision);
+  // Verifies the rest of the chunk on the pool; a local chunk is fetched
+  // there, a remote one first.
   void Submit(ReadJob* job, Done done);
+  void Verify(ReadJob* job, bool fetch, Done done);
 
   const DispatchOptions options_;
   VerifyPool* const pool_;

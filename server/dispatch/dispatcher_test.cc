@@ -15,7 +15,8 @@
 #include "gtest/gtest.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store_testing.h"
+#include "server/store/remote_blob_testing.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -29,10 +30,10 @@ struct Outcome {
   std::string data;
 };
 
-class DispatcherTest : public BlobStoreFixture {
+class DispatcherTest : public FileStoreFixture {
  protected:
   void SetUp() override {
-    BlobStoreFixture::SetUp();
+    FileStoreFixture::SetUp();
     data_ = MakeData(kBlocks * 4096 + 5, 7);
     digest_ = MustPut(data_);
     absl::StatusOr<std::unique_ptr<VerifyPool>> pool =
@@ -45,6 +46,13 @@ class DispatcherTest : public BlobStoreFixture {
     auto blob = store_->OpenBlob(DigestFromText(digest_));
     EXPECT_TRUE(blob.ok()) << blob.status();
     return *VerifiedBlob::Create(*blob);
+  }
+
+  // The blob as a network store would serve it: no read is local.
+  std::shared_ptr<VerifiedBlob> RemoteColdBlob() {
+    auto blob = store_->OpenBlob(DigestFromText(digest_));
+    EXPECT_TRUE(blob.ok()) << blob.status();
+    return *VerifiedBlob::Create(std::make_shared<RemoteBlob>(*blob));
   }
 
   // Every tree block cached (reading one data block under each level-0 one).
@@ -215,6 +223,51 @@ TEST_F(DispatcherTest, CorruptionIsReportedFromEitherPath) {
     EXPECT_EQ(outcome.on_caller_thread, warm);
     EXPECT_TRUE(outcome.data.empty());
   }
+}
+
+TEST_F(DispatcherTest, RemoteChunksAreFetchedThenVerifiedOnThePool) {
+  for (DispatchMode mode : {DispatchMode::kAdaptive, DispatchMode::kPool}) {
+    std::shared_ptr<VerifiedBlob> blob = RemoteColdBlob();
+    std::unique_ptr<Dispatcher> dispatcher = MakeDispatcher(mode, true);
+    // Small, urgent and with budget: inline, were its bytes local.
+    for (int round = 0; round < 2; ++round) {  // cold tree, then warm
+      Outcome outcome = Run(*dispatcher, blob, PriorityClass::kRt, 10, 11);
+      ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+      EXPECT_TRUE(outcome.data == Expected(10, 11));
+      EXPECT_FALSE(outcome.on_caller_thread);
+    }
+  }
+  EXPECT_EQ(Placed(DispatchPath::kPool, PriorityClass::kRt,
+                   DispatchReason::kCacheMiss),
+            2);
+  EXPECT_EQ(Placed(DispatchPath::kInline, PriorityClass::kRt,
+                   DispatchReason::kWithinLimit),
+            0);
+}
+
+TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksWhereTheyArrive) {
+  DispatchOptions options;
+  options.mode = DispatchMode::kInline;
+  Dispatcher inline_only(options, /*pool=*/nullptr, &metrics_);
+  Outcome outcome =
+      Run(inline_only, RemoteColdBlob(), PriorityClass::kBe, 0, kBlocks + 1);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_TRUE(outcome.data == data_);
+  EXPECT_FALSE(outcome.on_caller_thread);
+}
+
+TEST_F(DispatcherTest, RemoteCorruptionIsReported) {
+  const std::string path = BlobDirFor(root_, digest_) + "/data";
+  std::string bytes = *ReadWholeFile(path);
+  bytes[3 * 4096] ^= 0x40;
+  ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+  std::unique_ptr<Dispatcher> dispatcher =
+      MakeDispatcher(DispatchMode::kAdaptive, true);
+  Outcome outcome =
+      Run(*dispatcher, RemoteColdBlob(), PriorityClass::kRt, 0, 8);
+  EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
+      << outcome.status;
+  EXPECT_TRUE(outcome.data.empty());
 }
 
 }  // namespace

@@ -18,8 +18,9 @@ absl::StatusOr<std::string> UnverifiedReader::TreeBlock(
     const VerifiedBlob& blob, TreeBlockId id) const {
   const TreeGeometry& geometry = blob.geometry();
   std::string block(geometry.block_size(), '\0');
-  RETURN_IF_ERROR(blob.blob().ReadTree(
-      geometry.Ordinal(id) * geometry.block_size(), AsMutableBytes(&block)));
+  RETURN_IF_ERROR(ReadLocal(blob.blob(), BlobPart::kTree,
+                            geometry.Ordinal(id) * geometry.block_size(),
+                            AsMutableBytes(&block)));
   return block;
 }
 

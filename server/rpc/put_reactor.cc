@@ -7,6 +7,7 @@
 #include "lib/status_macros.h"
 #include "proto/convert.h"
 #include "server/rpc/grpc_status.h"
+#include "server/store/name_index.h"
 
 namespace verity::server {
 

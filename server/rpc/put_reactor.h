@@ -15,7 +15,7 @@
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/service_context.h"
-#include "server/store/blob_store.h"
+#include "server/store/store.h"
 
 namespace verity::server {
 

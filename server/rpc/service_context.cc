@@ -10,7 +10,7 @@
 
 namespace verity::server {
 
-absl::StatusOr<ParsedDigest> ResolveBlob(const BlobStore& store,
+absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
                                          absl::string_view digest,
                                          absl::string_view name, bool by_name) {
   if (by_name) return store.ResolveName(name);

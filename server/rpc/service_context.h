@@ -17,7 +17,7 @@
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/io_executor.h"
-#include "server/store/blob_store.h"
+#include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -41,7 +41,7 @@ struct ServiceOptions {
 };
 
 struct ServiceContext {
-  BlobStore* store = nullptr;
+  Store* store = nullptr;
   // Blobs open for reading, with their verified trees.
   VerifiedBlobCache* cache = nullptr;
   // How Read chunks come out of the store: verified (the Dispatcher, inline or
@@ -87,7 +87,7 @@ class StreamSlot {
 
 // The blob a request names: a digest in text form (INVALID_ARGUMENT if
 // malformed) or, when `by_name`, a name (NOT_FOUND if unknown).
-absl::StatusOr<ParsedDigest> ResolveBlob(const BlobStore& store,
+absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
                                          absl::string_view digest,
                                          absl::string_view name, bool by_name);
 

@@ -52,8 +52,8 @@ absl::Status DoList(const ServiceContext& context,
           : std::min<size_t>(request.page_size(), kMaxPageSize);
   // The page token is the last digest of the previous page: stable under
   // concurrent puts.
-  std::vector<BlobInfo> blobs =
-      context.store->List(request.page_token(), page_size + 1);
+  ASSIGN_OR_RETURN(std::vector<BlobInfo> blobs,
+                   context.store->List(request.page_token(), page_size + 1));
   const bool more = blobs.size() > page_size;
   if (more) blobs.pop_back();
   for (const BlobInfo& info : blobs) {

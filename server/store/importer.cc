@@ -43,8 +43,8 @@ absl::StatusOr<std::string> RealPath(const std::string& path) {
 // Walks one directory tree into the store. Thread-compatible.
 class Importer {
  public:
-  Importer(BlobStore* store, const std::string& root,
-           const MerkleParams& params, const std::atomic<bool>* cancel)
+  Importer(Store* store, const std::string& root, const MerkleParams& params,
+           const std::atomic<bool>* cancel)
       : store_(*store),
         cancel_(cancel),
         root_(root),
@@ -63,7 +63,7 @@ class Importer {
   void Refuse(absl::string_view name, absl::string_view why);
   void Skip(absl::string_view name, absl::string_view why);
 
-  BlobStore& store_;
+  Store& store_;
   const std::atomic<bool>* const cancel_;
   const std::string root_;
   const std::string prefix_;  // every path under root_ starts with it
@@ -187,8 +187,7 @@ void Importer::Skip(absl::string_view name, absl::string_view why) {
 
 }  // namespace
 
-absl::StatusOr<ImportStats> ImportDirectory(BlobStore* store,
-                                            absl::string_view dir,
+absl::StatusOr<ImportStats> ImportDirectory(Store* store, absl::string_view dir,
                                             const MerkleParams& params,
                                             const std::atomic<bool>* cancel) {
   ASSIGN_OR_RETURN(const std::string root, RealPath(std::string(dir)));

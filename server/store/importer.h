@@ -1,4 +1,4 @@
-// Bulk import: stores every regular file under a directory in a BlobStore,
+// Bulk import: stores every regular file under a directory in a Store,
 // named by its path relative to that directory.
 
 #ifndef VERITYD_SERVER_STORE_IMPORTER_H_
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "lib/merkle_params.h"
-#include "server/store/blob_store.h"
+#include "server/store/store.h"
 
 namespace verity::server {
 
@@ -40,7 +40,7 @@ struct ImportStats {
 // stored. Not safe against a concurrent writer swapping files for symlinks
 // under `dir`.
 absl::StatusOr<ImportStats> ImportDirectory(
-    BlobStore* store, absl::string_view dir, const MerkleParams& params,
+    Store* store, absl::string_view dir, const MerkleParams& params,
     const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace verity::server

@@ -14,7 +14,7 @@
 #include "lib/file_digest.h"
 #include "lib/file_util.h"
 #include "lib/hash.h"
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store_testing.h"
 
 namespace verity::server {
 namespace {
@@ -22,10 +22,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
-class ImporterTest : public BlobStoreFixture {
+class ImporterTest : public FileStoreFixture {
  protected:
   void SetUp() override {
-    BlobStoreFixture::SetUp();
+    FileStoreFixture::SetUp();
     dir_ = FreshTestDir("_import");
   }
 

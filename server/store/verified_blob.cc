@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
 
@@ -24,6 +26,51 @@ absl::Status InTree(absl::Status status) {
   }
   return status;
 }
+
+// The data bytes of blocks [first_block, end_block); INVALID_ARGUMENT if none.
+absl::StatusOr<ByteRange> DataBytes(const Blob& blob, uint64_t first_block,
+                                    uint64_t end_block) {
+  const ByteRange bytes = BytesOf(blob.geometry(), {first_block, end_block});
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no data blocks in [", first_block, ", ", end_block, ")"));
+  }
+  return bytes;
+}
+
+// Collects the statuses of several reads and calls `done` with the first
+// error, or OK, once the last one and Release() are in. Thread-safe; deletes
+// itself.
+class ReadGroup {
+ public:
+  explicit ReadGroup(Blob::ReadDone done) : done_(std::move(done)) {}
+
+  // A callback for one more read.
+  Blob::ReadDone Add() {
+    pending_.fetch_add(1);
+    return [this](absl::Status status) { Finish(std::move(status)); };
+  }
+
+  // Called once, after every Add(): the group completes when the reads have,
+  // possibly at once.
+  void Release() { Finish(absl::OkStatus()); }
+
+ private:
+  void Finish(absl::Status status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (status_.ok()) status_ = std::move(status);
+    }
+    if (pending_.fetch_sub(1) != 1) return;
+    std::move(done_)(status_);
+    delete this;
+  }
+
+  Blob::ReadDone done_;
+  std::atomic<int> pending_{1};  // the reads, and Release()
+  absl::Mutex mu_;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
 
 }  // namespace
 
@@ -57,9 +104,83 @@ absl::Status VerifiedBlob::Load(uint64_t first_block, uint64_t end_block,
                                 BlockRead* read) {
   read->first = read->next = first_block;
   read->end = end_block;
-  RETURN_IF_ERROR(ReadUnverified(*blob_, first_block, end_block, &read->data));
+  ASSIGN_OR_RETURN(const ByteRange bytes,
+                   DataBytes(*blob_, first_block, end_block));
+  read->data.resize(bytes.size());
+  RETURN_IF_ERROR(ReadLocal(*blob_, BlobPart::kData, bytes.begin,
+                            AsMutableBytes(&read->data)));
   read->loaded = true;
   return absl::OkStatus();
+}
+
+bool VerifiedBlob::IsLocal(uint64_t first_block, uint64_t end_block) const {
+  const ByteRange bytes = BytesOf(geometry(), {first_block, end_block});
+  if (!blob_->IsLocal(BlobPart::kData, bytes.begin, bytes.size())) {
+    return false;
+  }
+  const uint64_t bs = geometry().block_size();
+  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
+    if (!blob_->IsLocal(BlobPart::kTree, geometry().Ordinal(id) * bs, bs)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void VerifiedBlob::Fetch(uint64_t first_block, uint64_t end_block,
+                         BlockRead* read, Blob::ReadDone done) {
+  if (!read->loaded) {
+    read->first = read->next = first_block;
+    read->end = end_block;
+  }
+  absl::StatusOr<ByteRange> bytes = DataBytes(*blob_, read->first, read->end);
+  if (!bytes.ok()) {
+    std::move(done)(bytes.status());
+    return;
+  }
+  // Every buffer is sized before the first read starts: a local read
+  // completes inside Read().
+  const bool load = !read->loaded;
+  if (load) read->data.resize(bytes->size());
+  read->fetched_tree = TreeRunsFor(read->next, read->end);
+  auto* group = new ReadGroup(
+      [this, read, load, done = std::move(done)](absl::Status status) mutable {
+        if (status.ok() && load) read->loaded = true;
+        if (!status.ok()) {
+          read->data.clear();
+          read->fetched_tree.clear();
+          status = Annotate(status);
+        }
+        std::move(done)(status);
+      });
+  if (load) {
+    blob_->Read(BlobPart::kData, bytes->begin, AsMutableBytes(&read->data),
+                group->Add());
+  }
+  const uint64_t bs = geometry().block_size();
+  for (BlockRead::TreeRun& run : read->fetched_tree) {
+    blob_->Read(BlobPart::kTree, geometry().Ordinal(run.first) * bs,
+                AsMutableBytes(&run.bytes), group->Add());
+  }
+  group->Release();
+}
+
+std::vector<BlockRead::TreeRun> VerifiedBlob::TreeRunsFor(
+    uint64_t first_block, uint64_t end_block) const {
+  std::vector<BlockRead::TreeRun> runs;
+  // Missing blocks come top level first, and those of one level are
+  // consecutive.
+  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
+    if (!runs.empty() && runs.back().first.level == id.level) {
+      ++runs.back().count;
+    } else {
+      runs.push_back({id, 1, {}});
+    }
+  }
+  for (BlockRead::TreeRun& run : runs) {
+    run.bytes.resize(run.count * geometry().block_size());
+  }
+  return runs;
 }
 
 absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
@@ -68,8 +189,23 @@ absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
 
 absl::Status VerifiedBlob::VerifyRest(BlockRead* read) {
   if (read->next == read->end) return absl::OkStatus();
+  RETURN_IF_ERROR(AddFetchedTree(read));
   RETURN_IF_ERROR(VerifyTreeFor(read->next, read->end));
   return VerifyLoaded(read, read->end);
+}
+
+absl::Status VerifiedBlob::AddFetchedTree(BlockRead* read) {
+  const uint64_t bs = geometry().block_size();
+  std::vector<BlockRead::TreeRun> runs = std::move(read->fetched_tree);
+  read->fetched_tree.clear();
+  for (const BlockRead::TreeRun& run : runs) {
+    for (uint64_t i = 0; i < run.count; ++i) {
+      const TreeBlockId id{run.first.level, run.first.index + i};
+      RETURN_IF_ERROR(InTree(Annotate(
+          tree_->Add(id, AsBytes(run.bytes).subspan(i * bs, bs)).status())));
+    }
+  }
+  return absl::OkStatus();
 }
 
 uint64_t VerifiedBlob::CachedUpTo(const BlockRead& read) const {
@@ -137,7 +273,7 @@ void VerifiedBlob::PrefetchTree(uint64_t first_block,
     while (j < missing.size() && missing[j].level == missing[i].level) ++j;
     const uint64_t begin = geometry.Ordinal(missing[i]);
     const uint64_t last = geometry.Ordinal(missing[j - 1]);
-    blob_->PrefetchTree(begin * bs, (last - begin + 1) * bs);
+    blob_->Prefetch(BlobPart::kTree, begin * bs, (last - begin + 1) * bs);
     i = j;
   }
 }
@@ -146,12 +282,13 @@ absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,
                                          uint64_t end_block) {
   const TreeGeometry& geometry = blob_->geometry();
   std::string block(geometry.block_size(), '\0');
-  // Streams that need the same block may both read it; the tree verifies it
-  // once and then only compares.
+  // What Fetch() did not bring, a local blob reads now. Streams that need the
+  // same block may both read it; the tree verifies it once and then only
+  // compares.
   for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
-    RETURN_IF_ERROR(InTree(
-        Annotate(blob_->ReadTree(geometry.Ordinal(id) * geometry.block_size(),
-                                 AsMutableBytes(&block)))));
+    RETURN_IF_ERROR(InTree(Annotate(ReadLocal(
+        *blob_, BlobPart::kTree, geometry.Ordinal(id) * geometry.block_size(),
+        AsMutableBytes(&block)))));
     RETURN_IF_ERROR(InTree(Annotate(tree_->Add(id, AsBytes(block)).status())));
   }
   return absl::OkStatus();
@@ -182,25 +319,14 @@ VerifiedTreeCacheOptions CacheOptionsOf(
 }
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
-    VerifiedBlobCache& cache, const BlobStore& store,
-    const ParsedDigest& digest, bool verify_once) {
+    VerifiedBlobCache& cache, const Store& store, const ParsedDigest& digest,
+    bool verify_once) {
   return cache.FindOrCreate(
       digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedBlob>> {
         ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob,
                          store.OpenBlob(digest));
         return VerifiedBlob::Create(std::move(blob), verify_once);
       });
-}
-
-absl::Status ReadUnverified(const Blob& blob, uint64_t first_block,
-                            uint64_t end_block, std::string* out) {
-  const ByteRange bytes = BytesOf(blob.geometry(), {first_block, end_block});
-  if (bytes.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no data blocks in [", first_block, ", ", end_block, ")"));
-  }
-  out->resize(bytes.size());
-  return blob.ReadData(bytes.begin, AsMutableBytes(out));
 }
 
 }  // namespace verity::server

@@ -17,7 +17,7 @@
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
 #include "lib/verified_tree_cache.h"
-#include "server/store/blob_store.h"
+#include "server/store/store.h"
 
 namespace verity::server {
 
@@ -26,11 +26,21 @@ namespace verity::server {
 // changed only by VerifiedBlob, it moves with its request from the thread that
 // started it to the pool: blocks before `next` are never hashed again.
 struct BlockRead {
+  // Consecutive tree blocks of one level, as read from the store.
+  struct TreeRun {
+    TreeBlockId first;
+    uint64_t count = 0;
+    std::string bytes;
+  };
+
   uint64_t first = 0;
   uint64_t end = 0;
   uint64_t next = 0;  // the first block not verified yet
   bool loaded = false;
   std::string data;
+  // Tree blocks Fetch() read that the rest of the chunk needs, top level
+  // first; VerifyRest() verifies them.
+  std::vector<TreeRun> fetched_tree;
 
   bool verified() const { return loaded && next == end; }
 };
@@ -52,15 +62,26 @@ class VerifiedBlob {
   const TreeGeometry& geometry() const { return blob_->geometry(); }
 
   // A read in steps, so that it can start on one thread and finish on
-  // another. Load() reads the data blocks (once). VerifyCached() verifies from
-  // `next` as far as the verified tree blocks already cached reach, reading no
-  // tree blocks: cheap and bounded, for a completion thread. VerifyRest() reads
-  // and verifies (top-down) the tree blocks the rest needs, then the rest.
+  // another. Load() reads the data blocks (once), which must be local (see
+  // IsLocal()). Fetch() reads whatever the read still lacks, the data blocks
+  // and the tree blocks the rest needs, from wherever they are, and calls
+  // `done` when they are in `read`: before returning if all of it was local,
+  // else on the store's thread (which must not verify). VerifyCached()
+  // verifies from `next` as far as the verified tree blocks already cached
+  // reach, reading no tree blocks: cheap and bounded, for a completion
+  // thread. VerifyRest() verifies (top-down) the tree blocks the rest needs,
+  // those Fetch() read or, for a local blob, read now, then the rest.
   // DATA_LOSS names the blob and the first bad block's offset, and drops the
   // read's data; nothing of a bad read is kept.
   absl::Status Load(uint64_t first_block, uint64_t end_block, BlockRead* read);
+  void Fetch(uint64_t first_block, uint64_t end_block, BlockRead* read,
+             Blob::ReadDone done);
   absl::Status VerifyCached(BlockRead* read);
   absl::Status VerifyRest(BlockRead* read);
+
+  // True if the data blocks [first_block, end_block) and the tree blocks they
+  // need can be read without waiting on a network.
+  bool IsLocal(uint64_t first_block, uint64_t end_block) const;
 
   // Starts reading, without waiting, the tree blocks that data blocks
   // [first_block, end_block) need and that are not verified yet.
@@ -90,6 +111,9 @@ class VerifiedBlob {
   VerifiedBlob(std::shared_ptr<const Blob> blob,
                std::shared_ptr<VerifiedTree> tree, bool verify_once);
 
+  std::vector<BlockRead::TreeRun> TreeRunsFor(uint64_t first_block,
+                                              uint64_t end_block) const;
+  absl::Status AddFetchedTree(BlockRead* read);
   absl::Status VerifyTreeFor(uint64_t first_block, uint64_t end_block);
   // The first block at or after read.next that needs a tree block not
   // verified yet, or read.end.
@@ -126,17 +150,12 @@ VerifiedTreeCacheOptions CacheOptionsOf(
 // The blob `digest` from `cache`, opened from `store` (and cached) on a miss:
 // NOT_FOUND and DATA_LOSS as the store and VerifiedBlob::Create report them.
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
-    VerifiedBlobCache& cache, const BlobStore& store,
-    const ParsedDigest& digest, bool verify_once);
+    VerifiedBlobCache& cache, const Store& store, const ParsedDigest& digest,
+    bool verify_once);
 
 // True if `status` is a DATA_LOSS that VerifiedBlob found in the blob's tree
 // rather than in a data block.
 bool IsTreeCorruption(const absl::Status& status);
-
-// Reads data blocks [first_block, end_block) without verifying them, for
-// --verify_on_read=false (benchmarks and diagnostics only).
-absl::Status ReadUnverified(const Blob& blob, uint64_t first_block,
-                            uint64_t end_block, std::string* out);
 
 }  // namespace verity::server
 

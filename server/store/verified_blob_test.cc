@@ -5,16 +5,18 @@
 
 #include <string>
 
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store_testing.h"
+#include "server/store/remote_blob_testing.h"
 
 namespace verity::server {
 namespace {
 
-class VerifiedBlobTest : public BlobStoreFixture {
+class VerifiedBlobTest : public FileStoreFixture {
  protected:
   void SetUp() override {
-    BlobStoreFixture::SetUp();
+    FileStoreFixture::SetUp();
     data_ = MakeData(200 * 4096 + 5, 1);
     digest_ = MustPut(data_);
   }
@@ -121,6 +123,61 @@ TEST_F(VerifiedBlobTest, CachedStepCatchesCorruption) {
   EXPECT_NE(status.message().find("offset 20480"), absl::string_view::npos)
       << status;
   EXPECT_EQ(read.next, 5);
+  EXPECT_TRUE(read.data.empty());
+}
+
+// Fetch() and a wait for it, as the dispatcher runs them for a remote blob.
+absl::Status FetchAndWait(VerifiedBlob& blob, uint64_t first, uint64_t end,
+                          BlockRead* read) {
+  absl::Notification done;
+  absl::Status result;
+  blob.Fetch(first, end, read, [&](absl::Status status) {
+    result = status;
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+TEST_F(VerifiedBlobTest, FetchBringsTheDataAndTheMissingTreeFromARemoteStore) {
+  auto local = store_->OpenBlob(DigestFromText(digest_));
+  ASSERT_TRUE(local.ok());
+  auto remote = std::make_shared<RemoteBlob>(*local);
+  std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(remote);
+  EXPECT_FALSE(blob->IsLocal(100, 140));
+  BlockRead read;
+  EXPECT_EQ(blob->Load(100, 140, &read).code(),
+            absl::StatusCode::kFailedPrecondition);
+  read = BlockRead();
+  ASSERT_TRUE(FetchAndWait(*blob, 100, 140, &read).ok());
+  EXPECT_TRUE(read.loaded);
+  // One read of the data; the top tree block and level-0 blocks 0 and 1 (for
+  // data blocks 100..127 and 128..139): two runs, two reads.
+  EXPECT_EQ(remote->reads(BlobPart::kData), 1);
+  EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
+  ASSERT_TRUE(blob->VerifyRest(&read).ok());
+  EXPECT_TRUE(read.verified());
+  EXPECT_TRUE(read.data == data_.substr(100 * 4096, 40 * 4096));
+  // The tree is cached now: a later fetch reads data only.
+  BlockRead again;
+  ASSERT_TRUE(FetchAndWait(*blob, 110, 120, &again).ok());
+  EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
+  ASSERT_TRUE(blob->VerifyCached(&again).ok());
+  EXPECT_TRUE(again.verified());
+}
+
+TEST_F(VerifiedBlobTest, FetchedCorruptionIsCaught) {
+  CorruptBlock(130);
+  auto local = store_->OpenBlob(DigestFromText(digest_));
+  ASSERT_TRUE(local.ok());
+  std::shared_ptr<VerifiedBlob> blob =
+      *VerifiedBlob::Create(std::make_shared<RemoteBlob>(*local));
+  BlockRead read;
+  ASSERT_TRUE(FetchAndWait(*blob, 120, 140, &read).ok());
+  absl::Status status = blob->VerifyRest(&read);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_NE(status.message().find("offset 532480"), absl::string_view::npos)
+      << status;
   EXPECT_TRUE(read.data.empty());
 }
 

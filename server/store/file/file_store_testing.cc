@@ -1,6 +1,6 @@
 // Implements the blob store test helpers.
 
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store_testing.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ std::string FreshTestDir(absl::string_view suffix) {
   return dir;
 }
 
-absl::StatusOr<PutResult> PutBytes(BlobStore* store, absl::string_view data,
+absl::StatusOr<PutResult> PutBytes(FileStore* store, absl::string_view data,
                                    const MerkleParams& params,
                                    absl::string_view name,
                                    const std::optional<ParsedDigest>& expected,
@@ -58,13 +58,13 @@ absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob) {
   std::string data(blob.geometry().data_size(), '\0');
-  RETURN_IF_ERROR(blob.ReadData(0, AsMutableBytes(&data)));
+  RETURN_IF_ERROR(ReadLocal(blob, BlobPart::kData, 0, AsMutableBytes(&data)));
   return data;
 }
 
 absl::StatusOr<std::string> ReadAllTree(const Blob& blob) {
   std::string tree(blob.geometry().tree_size(), '\0');
-  RETURN_IF_ERROR(blob.ReadTree(0, AsMutableBytes(&tree)));
+  RETURN_IF_ERROR(ReadLocal(blob, BlobPart::kTree, 0, AsMutableBytes(&tree)));
   return tree;
 }
 
@@ -115,27 +115,27 @@ std::vector<std::string> LogCapture::lines() const {
   return lines_;
 }
 
-void BlobStoreFixture::SetUp() {
+void FileStoreFixture::SetUp() {
   root_ = FreshTestDir();
   Reopen();
 }
 
-BlobStoreOptions BlobStoreFixture::Options() {
-  BlobStoreOptions options;
+FileStoreOptions FileStoreFixture::Options() {
+  FileStoreOptions options;
   options.root = root_;
   options.max_blob_bytes = max_blob_bytes_;
   options.log = log_.Sink();
   return options;
 }
 
-void BlobStoreFixture::Reopen() {
+void FileStoreFixture::Reopen() {
   store_.reset();
-  absl::StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(Options());
+  absl::StatusOr<std::unique_ptr<FileStore>> store = FileStore::Open(Options());
   ASSERT_TRUE(store.ok()) << store.status();
   store_ = *std::move(store);
 }
 
-std::string BlobStoreFixture::MustPut(absl::string_view data,
+std::string FileStoreFixture::MustPut(absl::string_view data,
                                       absl::string_view name,
                                       const MerkleParams& params) {
   const absl::StatusOr<PutResult> put =

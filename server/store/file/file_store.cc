@@ -1,7 +1,7 @@
-// Implements BlobStore's operations; start-up recovery is in
+// Implements FileStore's operations; start-up recovery is in
 // blob_store_recovery.cc.
 
-#include "server/store/blob_store.h"
+#include "server/store/file/file_store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,31 +39,31 @@ absl::Status ValidateStoreParams(const MerkleParams& params) {
 
 }  // namespace
 
-BlobStore::BlobStore(const BlobStoreOptions& options, UniqueFd lock)
+FileStore::FileStore(const FileStoreOptions& options, UniqueFd lock)
     : options_(options), layout_(options.root), lock_(std::move(lock)) {}
 
-absl::StatusOr<std::unique_ptr<BlobStore>> BlobStore::Open(
-    const BlobStoreOptions& options) {
+absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
+    const FileStoreOptions& options) {
   if (options.max_blob_bytes > kMaxDataSize) {
     return absl::InvalidArgumentError("max_blob_bytes exceeds kMaxDataSize");
   }
   ASSIGN_OR_RETURN(UniqueFd lock, PrepareStoreRoot(StoreLayout(options.root)));
-  std::unique_ptr<BlobStore> store(new BlobStore(options, std::move(lock)));
+  std::unique_ptr<FileStore> store(new FileStore(options, std::move(lock)));
   RETURN_IF_ERROR(store->Recover());
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<PutWriter>> BlobStore::BeginPut(
+absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
     const MerkleParams& params) {
   RETURN_IF_ERROR(ValidateStoreParams(params));
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(MakeDir(dir).status());
-  return PutWriter::Create(
+  return FilePutWriter::Create(
       std::move(dir), params, options_.max_blob_bytes,
       [this](const StagedBlob& staged) { return Install(staged); });
 }
 
-absl::StatusOr<PutResult> BlobStore::Install(const StagedBlob& staged) {
+absl::StatusOr<PutResult> FileStore::Install(const StagedBlob& staged) {
   absl::MutexLock mutation(&mutation_mu_);
   const std::string& text = staged.digest_text;
   bool present;
@@ -90,13 +90,13 @@ absl::StatusOr<PutResult> BlobStore::Install(const StagedBlob& staged) {
   return PutResult{InfoOf(text, blobs_.at(text)), present};
 }
 
-absl::Status BlobStore::MakeShardDir(const ParsedDigest& digest) {
+absl::Status FileStore::MakeShardDir(const ParsedDigest& digest) {
   ASSIGN_OR_RETURN(const bool created, MakeDir(layout_.ShardDir(digest)));
   if (!created) return absl::OkStatus();
   return FsyncDir(layout_.AlgorithmDir(digest.algorithm));
 }
 
-absl::Status BlobStore::WriteName(const std::string& name,
+absl::Status FileStore::WriteName(const std::string& name,
                                   const std::string& digest_text) {
   RETURN_IF_ERROR(ReplaceFileDurably(TempPath("name-"), layout_.NameFile(name),
                                      EncodeNameFile(digest_text, name)));
@@ -105,13 +105,13 @@ absl::Status BlobStore::WriteName(const std::string& name,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<const Blob>> BlobStore::OpenBlob(
+absl::StatusOr<std::shared_ptr<const Blob>> FileStore::OpenBlob(
     const ParsedDigest& digest) const {
   RETURN_IF_ERROR(ValidateDigest(digest));
   const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
   absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      Blob::Open(layout_.BlobDir(digest), digest);
+      FileBlob::Open(layout_.BlobDir(digest), digest);
   if (absl::IsNotFound(blob.status())) {
     // Deleted or quarantined since the check: say which.
     RETURN_IF_ERROR(ServedStatus(text));
@@ -120,7 +120,7 @@ absl::StatusOr<std::shared_ptr<const Blob>> BlobStore::OpenBlob(
   return blob;
 }
 
-absl::Status BlobStore::ServedStatus(const std::string& digest_text) const {
+absl::Status FileStore::ServedStatus(const std::string& digest_text) const {
   absl::ReaderMutexLock lock(&mu_);
   if (quarantined_.contains(digest_text)) {
     return absl::DataLossError(
@@ -132,7 +132,7 @@ absl::Status BlobStore::ServedStatus(const std::string& digest_text) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ParsedDigest> BlobStore::ResolveName(
+absl::StatusOr<ParsedDigest> FileStore::ResolveName(
     absl::string_view name) const {
   RETURN_IF_ERROR(ValidateBlobName(name));
   std::string text;
@@ -148,7 +148,7 @@ absl::StatusOr<ParsedDigest> BlobStore::ResolveName(
   return ParseDigest(text);
 }
 
-absl::StatusOr<BlobInfo> BlobStore::Stat(const ParsedDigest& digest) const {
+absl::StatusOr<BlobInfo> FileStore::Stat(const ParsedDigest& digest) const {
   RETURN_IF_ERROR(ValidateDigest(digest));
   const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
@@ -159,8 +159,8 @@ absl::StatusOr<BlobInfo> BlobStore::Stat(const ParsedDigest& digest) const {
   return InfoOf(text, it->second);
 }
 
-std::vector<BlobInfo> BlobStore::List(absl::string_view after,
-                                      size_t limit) const {
+absl::StatusOr<std::vector<BlobInfo>> FileStore::List(absl::string_view after,
+                                                      size_t limit) const {
   std::vector<BlobInfo> infos;
   absl::ReaderMutexLock lock(&mu_);
   for (auto it = blobs_.upper_bound(std::string(after));
@@ -170,7 +170,7 @@ std::vector<BlobInfo> BlobStore::List(absl::string_view after,
   return infos;
 }
 
-absl::Status BlobStore::DeleteBlob(const ParsedDigest& digest) {
+absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
   RETURN_IF_ERROR(ValidateDigest(digest));
   const std::string text = digest.ToString();
   std::string trash;
@@ -200,7 +200,7 @@ absl::Status BlobStore::DeleteBlob(const ParsedDigest& digest) {
   return absl::OkStatus();
 }
 
-absl::Status BlobStore::DeleteName(absl::string_view name) {
+absl::Status FileStore::DeleteName(absl::string_view name) {
   RETURN_IF_ERROR(ValidateBlobName(name));
   const std::string name_string(name);
   absl::MutexLock mutation(&mutation_mu_);
@@ -222,7 +222,7 @@ absl::Status BlobStore::DeleteName(absl::string_view name) {
   return FsyncDir(layout_.names_dir());
 }
 
-absl::Status BlobStore::Quarantine(const ParsedDigest& digest,
+absl::Status FileStore::Quarantine(const ParsedDigest& digest,
                                    absl::string_view reason) {
   RETURN_IF_ERROR(ValidateDigest(digest));
   absl::MutexLock mutation(&mutation_mu_);
@@ -231,7 +231,7 @@ absl::Status BlobStore::Quarantine(const ParsedDigest& digest,
   return MoveToQuarantine(digest, reason);
 }
 
-absl::Status BlobStore::MoveToQuarantine(const ParsedDigest& digest,
+absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
                                          absl::string_view reason) {
   const std::string text = digest.ToString();
   // A stale copy (from a crash mid re-put) would make the rename fail.
@@ -248,7 +248,7 @@ absl::Status BlobStore::MoveToQuarantine(const ParsedDigest& digest,
   return FsyncDir(layout_.quarantine_dir());
 }
 
-absl::Status BlobStore::DropQuarantined(const ParsedDigest& digest) {
+absl::Status FileStore::DropQuarantined(const ParsedDigest& digest) {
   const absl::StatusOr<std::string> trash =
       MoveToTrash(layout_.QuarantineDir(digest), layout_.quarantine_dir());
   if (absl::IsNotFound(trash.status())) return absl::OkStatus();
@@ -258,7 +258,7 @@ absl::Status BlobStore::DropQuarantined(const ParsedDigest& digest) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> BlobStore::MoveToTrash(const std::string& path,
+absl::StatusOr<std::string> FileStore::MoveToTrash(const std::string& path,
                                                    const std::string& parent) {
   std::string trash = TempPath("del-");
   RETURN_IF_ERROR(Rename(path, trash));
@@ -266,7 +266,7 @@ absl::StatusOr<std::string> BlobStore::MoveToTrash(const std::string& path,
   return trash;
 }
 
-void BlobStore::RemoveNameFiles(const std::vector<std::string>& names) {
+void FileStore::RemoveNameFiles(const std::vector<std::string>& names) {
   // The index has dropped them already; a file left behind names a blob
   // that is gone, so the next Open drops it.
   for (const std::string& name : names) {
@@ -280,41 +280,46 @@ void BlobStore::RemoveNameFiles(const std::vector<std::string>& names) {
   if (!synced.ok()) Log(synced.message());
 }
 
-size_t BlobStore::blob_count() const {
+size_t FileStore::blob_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return blobs_.size();
 }
 
-uint64_t BlobStore::stored_bytes() const {
+uint64_t FileStore::stored_bytes() const {
   absl::ReaderMutexLock lock(&mu_);
   return stored_bytes_;
 }
 
-BlobInfo BlobStore::InfoOf(const std::string& digest_text,
+std::optional<StoreTotals> FileStore::Totals() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return StoreTotals{blobs_.size(), stored_bytes_};
+}
+
+BlobInfo FileStore::InfoOf(const std::string& digest_text,
                            const Entry& entry) const {
   return BlobInfo{digest_text, entry.descriptor, entry.tree_size,
                   names_.NamesOf(digest_text)};
 }
 
-void BlobStore::AddEntry(const std::string& digest_text, const Entry& entry) {
+void FileStore::AddEntry(const std::string& digest_text, const Entry& entry) {
   EraseEntry(digest_text);
   blobs_[digest_text] = entry;
   stored_bytes_ += entry.descriptor.data_size;
 }
 
-void BlobStore::EraseEntry(const std::string& digest_text) {
+void FileStore::EraseEntry(const std::string& digest_text) {
   const auto it = blobs_.find(digest_text);
   if (it == blobs_.end()) return;
   stored_bytes_ -= it->second.descriptor.data_size;
   blobs_.erase(it);
 }
 
-std::string BlobStore::TempPath(absl::string_view prefix) {
+std::string FileStore::TempPath(absl::string_view prefix) {
   return JoinPath(layout_.tmp_dir(),
                   absl::StrCat(prefix, next_temp_id_.fetch_add(1)));
 }
 
-void BlobStore::Log(absl::string_view message) const {
+void FileStore::Log(absl::string_view message) const {
   if (options_.log) {
     options_.log(message);
     return;

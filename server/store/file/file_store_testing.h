@@ -1,8 +1,8 @@
 // Test support shared by the store's and the dispatcher's tests: fresh store
 // roots, generated data, whole-blob puts and reads, a log capture.
 
-#ifndef VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
-#define VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
+#ifndef VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_
+#define VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,7 @@
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
 #include "lib/test_blob.h"
-#include "server/store/blob_store.h"
+#include "server/store/file/file_store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -33,7 +33,7 @@ std::string FreshTestDir(absl::string_view suffix = "");
 // Puts `data` in pieces of `chunk` bytes (odd by default, so pieces straddle
 // blocks) and commits.
 absl::StatusOr<PutResult> PutBytes(
-    BlobStore* store, absl::string_view data, const MerkleParams& params = {},
+    FileStore* store, absl::string_view data, const MerkleParams& params = {},
     absl::string_view name = "",
     const std::optional<ParsedDigest>& expected = std::nullopt,
     size_t chunk = 7001);
@@ -72,11 +72,11 @@ class LogCapture {
 };
 
 // A store in a fresh root per test, logging into log_.
-class BlobStoreFixture : public ::testing::Test {
+class FileStoreFixture : public ::testing::Test {
  protected:
   void SetUp() override;
 
-  BlobStoreOptions Options();
+  FileStoreOptions Options();
   // Closes the store (if open) and opens it again; fails the test on error.
   void Reopen();
   // Puts `data` and returns its digest text; fails the test on error.
@@ -87,9 +87,9 @@ class BlobStoreFixture : public ::testing::Test {
   std::string root_;
   uint64_t max_blob_bytes_ = uint64_t{4} << 30;
   LogCapture log_;
-  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<FileStore> store_;
 };
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_BLOB_STORE_TESTING_H_
+#endif  // VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_

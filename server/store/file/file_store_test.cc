@@ -1,8 +1,8 @@
-// Tests BlobStore's operations on a live store: puts byte-exact with
+// Tests FileStore's operations on a live store: puts byte-exact with
 // lib's tree builder, dedup, refusals that store nothing, names, listing,
 // deletion, quarantine and reads of damaged files.
 
-#include "server/store/blob_store.h"
+#include "server/store/file/file_store.h"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "lib/file_digest.h"
 #include "lib/hash.h"
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store_testing.h"
 
 namespace verity::server {
 namespace {
@@ -25,7 +25,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-using BlobStoreTest = BlobStoreFixture;
+using BlobStoreTest = FileStoreFixture;
 
 TEST_F(BlobStoreTest, PutMatchesBuildMerkleTreeFromFile) {
   uint64_t total = 0;
@@ -218,16 +218,16 @@ TEST_F(BlobStoreTest, ListPaginatesInDigestOrder) {
   std::vector<std::string> listed;
   std::string after;
   for (;;) {
-    const std::vector<BlobInfo> page = store_->List(after, 2);
+    const std::vector<BlobInfo> page = *store_->List(after, 2);
     EXPECT_LE(page.size(), 2u);
     if (page.empty()) break;
     for (const BlobInfo& info : page) listed.push_back(info.digest);
     after = page.back().digest;
   }
   EXPECT_EQ(listed, digests);
-  EXPECT_THAT(store_->List("", 0), IsEmpty());
-  EXPECT_EQ(store_->List("sha256:", 100).size(), 5u);
-  EXPECT_EQ(store_->List("sha512:", 100).size(), 2u);
+  EXPECT_THAT(*store_->List("", 0), IsEmpty());
+  EXPECT_EQ(store_->List("sha256:", 100)->size(), 5u);
+  EXPECT_EQ(store_->List("sha512:", 100)->size(), 2u);
 }
 
 TEST_F(BlobStoreTest, DeleteBlobRemovesItsNames) {
@@ -280,7 +280,7 @@ TEST_F(BlobStoreTest, QuarantinedBlobIsNotServedUntilPutAgain) {
   EXPECT_EQ(open.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(open.message(), HasSubstr("quarantined"));
   EXPECT_EQ(store_->Stat(digest).status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(store_->List("", 10), IsEmpty());
+  EXPECT_THAT(*store_->List("", 10), IsEmpty());
   EXPECT_EQ(store_->blob_count(), 0u);
   EXPECT_EQ(store_->stored_bytes(), 0u);
   EXPECT_TRUE(store_->Quarantine(digest, "again").ok());
@@ -315,13 +315,15 @@ TEST_F(BlobStoreTest, ReadsOfATruncatedFileAreDataLoss) {
   ASSERT_TRUE(blob.ok()) << blob.status();
   ASSERT_EQ(truncate((BlobDirFor(root_, text) + "/data").c_str(), 100), 0);
   std::string out(4096, '\0');
-  const absl::Status read = (*blob)->ReadData(0, AsMutableBytes(&out));
+  const absl::Status read =
+      ReadLocal(**blob, BlobPart::kData, 0, AsMutableBytes(&out));
   EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(read.message(), HasSubstr(text));
   EXPECT_THAT(read.message(), HasSubstr("offset 100"));
   // Past the recorded size is the caller's mistake, not damage.
-  EXPECT_EQ((*blob)->ReadData(9000, AsMutableBytes(&out)).code(),
-            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(
+      ReadLocal(**blob, BlobPart::kData, 9000, AsMutableBytes(&out)).code(),
+      absl::StatusCode::kOutOfRange);
   // Opened afresh, the size mismatch is caught up front.
   EXPECT_EQ(store_->OpenBlob(DigestFromText(text)).status().code(),
             absl::StatusCode::kDataLoss);
@@ -344,7 +346,7 @@ TEST_F(BlobStoreTest, ConcurrentPutsOfOneContentStoreItOnce) {
   }
   EXPECT_EQ(fresh, 1);
   EXPECT_EQ(store_->blob_count(), 1u);
-  EXPECT_THAT(store_->List("", 1)[0].names,
+  EXPECT_THAT((*store_->List("", 1))[0].names,
               ElementsAre("n0", "n1", "n2", "n3"));
   EXPECT_THAT(EntriesOf(tmp_dir()), IsEmpty());
 }

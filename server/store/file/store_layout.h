@@ -1,8 +1,8 @@
 // Paths of the blob store's on-disk layout (documented in blob_store.h) and
 // the start-up steps that need no index: lock, version check, directories.
 
-#ifndef VERITYD_SERVER_STORE_STORE_LAYOUT_H_
-#define VERITYD_SERVER_STORE_STORE_LAYOUT_H_
+#ifndef VERITYD_SERVER_STORE_FILE_STORE_LAYOUT_H_
+#define VERITYD_SERVER_STORE_FILE_STORE_LAYOUT_H_
 
 #include <optional>
 #include <string>
@@ -53,7 +53,7 @@ class StoreLayout {
   std::string root_;
 };
 
-// Readies the root for a BlobStore, in this order: creates it (and its
+// Readies the root for a FileStore, in this order: creates it (and its
 // parents) if missing; refuses (FAILED_PRECONDITION) a root that has no
 // VERSION but holds other files, since emptying tmp/ of a mistyped root such
 // as "/" would be a disaster; takes an exclusive flock on <root>/LOCK, held
@@ -64,4 +64,4 @@ absl::StatusOr<UniqueFd> PrepareStoreRoot(const StoreLayout& layout);
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_STORE_LAYOUT_H_
+#endif  // VERITYD_SERVER_STORE_FILE_STORE_LAYOUT_H_

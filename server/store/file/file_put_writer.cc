@@ -1,7 +1,7 @@
-// Implements PutWriter: write and hash as data arrives, then make the staged
-// blob durable before the store installs it.
+// Implements FilePutWriter: write and hash as data arrives, then make the
+// staged blob durable before the store installs it.
 
-#include "server/store/put_writer.h"
+#include "server/store/file/file_put_writer.h"
 
 #include <fcntl.h>
 
@@ -14,7 +14,7 @@
 
 namespace verity::server {
 
-absl::StatusOr<std::unique_ptr<PutWriter>> PutWriter::Create(
+absl::StatusOr<std::unique_ptr<FilePutWriter>> FilePutWriter::Create(
     std::string dir, const MerkleParams& params, uint64_t max_bytes,
     InstallFn install) {
   const std::string data_path = JoinPath(dir, "data");
@@ -24,22 +24,23 @@ absl::StatusOr<std::unique_ptr<PutWriter>> PutWriter::Create(
     RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
     return data_fd.status();
   }
-  return std::unique_ptr<PutWriter>(new PutWriter(std::move(dir), params,
-                                                  max_bytes, std::move(install),
-                                                  *std::move(data_fd)));
+  return std::unique_ptr<FilePutWriter>(
+      new FilePutWriter(std::move(dir), params, max_bytes, std::move(install),
+                        *std::move(data_fd)));
 }
 
-PutWriter::PutWriter(std::string dir, const MerkleParams& params,
-                     uint64_t max_bytes, InstallFn install, UniqueFd data_fd)
+FilePutWriter::FilePutWriter(std::string dir, const MerkleParams& params,
+                             uint64_t max_bytes, InstallFn install,
+                             UniqueFd data_fd)
     : dir_(std::move(dir)),
       max_bytes_(max_bytes),
       install_(std::move(install)),
       data_fd_(std::move(data_fd)),
       builder_(params) {}
 
-PutWriter::~PutWriter() { Finish(); }
+FilePutWriter::~FilePutWriter() { Finish(); }
 
-void PutWriter::Finish() {
+void FilePutWriter::Finish() {
   if (finished_) return;
   finished_ = true;
   data_fd_ = UniqueFd();
@@ -47,18 +48,18 @@ void PutWriter::Finish() {
   RemoveRecursively(dir_).IgnoreError();
 }
 
-absl::Status PutWriter::Fail(absl::Status status) {
+absl::Status FilePutWriter::Fail(absl::Status status) {
   Finish();
   failure_ = status;
   return status;
 }
 
-absl::Status PutWriter::Ended() const {
+absl::Status FilePutWriter::Ended() const {
   if (!failure_.ok()) return failure_;
   return absl::FailedPreconditionError("the Put was already committed");
 }
 
-absl::Status PutWriter::Append(absl::Span<const uint8_t> data) {
+absl::Status FilePutWriter::Append(absl::Span<const uint8_t> data) {
   if (finished_) return Ended();
   if (data.size() > max_bytes_ - size_) {
     return Fail(absl::ResourceExhaustedError(absl::StrCat(
@@ -71,7 +72,7 @@ absl::Status PutWriter::Append(absl::Span<const uint8_t> data) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PutResult> PutWriter::Commit(
+absl::StatusOr<PutResult> FilePutWriter::Commit(
     const std::optional<ParsedDigest>& expected, absl::string_view name) {
   if (finished_) return Ended();
   if (!name.empty()) {
@@ -86,7 +87,7 @@ absl::StatusOr<PutResult> PutWriter::Commit(
   return result;
 }
 
-absl::StatusOr<StagedBlob> PutWriter::Stage(
+absl::StatusOr<StagedBlob> FilePutWriter::Stage(
     const std::optional<ParsedDigest>& expected, absl::string_view name) {
   ASSIGN_OR_RETURN(const MerkleTree tree, builder_.Finish());
   StagedBlob staged;

@@ -6,7 +6,7 @@
 // clang-format off
 //   <root>/
 //     VERSION                       "verityd-store 1\n"; Open refuses other versions (FAILED_PRECONDITION)
-//     LOCK                          flock'd while a BlobStore has the root open; a second Open fails (FAILED_PRECONDITION)
+//     LOCK                          flock'd while a FileStore has the root open; a second Open fails (FAILED_PRECONDITION)
 //     blobs/<alg>/<hh>/<hex>/       one directory per blob, made visible by a single rename
 //         data                      the content
 //         tree                      the Merkle tree, `fsverity digest --out-merkle-tree` layout
@@ -24,8 +24,8 @@
 // or quarantine/), so a crash never exposes part of a blob. Put, name and
 // delete operations return only once their renames are fsync'd.
 
-#ifndef VERITYD_SERVER_STORE_BLOB_STORE_H_
-#define VERITYD_SERVER_STORE_BLOB_STORE_H_
+#ifndef VERITYD_SERVER_STORE_FILE_FILE_STORE_H_
+#define VERITYD_SERVER_STORE_FILE_FILE_STORE_H_
 
 #include <atomic>
 #include <cstddef>
@@ -33,6 +33,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,14 +46,15 @@
 #include "lib/descriptor.h"
 #include "lib/file_util.h"
 #include "lib/merkle_params.h"
-#include "server/store/blob.h"
+#include "server/store/file/file_blob.h"
+#include "server/store/file/file_put_writer.h"
+#include "server/store/file/store_layout.h"
 #include "server/store/name_index.h"
-#include "server/store/put_writer.h"
-#include "server/store/store_layout.h"
+#include "server/store/store.h"
 
 namespace verity::server {
 
-struct BlobStoreOptions {
+struct FileStoreOptions {
   // The store's directory; created, with its parents, if missing.
   std::string root;
   // The largest blob a Put accepts. Each Put in progress holds its Merkle
@@ -71,57 +73,43 @@ struct BlobStoreOptions {
 // Names point at served or quarantined blobs: ResolveName still answers for
 // a quarantined blob (whose OpenBlob is then DATA_LOSS), and a re-put of it
 // serves it again under the same names. Deleting a blob deletes its names.
-class BlobStore {
+class FileStore final : public Store {
  public:
   // Prepares the root (see PrepareStoreRoot in store_layout.h), then loads
   // the index without rehashing data: each blob's descriptor must hash to
   // its directory's digest and its files must have the sizes the descriptor
   // implies, or the blob is moved to quarantine/ and logged. Names of blobs
   // that are gone are deleted and logged.
-  static absl::StatusOr<std::unique_ptr<BlobStore>> Open(
-      const BlobStoreOptions& options);
+  static absl::StatusOr<std::unique_ptr<FileStore>> Open(
+      const FileStoreOptions& options);
 
-  BlobStore(const BlobStore&) = delete;
-  BlobStore& operator=(const BlobStore&) = delete;
+  FileStore(const FileStore&) = delete;
+  FileStore& operator=(const FileStore&) = delete;
 
-  // INVALID_ARGUMENT for params ValidateMerkleParams rejects or a block size
-  // outside [kMinServedBlockSize, kMaxServedBlockSize].
+  // The Store interface; see store.h. Open Blob objects stay readable after
+  // their blob is deleted or quarantined. Only Commit may fail partway:
+  // everything else changes the store by one rename, fsync'd before return.
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params);
-
-  // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
-  // caller may then Quarantine it).
+      const MerkleParams& params) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
-      const ParsedDigest& digest) const;
-
-  // INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no such name.
-  absl::StatusOr<ParsedDigest> ResolveName(absl::string_view name) const;
-
-  // NOT_FOUND if absent; DATA_LOSS if quarantined.
-  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const;
-
-  // Served blobs in digest-text order strictly after `after` (empty: from
-  // the start), at most `limit` of them.
-  std::vector<BlobInfo> List(absl::string_view after, size_t limit) const;
-
-  // Deletes a served or quarantined blob and every name pointing at it.
-  // NOT_FOUND if there is neither. Open Blob objects stay readable.
-  absl::Status DeleteBlob(const ParsedDigest& digest);
-
-  // Deletes the name only. INVALID_ARGUMENT for an invalid name; NOT_FOUND if
-  // there is no such name.
-  absl::Status DeleteName(absl::string_view name);
-
-  // Stops serving a blob found corrupt: moves it to quarantine/ and logs
-  // `reason`. OK if it is quarantined already; NOT_FOUND if absent.
-  absl::Status Quarantine(const ParsedDigest& digest, absl::string_view reason);
+      const ParsedDigest& digest) const override;
+  absl::StatusOr<ParsedDigest> ResolveName(
+      absl::string_view name) const override;
+  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
+  absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
+                                             size_t limit) const override;
+  absl::Status DeleteBlob(const ParsedDigest& digest) override;
+  absl::Status DeleteName(absl::string_view name) override;
+  // Moves the blob to quarantine/.
+  absl::Status Quarantine(const ParsedDigest& digest,
+                          absl::string_view reason) override;
+  std::optional<StoreTotals> Totals() const override;
+  // To FileStoreOptions::log.
+  void Log(absl::string_view message) const override;
 
   // Served blobs and the sum of their data sizes.
   size_t blob_count() const;
   uint64_t stored_bytes() const;
-
-  // Writes one line to the store's log (BlobStoreOptions::log).
-  void Log(absl::string_view message) const;
 
  private:
   struct Entry {
@@ -129,7 +117,7 @@ class BlobStore {
     uint64_t tree_size = 0;
   };
 
-  BlobStore(const BlobStoreOptions& options, UniqueFd lock);
+  FileStore(const FileStoreOptions& options, UniqueFd lock);
 
   // Start-up (blob_store_recovery.cc).
   absl::Status Recover();
@@ -178,7 +166,7 @@ class BlobStore {
   // A fresh path in tmp/ starting with `prefix`.
   std::string TempPath(absl::string_view prefix);
 
-  const BlobStoreOptions options_;
+  const FileStoreOptions options_;
   const StoreLayout layout_;
   const UniqueFd lock_;                    // holds the flock on <root>/LOCK
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock
@@ -197,4 +185,4 @@ class BlobStore {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_BLOB_STORE_H_
+#endif  // VERITYD_SERVER_STORE_FILE_FILE_STORE_H_

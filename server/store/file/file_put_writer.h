@@ -1,8 +1,8 @@
 // One Put in progress: streams a blob into a staging directory, hashing it
 // as it arrives, and makes it durable before handing it to the store.
 
-#ifndef VERITYD_SERVER_STORE_PUT_WRITER_H_
-#define VERITYD_SERVER_STORE_PUT_WRITER_H_
+#ifndef VERITYD_SERVER_STORE_FILE_FILE_PUT_WRITER_H_
+#define VERITYD_SERVER_STORE_FILE_FILE_PUT_WRITER_H_
 
 #include <cstdint>
 #include <functional>
@@ -18,15 +18,9 @@
 #include "lib/file_util.h"
 #include "lib/merkle_builder.h"
 #include "lib/merkle_params.h"
-#include "server/store/blob.h"
+#include "server/store/store.h"
 
 namespace verity::server {
-
-struct PutResult {
-  BlobInfo info;
-  // The content was stored already; the new copy was discarded.
-  bool already_present = false;
-};
 
 // A blob whose staging directory holds its data, tree and descriptor files,
 // all fsync'd along with the directory itself.
@@ -50,22 +44,22 @@ using InstallFn = std::function<absl::StatusOr<PutResult>(const StagedBlob&)>;
 //
 // Memory: the Merkle tree is built in memory, about data_size * digest_size
 // / block_size bytes (1/128 of the data for SHA-256 with 4 KiB blocks).
-class PutWriter {
+class FilePutWriter final : public PutWriter {
  public:
   // Takes ownership of `dir`, an existing empty staging directory, and
-  // creates its data file. Used by BlobStore::BeginPut; `params` must be
+  // creates its data file. Used by FileStore::BeginPut; `params` must be
   // valid and `max_bytes` at most kMaxDataSize.
-  static absl::StatusOr<std::unique_ptr<PutWriter>> Create(
+  static absl::StatusOr<std::unique_ptr<FilePutWriter>> Create(
       std::string dir, const MerkleParams& params, uint64_t max_bytes,
       InstallFn install);
 
-  PutWriter(const PutWriter&) = delete;
-  PutWriter& operator=(const PutWriter&) = delete;
-  ~PutWriter();
+  FilePutWriter(const FilePutWriter&) = delete;
+  FilePutWriter& operator=(const FilePutWriter&) = delete;
+  ~FilePutWriter() override;
 
   // RESOURCE_EXHAUSTED if the blob would exceed the store's max_blob_bytes
   // or the disk or quota is full; INTERNAL for other I/O errors.
-  absl::Status Append(absl::Span<const uint8_t> data);
+  absl::Status Append(absl::Span<const uint8_t> data) override;
 
   // Completes the Put. INVALID_ARGUMENT if `name` is neither empty (no name)
   // nor a valid name; DATA_LOSS if `expected` is given and the content does
@@ -73,13 +67,13 @@ class PutWriter {
   // stored but recording the name fails, the error is returned and the blob
   // stays stored.
   absl::StatusOr<PutResult> Commit(const std::optional<ParsedDigest>& expected,
-                                   absl::string_view name);
+                                   absl::string_view name) override;
 
-  uint64_t size() const { return size_; }
+  uint64_t size() const override { return size_; }
 
  private:
-  PutWriter(std::string dir, const MerkleParams& params, uint64_t max_bytes,
-            InstallFn install, UniqueFd data_fd);
+  FilePutWriter(std::string dir, const MerkleParams& params, uint64_t max_bytes,
+                InstallFn install, UniqueFd data_fd);
 
   // Writes the tree and descriptor and syncs everything.
   absl::StatusOr<StagedBlob> Stage(const std::optional<ParsedDigest>& expected,
@@ -102,4 +96,4 @@ class PutWriter {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_PUT_WRITER_H_
+#endif  // VERITYD_SERVER_STORE_FILE_FILE_PUT_WRITER_H_

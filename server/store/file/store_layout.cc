@@ -1,6 +1,6 @@
 // Implements the store's path scheme and its index-free start-up steps.
 
-#include "server/store/store_layout.h"
+#include "server/store/file/store_layout.h"
 
 #include <errno.h>
 #include <fcntl.h>

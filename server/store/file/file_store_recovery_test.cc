@@ -1,4 +1,4 @@
-// Tests BlobStore::Open on existing roots: what survives a reopen, what is
+// Tests FileStore::Open on existing roots: what survives a reopen, what is
 // quarantined, cleaned or dropped, and which roots are refused.
 
 #include <signal.h>
@@ -17,8 +17,8 @@
 #include "gtest/gtest.h"
 #include "lib/file_util.h"
 #include "lib/hash.h"
-#include "server/store/blob_store.h"
-#include "server/store/blob_store_testing.h"
+#include "server/store/file/file_store.h"
+#include "server/store/file/file_store_testing.h"
 #include "server/store/name_index.h"
 
 namespace verity::server {
@@ -29,13 +29,13 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
-using BlobStoreRecoveryTest = BlobStoreFixture;
+using BlobStoreRecoveryTest = FileStoreFixture;
 
 absl::StatusCode OpenCode(const std::string& root) {
-  BlobStoreOptions options;
+  FileStoreOptions options;
   options.root = root;
   options.log = [](absl::string_view) {};
-  return BlobStore::Open(options).status().code();
+  return FileStore::Open(options).status().code();
 }
 
 TEST_F(BlobStoreRecoveryTest, CreatesTheLayout) {
@@ -206,9 +206,9 @@ TEST_F(BlobStoreRecoveryTest, UnexpectedEntriesAreIgnored) {
 // Runs in a forked child: puts blobs until killed, writing each digest to
 // `ack_fd` once its Put is acknowledged.
 [[noreturn]] void PutUntilKilled(const std::string& root, int ack_fd) {
-  BlobStoreOptions options;
+  FileStoreOptions options;
   options.root = root;
-  absl::StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(options);
+  absl::StatusOr<std::unique_ptr<FileStore>> store = FileStore::Open(options);
   if (!store.ok()) _exit(1);
   for (uint64_t i = 0;; ++i) {
     const absl::StatusOr<PutResult> put =

@@ -1,4 +1,4 @@
-// BlobStore start-up: rebuilds the index from blobs/, quarantine/ and
+// FileStore start-up: rebuilds the index from blobs/, quarantine/ and
 // names/, quarantining damaged blobs and dropping names of vanished ones.
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
-#include "server/store/blob_store.h"
+#include "server/store/file/file_store.h"
 
 namespace verity::server {
 namespace {
@@ -23,14 +23,14 @@ bool IsShardName(absl::string_view name) {
 
 }  // namespace
 
-absl::Status BlobStore::Recover() {
+absl::Status FileStore::Recover() {
   absl::MutexLock mutation(&mutation_mu_);
   RETURN_IF_ERROR(LoadQuarantine());
   RETURN_IF_ERROR(ScanBlobs());
   return LoadNames();
 }
 
-absl::Status BlobStore::LoadQuarantine() {
+absl::Status FileStore::LoadQuarantine() {
   ASSIGN_OR_RETURN(const std::vector<std::string> entries,
                    ListDir(layout_.quarantine_dir()));
   absl::MutexLock lock(&mu_);
@@ -46,7 +46,7 @@ absl::Status BlobStore::LoadQuarantine() {
   return absl::OkStatus();
 }
 
-absl::Status BlobStore::ScanBlobs() {
+absl::Status FileStore::ScanBlobs() {
   for (const HashAlgorithm algorithm :
        {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
     ASSIGN_OR_RETURN(const std::vector<std::string> shards,
@@ -58,7 +58,7 @@ absl::Status BlobStore::ScanBlobs() {
   return absl::OkStatus();
 }
 
-absl::Status BlobStore::ScanShard(HashAlgorithm algorithm,
+absl::Status FileStore::ScanShard(HashAlgorithm algorithm,
                                   const std::string& shard) {
   const std::string dir = JoinPath(layout_.AlgorithmDir(algorithm), shard);
   if (!IsShardName(shard)) {
@@ -78,9 +78,9 @@ absl::Status BlobStore::ScanShard(HashAlgorithm algorithm,
   return absl::OkStatus();
 }
 
-absl::Status BlobStore::CheckBlob(const ParsedDigest& digest) {
+absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   const absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      Blob::Open(layout_.BlobDir(digest), digest);
+      FileBlob::Open(layout_.BlobDir(digest), digest);
   // Only damage quarantines: an I/O error such as EMFILE says nothing about
   // the blob, so it fails Open instead.
   if (absl::IsDataLoss(blob.status())) {
@@ -99,7 +99,7 @@ absl::Status BlobStore::CheckBlob(const ParsedDigest& digest) {
   return stale_copy ? DropQuarantined(digest) : absl::OkStatus();
 }
 
-absl::Status BlobStore::LoadNames() {
+absl::Status FileStore::LoadNames() {
   ASSIGN_OR_RETURN(const std::vector<std::string> files,
                    ListDir(layout_.names_dir()));
   bool dropped = false;
@@ -110,7 +110,7 @@ absl::Status BlobStore::LoadNames() {
   return dropped ? FsyncDir(layout_.names_dir()) : absl::OkStatus();
 }
 
-absl::StatusOr<bool> BlobStore::LoadNameFile(const std::string& file) {
+absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
   const std::string path = JoinPath(layout_.names_dir(), file);
   const absl::StatusOr<std::string> contents =
       ReadSmallFile(path, kMaxNameFileSize);

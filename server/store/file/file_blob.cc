@@ -1,7 +1,7 @@
 // Opens a blob directory, checking its descriptor and file sizes, and serves
 // reads from the open files.
 
-#include "server/store/blob.h"
+#include "server/store/file/file_blob.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,18 +85,14 @@ absl::Status CheckSize(int fd, absl::string_view name, uint64_t expected,
 
 }  // namespace
 
-Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
-           const MerkleParams& params, const TreeGeometry& geometry,
-           UniqueFd data_fd, UniqueFd tree_fd)
-    : digest_(digest),
-      digest_text_(digest.ToString()),
-      descriptor_(descriptor),
-      params_(params),
-      geometry_(geometry),
+FileBlob::FileBlob(const ParsedDigest& digest, const Descriptor& descriptor,
+                   const MerkleParams& params, const TreeGeometry& geometry,
+                   UniqueFd data_fd, UniqueFd tree_fd)
+    : Blob(digest, descriptor, params, geometry),
       data_fd_(std::move(data_fd)),
       tree_fd_(std::move(tree_fd)) {}
 
-absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
+absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
     const std::string& dir, const ParsedDigest& digest) {
   const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
@@ -123,37 +119,39 @@ absl::StatusOr<std::shared_ptr<const Blob>> Blob::Open(
   RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", geometry->tree_size(), text));
-  return std::shared_ptr<const Blob>(new Blob(digest, descriptor, *params,
-                                              *geometry, std::move(data_fd),
-                                              std::move(tree_fd)));
+  return std::shared_ptr<const FileBlob>(
+      new FileBlob(digest, descriptor, *params, *geometry, std::move(data_fd),
+                   std::move(tree_fd)));
 }
 
-absl::Status Blob::ReadData(uint64_t offset, absl::Span<uint8_t> out) const {
-  return Read(data_fd_.get(), "data", geometry_.data_size(), offset, out);
+void FileBlob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+                    ReadDone done) const {
+  std::move(done)(ReadNow(part, offset, out));
 }
 
-absl::Status Blob::ReadTree(uint64_t offset, absl::Span<uint8_t> out) const {
-  return Read(tree_fd_.get(), "tree", geometry_.tree_size(), offset, out);
-}
-
-void Blob::PrefetchTree(uint64_t offset, uint64_t length) const {
+void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
+  const int fd = part == BlobPart::kData ? data_fd_.get() : tree_fd_.get();
   // Starts readahead and returns; a failure only loses the head start.
-  (void)posix_fadvise(tree_fd_.get(), static_cast<off_t>(offset),
+  (void)posix_fadvise(fd, static_cast<off_t>(offset),
                       static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
 
-absl::Status Blob::Read(int fd, absl::string_view file, uint64_t file_size,
-                        uint64_t offset, absl::Span<uint8_t> out) const {
+absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
+                               absl::Span<uint8_t> out) const {
+  const bool data = part == BlobPart::kData;
+  const absl::string_view file = data ? "data" : "tree";
+  const uint64_t file_size =
+      data ? geometry().data_size() : geometry().tree_size();
   if (offset > file_size || out.size() > file_size - offset) {
     return absl::OutOfRangeError(absl::StrCat(
-        "blob ", digest_text_, ": ", out.size(), " bytes at offset ", offset,
+        "blob ", digest_text(), ": ", out.size(), " bytes at offset ", offset,
         " are past the end of its ", file_size, "-byte ", file));
   }
-  ASSIGN_OR_RETURN(
-      const size_t n,
-      PreadUpTo(fd, offset, out, absl::StrCat(digest_text_, " ", file)));
+  ASSIGN_OR_RETURN(const size_t n,
+                   PreadUpTo(data ? data_fd_.get() : tree_fd_.get(), offset,
+                             out, absl::StrCat(digest_text(), " ", file)));
   if (n < out.size()) {
-    return Damaged(digest_text_,
+    return Damaged(digest_text(),
                    absl::StrCat(file, " file ends at offset ", offset + n,
                                 ", short of its recorded size ", file_size));
   }

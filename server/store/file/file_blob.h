@@ -1,0 +1,64 @@
+// A blob of the file store opened for reading: its descriptor, checked
+// against the digest it is stored under, and its open data and tree files.
+
+#ifndef VERITYD_SERVER_STORE_FILE_FILE_BLOB_H_
+#define VERITYD_SERVER_STORE_FILE_FILE_BLOB_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "lib/descriptor.h"
+#include "lib/file_util.h"
+#include "lib/merkle_params.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// A blob of the file store: its descriptor, checked against the digest it is
+// stored under, and its open data and tree files. Immutable and thread-safe.
+// Keeps its files open, so a blob deleted or quarantined after it was opened
+// stays readable through this object. Every read is local: pread(2), mostly
+// from the page cache.
+class FileBlob final : public Blob {
+ public:
+  // Opens the blob directory `dir` (files data, tree, descriptor) and checks,
+  // without reading the data, that the descriptor is 256 canonical bytes that
+  // hash to `digest` and that the data and tree files have the sizes it
+  // implies. NOT_FOUND if `dir` does not exist; DATA_LOSS naming the problem
+  // if the blob is damaged; INTERNAL for other I/O errors.
+  static absl::StatusOr<std::shared_ptr<const FileBlob>> Open(
+      const std::string& dir, const ParsedDigest& digest);
+
+  bool IsLocal(BlobPart /*part*/, uint64_t /*offset*/,
+               uint64_t /*length*/) const override {
+    return true;
+  }
+  // Completes before returning. DATA_LOSS if the file on disk is shorter than
+  // the descriptor implies (truncated since it was opened).
+  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+            ReadDone done) const override;
+  // posix_fadvise(POSIX_FADV_WILLNEED): the kernel starts reading into the
+  // page cache.
+  void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
+
+ private:
+  FileBlob(const ParsedDigest& digest, const Descriptor& descriptor,
+           const MerkleParams& params, const TreeGeometry& geometry,
+           UniqueFd data_fd, UniqueFd tree_fd);
+
+  absl::Status ReadNow(BlobPart part, uint64_t offset,
+                       absl::Span<uint8_t> out) const;
+
+  const UniqueFd data_fd_;
+  const UniqueFd tree_fd_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_FILE_FILE_BLOB_H_

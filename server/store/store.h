@@ -1,0 +1,175 @@
+// What verityd needs of the place its blobs live, whatever holds them: a local
+// directory (store/file/) or, for replicas that share their blobs, an object
+// store. The RPC layer, the import and the verified reads use only this.
+
+#ifndef VERITYD_SERVER_STORE_STORE_H_
+#define VERITYD_SERVER_STORE_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+
+namespace verity::server {
+
+// What the store knows about a blob without opening it. Plain value.
+struct BlobInfo {
+  std::string digest;  // FormatDigest text, e.g. "sha256:<hex>"
+  Descriptor descriptor;
+  uint64_t tree_size = 0;          // bytes of the serialized Merkle tree
+  std::vector<std::string> names;  // names pointing at it, sorted
+};
+
+struct PutResult {
+  BlobInfo info;
+  // The content was stored already; the new copy was discarded.
+  bool already_present = false;
+};
+
+// The two byte streams of a stored blob.
+enum class BlobPart { kData, kTree };
+
+// A stored blob opened for reading: its descriptor, checked against the digest
+// it is stored under, and its data and tree. Nothing read from it is trusted:
+// VerifiedBlob checks every byte. Immutable and thread-safe; a blob deleted
+// after it was opened stays readable through this object while the backend
+// can keep it so (a file store keeps its files open).
+class Blob {
+ public:
+  using ReadDone = absl::AnyInvocable<void(absl::Status) &&>;
+
+  virtual ~Blob() = default;
+
+  const ParsedDigest& digest() const { return digest_; }
+  const std::string& digest_text() const { return digest_text_; }
+  const Descriptor& descriptor() const { return descriptor_; }
+  const TreeGeometry& geometry() const { return geometry_; }
+  const MerkleParams& params() const { return params_; }
+
+  // True if Read() of the range completes before it returns, without waiting
+  // on a network (a file, a cached range): then a gRPC thread may read it.
+  virtual bool IsLocal(BlobPart part, uint64_t offset,
+                       uint64_t length) const = 0;
+
+  // Fills `out` from `offset` of `part`, then calls `done`: before returning
+  // for a local read, else later on one of the backend's threads. `out` must
+  // stay valid until then. OUT_OF_RANGE past the size the descriptor records;
+  // DATA_LOSS naming the blob and offset if the stored part is shorter;
+  // INTERNAL or UNAVAILABLE for I/O errors.
+  virtual void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+                    ReadDone done) const = 0;
+
+  // Asks the backend to start bringing [offset, offset + length) of `part`
+  // close, and returns without waiting. Best effort.
+  virtual void Prefetch(BlobPart part, uint64_t offset,
+                        uint64_t length) const = 0;
+
+ protected:
+  // `params` and `geometry` must be those of `descriptor`.
+  Blob(const ParsedDigest& digest, const Descriptor& descriptor,
+       const MerkleParams& params, const TreeGeometry& geometry);
+
+ private:
+  const ParsedDigest digest_;
+  const std::string digest_text_;
+  const Descriptor descriptor_;
+  const MerkleParams params_;
+  const TreeGeometry geometry_;
+};
+
+// Read() of a range IsLocal() says is local; FAILED_PRECONDITION otherwise.
+absl::Status ReadLocal(const Blob& blob, BlobPart part, uint64_t offset,
+                       absl::Span<uint8_t> out);
+
+// One Put in progress: content streams in, is hashed as it arrives, and is
+// stored on Commit. Any failure ends the Put, and every later call returns
+// the same error; destroying the writer without a successful Commit stores
+// nothing. Not thread-safe. The store that made it must outlive it.
+class PutWriter {
+ public:
+  virtual ~PutWriter() = default;
+
+  // RESOURCE_EXHAUSTED if the blob would exceed the store's limit or the
+  // space is full; INTERNAL or UNAVAILABLE for I/O errors.
+  virtual absl::Status Append(absl::Span<const uint8_t> data) = 0;
+
+  // Completes the Put. INVALID_ARGUMENT if `name` is neither empty (no name)
+  // nor a valid name; DATA_LOSS if `expected` is given and the content does
+  // not hash to it. Returns only once the blob is durable. If the blob is
+  // stored but recording the name fails, the error is returned and the blob
+  // stays stored.
+  virtual absl::StatusOr<PutResult> Commit(
+      const std::optional<ParsedDigest>& expected, absl::string_view name) = 0;
+
+  // Bytes appended so far.
+  virtual uint64_t size() const = 0;
+};
+
+// Served blobs and the sum of their data sizes.
+struct StoreTotals {
+  size_t blobs = 0;
+  uint64_t bytes = 0;
+};
+
+// Content-addressed blobs with their fs-verity trees, names pointing at them
+// (a name points at one digest; re-pointing it replaces it), and a quarantine
+// for blobs found corrupt. Thread-safe.
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // INVALID_ARGUMENT for params ValidateMerkleParams rejects or a block size
+  // outside [kMinServedBlockSize, kMaxServedBlockSize].
+  virtual absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
+      const MerkleParams& params) = 0;
+
+  // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
+  // caller may then Quarantine it).
+  virtual absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
+      const ParsedDigest& digest) const = 0;
+
+  // INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no such name.
+  virtual absl::StatusOr<ParsedDigest> ResolveName(
+      absl::string_view name) const = 0;
+
+  // NOT_FOUND if absent; DATA_LOSS if quarantined.
+  virtual absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const = 0;
+
+  // Served blobs in digest-text order strictly after `after` (empty: from
+  // the start), at most `limit` of them.
+  virtual absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
+                                                     size_t limit) const = 0;
+
+  // Deletes a served or quarantined blob and every name pointing at it.
+  // NOT_FOUND if there is neither.
+  virtual absl::Status DeleteBlob(const ParsedDigest& digest) = 0;
+
+  // Deletes the name only. INVALID_ARGUMENT for an invalid name; NOT_FOUND if
+  // there is no such name.
+  virtual absl::Status DeleteName(absl::string_view name) = 0;
+
+  // Stops serving a blob found corrupt and logs `reason`. OK if it is
+  // quarantined already; NOT_FOUND if absent.
+  virtual absl::Status Quarantine(const ParsedDigest& digest,
+                                  absl::string_view reason) = 0;
+
+  // The served blobs, for a store that keeps count; nullopt otherwise.
+  virtual std::optional<StoreTotals> Totals() const = 0;
+
+  // Writes one line to the store's log.
+  virtual void Log(absl::string_view message) const = 0;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_STORE_H_
