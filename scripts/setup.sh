@@ -9,6 +9,8 @@ PACKAGES=(
   bazel-bootstrap g++ xz-utils ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # libcurl (SigV4 signing, the multi interface) and pugixml: the S3 store's client
+  libcurl4-openssl-dev libpugixml-dev
   # dpkg-dev: dpkg-source, which applies Debian's patches to the Abseil source (fetch_abseil)
   dpkg-dev
   # clang-format-14: scripts/check_format.sh

@@ -1,0 +1,64 @@
+// The object layout of an S3 store under its prefix (docs/storage.md has the
+// why of each object):
+//
+// clang-format off
+//   PREFIX/blobs/<alg>/<hex>/data          the content
+//   PREFIX/blobs/<alg>/<hex>/tree          the Merkle tree, `fsverity digest --out-merkle-tree` layout
+//   PREFIX/blobs/<alg>/<hex>/descriptor    the 256-byte descriptor, written last and only if absent:
+//                                          the blob exists exactly when it does
+//   PREFIX/blobs/<alg>/<hex>/names/<h>     a hint that name <h> points here; its body is the name
+//   PREFIX/names/<h>                       a name: "<digest text>\n<name>"; the last writer wins
+//   PREFIX/quarantine/<alg>-<hex>          the blob is out of service; the body says why
+//   PREFIX/uploads/<id>                    the data of a Put whose digest was not known in advance
+// clang-format on
+//
+// (<alg> is sha256|sha512, <hex> the lowercase digest hex, <h> the lowercase
+// hex SHA-256 of a name.)
+
+#ifndef VERITYD_SERVER_STORE_S3_S3_LAYOUT_H_
+#define VERITYD_SERVER_STORE_S3_S3_LAYOUT_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "lib/descriptor.h"
+
+namespace verity::server {
+
+enum class BlobObject { kData, kTree, kDescriptor };
+
+// Immutable value; thread-safe.
+class S3Layout {
+ public:
+  // `prefix` is "" or ends with '/' (S3Layout adds one otherwise).
+  explicit S3Layout(std::string prefix);
+
+  const std::string& prefix() const { return prefix_; }
+  std::string blobs_prefix() const { return prefix_ + "blobs/"; }
+  std::string uploads_prefix() const { return prefix_ + "uploads/"; }
+
+  // PREFIX/blobs/<alg>/<hex>/
+  std::string BlobPrefix(const ParsedDigest& digest) const;
+  std::string BlobKey(const ParsedDigest& digest, BlobObject what) const;
+  // PREFIX/blobs/<alg>/<hex>/names/
+  std::string NameHintPrefix(const ParsedDigest& digest) const;
+  std::string NameHintKey(const ParsedDigest& digest,
+                          absl::string_view name) const;
+  std::string NameKey(absl::string_view name) const;
+  std::string QuarantineKey(const ParsedDigest& digest) const;
+  std::string UploadKey(absl::string_view id) const;
+
+  // The digest whose descriptor `key` is; nullopt for any other key.
+  std::optional<ParsedDigest> ParseDescriptorKey(absl::string_view key) const;
+  // Where a listing of blobs after digest text `after` starts (ListObjectsV2
+  // start-after): past every object of that blob.
+  std::string ListStartAfter(absl::string_view after) const;
+
+ private:
+  std::string prefix_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_S3_S3_LAYOUT_H_
