@@ -24,6 +24,9 @@ PACKAGES=(
   # podman, buildah, runc: deploy/image/build.sh and tests/container_test.sh (runc, not crun: see
   # deploy/image/containers.conf); catatonit: podman's pod infra (pause) image
   podman buildah runc catatonit
+  # ceph-mon, ceph-osd, radosgw, ceph-common: a real single-node Ceph with S3 for tests
+  # (tests/testing/ceph_cluster.sh); installing them starts no daemon
+  ceph-mon ceph-osd radosgw ceph-common
 )
 BORINGSSL_PACKAGE=android-platform-external-boringssl
 BORINGSSL_VERSION=13.0.0+r24

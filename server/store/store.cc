@@ -3,7 +3,11 @@
 #include "server/store/store.h"
 
 #include <optional>
+#include <string>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/hash.h"
 
 namespace verity::server {
 
@@ -14,6 +18,35 @@ Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
       descriptor_(descriptor),
       params_(params),
       geometry_(geometry) {}
+
+absl::Status DamagedBlob(absl::string_view digest_text,
+                         absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("blob ", digest_text, ": ", what));
+}
+
+absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
+    absl::string_view bytes, const ParsedDigest& digest) {
+  const std::string text = digest.ToString();
+  if (bytes.size() != kDescriptorSize) {
+    return DamagedBlob(text, absl::StrCat("descriptor is ", bytes.size(),
+                                          " bytes, not ", kDescriptorSize));
+  }
+  if (ComputeHash(digest.algorithm, AsBytes(bytes)) != digest.digest) {
+    return DamagedBlob(text, "descriptor does not hash to the digest");
+  }
+  absl::StatusOr<Descriptor> descriptor = ParseDescriptor(AsBytes(bytes));
+  if (!descriptor.ok()) return DamagedBlob(text, descriptor.status().message());
+  if (descriptor->hash_algorithm != digest.algorithm) {
+    return DamagedBlob(text, "descriptor has unexpected parameters");
+  }
+  absl::StatusOr<MerkleParams> params = ParamsOf(*descriptor);
+  if (!params.ok()) return DamagedBlob(text, params.status().message());
+  absl::StatusOr<TreeGeometry> geometry =
+      TreeGeometry::Create(*params, descriptor->data_size);
+  if (!geometry.ok()) return DamagedBlob(text, geometry.status().message());
+  return CheckedDescriptor{*std::move(descriptor), *std::move(params),
+                           *std::move(geometry)};
+}
 
 absl::Status ReadLocal(const Blob& blob, BlobPart part, uint64_t offset,
                        absl::Span<uint8_t> out) {

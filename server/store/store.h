@@ -87,6 +87,22 @@ class Blob {
   const TreeGeometry geometry_;
 };
 
+// DATA_LOSS "blob <digest text>: <what>": a stored blob that is not what its
+// digest says.
+absl::Status DamagedBlob(absl::string_view digest_text, absl::string_view what);
+
+// A stored descriptor, checked against the digest it is stored under.
+struct CheckedDescriptor {
+  Descriptor descriptor;
+  MerkleParams params;
+  TreeGeometry geometry;
+};
+
+// DATA_LOSS naming the blob unless `bytes` are 256 canonical descriptor bytes
+// that hash to `digest`, of its algorithm, with parameters a tree can have.
+absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
+    absl::string_view bytes, const ParsedDigest& digest);
+
 // Read() of a range IsLocal() says is local; FAILED_PRECONDITION otherwise.
 absl::Status ReadLocal(const Blob& blob, BlobPart part, uint64_t offset,
                        absl::Span<uint8_t> out);

@@ -17,27 +17,7 @@ namespace verity::server {
 namespace {
 
 absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
-  return absl::DataLossError(absl::StrCat("blob ", digest_text, ": ", what));
-}
-
-absl::StatusOr<Descriptor> CheckDescriptor(absl::string_view bytes,
-                                           const ParsedDigest& digest,
-                                           absl::string_view digest_text) {
-  if (bytes.size() != kDescriptorSize) {
-    return Damaged(digest_text, absl::StrCat("descriptor is ", bytes.size(),
-                                             " bytes, not ", kDescriptorSize));
-  }
-  if (ComputeHash(digest.algorithm, AsBytes(bytes)) != digest.digest) {
-    return Damaged(digest_text, "descriptor does not hash to the digest");
-  }
-  absl::StatusOr<Descriptor> descriptor = ParseDescriptor(AsBytes(bytes));
-  if (!descriptor.ok()) {
-    return Damaged(digest_text, descriptor.status().message());
-  }
-  if (descriptor->hash_algorithm != digest.algorithm) {
-    return Damaged(digest_text, "descriptor has unexpected parameters");
-  }
-  return descriptor;
+  return DamagedBlob(digest_text, what);
 }
 
 // Opens the blob directory; one of the wrong type (a file, a symlink) means
@@ -105,23 +85,19 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
                    PreadUpTo(descriptor_fd.get(), 0, AsMutableBytes(&bytes),
                              JoinPath(dir, "descriptor")));
   bytes.resize(size);
-  ASSIGN_OR_RETURN(const Descriptor descriptor,
-                   CheckDescriptor(bytes, digest, text));
-  const absl::StatusOr<MerkleParams> params = ParamsOf(descriptor);
-  if (!params.ok()) return Damaged(text, params.status().message());
-  const absl::StatusOr<TreeGeometry> geometry =
-      TreeGeometry::Create(*params, descriptor.data_size);
-  if (!geometry.ok()) return Damaged(text, geometry.status().message());
+  ASSIGN_OR_RETURN(const CheckedDescriptor checked,
+                   CheckStoredDescriptor(bytes, digest));
+  const Descriptor& descriptor = checked.descriptor;
   ASSIGN_OR_RETURN(UniqueFd data_fd,
                    OpenMember(dir_fd.get(), dir, "data", text));
   ASSIGN_OR_RETURN(UniqueFd tree_fd,
                    OpenMember(dir_fd.get(), dir, "tree", text));
   RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
   RETURN_IF_ERROR(
-      CheckSize(tree_fd.get(), "tree", geometry->tree_size(), text));
+      CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
   return std::shared_ptr<const FileBlob>(
-      new FileBlob(digest, descriptor, *params, *geometry, std::move(data_fd),
-                   std::move(tree_fd)));
+      new FileBlob(digest, descriptor, checked.params, checked.geometry,
+                   std::move(data_fd), std::move(tree_fd)));
 }
 
 void FileBlob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
