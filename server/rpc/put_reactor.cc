@@ -96,7 +96,7 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   }
   if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
   name_ = header.name();
-  ASSIGN_OR_RETURN(writer_, context_->store->BeginPut(params));
+  ASSIGN_OR_RETURN(writer_, context_->store->BeginPut(params, expected_));
   return absl::OkStatus();
 }
 

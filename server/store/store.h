@@ -145,9 +145,12 @@ class Store {
   virtual ~Store() = default;
 
   // INVALID_ARGUMENT for params ValidateMerkleParams rejects or a block size
-  // outside [kMinServedBlockSize, kMaxServedBlockSize].
+  // outside [kMinServedBlockSize, kMaxServedBlockSize]. `expected` is the
+  // digest the content should have, if the caller knows it: a backend may
+  // then store the content in place as it arrives (Commit still checks it).
   virtual absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params) = 0;
+      const MerkleParams& params,
+      const std::optional<ParsedDigest>& expected = std::nullopt) = 0;
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
   // caller may then Quarantine it).
@@ -181,6 +184,12 @@ class Store {
 
   // The served blobs, for a store that keeps count; nullopt otherwise.
   virtual std::optional<StoreTotals> Totals() const = 0;
+
+  // True if no call waits on a network (a local disk may still make Put's
+  // commit and Delete wait: those always run off the gRPC threads). When
+  // false, the RPC layer calls the store only from its I/O executor, but for
+  // reads of blobs already open.
+  virtual bool IsLocal() const = 0;
 
   // Writes one line to the store's log.
   virtual void Log(absl::string_view message) const = 0;

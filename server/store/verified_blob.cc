@@ -146,10 +146,10 @@ void VerifiedBlob::Fetch(uint64_t first_block, uint64_t end_block,
   auto* group = new ReadGroup(
       [this, read, load, done = std::move(done)](absl::Status status) mutable {
         if (status.ok() && load) read->loaded = true;
+        // The store's errors name the blob already.
         if (!status.ok()) {
           read->data.clear();
           read->fetched_tree.clear();
-          status = Annotate(status);
         }
         std::move(done)(status);
       });

@@ -54,7 +54,8 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
 }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
-    const MerkleParams& params) {
+    const MerkleParams& params,
+    const std::optional<ParsedDigest>& /*expected*/) {
   RETURN_IF_ERROR(ValidateStoreParams(params));
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(MakeDir(dir).status());

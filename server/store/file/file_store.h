@@ -89,8 +89,10 @@ class FileStore final : public Store {
   // The Store interface; see store.h. Open Blob objects stay readable after
   // their blob is deleted or quarantined. Only Commit may fail partway:
   // everything else changes the store by one rename, fsync'd before return.
+  // `expected` is not needed: the content is staged and renamed into place.
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params) override;
+      const MerkleParams& params,
+      const std::optional<ParsedDigest>& expected = std::nullopt) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<ParsedDigest> ResolveName(
@@ -104,6 +106,7 @@ class FileStore final : public Store {
   absl::Status Quarantine(const ParsedDigest& digest,
                           absl::string_view reason) override;
   std::optional<StoreTotals> Totals() const override;
+  bool IsLocal() const override { return true; }
   // To FileStoreOptions::log.
   void Log(absl::string_view message) const override;
 

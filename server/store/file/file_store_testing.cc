@@ -39,7 +39,7 @@ absl::StatusOr<PutResult> PutBytes(FileStore* store, absl::string_view data,
                                    const std::optional<ParsedDigest>& expected,
                                    size_t chunk) {
   ASSIGN_OR_RETURN(const std::unique_ptr<PutWriter> writer,
-                   store->BeginPut(params));
+                   store->BeginPut(params, expected));
   for (size_t offset = 0; offset < data.size(); offset += chunk) {
     RETURN_IF_ERROR(writer->Append(AsBytes(data.substr(offset, chunk))));
   }

@@ -1,0 +1,43 @@
+// A blob of the S3 store opened for reading: its descriptor, checked against
+// the digest, and ranged GETs of its data and tree objects, answered on the S3
+// client's thread. Nothing it returns is trusted (VerifiedBlob verifies it),
+// but a short object is reported as the damage it is.
+
+#ifndef VERITYD_SERVER_STORE_S3_S3_BLOB_H_
+#define VERITYD_SERVER_STORE_S3_S3_BLOB_H_
+
+#include <cstdint>
+#include <string>
+
+#include "server/store/s3/s3_client.h"
+#include "server/store/s3/s3_layout.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// Immutable and thread-safe. The client must outlive it. A blob deleted after
+// it was opened reads as DATA_LOSS (its objects are gone), not as its old
+// content.
+class S3Blob final : public Blob {
+ public:
+  S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
+         const S3Layout& layout, S3Client* client);
+
+  bool IsLocal(BlobPart, uint64_t, uint64_t length) const override {
+    return length == 0;
+  }
+  // DATA_LOSS naming the blob and offset if the object is missing or shorter
+  // than the descriptor implies; UNAVAILABLE if S3 cannot be reached.
+  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+            ReadDone done) const override;
+  void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
+
+ private:
+  S3Client* const client_;
+  const std::string data_key_;
+  const std::string tree_key_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_S3_S3_BLOB_H_

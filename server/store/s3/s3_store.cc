@@ -1,0 +1,378 @@
+// Implements S3Store on S3Client's blocking Call(): every method here runs on
+// the RPC layer's I/O executor, never on a gRPC thread (see Store::IsLocal).
+// Reads of blob bytes are S3Blob's, asynchronous.
+
+#include "server/store/s3/s3_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "lib/status_macros.h"
+#include "server/store/name_index.h"
+#include "server/store/s3/s3_blob.h"
+#include "server/store/s3/s3_xml.h"
+
+namespace verity::server {
+namespace {
+
+constexpr int kListPageKeys = 1000;
+
+// What a listing continues from: the next page's query.
+void AddListQuery(S3Request* request, const std::string& prefix,
+                  const std::string& start_after, const std::string& token) {
+  request->query = {{"list-type", "2"},
+                    {"prefix", prefix},
+                    {"max-keys", absl::StrCat(kListPageKeys)}};
+  if (!token.empty()) {
+    request->query.push_back({"continuation-token", token});
+  } else if (!start_after.empty()) {
+    request->query.push_back({"start-after", start_after});
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<S3Store>> S3Store::Open(
+    const S3StoreOptions& options) {
+  if (options.part_bytes < (size_t{5} << 20)) {
+    return absl::InvalidArgumentError(
+        "S3 multipart parts must be at least 5 MiB");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<S3Client> client,
+                   S3Client::Create(options.client));
+  std::unique_ptr<S3Store> store(new S3Store(options, std::move(client)));
+  RETURN_IF_ERROR(store->CheckBucket());
+  store->AbortAbandonedUploads();
+  return store;
+}
+
+S3Store::S3Store(const S3StoreOptions& options,
+                 std::unique_ptr<S3Client> client)
+    : options_(options),
+      layout_(options.prefix),
+      client_(std::move(client)),
+      part_budget_(std::max(1, options.part_slots)) {}
+
+void S3Store::Log(absl::string_view message) const {
+  if (options_.log) {
+    options_.log(message);
+    return;
+  }
+  const std::string line = absl::StrCat("verityd: ", message, "\n");
+  fwrite(line.data(), 1, line.size(), stderr);
+}
+
+absl::Status S3Store::CheckBucket() const {
+  S3Request request;
+  request.op = "ListObjectsV2";
+  request.query = {
+      {"list-type", "2"}, {"prefix", layout_.prefix()}, {"max-keys", "1"}};
+  const S3Response response = client_->Call(std::move(request));
+  if (response.status.ok()) return absl::OkStatus();
+  const S3ClientOptions& c = options_.client;
+  if (response.error_code == "NoSuchBucket") {
+    return absl::NotFoundError(
+        absl::StrCat("the S3 bucket '", c.bucket,
+                     "' does not exist at --s3_endpoint=", c.endpoint));
+  }
+  if (absl::IsPermissionDenied(response.status)) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the S3 endpoint refused the credentials of access key '",
+        c.credentials.access_key_id, "' (AWS_ACCESS_KEY_ID) for bucket '",
+        c.bucket, "': ", response.status.message()));
+  }
+  if (absl::IsUnavailable(response.status)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot reach the S3 endpoint --s3_endpoint=", c.endpoint,
+                     ": ", response.status.message()));
+  }
+  return response.status;
+}
+
+void S3Store::AbortAbandonedUploads() const {
+  const absl::Time cutoff = absl::Now() - options_.abandoned_upload_age;
+  std::string key_marker, id_marker;
+  int aborted = 0;
+  while (true) {
+    S3Request request;
+    request.op = "ListMultipartUploads";
+    request.query = {{"uploads", ""}, {"prefix", layout_.prefix()}};
+    if (!key_marker.empty()) {
+      request.query.push_back({"key-marker", key_marker});
+      request.query.push_back({"upload-id-marker", id_marker});
+    }
+    const S3Response response = client_->Call(std::move(request));
+    absl::StatusOr<S3Uploads> uploads =
+        response.status.ok() ? ParseListUploads(response.body)
+                             : absl::StatusOr<S3Uploads>(response.status);
+    if (!uploads.ok()) {
+      Log(absl::StrCat("could not list abandoned uploads: ",
+                       uploads.status().message()));
+      return;
+    }
+    for (const S3Uploads::Upload& upload : uploads->uploads) {
+      absl::Time initiated;
+      std::string error;
+      if (!absl::ParseTime(absl::RFC3339_full, upload.initiated, &initiated,
+                           &error) ||
+          initiated > cutoff) {
+        continue;
+      }
+      S3Request abort;
+      abort.op = "AbortMultipartUpload";
+      abort.method = "DELETE";
+      abort.key = upload.key;
+      abort.query = {{"uploadId", upload.upload_id}};
+      if (client_->Call(std::move(abort)).status.ok()) ++aborted;
+    }
+    if (!uploads->truncated) break;
+    key_marker = uploads->next_key_marker;
+    id_marker = uploads->next_upload_id_marker;
+  }
+  if (aborted > 0) {
+    Log(absl::StrCat("aborted ", aborted, " abandoned multipart uploads"));
+  }
+}
+
+absl::StatusOr<std::string> S3Store::GetObject(const std::string& key,
+                                               absl::string_view op) const {
+  S3Request request;
+  request.op = std::string(op);
+  request.key = key;
+  S3Response response = client_->Call(std::move(request));
+  RETURN_IF_ERROR(response.status);
+  return std::move(response.body);
+}
+
+absl::Status S3Store::PutObject(const std::string& key, std::string body,
+                                std::vector<std::string> headers) const {
+  S3Request request;
+  request.op = "PutObject";
+  request.method = "PUT";
+  request.key = key;
+  request.body = std::move(body);
+  request.headers = std::move(headers);
+  return client_->Call(std::move(request)).status;
+}
+
+absl::Status S3Store::DeleteObject(const std::string& key) const {
+  S3Request request;
+  request.op = "DeleteObject";
+  request.method = "DELETE";
+  request.key = key;
+  absl::Status status = client_->Call(std::move(request)).status;
+  return absl::IsNotFound(status) ? absl::OkStatus() : status;
+}
+
+absl::Status S3Store::Exists(const ParsedDigest& digest) const {
+  S3Request request;
+  request.op = "HeadDescriptor";
+  request.method = "HEAD";
+  request.key = layout_.BlobKey(digest, BlobObject::kDescriptor);
+  absl::Status status = client_->Call(std::move(request)).status;
+  if (absl::IsNotFound(status)) {
+    return absl::NotFoundError(absl::StrCat("no blob ", digest.ToString()));
+  }
+  return status;
+}
+
+absl::StatusOr<bool> S3Store::IsQuarantined(const ParsedDigest& digest) const {
+  S3Request request;
+  request.op = "HeadQuarantine";
+  request.method = "HEAD";
+  request.key = layout_.QuarantineKey(digest);
+  const absl::Status status = client_->Call(std::move(request)).status;
+  if (absl::IsNotFound(status)) return false;
+  RETURN_IF_ERROR(status);
+  return true;
+}
+
+absl::Status S3Store::Unquarantine(const ParsedDigest& digest) const {
+  return DeleteObject(layout_.QuarantineKey(digest));
+}
+
+absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
+    const ParsedDigest& digest) const {
+  absl::StatusOr<std::string> bytes = GetObject(
+      layout_.BlobKey(digest, BlobObject::kDescriptor), "GetDescriptor");
+  if (absl::IsNotFound(bytes.status())) {
+    return absl::NotFoundError(absl::StrCat("no blob ", digest.ToString()));
+  }
+  RETURN_IF_ERROR(bytes.status());
+  return CheckStoredDescriptor(*bytes, digest);
+}
+
+absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  if (params.block_size < kMinServedBlockSize ||
+      params.block_size > kMaxServedBlockSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block size ", params.block_size, " is outside [",
+                     kMinServedBlockSize, ", ", kMaxServedBlockSize, "]"));
+  }
+  if (expected.has_value() && expected->algorithm != params.hash_algorithm) {
+    return absl::InvalidArgumentError(
+        "the expected digest uses another hash algorithm than params");
+  }
+  return std::make_unique<S3PutWriter>(this, params, expected);
+}
+
+absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
+    const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const CheckedDescriptor checked, ReadDescriptor(digest));
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  if (quarantined) {
+    return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
+  }
+  return std::make_shared<S3Blob>(checked, digest, layout_, client_.get());
+}
+
+absl::StatusOr<ParsedDigest> S3Store::ResolveName(
+    absl::string_view name) const {
+  RETURN_IF_ERROR(ValidateBlobName(name));
+  absl::StatusOr<std::string> record =
+      GetObject(layout_.NameKey(name), "GetName");
+  if (absl::IsNotFound(record.status())) {
+    return absl::NotFoundError(absl::StrCat("no blob is named ", name));
+  }
+  RETURN_IF_ERROR(record.status());
+  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameFile(*record));
+  if (decoded.name != name) {
+    return absl::DataLossError(
+        absl::StrCat("the name object of ", name, " holds another name"));
+  }
+  return decoded.digest;
+}
+
+absl::Status S3Store::SetName(absl::string_view name,
+                              const ParsedDigest& digest) const {
+  // The hint under the blob the name pointed at goes; a stale one left by a
+  // race is ignored by NamesOf, which checks each hint against the name.
+  absl::StatusOr<ParsedDigest> old = ResolveName(name);
+  RETURN_IF_ERROR(PutObject(layout_.NameKey(name),
+                            EncodeNameFile(digest.ToString(), name)));
+  RETURN_IF_ERROR(
+      PutObject(layout_.NameHintKey(digest, name), std::string(name)));
+  if (old.ok() && *old != digest) {
+    DeleteObject(layout_.NameHintKey(*old, name)).IgnoreError();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> S3Store::ListKeys(
+    const std::string& prefix) const {
+  std::vector<std::string> keys;
+  std::string token;
+  do {
+    S3Request request;
+    request.op = "ListObjectsV2";
+    AddListQuery(&request, prefix, "", token);
+    S3Response response = client_->Call(std::move(request));
+    RETURN_IF_ERROR(response.status);
+    ASSIGN_OR_RETURN(S3Listing listing, ParseListObjects(response.body));
+    for (S3Listing::Object& object : listing.objects) {
+      keys.push_back(std::move(object.key));
+    }
+    token = listing.truncated ? listing.next_continuation_token : "";
+  } while (!token.empty());
+  return keys;
+}
+
+absl::StatusOr<std::vector<std::string>> S3Store::NamesOf(
+    const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const std::vector<std::string> hints,
+                   ListKeys(layout_.NameHintPrefix(digest)));
+  std::vector<std::string> names;
+  for (const std::string& key : hints) {
+    absl::StatusOr<std::string> name = GetObject(key, "GetNameHint");
+    if (absl::IsNotFound(name.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(name.status());
+    absl::StatusOr<ParsedDigest> points_at = ResolveName(*name);
+    if (points_at.ok() && *points_at == digest) names.push_back(*name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const CheckedDescriptor checked, ReadDescriptor(digest));
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  if (quarantined) {
+    return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> names, NamesOf(digest));
+  return BlobInfo{digest.ToString(), checked.descriptor,
+                  checked.geometry.tree_size(), std::move(names)};
+}
+
+absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,
+                                                    size_t limit) const {
+  std::vector<BlobInfo> infos;
+  std::string token;
+  const std::string start_after = layout_.ListStartAfter(after);
+  while (infos.size() < limit) {
+    S3Request request;
+    request.op = "ListObjectsV2";
+    AddListQuery(&request, layout_.blobs_prefix(), start_after, token);
+    S3Response response = client_->Call(std::move(request));
+    RETURN_IF_ERROR(response.status);
+    ASSIGN_OR_RETURN(const S3Listing listing, ParseListObjects(response.body));
+    for (const S3Listing::Object& object : listing.objects) {
+      if (infos.size() == limit) break;
+      const std::optional<ParsedDigest> digest =
+          layout_.ParseDescriptorKey(object.key);
+      if (!digest.has_value()) continue;
+      absl::StatusOr<BlobInfo> info = Stat(*digest);
+      // Quarantined, or deleted since the listing: not served.
+      if (absl::IsDataLoss(info.status()) || absl::IsNotFound(info.status())) {
+        continue;
+      }
+      RETURN_IF_ERROR(info.status());
+      infos.push_back(*std::move(info));
+    }
+    if (!listing.truncated) break;
+    token = listing.next_continuation_token;
+  }
+  return infos;
+}
+
+absl::Status S3Store::DeleteBlob(const ParsedDigest& digest) {
+  const absl::Status exists = Exists(digest);
+  if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  if (absl::IsNotFound(exists) && !quarantined) return exists;
+  // The descriptor first: from then on the blob is gone for every replica,
+  // whatever of the rest a crash leaves (a later Put replaces it).
+  RETURN_IF_ERROR(
+      DeleteObject(layout_.BlobKey(digest, BlobObject::kDescriptor)));
+  ASSIGN_OR_RETURN(const std::vector<std::string> names, NamesOf(digest));
+  for (const std::string& name : names) {
+    RETURN_IF_ERROR(DeleteObject(layout_.NameKey(name)));
+  }
+  ASSIGN_OR_RETURN(const std::vector<std::string> rest,
+                   ListKeys(layout_.BlobPrefix(digest)));
+  for (const std::string& key : rest) RETURN_IF_ERROR(DeleteObject(key));
+  return Unquarantine(digest);
+}
+
+absl::Status S3Store::DeleteName(absl::string_view name) {
+  ASSIGN_OR_RETURN(const ParsedDigest digest, ResolveName(name));
+  RETURN_IF_ERROR(DeleteObject(layout_.NameKey(name)));
+  return DeleteObject(layout_.NameHintKey(digest, name));
+}
+
+absl::Status S3Store::Quarantine(const ParsedDigest& digest,
+                                 absl::string_view reason) {
+  RETURN_IF_ERROR(Exists(digest));
+  RETURN_IF_ERROR(
+      PutObject(layout_.QuarantineKey(digest), std::string(reason)));
+  Log(absl::StrCat("quarantined ", digest.ToString(), ": ", reason));
+  return absl::OkStatus();
+}
+
+}  // namespace verity::server

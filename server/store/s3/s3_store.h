@@ -1,0 +1,126 @@
+// The S3 store: blobs as objects in a bucket (s3_layout.h), shared by every
+// replica that names the same bucket and prefix. The bucket is storage we do
+// not control: every byte read from it is verified before it is sent
+// (VerifiedBlob), and a blob is visible only once its descriptor, written last
+// and only if absent, is there.
+
+#ifndef VERITYD_SERVER_STORE_S3_S3_STORE_H_
+#define VERITYD_SERVER_STORE_S3_S3_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "server/store/s3/s3_client.h"
+#include "server/store/s3/s3_layout.h"
+#include "server/store/s3/s3_put_writer.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+struct S3StoreOptions {
+  S3ClientOptions client;
+  // Every object of this store is under it ("" or ending in '/').
+  std::string prefix;
+  // The largest blob a Put accepts.
+  uint64_t max_blob_bytes = uint64_t{4} << 30;
+  // Multipart part size (S3's minimum is 5 MiB; all but the last are this).
+  size_t part_bytes = size_t{8} << 20;
+  // Part buffers of all Puts together (filling or uploading); a Put waits for
+  // a slot. 32 x 8 MiB = 256 MiB at most.
+  int part_slots = 32;
+  // At Open, multipart uploads under the prefix started longer ago than this
+  // are aborted: what a crashed or killed verityd left.
+  absl::Duration abandoned_upload_age = absl::Hours(24);
+  // Receives one line per notable event. Empty: stderr, "verityd: ".
+  std::function<void(absl::string_view)> log;
+};
+
+// Thread-safe. Every call but OpenBlob's reads may wait on the network: call
+// them off the gRPC threads (the I/O executor). Names: the last writer wins;
+// a blob's names are found through the hints under it, each checked against
+// the name's own object.
+class S3Store final : public Store {
+ public:
+  // Checks that the bucket answers with these credentials (NOT_FOUND naming
+  // the bucket, PERMISSION_DENIED naming the credentials, UNAVAILABLE naming
+  // the endpoint) and aborts abandoned multipart uploads.
+  static absl::StatusOr<std::unique_ptr<S3Store>> Open(
+      const S3StoreOptions& options);
+
+  S3Store(const S3Store&) = delete;
+  S3Store& operator=(const S3Store&) = delete;
+
+  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
+      const MerkleParams& params,
+      const std::optional<ParsedDigest>& expected) override;
+  absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
+      const ParsedDigest& digest) const override;
+  absl::StatusOr<ParsedDigest> ResolveName(
+      absl::string_view name) const override;
+  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
+  absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
+                                             size_t limit) const override;
+  absl::Status DeleteBlob(const ParsedDigest& digest) override;
+  absl::Status DeleteName(absl::string_view name) override;
+  // Writes quarantine/<alg>-<hex>: every replica refuses the blob when it
+  // opens it.
+  absl::Status Quarantine(const ParsedDigest& digest,
+                          absl::string_view reason) override;
+  // A bucket keeps no count: nullopt.
+  std::optional<StoreTotals> Totals() const override { return std::nullopt; }
+  bool IsLocal() const override { return false; }
+  void Log(absl::string_view message) const override;
+
+  // For S3PutWriter.
+  S3Client& client() const { return *client_; }
+  const S3Layout& layout() const { return layout_; }
+  const S3StoreOptions& options() const { return options_; }
+  PartBudget& part_budget() const { return part_budget_; }
+  // OK if the blob's descriptor is there; NOT_FOUND if not.
+  absl::Status Exists(const ParsedDigest& digest) const;
+  absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
+  absl::Status Unquarantine(const ParsedDigest& digest) const;
+  // Points `name` at `digest`, and moves its hint from the blob it pointed at.
+  absl::Status SetName(absl::string_view name,
+                       const ParsedDigest& digest) const;
+  absl::Status PutObject(const std::string& key, std::string body,
+                         std::vector<std::string> headers = {}) const;
+
+ private:
+  explicit S3Store(const S3StoreOptions& options,
+                   std::unique_ptr<S3Client> client);
+
+  absl::Status CheckBucket() const;
+  void AbortAbandonedUploads() const;
+  absl::StatusOr<std::string> GetObject(const std::string& key,
+                                        absl::string_view op) const;
+  absl::Status DeleteObject(const std::string& key) const;
+  absl::StatusOr<CheckedDescriptor> ReadDescriptor(
+      const ParsedDigest& digest) const;
+  // The names pointing at `digest`, sorted: the hints under it whose name
+  // objects still point there.
+  absl::StatusOr<std::vector<std::string>> NamesOf(
+      const ParsedDigest& digest) const;
+  absl::StatusOr<std::vector<std::string>> ListKeys(
+      const std::string& prefix) const;
+
+  const S3StoreOptions options_;
+  const S3Layout layout_;
+  const std::unique_ptr<S3Client> client_;
+  mutable PartBudget part_budget_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_S3_S3_STORE_H_
