@@ -24,6 +24,7 @@
 #include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
 #include "server/log.h"
+#include "server/s3_settings.h"
 #include "server/server_options.h"
 #include "server/store_location.h"
 #include "server/verityd.h"
@@ -31,10 +32,22 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "host:port to serve gRPC on; port 0 picks a free one (logged)");
 ABSL_FLAG(std::string, store, "",
-          "where the blobs live: a directory, or file://DIR (default: "
-          "--store_dir)");
+          "where the blobs live: a directory, file://DIR, or "
+          "s3://BUCKET/PREFIX (default: --store_dir)");
 ABSL_FLAG(std::string, store_dir, "./verityd-data",
           "the blob store directory; --store=DIR says the same");
+ABSL_FLAG(std::string, s3_endpoint, "",
+          "with --store=s3://...: the S3 endpoint, https://HOST[:PORT] "
+          "(default: AWS, https://s3.REGION.amazonaws.com)");
+ABSL_FLAG(std::string, s3_region, "",
+          "with --store=s3://...: the region requests are signed for "
+          "(default: $AWS_REGION, else $AWS_DEFAULT_REGION, else us-east-1)");
+ABSL_FLAG(std::string, s3_addressing, "auto",
+          "with --store=s3://...: path (ENDPOINT/BUCKET/KEY), virtual "
+          "(BUCKET.HOST/KEY) or auto (virtual for AWS, path otherwise)");
+ABSL_FLAG(std::string, s3_ca, "",
+          "with --store=s3://...: a PEM CA bundle for TLS to the endpoint "
+          "(default: the system's)");
 ABSL_FLAG(std::string, import_dir, "",
           "put every regular file under this directory at start-up, named by "
           "its relative path; NOT_SERVING until done");
@@ -108,8 +121,22 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.listen = absl::GetFlag(FLAGS_listen);
   absl::StatusOr<StoreLocation> store = StoreLocationFromFlags();
   if (!store.ok()) return store.status();
+  options.store_kind = store->kind;
   options.store.root = store->dir;
   options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
+  if (store->kind == StoreLocation::Kind::kS3) {
+    S3Settings s3;
+    s3.bucket = store->bucket;
+    s3.endpoint = absl::GetFlag(FLAGS_s3_endpoint);
+    s3.region = absl::GetFlag(FLAGS_s3_region);
+    s3.addressing = absl::GetFlag(FLAGS_s3_addressing);
+    s3.ca_file = absl::GetFlag(FLAGS_s3_ca);
+    absl::StatusOr<S3ClientOptions> client = ResolveS3Client(s3, ProcessEnv);
+    if (!client.ok()) return client.status();
+    options.s3.client = *std::move(client);
+    options.s3.prefix = store->prefix;
+    options.s3.max_blob_bytes = options.store.max_blob_bytes;
+  }
   options.import_dir = absl::GetFlag(FLAGS_import_dir);
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   options.tls_key = absl::GetFlag(FLAGS_tls_key);

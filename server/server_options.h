@@ -12,15 +12,20 @@
 #include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
 #include "server/store/file/file_store.h"
+#include "server/store/s3/s3_store.h"
 #include "server/store/verified_blob.h"
+#include "server/store_location.h"
 
 namespace verity::server {
 
 struct ServerOptions {
   // host:port; port 0 picks a free port (Verityd::port() tells which).
   std::string listen = "127.0.0.1:50051";
-  // Store root, its max_blob_bytes and layout: see FileStore.
+  // Where the blobs live: a FileStore (`store`: root, max_blob_bytes, ...) or
+  // an S3Store (`s3`: bucket, prefix, endpoint, credentials, ...).
+  StoreLocation::Kind store_kind = StoreLocation::Kind::kFile;
   FileStoreOptions store;
+  S3StoreOptions s3;
   // If set, every regular file under it is put at start-up, named by its
   // relative path; the server reports NOT_SERVING until that is done.
   std::string import_dir;

@@ -1,5 +1,5 @@
-// Where verityd's blobs live, as --store names it: a directory, given as a
-// path or a file:// URL.
+// Where verityd's blobs live, as --store names it: a directory (a path or a
+// file:// URL), or an S3 bucket and prefix (s3://BUCKET/PREFIX).
 
 #ifndef VERITYD_SERVER_STORE_LOCATION_H_
 #define VERITYD_SERVER_STORE_LOCATION_H_
@@ -13,12 +13,19 @@ namespace verity::server {
 
 // Plain value.
 struct StoreLocation {
-  // The file store's root directory.
+  enum class Kind { kFile, kS3 };
+  Kind kind = Kind::kFile;
+  // kFile: the file store's root directory.
   std::string dir;
+  // kS3: the bucket, and the prefix every object goes under ("" or ending in
+  // '/').
+  std::string bucket;
+  std::string prefix;
 };
 
-// "DIR" or "file://DIR" (an absolute or relative path). INVALID_ARGUMENT,
-// naming --store, for an empty location or an unknown scheme.
+// "DIR", "file://DIR" (an absolute or relative path) or
+// "s3://BUCKET[/PREFIX]". INVALID_ARGUMENT, naming --store, for an empty
+// location, a bad bucket name or an unknown scheme.
 absl::StatusOr<StoreLocation> ParseStoreLocation(absl::string_view text);
 
 }  // namespace verity::server

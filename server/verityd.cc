@@ -22,6 +22,7 @@
 #include "server/scrape_metrics.h"
 #include "server/store/file/file_store.h"
 #include "server/store/importer.h"
+#include "server/store/s3/s3_store.h"
 
 namespace verity::server {
 namespace {
@@ -108,9 +109,7 @@ absl::Status Verityd::Init() {
                    Credentials(options_));
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
-  FileStoreOptions store_options = options_.store;
-  if (!store_options.log) store_options.log = Log;
-  ASSIGN_OR_RETURN(store_, FileStore::Open(store_options));
+  ASSIGN_OR_RETURN(store_, OpenStore());
   cache_ = std::make_unique<VerifiedBlobCache>(CacheOptionsOf(options_.cache));
   context_.store = store_.get();
   context_.cache = cache_.get();
@@ -121,7 +120,11 @@ absl::Status Verityd::Init() {
     context_.reader = unverified_reader_.get();
   }
   context_.metrics = metrics_.get();
-  io_ = std::make_unique<IoExecutor>();
+  // Work for a remote store waits on the network, not on a disk: more of it
+  // at once.
+  IoExecutorOptions io;
+  if (!store_->IsLocal()) io.threads = 16;
+  io_ = std::make_unique<IoExecutor>(io);
   context_.io = io_.get();
   context_.options = options_.service;
   service_ = std::make_unique<VerityService>(&context_);
@@ -145,6 +148,22 @@ absl::Status Verityd::Init() {
   SetServing(false);
   import_thread_ = std::thread([this] { Import(); });
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() const {
+  if (options_.store_kind == StoreLocation::Kind::kS3) {
+    if (!options_.verify_on_read) {
+      return absl::InvalidArgumentError(
+          "--verify_on_read=false is for diagnostics of a local store, not of "
+          "an S3 bucket");
+    }
+    S3StoreOptions s3 = options_.s3;
+    if (!s3.log) s3.log = Log;
+    return S3Store::Open(s3);
+  }
+  FileStoreOptions file = options_.store;
+  if (!file.log) file.log = Log;
+  return FileStore::Open(file);
 }
 
 absl::Status Verityd::InitDispatch() {

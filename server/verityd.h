@@ -70,6 +70,7 @@ class Verityd {
  private:
   explicit Verityd(const ServerOptions& options) : options_(options) {}
   absl::Status Init();
+  absl::StatusOr<std::unique_ptr<Store>> OpenStore() const;
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
   // Serves the registry and the scrape-time metrics on metrics_listen.
