@@ -17,11 +17,27 @@ ReadReactor::ReadReactor(ServiceContext* context,
     : context_(context),
       timer_(context->metrics, RpcMethod::kRead),
       slot_(context) {
+  // Resolving a name and opening a blob of a remote store wait on the
+  // network: on the I/O executor. The call, and so `request`, lives until
+  // Finish().
+  if (context_->store->IsLocal()) {
+    StartAndWrite(request);
+    return;
+  }
+  absl::Status queued =
+      context_->io->Submit([this, &request] { StartAndWrite(request); });
+  if (!queued.ok()) FinishWith(queued);
+}
+
+void ReadReactor::StartAndWrite(const v1::ReadRequest& request) {
   absl::Status status = Start(request);
   if (!status.ok()) {
     FinishWith(status);
     return;
   }
+  // OnCancel() may have come before the job existed: it is cancelled now.
+  job_ready_.store(true);
+  if (cancelled_.load()) job_->Cancel();
   WriteNextOrFinish();
 }
 
@@ -67,8 +83,10 @@ absl::StatusOr<BlockRange> ReadReactor::BlocksOfRequest(
 }
 
 void ReadReactor::OnCancel() {
-  // Nothing is read before Start() has made the job.
-  if (job_.has_value()) job_->Cancel();
+  // Nothing is read before Start() has made the job. Both flags are
+  // sequentially consistent: this or StartAndWrite() sees the other's store.
+  cancelled_.store(true);
+  if (job_ready_.load()) job_->Cancel();
 }
 
 void ReadReactor::OnWriteDone(bool ok) {
@@ -139,7 +157,9 @@ absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {
 void ReadReactor::FinishWith(const absl::Status& status) {
   timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
-    ReportCorruption(context_, blob_->blob().digest(), status);
+    ReportCorruption(context_, blob_->blob().digest(), status,
+                     [this, status] { Finish(ToGrpcStatus(status)); });
+    return;
   }
   Finish(ToGrpcStatus(status));
 }

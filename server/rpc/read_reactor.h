@@ -1,4 +1,5 @@
-// One Read stream: resolves the blob, then writes the requested blocks one
+// One Read stream: resolves the blob (on the I/O executor if the store is
+// remote), then writes the requested blocks one
 // message at a time, each read (and verified) by the service's ChunkReader
 // before it is sent, with the tree blocks the client needs to verify it again.
 
@@ -7,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,6 +35,8 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   void OnDone() override { delete this; }
 
  private:
+  // Start(), then the first message; or Finish() with Start()'s error.
+  void StartAndWrite(const v1::ReadRequest& request);
   absl::Status Start(const v1::ReadRequest& request);
   absl::StatusOr<BlockRange> BlocksOfRequest(
       const v1::ReadRequest& request, const TreeGeometry& geometry) const;
@@ -48,8 +52,11 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   CallTimer timer_;
   StreamSlot slot_;
   std::shared_ptr<VerifiedBlob> blob_;
-  // Both set once the blob and range are known.
+  // Both set once the blob and range are known, which may be on an I/O
+  // thread while OnCancel() runs.
   std::optional<ReadJob> job_;
+  std::atomic<bool> job_ready_{false};
+  std::atomic<bool> cancelled_{false};
   // Which tree blocks each chunk carries: those the client neither said it
   // holds nor received with an earlier chunk.
   std::optional<ProofPlanner> proofs_;

@@ -2,13 +2,25 @@
 
 #include "server/rpc/service_context.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
+namespace {
+
+void LogIfFailed(Store* store, const ParsedDigest& digest,
+                 const absl::Status& quarantined) {
+  if (quarantined.ok()) return;
+  store->Log(absl::StrCat("could not quarantine ", digest.ToString(), ": ",
+                          quarantined.message()));
+}
+
+}  // namespace
 
 absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
                                          absl::string_view digest,
@@ -37,18 +49,30 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
 }
 
 void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
-                      const absl::Status& status) {
-  const std::string text = digest.ToString();
+                      const absl::Status& status,
+                      absl::AnyInvocable<void() &&> then) {
   context->store->Log(absl::StrCat("corruption detected: ", status.message()));
   context->metrics->CountCorruption(
       IsTreeCorruption(status) ? CorruptionKind::kTree : CorruptionKind::kData);
-  if (context->options.on_corruption != OnCorruption::kQuarantine) return;
+  if (context->options.on_corruption != OnCorruption::kQuarantine) {
+    std::move(then)();
+    return;
+  }
   context->cache->Erase(digest);
-  absl::Status quarantined =
-      context->store->Quarantine(digest, status.message());
-  if (!quarantined.ok()) {
-    context->store->Log(absl::StrCat("could not quarantine ", text, ": ",
-                                     quarantined.message()));
+  // Marking the blob writes to the store: on the I/O executor, never on the
+  // thread that found the damage (a gRPC thread, or the store's own). `then`
+  // runs either way; shared, so that a refused task does not take it along.
+  auto finish =
+      std::make_shared<absl::AnyInvocable<void() &&>>(std::move(then));
+  absl::Status queued = context->io->Submit(
+      [context, digest, why = std::string(status.message()), finish] {
+        LogIfFailed(context->store, digest,
+                    context->store->Quarantine(digest, why));
+        std::move (*finish)();
+      });
+  if (!queued.ok()) {
+    LogIfFailed(context->store, digest, queued);
+    std::move (*finish)();
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -97,10 +98,13 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
 
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
 
-// Logs corruption found in the store and, under OnCorruption::kQuarantine,
-// stops serving the blob until it is put again.
+// Logs and counts corruption found in the store and, under
+// OnCorruption::kQuarantine, stops serving the blob until it is put again (on
+// the I/O executor). Then runs `then`, once the blob is out of service: a
+// client told DATA_LOSS finds it quarantined on its next call.
 void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
-                      const absl::Status& status);
+                      const absl::Status& status,
+                      absl::AnyInvocable<void() &&> then);
 
 }  // namespace verity::server
 

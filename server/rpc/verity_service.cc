@@ -1,11 +1,14 @@
-// Implements VerityService. Stat and List touch only the store's in-memory
-// index, so they answer on the callback thread; Delete renames and fsyncs, so
-// it runs on the store's I/O executor.
+// Implements VerityService. Stat and List of a local store touch only its
+// in-memory index, so they answer on the callback thread; those of a remote
+// store wait on the network, and Delete renames and fsyncs (or waits on the
+// network), so they run on the I/O executor.
 
 #include "server/rpc/verity_service.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
@@ -18,11 +21,27 @@ namespace {
 
 constexpr size_t kMaxPageSize = 1000;
 
-grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* call,
-                                CallTimer& timer, const absl::Status& status) {
-  timer.set_code(status.code());
+// Answers a unary call with what `work` returns: on the callback thread, or on
+// the I/O executor if `blocks` (the call, and so its request and response,
+// lives until the reactor finishes).
+template <typename Work>
+grpc::ServerUnaryReactor* Answer(ServiceContext* context,
+                                 grpc::CallbackServerContext* call,
+                                 RpcMethod method, bool blocks, Work work) {
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
+  auto timer = std::make_shared<CallTimer>(context->metrics, method);
+  auto finish = [reactor, timer](const absl::Status& status) {
+    timer->set_code(status.code());
+    reactor->Finish(ToGrpcStatus(status));
+  };
+  if (!blocks) {
+    finish(work());
+    return reactor;
+  }
+  absl::Status queued = context->io->Submit(
+      [finish, work = std::move(work)]() mutable { finish(work()); });
+  // A refused task was dropped unrun: answer with why.
+  if (!queued.ok()) finish(queued);
   return reactor;
 }
 
@@ -89,35 +108,27 @@ grpc::ServerWriteReactor<v1::ReadResponse>* VerityService::Read(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
-  CallTimer timer(context_->metrics, RpcMethod::kStat);
-  return Reply(call, timer, DoStat(*context_, *request, response));
+  return Answer(context_, call, RpcMethod::kStat, !context_->store->IsLocal(),
+                [this, request, response] {
+                  return DoStat(*context_, *request, response);
+                });
 }
 
 grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
-  CallTimer timer(context_->metrics, RpcMethod::kList);
-  return Reply(call, timer, DoList(*context_, *request, response));
+  return Answer(context_, call, RpcMethod::kList, !context_->store->IsLocal(),
+                [this, request, response] {
+                  return DoList(*context_, *request, response);
+                });
 }
 
 grpc::ServerUnaryReactor* VerityService::Delete(
     grpc::CallbackServerContext* call, const v1::DeleteRequest* request,
     v1::DeleteResponse* /*response*/) {
-  // Deleting renames and fsyncs: on the store's I/O threads. The call, and so
-  // `request`, lives until the reactor finishes.
-  auto timer =
-      std::make_shared<CallTimer>(context_->metrics, RpcMethod::kDelete);
-  grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  absl::Status queued = context_->io->Submit([this, request, reactor, timer] {
-    const absl::Status status = DoDelete(context_, *request);
-    timer->set_code(status.code());
-    reactor->Finish(ToGrpcStatus(status));
-  });
-  if (!queued.ok()) {
-    timer->set_code(queued.code());
-    reactor->Finish(ToGrpcStatus(queued));
-  }
-  return reactor;
+  // Deleting renames and fsyncs, or waits on the network: never inline.
+  return Answer(context_, call, RpcMethod::kDelete, /*blocks=*/true,
+                [this, request] { return DoDelete(context_, *request); });
 }
 
 }  // namespace verity::server
