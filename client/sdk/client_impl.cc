@@ -62,8 +62,8 @@ absl::Status ToPutSettings(const sdk::PutOptions& options,
   return absl::OkStatus();
 }
 
-VerifiedTreeCacheOptions TreeCacheOptions(const sdk::ClientOptions& options) {
-  VerifiedTreeCacheOptions cache;
+LruCacheOptions TreeCacheOptions(const sdk::ClientOptions& options) {
+  LruCacheOptions cache;
   cache.max_bytes = options.tree_cache_bytes;
   return cache;
 }

@@ -17,7 +17,7 @@
 #include "lib/descriptor.h"
 #include "lib/merkle_verifier.h"
 #include "lib/verified_tree.h"
-#include "lib/verified_tree_cache.h"
+#include "lib/lru_cache.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {
@@ -48,7 +48,7 @@ using ByteSink = std::function<absl::Status(absl::Span<const uint8_t>)>;
 // shared with other streams (through UseVerifiedTree() or the cache).
 class ReadStreamVerifier {
  public:
-  using TreeCache = VerifiedTreeCache<VerifiedTree>;
+  using TreeCache = LruCache<VerifiedTree>;
 
   // `trusted` is the digest the caller trusts. The range is
   // [offset, offset + *length), or [offset, end of blob) when `length` is

@@ -310,9 +310,9 @@ absl::Status VerifiedBlob::Annotate(const absl::Status& status) const {
                                                   ": ", status.message()));
 }
 
-VerifiedTreeCacheOptions CacheOptionsOf(
+LruCacheOptions CacheOptionsOf(
     const VerifiedBlobCacheOptions& options) {
-  VerifiedTreeCacheOptions cache;
+  LruCacheOptions cache;
   cache.max_bytes = options.max_tree_bytes;
   cache.max_entries = options.max_blobs;
   return cache;

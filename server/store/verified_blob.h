@@ -16,7 +16,7 @@
 #include "lib/descriptor.h"
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
-#include "lib/verified_tree_cache.h"
+#include "lib/lru_cache.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -133,8 +133,8 @@ class VerifiedBlob {
 };
 
 // The blobs the server has open, with their verified trees: see
-// VerifiedTreeCache. A stream that holds a blob keeps it alive.
-using VerifiedBlobCache = VerifiedTreeCache<VerifiedBlob>;
+// LruCache. A stream that holds a blob keeps it alive.
+using VerifiedBlobCache = LruCache<VerifiedBlob>;
 
 // What the server's VerifiedBlobCache keeps.
 struct VerifiedBlobCacheOptions {
@@ -144,7 +144,7 @@ struct VerifiedBlobCacheOptions {
   uint64_t max_tree_bytes = uint64_t{256} << 20;
 };
 
-VerifiedTreeCacheOptions CacheOptionsOf(
+LruCacheOptions CacheOptionsOf(
     const VerifiedBlobCacheOptions& options);
 
 // The blob `digest` from `cache`, opened from `store` (and cached) on a miss:

@@ -1,10 +1,11 @@
-// Verified trees by digest, least recently used out first, within a byte
-// budget: the one cache of the server (blobs kept open with their verified
-// trees) and of the SDK (a tree shared by every stream of a blob), so repeated
-// and parallel reads neither refetch nor rehash the tree blocks they need.
+// Shared entries by key, least recently used out first, within a byte budget:
+// the one cache of the server (blobs kept open with their verified trees; the
+// bytes of a remote store's blobs) and of the SDK (a tree shared by every
+// stream of a blob), so repeated and parallel reads neither refetch nor rehash
+// what they need.
 
-#ifndef VERITYD_LIB_VERIFIED_TREE_CACHE_H_
-#define VERITYD_LIB_VERIFIED_TREE_CACHE_H_
+#ifndef VERITYD_LIB_LRU_CACHE_H_
+#define VERITYD_LIB_LRU_CACHE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,7 @@
 
 namespace verity {
 
-struct VerifiedTreeCacheOptions {
+struct LruCacheOptions {
   // The entries' cached_bytes() together; beyond it the least recently used
   // go, down to none (an entry larger than the budget is not kept).
   uint64_t max_bytes = uint64_t{64} << 20;
@@ -29,37 +30,47 @@ struct VerifiedTreeCacheOptions {
   size_t max_entries = SIZE_MAX;
 };
 
-// Entries are T, shared: `T` has `const ParsedDigest& digest() const` and a
-// thread-safe `uint64_t cached_bytes() const` (VerifiedTree has both). An
+// An entry's key by default: its digest.
+template <typename T>
+struct DigestOf {
+  using Key = ParsedDigest;
+  const ParsedDigest& operator()(const T& entry) const {
+    return entry.digest();
+  }
+};
+
+// Entries are T, shared: `KeyOf` gives an entry's (hashable) key, and `T` has
+// a thread-safe `uint64_t cached_bytes() const` (VerifiedTree has both). An
 // entry evicted while someone holds it stays alive for them, and is then no
 // longer charged. Thread-safe.
-template <typename T>
-class VerifiedTreeCache {
+template <typename T, typename KeyOf = DigestOf<T>>
+class LruCache {
  public:
-  explicit VerifiedTreeCache(VerifiedTreeCacheOptions options)
-      : options_(options) {}
+  using Key = typename KeyOf::Key;
 
-  VerifiedTreeCache(const VerifiedTreeCache&) = delete;
-  VerifiedTreeCache& operator=(const VerifiedTreeCache&) = delete;
+  explicit LruCache(LruCacheOptions options) : options_(options) {}
 
-  // The entry cached for `digest`, or null.
-  std::shared_ptr<T> Find(const ParsedDigest& digest) ABSL_LOCKS_EXCLUDED(mu_) {
+  LruCache(const LruCache&) = delete;
+  LruCache& operator=(const LruCache&) = delete;
+
+  // The entry cached for `key`, or null.
+  std::shared_ptr<T> Find(const Key& key) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = index_.find(digest);
+    auto it = index_.find(key);
     if (it == index_.end()) return nullptr;
     return Touch(it->second);
   }
 
-  // Caches `entry`, unless one for its digest is cached already: that one is
+  // Caches `entry`, unless one for its key is cached already: that one is
   // returned instead, so every caller shares the first.
   std::shared_ptr<T> Insert(std::shared_ptr<T> entry) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    if (auto it = index_.find(entry->digest()); it != index_.end()) {
+    if (auto it = index_.find(KeyOf()(*entry)); it != index_.end()) {
       return Touch(it->second);
     }
     const uint64_t charge = entry->cached_bytes();
     lru_.push_front({entry, charge});
-    index_.emplace(entry->digest(), lru_.begin());
+    index_.emplace(KeyOf()(*entry), lru_.begin());
     bytes_ += charge;
     Evict();
     return entry;
@@ -69,10 +80,9 @@ class VerifiedTreeCache {
   // without the lock, so a slow open does not stall other lookups) and
   // Insert().
   template <typename Create>
-  absl::StatusOr<std::shared_ptr<T>> FindOrCreate(const ParsedDigest& digest,
-                                                  Create create)
+  absl::StatusOr<std::shared_ptr<T>> FindOrCreate(const Key& key, Create create)
       ABSL_LOCKS_EXCLUDED(mu_) {
-    if (std::shared_ptr<T> found = Find(digest)) return found;
+    if (std::shared_ptr<T> found = Find(key)) return found;
     absl::StatusOr<std::shared_ptr<T>> created = create();
     if (!created.ok()) return created.status();
     return Insert(*std::move(created));
@@ -82,7 +92,7 @@ class VerifiedTreeCache {
   // after it grew. Nothing happens if `entry` is not (or no longer) cached.
   void Update(const T& entry) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = index_.find(entry.digest());
+    auto it = index_.find(KeyOf()(entry));
     // One cached after `entry` was evicted is another object.
     if (it == index_.end() || it->second->value.get() != &entry) return;
     const uint64_t charge = entry.cached_bytes();
@@ -92,10 +102,10 @@ class VerifiedTreeCache {
     Evict();
   }
 
-  // Drops the entry for `digest`, if any.
-  void Erase(const ParsedDigest& digest) ABSL_LOCKS_EXCLUDED(mu_) {
+  // Drops the entry for `key`, if any.
+  void Erase(const Key& key) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = index_.find(digest);
+    auto it = index_.find(key);
     if (it == index_.end()) return;
     bytes_ -= it->second->charged;
     lru_.erase(it->second);
@@ -130,19 +140,18 @@ class VerifiedTreeCache {
                              lru_.size() > options_.max_entries)) {
       const Entry& victim = lru_.back();
       bytes_ -= victim.charged;
-      index_.erase(victim.value->digest());
+      index_.erase(KeyOf()(*victim.value));
       lru_.pop_back();
     }
   }
 
-  const VerifiedTreeCacheOptions options_;
+  const LruCacheOptions options_;
   mutable absl::Mutex mu_;
   Lru lru_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<ParsedDigest, typename Lru::iterator> index_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, typename Lru::iterator> index_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace verity
 
-#endif  // VERITYD_LIB_VERIFIED_TREE_CACHE_H_
+#endif  // VERITYD_LIB_LRU_CACHE_H_

@@ -1,10 +1,13 @@
-// VerifiedTreeCache keeps entries within its byte budget, evicts the least
+// LruCache keeps entries within its byte budget, evicts the least
 // recently used first, and never takes an entry away from whoever holds it.
 
-#include "lib/verified_tree_cache.h"
+#include "lib/lru_cache.h"
 
 #include <atomic>
+#include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -18,18 +21,18 @@ constexpr uint64_t kBlock = 4096;
 constexpr uint64_t kPerBlock = kBlock + VerifiedTree::kBlockOverheadBytes;
 constexpr uint64_t kPerTree = VerifiedTree::kTreeOverheadBytes;
 
-using Cache = VerifiedTreeCache<VerifiedTree>;
+using Cache = LruCache<VerifiedTree>;
 
 Cache MakeCache(uint64_t max_bytes, size_t max_entries = SIZE_MAX) {
-  VerifiedTreeCacheOptions options;
+  LruCacheOptions options;
   options.max_bytes = max_bytes;
   options.max_entries = max_entries;
   return Cache(options);
 }
 
-class VerifiedTreeCacheTest : public ::testing::Test {
+class LruCacheTest : public ::testing::Test {
  protected:
-  VerifiedTreeCacheTest() {
+  LruCacheTest() {
     for (uint32_t seed = 1; seed <= 4; ++seed) {
       blobs_.push_back(MakeRandomTestBlob(
           1 << 20, TestParams(HashAlgorithm::kSha256, kBlock), seed));
@@ -60,7 +63,7 @@ class VerifiedTreeCacheTest : public ::testing::Test {
   std::vector<TestBlob> blobs_;
 };
 
-TEST_F(VerifiedTreeCacheTest, FindsWhatWasInserted) {
+TEST_F(LruCacheTest, FindsWhatWasInserted) {
   Cache cache = MakeCache(1 << 20);
   EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
   std::shared_ptr<VerifiedTree> tree = Insert(cache, 0);
@@ -71,7 +74,7 @@ TEST_F(VerifiedTreeCacheTest, FindsWhatWasInserted) {
   EXPECT_EQ(cache.bytes(), kPerTree);
 }
 
-TEST_F(VerifiedTreeCacheTest, GrowthIsChargedAndEvictsTheLeastRecentlyUsed) {
+TEST_F(LruCacheTest, GrowthIsChargedAndEvictsTheLeastRecentlyUsed) {
   Cache cache = MakeCache(3 * kPerTree + 4 * kPerBlock);
   std::shared_ptr<VerifiedTree> a = Insert(cache, 0);
   std::shared_ptr<VerifiedTree> b = Insert(cache, 1);
@@ -92,7 +95,7 @@ TEST_F(VerifiedTreeCacheTest, GrowthIsChargedAndEvictsTheLeastRecentlyUsed) {
   EXPECT_EQ(cache.bytes(), 2 * kPerTree + 3 * kPerBlock);
 }
 
-TEST_F(VerifiedTreeCacheTest, ATreeLargerThanTheBudgetIsNotKept) {
+TEST_F(LruCacheTest, ATreeLargerThanTheBudgetIsNotKept) {
   Cache cache = MakeCache(2 * kPerTree + kPerBlock);
   std::shared_ptr<VerifiedTree> a = Insert(cache, 0);
   std::shared_ptr<VerifiedTree> b = Insert(cache, 1);
@@ -103,7 +106,7 @@ TEST_F(VerifiedTreeCacheTest, ATreeLargerThanTheBudgetIsNotKept) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
-TEST_F(VerifiedTreeCacheTest, ZeroCapacityStillSharesWithinACall) {
+TEST_F(LruCacheTest, ZeroCapacityStillSharesWithinACall) {
   Cache cache = MakeCache(0);
   std::shared_ptr<VerifiedTree> tree = Insert(cache, 3);
   ASSERT_NE(tree, nullptr);
@@ -111,7 +114,7 @@ TEST_F(VerifiedTreeCacheTest, ZeroCapacityStillSharesWithinACall) {
   EXPECT_EQ(cache.bytes(), 0u);
 }
 
-TEST_F(VerifiedTreeCacheTest, ReinsertedAfterEvictionIsANewTree) {
+TEST_F(LruCacheTest, ReinsertedAfterEvictionIsANewTree) {
   Cache cache = MakeCache(kPerTree);
   std::shared_ptr<VerifiedTree> old = Insert(cache, 0);
   Insert(cache, 1);
@@ -121,7 +124,7 @@ TEST_F(VerifiedTreeCacheTest, ReinsertedAfterEvictionIsANewTree) {
   EXPECT_EQ(cache.bytes(), kPerTree);
 }
 
-TEST_F(VerifiedTreeCacheTest, EntryLimitAndErase) {
+TEST_F(LruCacheTest, EntryLimitAndErase) {
   Cache cache = MakeCache(1 << 20, 2);
   Insert(cache, 0);
   Insert(cache, 1);
@@ -136,7 +139,7 @@ TEST_F(VerifiedTreeCacheTest, EntryLimitAndErase) {
   EXPECT_EQ(cache.bytes(), kPerTree);
 }
 
-TEST_F(VerifiedTreeCacheTest, FindOrCreateCreatesOnlyOnAMiss) {
+TEST_F(LruCacheTest, FindOrCreateCreatesOnlyOnAMiss) {
   Cache cache = MakeCache(1 << 20);
   int created = 0;
   auto create = [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
@@ -162,7 +165,7 @@ TEST_F(VerifiedTreeCacheTest, FindOrCreateCreatesOnlyOnAMiss) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
-TEST_F(VerifiedTreeCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
+TEST_F(LruCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
   Cache cache = MakeCache(3 * kPerTree + 5 * kPerBlock);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -184,6 +187,30 @@ TEST_F(VerifiedTreeCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
     }
   }
   EXPECT_EQ(cache.bytes(), sum);
+}
+
+// Entries of another kind, keyed by something other than a digest.
+struct Piece {
+  std::pair<int, int> key;
+  std::string bytes;
+  uint64_t cached_bytes() const { return bytes.size(); }
+};
+struct KeyOfPiece {
+  using Key = std::pair<int, int>;
+  const Key& operator()(const Piece& piece) const { return piece.key; }
+};
+
+TEST(LruCacheKeyTest, AnyHashableKey) {
+  LruCacheOptions options;
+  options.max_bytes = 10;
+  LruCache<Piece, KeyOfPiece> cache(options);
+  cache.Insert(std::make_shared<Piece>(Piece{{1, 0}, "abcd"}));
+  cache.Insert(std::make_shared<Piece>(Piece{{1, 1}, "efgh"}));
+  ASSERT_NE(cache.Find({1, 0}), nullptr);  // now the most recently used
+  cache.Insert(std::make_shared<Piece>(Piece{{2, 0}, "ijkl"}));
+  EXPECT_EQ(cache.Find({1, 1}), nullptr);
+  EXPECT_EQ(cache.Find({1, 0})->bytes, "abcd");
+  EXPECT_EQ(cache.bytes(), 8u);
 }
 
 }  // namespace
