@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
+#include "lib/lru_cache.h"
 #include "lib/merkle_verifier.h"
 #include "lib/verified_tree.h"
-#include "lib/lru_cache.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {

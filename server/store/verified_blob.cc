@@ -310,8 +310,7 @@ absl::Status VerifiedBlob::Annotate(const absl::Status& status) const {
                                                   ": ", status.message()));
 }
 
-LruCacheOptions CacheOptionsOf(
-    const VerifiedBlobCacheOptions& options) {
+LruCacheOptions CacheOptionsOf(const VerifiedBlobCacheOptions& options) {
   LruCacheOptions cache;
   cache.max_bytes = options.max_tree_bytes;
   cache.max_entries = options.max_blobs;

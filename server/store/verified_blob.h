@@ -14,9 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
+#include "lib/lru_cache.h"
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
-#include "lib/lru_cache.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -144,8 +144,7 @@ struct VerifiedBlobCacheOptions {
   uint64_t max_tree_bytes = uint64_t{256} << 20;
 };
 
-LruCacheOptions CacheOptionsOf(
-    const VerifiedBlobCacheOptions& options);
+LruCacheOptions CacheOptionsOf(const VerifiedBlobCacheOptions& options);
 
 // The blob `digest` from `cache`, opened from `store` (and cached) on a miss:
 // NOT_FOUND and DATA_LOSS as the store and VerifiedBlob::Create report them.
