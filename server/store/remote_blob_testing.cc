@@ -13,7 +13,15 @@ RemoteBlob::RemoteBlob(std::shared_ptr<const Blob> local)
 
 RemoteBlob::~RemoteBlob() {
   absl::MutexLock lock(&mu_);
-  for (std::thread& thread : threads_) thread.join();
+  for (std::thread& thread : threads_) {
+    // A read's callback may hold the last reference, as with a real store:
+    // then this runs on that read's thread, which ends right after.
+    if (thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();
+    } else {
+      thread.join();
+    }
+  }
 }
 
 void RemoteBlob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,

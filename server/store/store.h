@@ -74,6 +74,15 @@ class Blob {
   virtual void Prefetch(BlobPart part, uint64_t offset,
                         uint64_t length) const = 0;
 
+  // The bytes read from [offset, offset + length) of `part` failed
+  // verification: a backend that keeps copies of what it read drops them, so
+  // that the next read comes from where the blob is stored. True if it
+  // dropped any.
+  virtual bool Forget(BlobPart /*part*/, uint64_t /*offset*/,
+                      uint64_t /*length*/) const {
+    return false;
+  }
+
  protected:
   // `params` and `geometry` must be those of `descriptor`.
   Blob(const ParsedDigest& digest, const Descriptor& descriptor,

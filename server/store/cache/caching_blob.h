@@ -1,0 +1,50 @@
+// A remote store's blob read through the slab cache: every read is split at
+// slab boundaries, and each slab comes from memory, the disk cache or one
+// aligned ranged read of the store shared by every read that wants it.
+
+#ifndef VERITYD_SERVER_STORE_CACHE_CACHING_BLOB_H_
+#define VERITYD_SERVER_STORE_CACHE_CACHING_BLOB_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/functional/function_ref.h"
+#include "server/store/cache/slab_cache.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// Immutable and thread-safe. The cache must outlive it.
+class CachingBlob final : public Blob {
+ public:
+  CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache);
+
+  // Local once every slab of the range is cached.
+  bool IsLocal(BlobPart part, uint64_t offset, uint64_t length) const override;
+  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+            ReadDone done) const override;
+  // Read-ahead: starts fetching the slabs of the range that are not cached.
+  void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
+  bool Forget(BlobPart part, uint64_t offset, uint64_t length) const override;
+
+ private:
+  // A range's piece within one slab.
+  struct Piece {
+    SlabKey key;
+    uint64_t offset_in_slab;
+    uint64_t length;
+    uint64_t offset_in_range;
+  };
+  // Calls `visit` for each slab piece of [offset, offset + length) of `part`,
+  // which must lie within it.
+  void ForEachPiece(BlobPart part, uint64_t offset, uint64_t length,
+                    absl::FunctionRef<void(const Piece&)> visit) const;
+  bool InRange(BlobPart part, uint64_t offset, uint64_t length) const;
+
+  const std::shared_ptr<const Blob> source_;
+  SlabCache* const cache_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_CACHE_CACHING_BLOB_H_

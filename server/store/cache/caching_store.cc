@@ -1,0 +1,29 @@
+// Implements CachingStore.
+
+#include "server/store/cache/caching_store.h"
+
+#include <utility>
+
+#include "lib/status_macros.h"
+#include "server/store/cache/caching_blob.h"
+
+namespace verity::server {
+
+absl::StatusOr<std::unique_ptr<CachingStore>> CachingStore::Open(
+    std::unique_ptr<Store> store, const CachingStoreOptions& options) {
+  std::unique_ptr<DiskCache> disk;
+  if (!options.disk.dir.empty()) {
+    ASSIGN_OR_RETURN(disk, DiskCache::Open(options.disk));
+  }
+  return std::unique_ptr<CachingStore>(new CachingStore(
+      std::move(store),
+      std::make_unique<SlabCache>(options.slabs, std::move(disk))));
+}
+
+absl::StatusOr<std::shared_ptr<const Blob>> CachingStore::OpenBlob(
+    const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob, store_->OpenBlob(digest));
+  return std::make_shared<CachingBlob>(std::move(blob), cache_.get());
+}
+
+}  // namespace verity::server

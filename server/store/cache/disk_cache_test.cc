@@ -1,0 +1,147 @@
+#include "server/store/cache/disk_cache.h"
+
+#include <sys/stat.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "lib/file_util.h"
+#include "lib/hash.h"
+#include "lib/test_blob.h"
+#include "server/store/file/file_store_testing.h"
+
+namespace verity::server {
+namespace {
+
+SlabKey KeyOf(uint64_t index) {
+  return {DigestFromText("sha256:" + std::string(64, 'a')), BlobPart::kData,
+          index};
+}
+
+std::shared_ptr<const Slab> SlabOf(uint64_t index, uint64_t size) {
+  auto slab = std::make_shared<Slab>();
+  slab->key = KeyOf(index);
+  slab->bytes = MakeData(size, index);
+  return slab;
+}
+
+// Waits (bounded) until the writer thread has written `key`.
+bool AwaitWritten(DiskCache& cache, const SlabKey& key) {
+  for (int i = 0; i < 2000; ++i) {
+    if (cache.Contains(key)) return true;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return false;
+}
+
+std::string Read(DiskCache& cache, const SlabKey& key, uint64_t offset,
+                 uint64_t size) {
+  std::string out(size, '\0');
+  if (!cache.Read(key, offset, AsMutableBytes(&out))) return "<miss>";
+  return out;
+}
+
+TEST(DiskCacheTest, NeedsADirectory) {
+  EXPECT_EQ(DiskCache::Open({}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DiskCacheTest, WrittenSlabsReadBackAtAnyOffset) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const auto slab = SlabOf(3, 10000);
+  EXPECT_FALSE((*cache)->Contains(slab->key));
+  EXPECT_EQ(Read(**cache, slab->key, 0, 10), "<miss>");
+  (*cache)->Write(slab);
+  ASSERT_TRUE(AwaitWritten(**cache, slab->key));
+  EXPECT_EQ(Read(**cache, slab->key, 0, 10000), slab->bytes);
+  EXPECT_EQ(Read(**cache, slab->key, 4097, 100), slab->bytes.substr(4097, 100));
+  EXPECT_EQ((*cache)->bytes(), 10000u);
+  EXPECT_EQ((*cache)->write_failures(), 0u);
+}
+
+TEST(DiskCacheTest, StartsEmptyWhateverWasLeftBehind) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  ASSERT_TRUE(MakeDirs(options.dir + "/slabs").ok());
+  ASSERT_TRUE(WriteWholeFile(options.dir + "/slabs/stale", "x").ok());
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  EXPECT_TRUE(EntriesOf(options.dir + "/slabs").empty());
+}
+
+TEST(DiskCacheTest, EvictsLeastRecentlyUsedAndDeletesTheirFiles) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  options.max_bytes = 3000;
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  for (uint64_t i = 0; i < 5; ++i) {
+    (*cache)->Write(SlabOf(i, 1000));
+    ASSERT_TRUE(AwaitWritten(**cache, KeyOf(i)));
+  }
+  EXPECT_FALSE((*cache)->Contains(KeyOf(0)));
+  EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
+  EXPECT_TRUE((*cache)->Contains(KeyOf(4)));
+  EXPECT_LE((*cache)->bytes(), 3000u);
+  EXPECT_EQ(EntriesOf(options.dir + "/slabs").size(), 3u);
+}
+
+TEST(DiskCacheTest, ForgetDeletesTheFile) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  (*cache)->Write(SlabOf(1, 500));
+  ASSERT_TRUE(AwaitWritten(**cache, KeyOf(1)));
+  (*cache)->Forget(KeyOf(1));
+  EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
+  EXPECT_TRUE(EntriesOf(options.dir + "/slabs").empty());
+}
+
+TEST(DiskCacheTest, AShortFileIsAMissAndForgotten) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  (*cache)->Write(SlabOf(2, 800));
+  ASSERT_TRUE(AwaitWritten(**cache, KeyOf(2)));
+  const std::vector<std::string> files = EntriesOf(options.dir + "/slabs");
+  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(truncate((options.dir + "/slabs/" + files[0]).c_str(), 100), 0);
+  EXPECT_EQ(Read(**cache, KeyOf(2), 0, 800), "<miss>");
+  EXPECT_FALSE((*cache)->Contains(KeyOf(2)));
+}
+
+TEST(DiskCacheTest, AFullQueueDropsSlabsAndCountsThem) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  options.max_pending_bytes = 0;
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  (*cache)->Write(SlabOf(1, 100));
+  EXPECT_EQ((*cache)->write_failures(), 1u);
+  EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
+}
+
+TEST(DiskCacheTest, AFailedWriteIsCountedAndLeavesNothing) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  ASSERT_TRUE(RemoveRecursively(options.dir + "/slabs").ok());
+  (*cache)->Write(SlabOf(1, 100));
+  for (int i = 0; i < 2000 && (*cache)->write_failures() == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_EQ((*cache)->write_failures(), 1u);
+  EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
+}
+
+}  // namespace
+}  // namespace verity::server

@@ -1,0 +1,171 @@
+// Implements SlabCache.
+
+#include "server/store/cache/slab_cache.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "lib/hash.h"
+
+namespace verity::server {
+namespace {
+
+LruCacheOptions MemoryOptions(const SlabCacheOptions& options) {
+  LruCacheOptions memory;
+  memory.max_bytes = options.memory_bytes;
+  return memory;
+}
+
+void CopyOut(const Slab& slab, uint64_t offset, absl::Span<uint8_t> out) {
+  std::memcpy(out.data(), slab.bytes.data() + offset, out.size());
+}
+
+}  // namespace
+
+SlabCache::SlabCache(const SlabCacheOptions& options,
+                     std::unique_ptr<DiskCache> disk)
+    : options_(options),
+      disk_(std::move(disk)),
+      memory_(MemoryOptions(options)) {}
+
+uint64_t SlabCache::SizeOf(const Blob& source, const SlabKey& key) const {
+  const uint64_t part_size = key.part == BlobPart::kData
+                                 ? source.geometry().data_size()
+                                 : source.geometry().tree_size();
+  return std::min(options_.slab_bytes,
+                  part_size - key.index * options_.slab_bytes);
+}
+
+bool SlabCache::Contains(const SlabKey& key) {
+  return memory_.Find(key) != nullptr ||
+         (disk_ != nullptr && disk_->Contains(key));
+}
+
+bool SlabCache::ReadCached(const SlabKey& key, uint64_t offset,
+                           absl::Span<uint8_t> out) {
+  if (std::shared_ptr<Slab> slab = memory_.Find(key)) {
+    CopyOut(*slab, offset, out);
+    memory_hits_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  if (disk_ != nullptr && disk_->Read(key, offset, out)) {
+    disk_hits_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+void SlabCache::Read(std::shared_ptr<const Blob> source, const SlabKey& key,
+                     uint64_t offset, absl::Span<uint8_t> out,
+                     Blob::ReadDone done) {
+  if (ReadCached(key, offset, out)) {
+    std::move(done)(absl::OkStatus());
+    return;
+  }
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  std::optional<Waiter> waiter = Waiter{offset, out, std::move(done)};
+  if (JoinOrStart(source, key, waiter) != Fetching::kRefused) return;
+  // Over budget: only the bytes asked for, straight into `out`.
+  fetched_bytes_.fetch_add(out.size(), std::memory_order_relaxed);
+  source->Read(key.part, key.index * options_.slab_bytes + offset, out,
+               std::move(waiter->done));
+}
+
+void SlabCache::Prefetch(std::shared_ptr<const Blob> source,
+                         const SlabKey& key) {
+  if (Contains(key)) return;
+  std::optional<Waiter> none;
+  if (JoinOrStart(source, key, none) == Fetching::kStarted) {
+    read_ahead_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+SlabCache::Fetching SlabCache::JoinOrStart(
+    const std::shared_ptr<const Blob>& source, const SlabKey& key,
+    std::optional<Waiter>& waiter) {
+  std::shared_ptr<Fetch> fetch;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = fetches_.find(key); it != fetches_.end()) {
+      if (waiter.has_value()) {
+        it->second->waiters.push_back(*std::move(waiter));
+        waiter.reset();
+      }
+      return Fetching::kJoined;
+    }
+    // A fetch that finished since the caller missed it is cached now, and
+    // fetched once more here: rare, and only wasteful.
+    const uint64_t size = SizeOf(*source, key);
+    if (fetch_bytes_ + size > options_.max_fetch_bytes) {
+      return Fetching::kRefused;
+    }
+    fetch_bytes_ += size;
+    fetch = std::make_shared<Fetch>();
+    fetch->slab = std::make_shared<Slab>();
+    fetch->slab->key = key;
+    fetch->slab->bytes.resize(size);
+    if (waiter.has_value()) {
+      fetch->waiters.push_back(*std::move(waiter));
+      waiter.reset();
+    }
+    fetches_.emplace(key, fetch);
+  }
+  fetched_bytes_.fetch_add(fetch->slab->bytes.size(),
+                           std::memory_order_relaxed);
+  // `source` rides along: the blob stays open until its bytes are here.
+  source->Read(key.part, key.index * options_.slab_bytes,
+               AsMutableBytes(&fetch->slab->bytes),
+               [this, key, source](absl::Status status) {
+                 Finish(key, std::move(status));
+               });
+  return Fetching::kStarted;
+}
+
+void SlabCache::Finish(const SlabKey& key, absl::Status status) {
+  std::shared_ptr<Fetch> fetch;
+  {
+    absl::MutexLock lock(&mu_);
+    fetch = fetches_.at(key);
+  }
+  // Cached before the fetch leaves the map, so that a read in between finds
+  // it in one of the two.
+  if (status.ok()) {
+    memory_.Insert(fetch->slab);
+    if (disk_ != nullptr) disk_->Write(fetch->slab);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    fetches_.erase(key);
+    fetch_bytes_ -= fetch->slab->bytes.size();
+  }
+  // No waiter joins once the fetch left the map.
+  for (Waiter& waiter : fetch->waiters) {
+    if (status.ok()) CopyOut(*fetch->slab, waiter.offset, waiter.out);
+    std::move(waiter.done)(status);
+  }
+}
+
+bool SlabCache::Forget(const SlabKey& key) {
+  const bool cached = Contains(key);
+  memory_.Erase(key);
+  if (disk_ != nullptr) disk_->Forget(key);
+  return cached;
+}
+
+SlabCacheStats SlabCache::stats() const {
+  SlabCacheStats stats;
+  stats.memory_hits = memory_hits_.load(std::memory_order_relaxed);
+  stats.disk_hits = disk_hits_.load(std::memory_order_relaxed);
+  stats.misses = misses_.load(std::memory_order_relaxed);
+  stats.read_ahead = read_ahead_.load(std::memory_order_relaxed);
+  stats.fetched_bytes = fetched_bytes_.load(std::memory_order_relaxed);
+  stats.memory_bytes = memory_.bytes();
+  if (disk_ != nullptr) {
+    stats.disk_bytes = disk_->bytes();
+    stats.disk_failures = disk_->write_failures();
+  }
+  return stats;
+}
+
+}  // namespace verity::server

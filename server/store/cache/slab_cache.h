@@ -1,0 +1,123 @@
+// The bytes of a remote store's blobs, in slabs (slab.h): kept in memory
+// within a budget and, with a disk cache, on a local disk too; fetched once
+// however many reads want a slab at the same time; and fetched ahead of the
+// reads that will want it (read-ahead), within a budget of bytes in flight.
+// What it holds is as untrusted as the store it came from: every read from it
+// is verified.
+
+#ifndef VERITYD_SERVER_STORE_CACHE_SLAB_CACHE_H_
+#define VERITYD_SERVER_STORE_CACHE_SLAB_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "lib/lru_cache.h"
+#include "server/store/cache/disk_cache.h"
+#include "server/store/cache/slab.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+struct SlabCacheOptions {
+  // The slab size: each fetch is one ranged read of this many bytes, aligned
+  // to it.
+  uint64_t slab_bytes = uint64_t{1} << 20;
+  // Slabs kept in memory.
+  uint64_t memory_bytes = uint64_t{64} << 20;
+  // Slabs being fetched at once. Beyond it, read-ahead starts nothing and a
+  // read fetches only the bytes it asked for, straight into its buffer: what
+  // many readers of many blobs cost in memory stays bounded.
+  uint64_t max_fetch_bytes = uint64_t{32} << 20;
+};
+
+// What the cache did, for metrics. Monotonic counts.
+struct SlabCacheStats {
+  uint64_t memory_hits = 0;    // slab reads answered from memory
+  uint64_t disk_hits = 0;      // ... from the disk cache
+  uint64_t misses = 0;         // ... that waited for the store
+  uint64_t read_ahead = 0;     // slabs fetched before a read asked
+  uint64_t fetched_bytes = 0;  // bytes fetched from the store
+  uint64_t memory_bytes = 0;   // now: slab bytes in memory
+  uint64_t disk_bytes = 0;     // now: slab bytes on disk
+  uint64_t disk_failures = 0;  // slabs the disk cache did not write
+};
+
+// Thread-safe. `disk` may be null.
+class SlabCache {
+ public:
+  SlabCache(const SlabCacheOptions& options, std::unique_ptr<DiskCache> disk);
+  SlabCache(const SlabCache&) = delete;
+  SlabCache& operator=(const SlabCache&) = delete;
+
+  uint64_t slab_bytes() const { return options_.slab_bytes; }
+
+  // True if a Read() of the slab would complete before returning.
+  bool Contains(const SlabKey& key);
+
+  // Fills `out` with bytes [offset, offset + out.size()) of slab `key` of
+  // `source`, then calls `done`: before returning if the slab is cached, else
+  // once it is fetched, on the store's thread. `out` must stay valid until
+  // then. A failed fetch caches nothing.
+  void Read(std::shared_ptr<const Blob> source, const SlabKey& key,
+            uint64_t offset, absl::Span<uint8_t> out, Blob::ReadDone done)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Starts fetching slab `key` of `source`, unless it is cached, on its way,
+  // or max_fetch_bytes are in flight. Returns at once.
+  void Prefetch(std::shared_ptr<const Blob> source, const SlabKey& key)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Drops the slab from memory and disk: its bytes failed verification. True
+  // if it was cached.
+  bool Forget(const SlabKey& key);
+
+  SlabCacheStats stats() const;
+
+ private:
+  // A read waiting for a slab on its way.
+  struct Waiter {
+    uint64_t offset;
+    absl::Span<uint8_t> out;
+    Blob::ReadDone done;
+  };
+  struct Fetch {
+    std::shared_ptr<Slab> slab;
+    std::vector<Waiter> waiters;
+  };
+
+  // The size of slab `key` of `source`: slab_bytes, or less for the last.
+  uint64_t SizeOf(const Blob& source, const SlabKey& key) const;
+  bool ReadCached(const SlabKey& key, uint64_t offset, absl::Span<uint8_t> out);
+  enum class Fetching { kJoined, kStarted, kRefused };
+  // Adds `waiter` (if any) to the fetch of `key` in flight, or starts one;
+  // kRefused, with `waiter` left as it was, if that would exceed
+  // max_fetch_bytes.
+  Fetching JoinOrStart(const std::shared_ptr<const Blob>& source,
+                       const SlabKey& key, std::optional<Waiter>& waiter)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Finish(const SlabKey& key, absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const SlabCacheOptions options_;
+  const std::unique_ptr<DiskCache> disk_;
+  LruCache<Slab, SlabKeyOf<Slab>> memory_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<SlabKey, std::shared_ptr<Fetch>> fetches_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t fetch_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<uint64_t> memory_hits_{0};
+  std::atomic<uint64_t> disk_hits_{0};
+  std::atomic<uint64_t> misses_{0};
+  std::atomic<uint64_t> read_ahead_{0};
+  std::atomic<uint64_t> fetched_bytes_{0};
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_CACHE_SLAB_CACHE_H_
