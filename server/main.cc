@@ -48,6 +48,19 @@ ABSL_FLAG(std::string, s3_addressing, "auto",
 ABSL_FLAG(std::string, s3_ca, "",
           "with --store=s3://...: a PEM CA bundle for TLS to the endpoint "
           "(default: the system's)");
+ABSL_FLAG(std::string, cache_dir, "",
+          "with --store=s3://...: a local directory for the disk cache of "
+          "blob bytes (emptied at start-up; default: no disk cache)");
+ABSL_FLAG(uint64_t, cache_bytes, uint64_t{10} << 30,
+          "with --cache_dir: the most bytes the disk cache keeps");
+ABSL_FLAG(uint64_t, memory_cache_bytes, uint64_t{64} << 20,
+          "with --store=s3://...: the most blob bytes kept in memory");
+ABSL_FLAG(uint64_t, read_ahead_bytes, uint64_t{8} << 20,
+          "with --store=s3://...: how far past the chunk being verified a "
+          "Read stream's bytes are fetched; 0 turns read-ahead off");
+ABSL_FLAG(absl::Duration, store_probe_interval, absl::Seconds(5),
+          "with --store=s3://...: how often the bucket is probed; while it "
+          "does not answer, health reports NOT_SERVING");
 ABSL_FLAG(std::string, import_dir, "",
           "put every regular file under this directory at start-up, named by "
           "its relative path; NOT_SERVING until done");
@@ -136,6 +149,12 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
     options.s3.client = *std::move(client);
     options.s3.prefix = store->prefix;
     options.s3.max_blob_bytes = options.store.max_blob_bytes;
+    options.remote_cache.disk.dir = absl::GetFlag(FLAGS_cache_dir);
+    options.remote_cache.disk.max_bytes = absl::GetFlag(FLAGS_cache_bytes);
+    options.remote_cache.slabs.memory_bytes =
+        absl::GetFlag(FLAGS_memory_cache_bytes);
+    options.read_ahead_bytes = absl::GetFlag(FLAGS_read_ahead_bytes);
+    options.store_probe_interval = absl::GetFlag(FLAGS_store_probe_interval);
   }
   options.import_dir = absl::GetFlag(FLAGS_import_dir);
   options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
@@ -161,6 +180,17 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
                      on_corruption, "'"));
   }
   return options;
+}
+
+// Where the blobs are, for the log: never a credential.
+std::string StoreDescription(const ServerOptions& options) {
+  if (options.store_kind == StoreLocation::Kind::kFile) {
+    return options.store.root;
+  }
+  const std::string& cache = options.remote_cache.disk.dir;
+  return absl::StrCat("s3://", options.s3.client.bucket, "/", options.s3.prefix,
+                      " at ", options.s3.client.endpoint, ", disk cache ",
+                      cache.empty() ? "none" : cache);
 }
 
 // Blocks the shutdown signals in every thread (threads inherit the mask), so
@@ -221,7 +251,7 @@ int Run(int argc, char** argv) {
     return 1;
   }
   Log(absl::StrCat("listening on ", (*server)->address(), " (store ",
-                   options->store.root, ")"));
+                   StoreDescription(*options), ")"));
   if ((*server)->metrics_port() != 0) {
     const std::string& listen = options->metrics_listen;
     Log(absl::StrCat("metrics on http://", listen.substr(0, listen.rfind(':')),

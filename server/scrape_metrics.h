@@ -1,6 +1,7 @@
 // The metrics verityd computes when scraped rather than on every call: the
-// streams in flight, the store's size, the build, and what scheduling the
-// verification pool obtained.
+// streams in flight, the store's size and whether it answers, the remote
+// store's cache, the build, and what scheduling the verification pool
+// obtained.
 
 #ifndef VERITYD_SERVER_SCRAPE_METRICS_H_
 #define VERITYD_SERVER_SCRAPE_METRICS_H_
@@ -12,6 +13,7 @@
 
 #include "server/dispatch/verify_pool.h"
 #include "server/rpc/service_context.h"
+#include "server/store/cache/caching_store.h"
 
 namespace verity::server {
 
@@ -20,15 +22,18 @@ inline constexpr char kVerityVersion[] = "0.5.0";
 
 class ScrapeMetrics : public prometheus::Collectable {
  public:
-  // `context` must outlive this; `pool` is null without a pool (inline mode).
-  ScrapeMetrics(const ServiceContext* context, const PoolScheduling* pool)
-      : context_(context), pool_(pool) {}
+  // `context` must outlive this, and so must `pool` and `cache` unless null
+  // (no pool: inline mode; no cache: a local store).
+  ScrapeMetrics(const ServiceContext* context, const PoolScheduling* pool,
+                const CachingStore* cache)
+      : context_(context), pool_(pool), cache_(cache) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   const ServiceContext* const context_;
   const PoolScheduling* const pool_;
+  const CachingStore* const cache_;
 };
 
 }  // namespace verity::server

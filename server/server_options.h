@@ -11,6 +11,7 @@
 #include "server/dispatch/dispatch_policy.h"
 #include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
+#include "server/store/cache/caching_store.h"
 #include "server/store/file/file_store.h"
 #include "server/store/s3/s3_store.h"
 #include "server/store/verified_blob.h"
@@ -26,6 +27,13 @@ struct ServerOptions {
   StoreLocation::Kind store_kind = StoreLocation::Kind::kFile;
   FileStoreOptions store;
   S3StoreOptions s3;
+  // In front of a remote store (S3): its blobs' bytes cached in memory and,
+  // with a directory, on a local disk (see CachingStore), and fetched
+  // read_ahead_bytes ahead of each Read stream.
+  CachingStoreOptions remote_cache;
+  uint64_t read_ahead_bytes = uint64_t{8} << 20;
+  // How often a remote store is probed (Store::CheckHealth) for health.
+  absl::Duration store_probe_interval = absl::Seconds(5);
   // If set, every regular file under it is put at start-up, named by its
   // relative path; the server reports NOT_SERVING until that is done.
   std::string import_dir;

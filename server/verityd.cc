@@ -20,6 +20,7 @@
 #include "server/log.h"
 #include "server/metrics/process_metrics.h"
 #include "server/scrape_metrics.h"
+#include "server/store/cache/caching_store.h"
 #include "server/store/file/file_store.h"
 #include "server/store/importer.h"
 #include "server/store/s3/s3_store.h"
@@ -145,12 +146,13 @@ absl::Status Verityd::Init() {
         absl::StrCat("can't listen on ", options_.listen));
   }
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
-  SetServing(false);
+  UpdateHealth();
   import_thread_ = std::thread([this] { Import(); });
+  if (!store_->IsLocal()) probe_thread_ = std::thread([this] { ProbeStore(); });
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() const {
+absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() {
   if (options_.store_kind == StoreLocation::Kind::kS3) {
     if (!options_.verify_on_read) {
       return absl::InvalidArgumentError(
@@ -159,7 +161,18 @@ absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() const {
     }
     S3StoreOptions s3 = options_.s3;
     if (!s3.log) s3.log = Log;
-    return S3Store::Open(s3);
+    s3_metrics_ = std::make_unique<S3Metrics>(*registry_);
+    s3.client.observe = [metrics = s3_metrics_.get()](
+                            absl::string_view op, int http_status,
+                            absl::Duration latency, uint64_t bytes) {
+      metrics->Observe(op, http_status, latency, bytes);
+    };
+    ASSIGN_OR_RETURN(std::unique_ptr<S3Store> store, S3Store::Open(s3));
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<CachingStore> cached,
+        CachingStore::Open(std::move(store), options_.remote_cache));
+    caching_store_ = cached.get();
+    return cached;
   }
   FileStoreOptions file = options_.store;
   if (!file.log) file.log = Log;
@@ -176,6 +189,10 @@ absl::Status Verityd::InitDispatch() {
   DispatchOptions dispatch;
   dispatch.mode = options_.dispatch;
   dispatch.budget = options_.inline_budget;
+  // A local store's reads have the kernel's readahead.
+  if (options_.store_kind == StoreLocation::Kind::kS3) {
+    dispatch.read_ahead_bytes = options_.read_ahead_bytes;
+  }
   if (dispatch.mode != DispatchMode::kInline) {
     VerifyPoolOptions pool;
     if (dispatch.mode == DispatchMode::kPoolUnbound) {
@@ -201,7 +218,8 @@ absl::Status Verityd::InitMetricsEndpoint() {
   if (options_.metrics_listen.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(exposer_, StartExposer(options_.metrics_listen));
   scrape_metrics_ = std::make_shared<ScrapeMetrics>(
-      &context_, pool_ != nullptr ? &pool_->scheduling() : nullptr);
+      &context_, pool_ != nullptr ? &pool_->scheduling() : nullptr,
+      caching_store_);
   process_metrics_ = std::make_shared<ProcessMetrics>();
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(scrape_metrics_);
@@ -229,13 +247,29 @@ void Verityd::Import() {
                      stats->refused, " refused)"));
   }
   context_.serving.store(true, std::memory_order_release);
-  SetServing(true);
+  UpdateHealth();
   const std::optional<StoreTotals> totals = store_->Totals();
   Log(totals.has_value() ? absl::StrCat("serving ", totals->blobs, " blobs")
                          : std::string("serving"));
 }
 
-void Verityd::SetServing(bool serving) {
+void Verityd::ProbeStore() {
+  while (!stop_probe_.WaitForNotificationWithTimeout(
+      options_.store_probe_interval)) {
+    const absl::Status status = store_->CheckHealth();
+    if (status.ok() == context_.store_up.load()) continue;
+    context_.store_up.store(status.ok());
+    Log(status.ok() ? std::string("the store answers again: SERVING")
+                    : absl::StrCat("the store does not answer, NOT_SERVING: ",
+                                   status.ToString()));
+    UpdateHealth();
+  }
+}
+
+void Verityd::UpdateHealth() {
+  absl::MutexLock lock(&health_mu_);
+  const bool serving =
+      context_.serving.load(std::memory_order_acquire) && context_.store_up;
   if (grpc::HealthCheckServiceInterface* health =
           server_->GetHealthCheckService()) {
     health->SetServingStatus(serving);
@@ -246,9 +280,13 @@ void Verityd::Shutdown(absl::Duration grace) {
   absl::MutexLock lock(&shutdown_mu_);
   cancel_import_.store(true);
   if (import_thread_.joinable()) import_thread_.join();
+  if (probe_thread_.joinable()) {
+    stop_probe_.Notify();
+    probe_thread_.join();
+  }
   if (server_ == nullptr) return;
   context_.serving.store(false, std::memory_order_release);
-  SetServing(false);
+  UpdateHealth();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoNanoseconds(grace));
   server_->Wait();

@@ -25,11 +25,13 @@
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
+#include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/io_executor.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
+#include "server/store/cache/caching_store.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
@@ -70,18 +72,27 @@ class Verityd {
  private:
   explicit Verityd(const ServerOptions& options) : options_(options) {}
   absl::Status Init();
-  absl::StatusOr<std::unique_ptr<Store>> OpenStore() const;
+  // The store; for S3 with the slab cache in front (caching_store_), and its
+  // requests observed by s3_metrics_.
+  absl::StatusOr<std::unique_ptr<Store>> OpenStore();
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
   // Serves the registry and the scrape-time metrics on metrics_listen.
   absl::Status InitMetricsEndpoint();
   void Import();
-  void SetServing(bool serving);
+  // Probes a remote store every store_probe_interval until Shutdown().
+  void ProbeStore();
+  // Health reports SERVING once the import is done and while the store is up.
+  void UpdateHealth() ABSL_LOCKS_EXCLUDED(health_mu_);
 
   const ServerOptions options_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<VerifiedBlobCache> cache_;
+  // Before the store, whose requests it observes until the store is gone.
   std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<S3Metrics> s3_metrics_;
+  std::unique_ptr<Store> store_;
+  // The cache in front of a remote store: store_ itself; null for a local one.
+  const CachingStore* caching_store_ = nullptr;
+  std::unique_ptr<VerifiedBlobCache> cache_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
   std::unique_ptr<ServiceMetrics> metrics_;
   std::unique_ptr<Dispatcher> dispatcher_;
@@ -100,6 +111,9 @@ class Verityd {
   std::thread import_thread_;
   std::atomic<bool> cancel_import_{false};
   absl::Notification import_done_;
+  std::thread probe_thread_;
+  absl::Notification stop_probe_;
+  absl::Mutex health_mu_;    // orders the health updates of both threads
   absl::Mutex shutdown_mu_;  // serializes Shutdown() calls
   int port_ = 0;
   std::string address_;

@@ -2,6 +2,7 @@
 
 #include "server/dispatch/dispatcher.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "lib/status_macros.h"
@@ -40,6 +41,31 @@ void Dispatcher::Begin(const ReadJob& job) {
 }
 
 void Dispatcher::Read(ReadJob* job, Done done) {
+  ReadAhead(*job);
+  ReadChunk(job,
+            [this, job, done = std::move(done)](absl::Status status) mutable {
+              const BlockRange chunk = job->chunk_blocks();
+              if (absl::IsDataLoss(status) &&
+                  job->blob().Forget(chunk.first, chunk.end)) {
+                job->RestartChunk();
+                job->placement().on_pool = true;
+                Submit(job, std::move(done));
+                return;
+              }
+              std::move(done)(std::move(status));
+            });
+}
+
+void Dispatcher::ReadAhead(const ReadJob& job) const {
+  if (options_.read_ahead_bytes == 0) return;
+  const uint64_t first = job.chunk_blocks().end;
+  const uint64_t blocks =
+      DivRoundUp(options_.read_ahead_bytes, job.blob().geometry().block_size());
+  const uint64_t end = std::min(job.blocks().end, first + blocks);
+  if (first < end) job.blob().Prefetch(first, end);
+}
+
+void Dispatcher::ReadChunk(ReadJob* job, Done done) {
   if (!job->placement().on_pool) {
     const absl::Time start = absl::Now();
     InlineBudget& budget = ThreadBudget();

@@ -24,6 +24,9 @@ struct DispatchOptions {
   // Calibrated at start-up unless given (see Calibrate()).
   InlineLimits limits = InlineLimits::Uniform(8192);
   InlineBudgetOptions budget;
+  // Data bytes past the current chunk whose reading starts before it is
+  // verified: for a remote store, whose reads are round trips. 0: none.
+  uint64_t read_ahead_bytes = 0;
 };
 
 // The verifying ChunkReader. Thread-safe.
@@ -39,7 +42,10 @@ class Dispatcher final : public ChunkReader {
 
   // Loads the job's chunk and verifies it, then calls `done`: before returning
   // if it all ran inline, else on a pool thread. Pool work that finds the job
-  // cancelled is skipped and reports CANCELLED.
+  // cancelled is skipped and reports CANCELLED. A chunk that fails
+  // verification while the store kept a copy of its bytes (a cache) is read
+  // once more from where the blob is stored: a bad cached copy is not a bad
+  // blob.
   void Read(ReadJob* job, Done done) override;
 
   absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
@@ -48,6 +54,10 @@ class Dispatcher final : public ChunkReader {
   const DispatchOptions& options() const { return options_; }
 
  private:
+  // Starts reading the next read_ahead_bytes after the job's chunk.
+  void ReadAhead(const ReadJob& job) const;
+  // Read() without the second attempt.
+  void ReadChunk(ReadJob* job, Done done);
   // Load + VerifyCached, and in forced-inline mode VerifyRest too.
   absl::Status VerifyInline(ReadJob* job) const;
   void Place(ReadJob* job, DispatchDecision decision);

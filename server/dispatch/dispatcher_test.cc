@@ -6,10 +6,12 @@
 
 #include <prometheus/registry.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
@@ -28,6 +30,63 @@ struct Outcome {
   absl::Status status;
   bool on_caller_thread = false;
   std::string data;
+};
+
+// A blob as a caching store serves it: while it holds a copy of the data,
+// reads are local and come from the copy, which may be bad; Forget() drops
+// the copy, and reads then come from `source` (remote). Records prefetches.
+class CachedCopyBlob final : public Blob {
+ public:
+  CachedCopyBlob(std::shared_ptr<const Blob> local, bool copy_is_bad)
+      : Blob(local->digest(), local->descriptor(), local->params(),
+             local->geometry()),
+        local_(local),
+        remote_(std::make_shared<RemoteBlob>(local)),
+        copy_is_bad_(copy_is_bad) {}
+
+  bool IsLocal(BlobPart, uint64_t, uint64_t) const override {
+    return has_copy_.load();
+  }
+  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
+            ReadDone done) const override {
+    if (!has_copy_.load()) {
+      remote_->Read(part, offset, out, std::move(done));
+      return;
+    }
+    absl::Status status = ReadLocal(*local_, part, offset, out);
+    if (status.ok() && copy_is_bad_ && part == BlobPart::kData &&
+        !out.empty()) {
+      out[0] ^= 1;
+    }
+    std::move(done)(status);
+  }
+  void Prefetch(BlobPart part, uint64_t offset,
+                uint64_t length) const override {
+    absl::MutexLock lock(&mu_);
+    prefetched_.push_back({part, offset, length});
+  }
+  bool Forget(BlobPart, uint64_t, uint64_t) const override {
+    return has_copy_.exchange(false);
+  }
+
+  int remote_reads() const { return remote_->reads(BlobPart::kData); }
+  struct Range {
+    BlobPart part;
+    uint64_t offset;
+    uint64_t length;
+  };
+  std::vector<Range> prefetched() const {
+    absl::MutexLock lock(&mu_);
+    return prefetched_;
+  }
+
+ private:
+  const std::shared_ptr<const Blob> local_;
+  const std::shared_ptr<RemoteBlob> remote_;
+  const bool copy_is_bad_;
+  mutable std::atomic<bool> has_copy_{true};
+  mutable absl::Mutex mu_;
+  mutable std::vector<Range> prefetched_ ABSL_GUARDED_BY(mu_);
 };
 
 class DispatcherTest : public FileStoreFixture {
@@ -53,6 +112,12 @@ class DispatcherTest : public FileStoreFixture {
     auto blob = store_->OpenBlob(DigestFromText(digest_));
     EXPECT_TRUE(blob.ok()) << blob.status();
     return *VerifiedBlob::Create(std::make_shared<RemoteBlob>(*blob));
+  }
+
+  std::shared_ptr<CachedCopyBlob> CachedCopy(bool copy_is_bad) {
+    auto blob = store_->OpenBlob(DigestFromText(digest_));
+    EXPECT_TRUE(blob.ok()) << blob.status();
+    return std::make_shared<CachedCopyBlob>(*blob, copy_is_bad);
   }
 
   // Every tree block cached (reading one data block under each level-0 one).
@@ -268,6 +333,66 @@ TEST_F(DispatcherTest, RemoteCorruptionIsReported) {
   EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
       << outcome.status;
   EXPECT_TRUE(outcome.data.empty());
+}
+
+TEST_F(DispatcherTest, ABadCachedCopyIsReadAgainFromTheStore) {
+  for (PriorityClass c : {PriorityClass::kRt, PriorityClass::kBe}) {
+    std::shared_ptr<CachedCopyBlob> copy = CachedCopy(/*copy_is_bad=*/true);
+    std::unique_ptr<Dispatcher> dispatcher =
+        MakeDispatcher(DispatchMode::kAdaptive, true);
+    const uint64_t end = c == PriorityClass::kRt ? 1 : kBlocks + 1;
+    Outcome outcome = Run(*dispatcher, *VerifiedBlob::Create(copy), c, 0, end);
+    ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+    EXPECT_TRUE(outcome.data ==
+                Expected(0, end).substr(0, outcome.data.size()));
+    EXPECT_EQ(outcome.data.size(),
+              std::min<uint64_t>(end * 4096, data_.size()));
+    EXPECT_EQ(copy->remote_reads(), 1);
+  }
+}
+
+TEST_F(DispatcherTest, ABadBlobIsDataLossAfterOneMoreRead) {
+  // The store's own copy is bad: the second read fails as the first did.
+  const std::string path = BlobDirFor(root_, digest_) + "/data";
+  std::string bytes = *ReadWholeFile(path);
+  bytes[0] ^= 0x40;
+  ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+  std::shared_ptr<CachedCopyBlob> copy = CachedCopy(/*copy_is_bad=*/false);
+  std::unique_ptr<Dispatcher> dispatcher =
+      MakeDispatcher(DispatchMode::kAdaptive, true);
+  Outcome outcome =
+      Run(*dispatcher, *VerifiedBlob::Create(copy), PriorityClass::kRt, 0, 1);
+  EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
+      << outcome.status;
+  EXPECT_TRUE(outcome.data.empty());
+  EXPECT_EQ(copy->remote_reads(), 1);
+}
+
+TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
+  DispatchOptions options;
+  options.read_ahead_bytes = 10 * 4096 - 100;  // rounds up to 10 blocks
+  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  std::shared_ptr<CachedCopyBlob> copy = CachedCopy(/*copy_is_bad=*/false);
+  std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(copy);
+  Outcome outcome = Run(dispatcher, blob, PriorityClass::kBe, 0, 4);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  std::vector<CachedCopyBlob::Range> data;
+  for (const auto& range : copy->prefetched()) {
+    if (range.part == BlobPart::kData) data.push_back(range);
+  }
+  // The job is blocks [0, 4): nothing after it is read ahead.
+  EXPECT_TRUE(data.empty());
+  ReadJob job(blob, {0, kBlocks + 1}, PriorityClass::kBe, 4);
+  job.StartChunk();
+  absl::Notification done;
+  dispatcher.Read(&job, [&](absl::Status) { done.Notify(); });
+  done.WaitForNotification();
+  for (const auto& range : copy->prefetched()) {
+    if (range.part == BlobPart::kData) data.push_back(range);
+  }
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].offset, 4u * 4096);
+  EXPECT_EQ(data[0].length, 10u * 4096);
 }
 
 }  // namespace

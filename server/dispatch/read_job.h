@@ -42,6 +42,8 @@ class ReadJob {
   // loaded. Not when done().
   void StartChunk();
   BlockRange chunk_blocks() const { return {next_, chunk_end_}; }
+  // Makes the current chunk fresh again, to be read once more.
+  void RestartChunk() { chunk_ = BlockRead(); }
   // The current chunk's state, which the store's VerifiedBlob fills.
   BlockRead& chunk() { return chunk_; }
   // Moves out the current chunk's data and moves past it.

@@ -55,6 +55,9 @@ struct ServiceContext {
   ServiceOptions options;
   // False until start-up (the import) is done: calls then get UNAVAILABLE.
   std::atomic<bool> serving{false};
+  // False while the store's health probe fails (a remote store unreachable):
+  // health reports NOT_SERVING then; calls are still tried.
+  std::atomic<bool> store_up{true};
   std::atomic<int> active_streams{0};
 
   // UNAVAILABLE while not serving.

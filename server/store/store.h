@@ -200,6 +200,11 @@ class Store {
   // reads of blobs already open.
   virtual bool IsLocal() const = 0;
 
+  // Whether the store answers now. A remote store makes one cheap request,
+  // waiting on the network: the server's health probe calls it from a thread
+  // of its own. The error names the setting to look at.
+  virtual absl::Status CheckHealth() const { return absl::OkStatus(); }
+
   // Writes one line to the store's log.
   virtual void Log(absl::string_view message) const = 0;
 };

@@ -278,6 +278,26 @@ void VerifiedBlob::PrefetchTree(uint64_t first_block,
   }
 }
 
+void VerifiedBlob::Prefetch(uint64_t first_block, uint64_t end_block) const {
+  const ByteRange bytes = BytesOf(geometry(), {first_block, end_block});
+  if (bytes.empty()) return;
+  blob_->Prefetch(BlobPart::kData, bytes.begin, bytes.size());
+  PrefetchTree(first_block, end_block);
+}
+
+bool VerifiedBlob::Forget(uint64_t first_block, uint64_t end_block) const {
+  const ByteRange bytes = BytesOf(geometry(), {first_block, end_block});
+  if (bytes.empty()) return false;
+  bool forgot = blob_->Forget(BlobPart::kData, bytes.begin, bytes.size());
+  const uint64_t bs = geometry().block_size();
+  for (const TreeBlockId& id :
+       TreeBlocksFor(geometry(), {first_block, end_block})) {
+    forgot = blob_->Forget(BlobPart::kTree, geometry().Ordinal(id) * bs, bs) ||
+             forgot;
+  }
+  return forgot;
+}
+
 absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,
                                          uint64_t end_block) {
   const TreeGeometry& geometry = blob_->geometry();

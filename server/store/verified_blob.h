@@ -86,6 +86,14 @@ class VerifiedBlob {
   // Starts reading, without waiting, the tree blocks that data blocks
   // [first_block, end_block) need and that are not verified yet.
   void PrefetchTree(uint64_t first_block, uint64_t end_block) const;
+  // The same, and the data blocks too: read-ahead.
+  void Prefetch(uint64_t first_block, uint64_t end_block) const;
+
+  // Data blocks [first_block, end_block), or a tree block they need, failed
+  // verification: asks the store to drop any copy it keeps of them (see
+  // Blob::Forget), so that a read again comes from where the blob is stored.
+  // True if there was a copy, and so reason to read again.
+  bool Forget(uint64_t first_block, uint64_t end_block) const;
 
   // A copy of a verified tree block; NOT_FOUND if it is not verified.
   absl::StatusOr<std::string> VerifiedTreeBlock(TreeBlockId id) const;

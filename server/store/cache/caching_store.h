@@ -67,6 +67,7 @@ class CachingStore final : public Store {
     return store_->Totals();
   }
   bool IsLocal() const override { return store_->IsLocal(); }
+  absl::Status CheckHealth() const override { return store_->CheckHealth(); }
   void Log(absl::string_view message) const override { store_->Log(message); }
 
   SlabCacheStats cache_stats() const { return cache_->stats(); }

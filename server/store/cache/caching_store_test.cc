@@ -169,6 +169,7 @@ TEST_F(CachingBlobTest, ForgetDropsSlabsSoTheNextReadRefetches) {
   EXPECT_FALSE(blob->IsLocal(BlobPart::kData, kSlab, 1));
   ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, 0, 2 * kSlab).ok());
   EXPECT_EQ(remote_->reads(BlobPart::kData), 3);
+  EXPECT_EQ(cache_->stats().discarded, 1u);
 }
 
 TEST_F(CachingBlobTest, TreeReadsAreCachedToo) {

@@ -150,6 +150,7 @@ bool SlabCache::Forget(const SlabKey& key) {
   const bool cached = Contains(key);
   memory_.Erase(key);
   if (disk_ != nullptr) disk_->Forget(key);
+  if (cached) discarded_.fetch_add(1, std::memory_order_relaxed);
   return cached;
 }
 
@@ -160,6 +161,7 @@ SlabCacheStats SlabCache::stats() const {
   stats.misses = misses_.load(std::memory_order_relaxed);
   stats.read_ahead = read_ahead_.load(std::memory_order_relaxed);
   stats.fetched_bytes = fetched_bytes_.load(std::memory_order_relaxed);
+  stats.discarded = discarded_.load(std::memory_order_relaxed);
   stats.memory_bytes = memory_.bytes();
   if (disk_ != nullptr) {
     stats.disk_bytes = disk_->bytes();

@@ -44,6 +44,7 @@ struct SlabCacheStats {
   uint64_t misses = 0;         // ... that waited for the store
   uint64_t read_ahead = 0;     // slabs fetched before a read asked
   uint64_t fetched_bytes = 0;  // bytes fetched from the store
+  uint64_t discarded = 0;      // slabs dropped as they failed verification
   uint64_t memory_bytes = 0;   // now: slab bytes in memory
   uint64_t disk_bytes = 0;     // now: slab bytes on disk
   uint64_t disk_failures = 0;  // slabs the disk cache did not write
@@ -116,6 +117,7 @@ class SlabCache {
   std::atomic<uint64_t> misses_{0};
   std::atomic<uint64_t> read_ahead_{0};
   std::atomic<uint64_t> fetched_bytes_{0};
+  std::atomic<uint64_t> discarded_{0};
 };
 
 }  // namespace verity::server

@@ -59,13 +59,18 @@ absl::StatusOr<Endpoint> ParseEndpoint(absl::string_view url) {
   return endpoint;
 }
 
+// "S3 GetObject KEY", for errors.
+std::string Describe(const S3Request& request) {
+  return absl::StrCat("S3 ", request.op, " ",
+                      request.key.empty() ? "(bucket)" : request.key);
+}
+
 // The status for an answer that is not 2xx.
 absl::Status HttpStatus(const S3Request& request, int http,
                         absl::string_view code, absl::string_view message) {
-  const std::string what = absl::StrCat(
-      "S3 ", request.op, " ", request.key.empty() ? "(bucket)" : request.key,
-      ": HTTP ", http, code.empty() ? "" : " ", code,
-      message.empty() ? "" : ": ", message);
+  const std::string what =
+      absl::StrCat(Describe(request), ": HTTP ", http, code.empty() ? "" : " ",
+                   code, message.empty() ? "" : ": ", message);
   if (http == 404) return absl::NotFoundError(what);
   if (http == 401 || http == 403) return absl::PermissionDeniedError(what);
   if (http == 409 || http == 412) return absl::FailedPreconditionError(what);
@@ -432,14 +437,14 @@ void S3Client::Loop::OnAttemptDone(Transfer* raw, CURLcode code) {
   if (t->overflowed) {
     // Not a network failure: S3 sent more than the range asked for.
     r.status = absl::DataLossError(
-        absl::StrCat("S3 ", t->request.op, " ", t->request.key, ": more than ",
+        absl::StrCat(Describe(t->request), ": more than ",
                      t->request.into.size(), " bytes came back"));
     Complete(std::move(t));
     return;
   }
   if (code != CURLE_OK) {
     r.status = absl::UnavailableError(absl::StrCat(
-        "S3 ", t->request.op, " ", t->request.key, ": ",
+        Describe(t->request), ": ",
         t->error[0] != '\0' ? t->error : curl_easy_strerror(code)));
   } else if (http >= 200 && http < 300) {
     r.status = absl::OkStatus();

@@ -5,7 +5,6 @@
 
 #include "server/store/s3/s3_client.h"
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -13,33 +12,19 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/hash.h"
+#include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
 
 namespace verity::server {
 namespace {
 
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
-
-S3ClientOptions RadosgwOptions() {
-  S3ClientOptions options;
-  options.endpoint = Env("S3_ENDPOINT");
-  options.region = Env("AWS_REGION");
-  options.bucket = Env("S3_BUCKET");
-  options.credentials.access_key_id = Env("AWS_ACCESS_KEY_ID");
-  options.credentials.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
-  return options;
-}
-
 class S3ClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_FALSE(Env("S3_ENDPOINT").empty())
+    ASSERT_TRUE(HaveTestRadosgw())
         << "run through tests/testing/ceph_cluster.sh, which sets S3_*";
     absl::StatusOr<std::unique_ptr<S3Client>> client =
-        S3Client::Create(RadosgwOptions());
+        S3Client::Create(TestRadosgwOptions());
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
     prefix_ = absl::StrCat(
@@ -193,7 +178,7 @@ TEST_F(S3ClientTest, KeysNeedingEscapes) {
 }
 
 TEST_F(S3ClientTest, WrongCredentialsAreRefused) {
-  S3ClientOptions options = RadosgwOptions();
+  S3ClientOptions options = TestRadosgwOptions();
   options.credentials.secret_access_key = "wrong";
   std::unique_ptr<S3Client> client = *S3Client::Create(options);
   S3Request request;
@@ -206,7 +191,7 @@ TEST_F(S3ClientTest, WrongCredentialsAreRefused) {
 }
 
 TEST_F(S3ClientTest, AnUnreachableEndpointIsRetriedThenUnavailable) {
-  S3ClientOptions options = RadosgwOptions();
+  S3ClientOptions options = TestRadosgwOptions();
   options.endpoint = "http://127.0.0.1:1";  // nothing listens on port 1
   options.max_attempts = 3;
   options.backoff = absl::Milliseconds(20);
@@ -233,15 +218,15 @@ TEST_F(S3ClientTest, AnUnreachableEndpointIsRetriedThenUnavailable) {
 }
 
 TEST_F(S3ClientTest, BadOptionsAreRefusedAtCreate) {
-  S3ClientOptions options = RadosgwOptions();
+  S3ClientOptions options = TestRadosgwOptions();
   options.endpoint = "ftp://x";
   EXPECT_EQ(S3Client::Create(options).status().code(),
             absl::StatusCode::kInvalidArgument);
-  options = RadosgwOptions();
+  options = TestRadosgwOptions();
   options.bucket = "";
   EXPECT_EQ(S3Client::Create(options).status().code(),
             absl::StatusCode::kInvalidArgument);
-  options = RadosgwOptions();
+  options = TestRadosgwOptions();
   options.credentials = {};
   EXPECT_EQ(S3Client::Create(options).status().code(),
             absl::StatusCode::kInvalidArgument);

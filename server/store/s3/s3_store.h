@@ -80,6 +80,8 @@ class S3Store final : public Store {
   // A bucket keeps no count: nullopt.
   std::optional<StoreTotals> Totals() const override { return std::nullopt; }
   bool IsLocal() const override { return false; }
+  // The check Open() makes.
+  absl::Status CheckHealth() const override { return CheckBucket(); }
   void Log(absl::string_view message) const override;
 
   // For S3PutWriter.

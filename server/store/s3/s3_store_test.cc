@@ -6,7 +6,6 @@
 
 #include "server/store/s3/s3_store.h"
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
+#include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
 #include "server/store/verified_blob.h"
 
@@ -29,18 +29,9 @@ using ::testing::IsEmpty;
 
 constexpr size_t kPart = size_t{5} << 20;  // S3's smallest part
 
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
-
 S3StoreOptions RadosgwOptions(const std::string& prefix) {
   S3StoreOptions options;
-  options.client.endpoint = Env("S3_ENDPOINT");
-  options.client.region = Env("AWS_REGION");
-  options.client.bucket = Env("S3_BUCKET");
-  options.client.credentials.access_key_id = Env("AWS_ACCESS_KEY_ID");
-  options.client.credentials.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
+  options.client = TestRadosgwOptions();
   options.prefix = prefix;
   options.part_bytes = kPart;
   options.log = [](absl::string_view) {};
@@ -50,7 +41,7 @@ S3StoreOptions RadosgwOptions(const std::string& prefix) {
 class S3StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_FALSE(Env("S3_ENDPOINT").empty())
+    ASSERT_TRUE(HaveTestRadosgw())
         << "run through tests/testing/with_ceph.sh, which sets S3_*";
     prefix_ = absl::StrCat(
         "store-test/",
@@ -327,7 +318,7 @@ TEST_F(S3StoreTest, ConcurrentPutsOfOneBlobStoreItOnce) {
 }
 
 TEST(S3StoreOpenTest, BadConfigurationNamesTheSetting) {
-  ASSERT_FALSE(Env("S3_ENDPOINT").empty());
+  ASSERT_TRUE(HaveTestRadosgw());
   S3StoreOptions options = RadosgwOptions("x/");
   options.client.bucket = "no-such-bucket";
   absl::StatusOr<std::unique_ptr<S3Store>> store = S3Store::Open(options);
