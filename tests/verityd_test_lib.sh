@@ -125,7 +125,8 @@ start_server() {
   VERITYD_METRICS_LISTEN=${VERITYD_METRICS_LISTEN-127.0.0.1:0} "$verityd" "$@" 2>"$server_log" &
   server_pid=$!
   tracked_pids+=("$server_pid")
-  if ! wait_for_log "$server_log" 'serving [0-9]+ blobs' "$server_pid" 30; then
+  # "serving N blobs", or "serving" for a store that keeps no count (S3).
+  if ! wait_for_log "$server_log" 'verityd: serving( [0-9]+ blobs)?$' "$server_pid" 30; then
     echo "verityd $* did not start serving; its log:"
     cat "$server_log"
     return 1

@@ -1,0 +1,237 @@
+// verityd over a real radosgw, in process (run through
+// tests/testing/with_ceph.sh): round trips of every tree parameter and of
+// sizes from empty to several multipart parts, digests equal to `fsverity
+// digest`, ranges, objects damaged in the bucket, and a damaged disk-cache
+// copy, which is read again from the bucket rather than failed.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "lib/fsverity_cli.h"
+#include "lib/test_blob.h"
+#include "server/store/s3/s3_client.h"
+#include "server/store/s3/s3_layout.h"
+#include "server/store/s3/s3_testing.h"
+#include "tests/testing/test_server.h"
+
+namespace verity::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+constexpr uint64_t kPart = uint64_t{5} << 20;  // S3's smallest part
+
+MerkleParams Params(HashAlgorithm alg, uint32_t block_size, std::string salt) {
+  MerkleParams params;
+  params.hash_algorithm = alg;
+  params.block_size = block_size;
+  params.salt = std::move(salt);
+  return params;
+}
+
+// A server on its own prefix of the test bucket, each test's own.
+server::ServerOptions S3Options(const std::string& cache_dir = "") {
+  static std::atomic<int> next{0};
+  server::ServerOptions options;
+  options.store_kind = server::StoreLocation::Kind::kS3;
+  options.s3.client = server::TestRadosgwOptions();
+  options.s3.prefix = absl::StrCat(
+      "server-test/",
+      ::testing::UnitTest::GetInstance()->current_test_info()->name(), "-",
+      getpid(), "-", next++, "/");
+  options.s3.part_bytes = kPart;
+  options.s3.log = [](absl::string_view) {};
+  options.remote_cache.disk.dir = cache_dir;
+  return options;
+}
+
+// The S3 key of one of a blob's objects under the server's prefix.
+std::string KeyOf(const TestServer& server, const std::string& digest,
+                  server::BlobObject what) {
+  absl::StatusOr<ParsedDigest> parsed = ParseDigest(digest);
+  return server::S3Layout(server.options().s3.prefix).BlobKey(*parsed, what);
+}
+
+// Writes `body` over the object `key`, as anyone with the bucket's
+// credentials could.
+void Overwrite(const std::string& key, std::string body) {
+  auto client = server::S3Client::Create(server::TestRadosgwOptions());
+  ASSERT_TRUE(client.ok()) << client.status();
+  server::S3Request request;
+  request.op = "PutObject";
+  request.method = "PUT";
+  request.key = key;
+  request.body = std::move(body);
+  const server::S3Response response = (*client)->Call(std::move(request));
+  ASSERT_TRUE(response.status.ok()) << response.status;
+}
+
+std::string Get(const std::string& key) {
+  auto client = server::S3Client::Create(server::TestRadosgwOptions());
+  EXPECT_TRUE(client.ok()) << client.status();
+  server::S3Request request;
+  request.op = "GetObject";
+  request.key = key;
+  server::S3Response response = (*client)->Call(std::move(request));
+  EXPECT_TRUE(response.status.ok()) << response.status;
+  return response.body;
+}
+
+class S3ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server::HaveTestRadosgw())
+        << "run through tests/testing/with_ceph.sh, which sets S3_*";
+  }
+};
+
+TEST_F(S3ServerTest, RoundTripsEveryTreeParameterAndDigestsMatchFsverity) {
+  auto server = TestServer::Start(S3Options());
+  const std::vector<MerkleParams> all = {
+      MerkleParams(),
+      Params(HashAlgorithm::kSha256, 4096, "salt"),
+      Params(HashAlgorithm::kSha512, 4096, "pepper-32-bytes-long-exactly!!!!"),
+      Params(HashAlgorithm::kSha256, 1024, ""),
+      Params(HashAlgorithm::kSha512, 16384, "s"),
+      Params(HashAlgorithm::kSha256, 65536, "")};
+  for (const MerkleParams& params : all) {
+    for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{4095},
+                          uint64_t{65537}, (uint64_t{1} << 20) + 3}) {
+      const std::string data = MakeData(size, size + params.block_size);
+      absl::StatusOr<v1::PutResponse> put =
+          PutBlob(server->stub(), data, params);
+      ASSERT_TRUE(put.ok()) << put.status();
+      absl::StatusOr<std::string> file = WriteTestFile("blob", data);
+      ASSERT_TRUE(file.ok()) << file.status();
+      absl::StatusOr<FsverityOutput> fsverity =
+          RunFsverityDigest(*file, params);
+      ASSERT_TRUE(fsverity.ok()) << fsverity.status();
+      EXPECT_EQ(fsverity->line.substr(0, fsverity->line.find(' ')),
+                put->info().digest())
+          << size << " bytes, block " << params.block_size;
+      ReadResult read = ReadBlob(server->stub(), put->info().digest());
+      ASSERT_TRUE(read.status.ok()) << read.status << " size " << size;
+      EXPECT_TRUE(read.data == data) << size;
+    }
+  }
+}
+
+TEST_F(S3ServerTest, BlobsOfSeveralPartsAndRanges) {
+  auto server = TestServer::Start(S3Options());
+  for (bool digest_known : {true, false}) {
+    // More than three parts, the last one short.
+    const std::string data = MakeData(3 * kPart + 12345, digest_known);
+    const std::string digest = DigestOf(data);
+    absl::StatusOr<v1::PutResponse> put = PutBlob(
+        server->stub(), data, {}, "", digest_known ? digest : "", 1 << 20);
+    ASSERT_TRUE(put.ok()) << put.status();
+    EXPECT_EQ(put->info().digest(), digest);
+    const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
+        {0, 1},          {4095, 2},        {kPart - 3, 10},
+        {1 << 20, 1},    {12345, 3 << 20}, {data.size() - 1, 1},
+        {0, data.size()}};
+    for (const auto& [offset, length] : ranges) {
+      ReadResult read = ReadBlob(server->stub(), digest, offset, length);
+      ASSERT_TRUE(read.status.ok()) << read.status << " at " << offset;
+      EXPECT_TRUE(read.data == data.substr(offset, length))
+          << offset << "+" << length;
+    }
+  }
+}
+
+TEST_F(S3ServerTest, DamagedObjectsAreDataLossAndNothingBadIsSent) {
+  auto writer = TestServer::Start(S3Options());
+  const std::string data = MakeData(300000, 1);
+  const std::string digest = DigestOf(data);
+  ASSERT_TRUE(PutBlob(writer->stub(), data).ok());
+  const std::string data_key =
+      KeyOf(*writer, digest, server::BlobObject::kData);
+  const std::string tree_key =
+      KeyOf(*writer, digest, server::BlobObject::kTree);
+  const std::string tree = Get(tree_key);
+  std::string flipped = data;
+  flipped[200000] ^= 1;
+  const std::string other = MakeData(300000, 2);
+  struct Damage {
+    const char* what;
+    std::string key;
+    std::string body;
+  };
+  for (const Damage& damage : std::vector<Damage>{
+           {"a flipped data byte", data_key, flipped},
+           {"a truncated data object", data_key, data.substr(0, 250000)},
+           {"another blob's data", data_key, other},
+           {"a flipped tree byte", tree_key,
+            std::string(tree).replace(100, 1, 1, tree[100] ^ 1)}}) {
+    Overwrite(damage.key, damage.body);
+    // A replica that never read the blob: nothing cached.
+    server::ServerOptions options = writer->options();
+    auto reader = TestServer::Start(options);
+    ReadResult read = ReadBlob(reader->stub(), digest);
+    EXPECT_EQ(read.status.code(), StatusCode::kDataLoss)
+        << damage.what << ": " << read.status;
+    EXPECT_NE(read.status.message().find(digest), std::string::npos)
+        << read.status;
+    // What the client verified before the damage is a true prefix.
+    EXPECT_TRUE(data.compare(0, read.data.size(), read.data) == 0)
+        << damage.what;
+    EXPECT_LT(read.data.size(), data.size()) << damage.what;
+    Overwrite(damage.key, damage.key == data_key ? data : tree);
+    read = ReadBlob(TestServer::Start(options)->stub(), digest);
+    EXPECT_TRUE(read.status.ok()) << damage.what << ": " << read.status;
+  }
+}
+
+// The slab files of a disk cache.
+std::vector<std::string> SlabFiles(const std::string& cache_dir) {
+  std::vector<std::string> files;
+  DIR* dir = opendir((cache_dir + "/slabs").c_str());
+  if (dir == nullptr) return files;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') {
+      files.push_back(cache_dir + "/slabs/" + entry->d_name);
+    }
+  }
+  closedir(dir);
+  return files;
+}
+
+TEST_F(S3ServerTest, ADamagedCacheCopyIsReadAgainFromTheBucket) {
+  const std::string cache_dir = TestTempDir() + "/cache";
+  server::ServerOptions options = S3Options(cache_dir);
+  options.remote_cache.slabs.memory_bytes = 0;  // every hit from the disk
+  auto server = TestServer::Start(options);
+  const std::string data = MakeData(3 << 20, 9);
+  const std::string digest = DigestOf(data);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  ASSERT_TRUE(ReadBlob(server->stub(), digest).status.ok());
+  // Data and tree slabs, written by the cache's own thread.
+  for (int i = 0; i < 500 && SlabFiles(cache_dir).size() < 4; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  const std::vector<std::string> files = SlabFiles(cache_dir);
+  ASSERT_EQ(files.size(), 4u);
+  for (const std::string& file : files) {
+    const int fd = open(file.c_str(), O_RDWR);
+    ASSERT_GE(fd, 0) << file;
+    char byte = 0;
+    ASSERT_EQ(pread(fd, &byte, 1, 1000), 1);
+    byte ^= 1;
+    ASSERT_EQ(pwrite(fd, &byte, 1, 1000), 1);
+    close(fd);
+  }
+  ReadResult read = ReadBlob(server->stub(), digest);
+  ASSERT_TRUE(read.status.ok()) << read.status;
+  EXPECT_TRUE(read.data == data);
+}
+
+}  // namespace
+}  // namespace verity::testing
