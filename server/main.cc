@@ -55,7 +55,10 @@ ABSL_FLAG(uint64_t, cache_bytes, uint64_t{10} << 30,
           "with --cache_dir: the most bytes the disk cache keeps");
 ABSL_FLAG(uint64_t, memory_cache_bytes, uint64_t{64} << 20,
           "with --store=s3://...: the most blob bytes kept in memory");
-ABSL_FLAG(uint64_t, read_ahead_bytes, uint64_t{8} << 20,
+ABSL_FLAG(uint64_t, cache_slab_bytes, uint64_t{4} << 20,
+          "with --store=s3://...: the unit blob bytes are fetched (one ranged "
+          "GET) and cached in");
+ABSL_FLAG(uint64_t, read_ahead_bytes, uint64_t{16} << 20,
           "with --store=s3://...: how far past the chunk being verified a "
           "Read stream's bytes are fetched; 0 turns read-ahead off");
 ABSL_FLAG(absl::Duration, store_probe_interval, absl::Seconds(5),
@@ -153,6 +156,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
     options.remote_cache.disk.max_bytes = absl::GetFlag(FLAGS_cache_bytes);
     options.remote_cache.slabs.memory_bytes =
         absl::GetFlag(FLAGS_memory_cache_bytes);
+    options.remote_cache.slabs.slab_bytes =
+        absl::GetFlag(FLAGS_cache_slab_bytes);
     options.read_ahead_bytes = absl::GetFlag(FLAGS_read_ahead_bytes);
     options.store_probe_interval = absl::GetFlag(FLAGS_store_probe_interval);
   }

@@ -31,7 +31,7 @@ struct ServerOptions {
   // with a directory, on a local disk (see CachingStore), and fetched
   // read_ahead_bytes ahead of each Read stream.
   CachingStoreOptions remote_cache;
-  uint64_t read_ahead_bytes = uint64_t{8} << 20;
+  uint64_t read_ahead_bytes = uint64_t{16} << 20;
   // How often a remote store is probed (Store::CheckHealth) for health.
   absl::Duration store_probe_interval = absl::Seconds(5);
   // If set, every regular file under it is put at start-up, named by its

@@ -3,7 +3,8 @@
 # what running verityd on Kubernetes needs: gRPC probes on the gRPC port, a locked-down
 # securityContext, resources, scrape annotations and a ServiceMonitor, VERITYD_* settings that
 # are real verityd flags (from `verityd --help`), a pod grace period longer than verityd's, and
-# for replicas a headless Service that the example client's dns:/// target names.
+# for replicas a headless Service that the example client's dns:/// target names; for the
+# object-store tier no store volume, S3 credentials from a Secret and the cache on an emptyDir.
 # Usage: k8s_manifests_test.sh VERITYD KUSTOMIZATION_YAML...
 set -euo pipefail
 verityd=$1
@@ -91,6 +92,12 @@ def env_of(container):
         if ref and ref["name"] in configmaps:
             env.update(configmaps[ref["name"]])
     for var in container.get("env", []):
+        secret = (var.get("valueFrom") or {}).get("secretKeyRef")
+        if var["name"].startswith("AWS_"):
+            # Credentials only ever from a Secret.
+            check(secret is not None and secret.get("key") == var["name"],
+                  f"{container['name']}: {var['name']} comes from a Secret's key of that name")
+            continue
         env[var["name"]] = var.get("value")
     return env
 
@@ -139,12 +146,29 @@ def check_verityd(workload, pod, c):
     check(tgps > grace, f"{who}: terminationGracePeriodSeconds {tgps} > VERITYD_GRACE_PERIOD {grace:g}s")
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     mounts = {m["mountPath"]: m for m in c.get("volumeMounts", [])}
-    store = mounts.get(env.get("VERITYD_STORE_DIR", "./verityd-data"))
-    check(store is not None and not store.get("readOnly") and
-          ("emptyDir" in volumes.get(store["name"], {}) or
-           "persistentVolumeClaim" in volumes.get(store["name"], {}) or
-           store["name"] in [t["metadata"]["name"] for t in workload["spec"].get("volumeClaimTemplates", [])]),
-          f"{who}: VERITYD_STORE_DIR is a writable emptyDir or PVC")
+    if env.get("VERITYD_STORE", "").startswith("s3://"):
+        # The object-store tier: no store volume, credentials from a Secret, the cache on an
+        # emptyDir within its size limit.
+        check("VERITYD_STORE_DIR" not in env, f"{who}: no VERITYD_STORE_DIR next to an s3:// store")
+        names = {v["name"] for v in c.get("env", [])}
+        check({"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} <= names,
+              f"{who}: S3 credentials in the environment")
+        check(not any(m["mountPath"] == "/data" for m in c.get("volumeMounts", [])),
+              f"{who}: no volume for the store")
+        cache = mounts.get(env.get("VERITYD_CACHE_DIR", ""))
+        empty = volumes.get(cache["name"], {}).get("emptyDir") if cache else None
+        check(empty is not None and not cache.get("readOnly"), f"{who}: VERITYD_CACHE_DIR is a writable emptyDir")
+        if empty is not None and "sizeLimit" in empty:
+            limit = int(empty["sizeLimit"].rstrip("Gi")) << 30
+            check(int(env.get("VERITYD_CACHE_BYTES", 10 << 30)) < limit,
+                  f"{who}: VERITYD_CACHE_BYTES below the cache emptyDir's sizeLimit")
+    else:
+        store = mounts.get(env.get("VERITYD_STORE_DIR", "./verityd-data"))
+        check(store is not None and not store.get("readOnly") and
+              ("emptyDir" in volumes.get(store["name"], {}) or
+               "persistentVolumeClaim" in volumes.get(store["name"], {}) or
+               store["name"] in [t["metadata"]["name"] for t in workload["spec"].get("volumeClaimTemplates", [])]),
+              f"{who}: VERITYD_STORE_DIR is a writable emptyDir or PVC")
     check("/tmp" in mounts and not mounts["/tmp"].get("readOnly"), f"{who}: a writable /tmp")
     if "VERITYD_IMPORT_DIR" in env:
         root = env["VERITYD_IMPORT_DIR"].rstrip("/")

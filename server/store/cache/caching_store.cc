@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
 #include "server/store/cache/caching_blob.h"
 
@@ -11,6 +12,12 @@ namespace verity::server {
 
 absl::StatusOr<std::unique_ptr<CachingStore>> CachingStore::Open(
     std::unique_ptr<Store> store, const CachingStoreOptions& options) {
+  const uint64_t slab = options.slabs.slab_bytes;
+  if (slab < kMinSlabBytes || slab > kMaxSlabBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the cache's slab size (--cache_slab_bytes) must be between ",
+        kMinSlabBytes, " and ", kMaxSlabBytes, " bytes, not ", slab));
+  }
   std::unique_ptr<DiskCache> disk;
   if (!options.disk.dir.empty()) {
     ASSIGN_OR_RETURN(disk, DiskCache::Open(options.disk));

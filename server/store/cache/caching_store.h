@@ -7,6 +7,7 @@
 #define VERITYD_SERVER_STORE_CACHE_CACHING_STORE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,10 @@
 
 namespace verity::server {
 
+// The slab sizes CachingStore::Open accepts.
+inline constexpr uint64_t kMinSlabBytes = uint64_t{64} << 10;
+inline constexpr uint64_t kMaxSlabBytes = uint64_t{64} << 20;
+
 struct CachingStoreOptions {
   SlabCacheOptions slabs;
   // Empty: no disk cache.
@@ -28,7 +33,8 @@ struct CachingStoreOptions {
 // Thread-safe, as the store it wraps.
 class CachingStore final : public Store {
  public:
-  // The disk cache's errors.
+  // INVALID_ARGUMENT for a slab size outside [kMinSlabBytes, kMaxSlabBytes];
+  // the disk cache's errors.
   static absl::StatusOr<std::unique_ptr<CachingStore>> Open(
       std::unique_ptr<Store> store, const CachingStoreOptions& options);
 

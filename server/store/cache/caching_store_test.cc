@@ -227,6 +227,18 @@ TEST_F(CachingBlobTest, AVerifiedBlobVerifiesWhatTheCacheServes) {
 
 class CachingStoreTest : public FileStoreFixture {};
 
+TEST_F(CachingStoreTest, RefusesASlabSizeOutOfBounds) {
+  for (uint64_t slab : {uint64_t{0}, kMinSlabBytes - 1, kMaxSlabBytes + 1}) {
+    CachingStoreOptions options;
+    options.slabs.slab_bytes = slab;
+    auto store = CachingStore::Open(std::move(store_), options);
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(store.status().message().find("--cache_slab_bytes"),
+              std::string::npos);
+    Reopen();
+  }
+}
+
 TEST_F(CachingStoreTest, OpensBlobsBehindTheCacheWithADiskTier) {
   const std::string data = MakeData(300000, 3);
   const std::string digest = MustPut(data, "name");

@@ -28,13 +28,13 @@ namespace verity::server {
 struct SlabCacheOptions {
   // The slab size: each fetch is one ranged read of this many bytes, aligned
   // to it.
-  uint64_t slab_bytes = uint64_t{1} << 20;
+  uint64_t slab_bytes = uint64_t{4} << 20;
   // Slabs kept in memory.
   uint64_t memory_bytes = uint64_t{64} << 20;
   // Slabs being fetched at once. Beyond it, read-ahead starts nothing and a
   // read fetches only the bytes it asked for, straight into its buffer: what
   // many readers of many blobs cost in memory stays bounded.
-  uint64_t max_fetch_bytes = uint64_t{32} << 20;
+  uint64_t max_fetch_bytes = uint64_t{64} << 20;
 };
 
 // What the cache did, for metrics. Monotonic counts.
