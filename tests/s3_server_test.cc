@@ -29,14 +29,6 @@ using ::absl::StatusCode;
 
 constexpr uint64_t kPart = uint64_t{5} << 20;  // S3's smallest part
 
-MerkleParams Params(HashAlgorithm alg, uint32_t block_size, std::string salt) {
-  MerkleParams params;
-  params.hash_algorithm = alg;
-  params.block_size = block_size;
-  params.salt = std::move(salt);
-  return params;
-}
-
 // A server on its own prefix of the test bucket, each test's own.
 server::ServerOptions S3Options(const std::string& cache_dir = "") {
   static std::atomic<int> next{0};
@@ -97,11 +89,12 @@ TEST_F(S3ServerTest, RoundTripsEveryTreeParameterAndDigestsMatchFsverity) {
   auto server = TestServer::Start(S3Options());
   const std::vector<MerkleParams> all = {
       MerkleParams(),
-      Params(HashAlgorithm::kSha256, 4096, "salt"),
-      Params(HashAlgorithm::kSha512, 4096, "pepper-32-bytes-long-exactly!!!!"),
-      Params(HashAlgorithm::kSha256, 1024, ""),
-      Params(HashAlgorithm::kSha512, 16384, "s"),
-      Params(HashAlgorithm::kSha256, 65536, "")};
+      TestParams(HashAlgorithm::kSha256, 4096, "salt"),
+      TestParams(HashAlgorithm::kSha512, 4096,
+                 "pepper-32-bytes-long-exactly!!!!"),
+      TestParams(HashAlgorithm::kSha256, 1024, ""),
+      TestParams(HashAlgorithm::kSha512, 16384, "s"),
+      TestParams(HashAlgorithm::kSha256, 65536, "")};
   for (const MerkleParams& params : all) {
     for (uint64_t size : {uint64_t{0}, uint64_t{1}, uint64_t{4095},
                           uint64_t{65537}, (uint64_t{1} << 20) + 3}) {
@@ -207,7 +200,8 @@ std::vector<std::string> SlabFiles(const std::string& cache_dir) {
 TEST_F(S3ServerTest, ADamagedCacheCopyIsReadAgainFromTheBucket) {
   const std::string cache_dir = TestTempDir() + "/cache";
   server::ServerOptions options = S3Options(cache_dir);
-  options.remote_cache.slabs.memory_bytes = 0;  // every hit from the disk
+  options.remote_cache.slabs.memory_bytes = 0;      // every hit from the disk
+  options.remote_cache.slabs.slab_bytes = 1 << 20;  // 3 data slabs, 1 tree slab
   auto server = TestServer::Start(options);
   const std::string data = MakeData(3 << 20, 9);
   const std::string digest = DigestOf(data);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/test_blob.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {
@@ -20,14 +21,6 @@ namespace {
 
 using ::absl::StatusCode;
 using ::testing::HasSubstr;
-
-MerkleParams Params(HashAlgorithm alg, uint32_t block_size, std::string salt) {
-  MerkleParams params;
-  params.hash_algorithm = alg;
-  params.block_size = block_size;
-  params.salt = std::move(salt);
-  return params;
-}
 
 // The directory holding a stored blob, per the store's documented layout.
 std::string BlobDir(const TestServer& server, absl::string_view digest) {
@@ -51,10 +44,10 @@ void FlipBit(const std::string& path, uint64_t offset) {
 TEST(ServerTest, RoundTripSizesAlgorithmsAndSalt) {
   auto server = TestServer::Start();
   for (const MerkleParams& params :
-       {MerkleParams(), Params(HashAlgorithm::kSha256, 4096, "salt"),
-        Params(HashAlgorithm::kSha512, 4096,
-               "pepper-32-bytes-long-exactly!!!!"),
-        Params(HashAlgorithm::kSha256, 1024, "")}) {
+       {MerkleParams(), TestParams(HashAlgorithm::kSha256, 4096, "salt"),
+        TestParams(HashAlgorithm::kSha512, 4096,
+                   "pepper-32-bytes-long-exactly!!!!"),
+        TestParams(HashAlgorithm::kSha256, 1024, "")}) {
     for (size_t size : {0, 1, 4095, 4096, 4097, (3 << 20) + 123}) {
       const std::string data = RandomBytes(size, static_cast<uint32_t>(size));
       absl::StatusOr<v1::PutResponse> put =
@@ -263,16 +256,17 @@ TEST(ServerTest, BadPutsStoreNothingAndTheServerStaysUp) {
   options.store.max_blob_bytes = 1 << 20;
   auto server = TestServer::Start(options);
   const std::string data = RandomBytes(5000, 3);
-  EXPECT_EQ(
-      PutBlob(server->stub(), data, Params(HashAlgorithm::kSha256, 3000, ""))
-          .status()
-          .code(),
-      StatusCode::kInvalidArgument);
   EXPECT_EQ(PutBlob(server->stub(), data,
-                    Params(HashAlgorithm::kSha256, 4096, std::string(33, 's')))
+                    TestParams(HashAlgorithm::kSha256, 3000, ""))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      PutBlob(server->stub(), data,
+              TestParams(HashAlgorithm::kSha256, 4096, std::string(33, 's')))
+          .status()
+          .code(),
+      StatusCode::kInvalidArgument);
   EXPECT_EQ(PutBlob(server->stub(), data, {}, "", "sha256:zz").status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(PutBlob(server->stub(), data, {}, "../escape").status().code(),

@@ -156,3 +156,36 @@ expect_stop() {
     pass
   fi
 }
+
+# gets_in_background N ORIGINAL GET_ARGS...: runs `verity get GET_ARGS... -o FILE` N times in a
+# row in the background, appending "K EXIT IDENTICAL(yes|no)" per get to $work/gets.results;
+# sets gets_pid (tracked).
+gets_in_background() {
+  local n=$1 original=$2
+  shift 2
+  : >"$work/gets.results"
+  (
+    for i in $(seq "$n"); do
+      rc=0
+      vc get "$@" -o "$work/get$i" || rc=$?
+      same=no
+      cmp -s "$original" "$work/get$i" 2>/dev/null && same=yes
+      echo "$i $rc $same" >>"$work/gets.results"
+      rm -f "$work/get$i"
+    done
+  ) &
+  gets_pid=$!
+  tracked_pids+=("$gets_pid")
+}
+
+# check_gets N WHAT: the gets of gets_in_background finish within 120 s, all N of them, each
+# exiting 0 with the original's bytes.
+check_gets() {
+  if wait_for_exit "$gets_pid" 120; then pass; else fail "the gets $2 finish within 120 s"; fi
+  echo "gets $2 (number, exit, identical): $(tr '\n' ';' <"$work/gets.results")"
+  check "$1 gets ran $2" [ "$(wc -l <"$work/gets.results")" -eq "$1" ]
+  while read -r i rc same; do
+    check "get $i $2 exits 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "get $i $2 is byte-identical" [ "$same" = yes ]
+  done <"$work/gets.results"
+}

@@ -4,6 +4,7 @@
 # Usage: tests/bench/fetch_bench.sh [SIZE_MIB=1024] [ROUNDS=3] [OUT=docs/bench-fetch.md]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/bench/bench_lib.sh
 size_mib=${1:-1024}
 rounds=${2:-3}
 out=${3:-docs/bench-fetch.md}
@@ -58,14 +59,10 @@ nginx=$(printf '%s\n' "${nginx_rates[@]}" | median)
 # 200 readers taking one message every 100 ms, for 10 s: peak server RSS.
 start_server
 "$bench" --server="$addr" --digest="$digest" --mode=slow_readers --readers=200 --seconds=10 >/dev/null &
-load=$!
-peak=0
-while kill -0 "$load" 2>/dev/null; do
-  rss=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
-  (( rss > peak )) && peak=$rss
-  sleep 0.2
-done
-hwm=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$server_pid/status")
+readers=$!
+peak=$(peak_rss_kib "$server_pid" "$readers")
+wait "$readers" || true
+hwm=$(hwm_mib "$server_pid")
 stop_server
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }

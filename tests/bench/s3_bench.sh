@@ -17,6 +17,7 @@ bazel build //server:verityd //client/cli:verity //tests/bench:fetch_bench >/dev
 verityd=$PWD/bazel-bin/server/verityd
 verity=$PWD/bazel-bin/client/cli/verity
 bench=$PWD/bazel-bin/tests/bench/fetch_bench
+source tests/bench/bench_lib.sh
 source tests/testing/ceph_cluster.sh
 work=$(mktemp -d)
 server_pid=
@@ -103,14 +104,9 @@ done
 start_server main
 "$bench" --server="$addr" --digest="$digest" --mode=slow_readers --readers=200 --seconds=10 >/dev/null &
 readers=$!
-peak=0
-while kill -0 "$readers" 2>/dev/null; do
-  rss=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
-  ((rss > peak)) && peak=$rss
-  sleep 0.2
-done
+peak=$(peak_rss_kib "$server_pid" "$readers")
 wait "$readers" || true
-hwm=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$server_pid/status")
+hwm=$(hwm_mib "$server_pid")
 stop_server
 
 m() { median <"$work/$1"; }
