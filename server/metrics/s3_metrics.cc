@@ -27,7 +27,7 @@ S3Metrics::S3Metrics(prometheus::Registry& registry)
       latency_(prometheus::BuildHistogram()
                    .Name("verityd_s3_request_duration_seconds")
                    .Help("Duration of each attempt of a request to the S3 "
-                         "endpoint, by operation")
+                         "endpoint, by operation and HTTP status")
                    .Register(registry)),
       received_bytes_(prometheus::BuildCounter()
                           .Name("verityd_s3_received_bytes_total")
@@ -41,7 +41,7 @@ void S3Metrics::Observe(absl::string_view op, int http_status,
   const std::string status =
       http_status == 0 ? std::string("error") : absl::StrCat(http_status);
   requests_.Add({{"op", name}, {"status", status}}).Increment();
-  latency_.Add({{"op", name}}, S3LatencyBuckets())
+  latency_.Add({{"op", name}, {"status", status}}, S3LatencyBuckets())
       .Observe(absl::ToDoubleSeconds(latency));
   received_bytes_.Increment(static_cast<double>(bytes));
 }

@@ -1,6 +1,6 @@
 // Metrics of the requests an S3 store makes, one observation per attempt:
 // verityd_s3_requests_total{op, status} (status: the HTTP status, or "error"
-// when no answer came), verityd_s3_request_duration_seconds{op}, and
+// when no answer came), verityd_s3_request_duration_seconds{op, status}, and
 // verityd_s3_received_bytes_total. `op` is the S3 operation ("GetObject",
 // "UploadPart", ...); nothing else of a request, and never a credential, is a
 // label.

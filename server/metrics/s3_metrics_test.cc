@@ -40,8 +40,16 @@ TEST(S3MetricsTest, CountsByOperationAndStatus) {
   EXPECT_EQ(samples["verityd_s3_requests_total{op=GetObject,status=error,}"],
             1);
   EXPECT_EQ(samples["verityd_s3_requests_total{op=PutObject,status=412,}"], 1);
-  EXPECT_EQ(samples["verityd_s3_request_duration_seconds{op=GetObject,}"], 3);
-  EXPECT_EQ(samples["verityd_s3_request_duration_seconds{op=PutObject,}"], 1);
+  EXPECT_EQ(
+      samples["verityd_s3_request_duration_seconds{op=GetObject,status=206,}"],
+      2);
+  EXPECT_EQ(
+      samples
+          ["verityd_s3_request_duration_seconds{op=GetObject,status=error,}"],
+      1);
+  EXPECT_EQ(
+      samples["verityd_s3_request_duration_seconds{op=PutObject,status=412,}"],
+      1);
   EXPECT_EQ(samples["verityd_s3_received_bytes_total{}"], 1224);
 }
 
