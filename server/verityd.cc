@@ -280,16 +280,16 @@ void Verityd::Shutdown(absl::Duration grace) {
   absl::MutexLock lock(&shutdown_mu_);
   cancel_import_.store(true);
   if (import_thread_.joinable()) import_thread_.join();
-  if (probe_thread_.joinable()) {
-    stop_probe_.Notify();
-    probe_thread_.join();
-  }
   if (server_ == nullptr) return;
   context_.serving.store(false, std::memory_order_release);
   UpdateHealth();
+  // A probe under way may wait on an unreachable endpoint for its timeouts:
+  // the calls' grace period does not wait for it, only the server's end does.
+  if (probe_thread_.joinable()) stop_probe_.Notify();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoNanoseconds(grace));
   server_->Wait();
+  if (probe_thread_.joinable()) probe_thread_.join();
   server_.reset();
 }
 

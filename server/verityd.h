@@ -105,8 +105,8 @@ class Verityd {
   // every call, and before what the work uses.
   std::unique_ptr<IoExecutor> io_;
   std::unique_ptr<VerityService> service_;
-  // Written by Init(), then only by Shutdown(); the import thread uses it until
-  // joined.
+  // Written by Init(), then only by Shutdown(); the import and probe threads
+  // use it until joined.
   std::unique_ptr<grpc::Server> server_;
   std::thread import_thread_;
   std::atomic<bool> cancel_import_{false};
