@@ -38,8 +38,7 @@ struct Outcome {
 class CachedCopyBlob final : public Blob {
  public:
   CachedCopyBlob(std::shared_ptr<const Blob> local, bool copy_is_bad)
-      : Blob(local->digest(), local->descriptor(), local->params(),
-             local->geometry()),
+      : Blob(*local),
         local_(local),
         remote_(std::make_shared<RemoteBlob>(local)),
         copy_is_bad_(copy_is_bad) {}
@@ -101,23 +100,24 @@ class DispatcherTest : public FileStoreFixture {
     pool_ = *std::move(pool);
   }
 
-  std::shared_ptr<VerifiedBlob> ColdBlob() {
+  // The stored blob, as the file store opens it.
+  std::shared_ptr<const Blob> Stored() {
     auto blob = store_->OpenBlob(DigestFromText(digest_));
     EXPECT_TRUE(blob.ok()) << blob.status();
-    return *VerifiedBlob::Create(*blob);
+    return *std::move(blob);
+  }
+
+  std::shared_ptr<VerifiedBlob> ColdBlob() {
+    return *VerifiedBlob::Create(Stored());
   }
 
   // The blob as a network store would serve it: no read is local.
   std::shared_ptr<VerifiedBlob> RemoteColdBlob() {
-    auto blob = store_->OpenBlob(DigestFromText(digest_));
-    EXPECT_TRUE(blob.ok()) << blob.status();
-    return *VerifiedBlob::Create(std::make_shared<RemoteBlob>(*blob));
+    return *VerifiedBlob::Create(std::make_shared<RemoteBlob>(Stored()));
   }
 
   std::shared_ptr<CachedCopyBlob> CachedCopy(bool copy_is_bad) {
-    auto blob = store_->OpenBlob(DigestFromText(digest_));
-    EXPECT_TRUE(blob.ok()) << blob.status();
-    return std::make_shared<CachedCopyBlob>(*blob, copy_is_bad);
+    return std::make_shared<CachedCopyBlob>(Stored(), copy_is_bad);
   }
 
   // Every tree block cached (reading one data block under each level-0 one).
@@ -376,20 +376,21 @@ TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
   std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(copy);
   Outcome outcome = Run(dispatcher, blob, PriorityClass::kBe, 0, 4);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
-  std::vector<CachedCopyBlob::Range> data;
-  for (const auto& range : copy->prefetched()) {
-    if (range.part == BlobPart::kData) data.push_back(range);
-  }
+  auto data_prefetches = [&] {
+    std::vector<CachedCopyBlob::Range> data;
+    for (const auto& range : copy->prefetched()) {
+      if (range.part == BlobPart::kData) data.push_back(range);
+    }
+    return data;
+  };
   // The job is blocks [0, 4): nothing after it is read ahead.
-  EXPECT_TRUE(data.empty());
+  EXPECT_TRUE(data_prefetches().empty());
   ReadJob job(blob, {0, kBlocks + 1}, PriorityClass::kBe, 4);
   job.StartChunk();
   absl::Notification done;
   dispatcher.Read(&job, [&](absl::Status) { done.Notify(); });
   done.WaitForNotification();
-  for (const auto& range : copy->prefetched()) {
-    if (range.part == BlobPart::kData) data.push_back(range);
-  }
+  const std::vector<CachedCopyBlob::Range> data = data_prefetches();
   ASSERT_EQ(data.size(), 1u);
   EXPECT_EQ(data[0].offset, 4u * 4096);
   EXPECT_EQ(data[0].length, 10u * 4096);

@@ -7,9 +7,7 @@
 namespace verity::server {
 
 RemoteBlob::RemoteBlob(std::shared_ptr<const Blob> local)
-    : Blob(local->digest(), local->descriptor(), local->params(),
-           local->geometry()),
-      local_(std::move(local)) {}
+    : Blob(*local), local_(std::move(local)) {}
 
 RemoteBlob::~RemoteBlob() {
   absl::MutexLock lock(&mu_);

@@ -87,6 +87,9 @@ class Blob {
   // `params` and `geometry` must be those of `descriptor`.
   Blob(const ParsedDigest& digest, const Descriptor& descriptor,
        const MerkleParams& params, const TreeGeometry& geometry);
+  // A blob that stands for `other` (a cache or a test double around it): the
+  // same digest, descriptor, params and geometry.
+  Blob(const Blob& other) = default;
 
  private:
   const ParsedDigest digest_;

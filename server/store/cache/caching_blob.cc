@@ -39,10 +39,7 @@ class Join {
 }  // namespace
 
 CachingBlob::CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache)
-    : Blob(source->digest(), source->descriptor(), source->params(),
-           source->geometry()),
-      source_(std::move(source)),
-      cache_(cache) {}
+    : Blob(*source), source_(std::move(source)), cache_(cache) {}
 
 bool CachingBlob::InRange(BlobPart part, uint64_t offset,
                           uint64_t length) const {

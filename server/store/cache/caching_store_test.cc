@@ -38,9 +38,7 @@ absl::StatusOr<std::string> ReadWaiting(const Blob& blob, BlobPart part,
 class FailingBlob final : public Blob {
  public:
   explicit FailingBlob(std::shared_ptr<const Blob> source)
-      : Blob(source->digest(), source->descriptor(), source->params(),
-             source->geometry()),
-        source_(std::move(source)) {}
+      : Blob(*source), source_(std::move(source)) {}
   bool IsLocal(BlobPart, uint64_t, uint64_t) const override { return false; }
   void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
             ReadDone done) const override {
