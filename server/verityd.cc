@@ -6,7 +6,6 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -24,6 +23,7 @@
 #include "server/store/file/file_store.h"
 #include "server/store/importer.h"
 #include "server/store/s3/s3_store.h"
+#include "server/unacked_bytes.h"
 
 namespace verity::server {
 namespace {
@@ -281,16 +281,36 @@ void Verityd::Shutdown(absl::Duration grace) {
   cancel_import_.store(true);
   if (import_thread_.joinable()) import_thread_.join();
   if (server_ == nullptr) return;
+  const absl::Time deadline = absl::Now() + grace;
+  context_.stopping.store(true, std::memory_order_release);
   context_.serving.store(false, std::memory_order_release);
   UpdateHealth();
   // A probe under way may wait on an unreachable endpoint for its timeouts:
   // the calls' grace period does not wait for it, only the server's end does.
   if (probe_thread_.joinable()) stop_probe_.Notify();
-  server_->Shutdown(std::chrono::system_clock::now() +
-                    absl::ToChronoNanoseconds(grace));
+  Drain(deadline);
+  server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
   if (probe_thread_.joinable()) probe_thread_.join();
   server_.reset();
+}
+
+void Verityd::Drain(absl::Time deadline) const {
+  constexpr absl::Duration kPoll = absl::Milliseconds(10);
+  const absl::Time start = absl::Now();
+  while (absl::Now() < deadline) {
+    if (context_.active_streams.load() == 0) {
+      // Without the kernel's tables the wait can only be for the streams.
+      absl::StatusOr<int64_t> unacked = UnackedBytesOnPort(port_);
+      if (!unacked.ok() || *unacked == 0) {
+        Log(absl::StrCat("drained in ",
+                         absl::FormatDuration(absl::Now() - start)));
+        return;
+      }
+    }
+    absl::SleepFor(kPoll);
+  }
+  Log("streams still in flight or unacknowledged at the end of the grace");
 }
 
 std::vector<std::string> Verityd::StatsSummary() const {

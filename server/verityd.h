@@ -65,8 +65,9 @@ class Verityd {
   // Call latencies and dispatch figures as "stats ..." lines, for the log.
   std::vector<std::string> StatsSummary() const;
 
-  // Reports NOT_SERVING, stops accepting calls, lets in-flight calls finish for
-  // up to `grace`, then cancels what remains. Idempotent.
+  // Reports NOT_SERVING, refuses new calls with UNAVAILABLE, lets in-flight
+  // calls finish and their last bytes reach the clients for up to `grace`,
+  // then stops the gRPC server, cancelling what remains. Idempotent.
   void Shutdown(absl::Duration grace) ABSL_LOCKS_EXCLUDED(shutdown_mu_);
 
  private:
@@ -84,6 +85,10 @@ class Verityd {
   void ProbeStore();
   // Health reports SERVING once the import is done and while the store is up.
   void UpdateHealth() ABSL_LOCKS_EXCLUDED(health_mu_);
+  // Waits until no stream is in flight and the clients have acknowledged every
+  // byte sent to them, or until `deadline`. Only then may gRPC close the
+  // connections: see unacked_bytes.h.
+  void Drain(absl::Time deadline) const;
 
   const ServerOptions options_;
   // Before the store, whose requests it observes until the store is gone.

@@ -164,6 +164,8 @@ if wait_for_file "$work/held.started" 20; then
     check "drain: exit 0 (got $exit_rc)" [ "$exit_rc" -eq 0 ]
     check "drain: exited within the 15 s grace (took $elapsed ms)" [ "$elapsed" -lt 15000 ]
     check "drain: the log shows the stop" grep -q "verityd: stopped" "$server_log"
+    check "drain: the streams drained before gRPC closed the connections" \
+      grep -q "verityd: drained in" "$server_log"
   else
     fail "drain: verityd still runs 20 s after the get ended"
   fi

@@ -53,8 +53,10 @@ struct ServiceContext {
   // Runs Put's and Delete's store work off the gRPC callback threads.
   IoExecutor* io = nullptr;
   ServiceOptions options;
-  // False until start-up (the import) is done: calls then get UNAVAILABLE.
+  // False until start-up (the import) is done, and again from the start of a
+  // shutdown (`stopping`): new calls then get UNAVAILABLE.
   std::atomic<bool> serving{false};
+  std::atomic<bool> stopping{false};
   // False while the store's health probe fails (a remote store unreachable):
   // health reports NOT_SERVING then; calls are still tried.
   std::atomic<bool> store_up{true};
@@ -63,7 +65,9 @@ struct ServiceContext {
   // UNAVAILABLE while not serving.
   absl::Status CheckServing() const {
     if (serving.load(std::memory_order_acquire)) return absl::OkStatus();
-    return absl::UnavailableError("verityd is starting up (importing)");
+    return absl::UnavailableError(stopping.load(std::memory_order_acquire)
+                                      ? "verityd is shutting down"
+                                      : "verityd is starting up (importing)");
   }
 };
 
