@@ -91,7 +91,13 @@ class MerkleVerifier {
   absl::Status CheckHash(const HashLocation& location,
                          absl::Span<const uint8_t> block,
                          absl::string_view what) const;
+  // Checks a digest already computed against the hash at `location`.
+  absl::Status CheckDigest(const HashLocation& location,
+                           absl::Span<const uint8_t> actual,
+                           absl::string_view what) const;
   uint64_t DataBlockLength(uint64_t index) const;
+  // "data block N (offset M)", for errors.
+  std::string DataBlockName(uint64_t index) const;
 
   Descriptor descriptor_;
   MerkleParams params_;

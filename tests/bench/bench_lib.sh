@@ -14,3 +14,16 @@ peak_rss_kib() {
 
 # hwm_mib PID: PID's VmHWM, the peak resident memory the kernel recorded, in MiB.
 hwm_mib() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
+
+# bench_binaries TARGET...: builds the Bazel targets and sets bin to the directory that holds
+# them (bazel-bin), unless BENCH_BIN names a directory with builds of the same targets at the
+# same relative paths: a copy made by tests/bench/keep_binaries.sh before a change, so that a
+# change and its parent can be measured side by side in one session.
+bench_binaries() {
+  if [[ -n ${BENCH_BIN:-} ]]; then
+    bin=$BENCH_BIN
+    return
+  fi
+  bazel build "$@" >/dev/null 2>&1
+  bin=$PWD/bazel-bin
+}

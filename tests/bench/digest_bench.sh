@@ -8,8 +8,9 @@ size_mib=${1:-1024}
 rounds=${2:-5}
 out=${3:-docs/bench-digest.md}
 
-bazel build -c opt //client/cli:verity >/dev/null 2>&1
-verity=bazel-bin/client/cli/verity
+source tests/bench/bench_lib.sh
+bench_binaries //client/cli:verity
+verity=$bin/client/cli/verity
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 file=$work/data

@@ -8,6 +8,7 @@
 #   Smoke run: tests/bench/dispatch_bench.sh 2 64 /tmp/bench-dispatch.md
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/bench/bench_lib.sh
 seconds=${1:-10}
 blob_mib=${2:-256}
 out=${3:-docs/bench-dispatch.md}
@@ -25,10 +26,10 @@ rt_load=rt:random:4096:4:$rt_rate
 mixed_load=$rt_load,be:stream:131072:2,idle:scan:1048576:1
 
 command -v gnuplot >/dev/null || apt-get install -y -q gnuplot-nox >/dev/null  # the plot
-bazel build //server:verityd //client/cli:verity //tests/bench:dispatch_load >/dev/null 2>&1
-verityd=$PWD/bazel-bin/server/verityd
-verity=$PWD/bazel-bin/client/cli/verity
-load=$PWD/bazel-bin/tests/bench/dispatch_load
+bench_binaries //server:verityd //client/cli:verity //tests/bench:dispatch_load
+verityd=$bin/server/verityd
+verity=$bin/client/cli/verity
+load=$bin/tests/bench/dispatch_load
 grep -q -- '--dispatch' <("$verityd" --help 2>&1) || { echo "verityd has no --dispatch flag" >&2; exit 1; }
 work=$(mktemp -d)
 server_pid=

@@ -10,10 +10,10 @@ rounds=${2:-3}
 out=${3:-docs/bench-fetch.md}
 
 command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null  # the baseline
-bazel build //server:verityd //client/cli:verity //tests/bench:fetch_bench >/dev/null 2>&1
-verityd=$PWD/bazel-bin/server/verityd
-verity=$PWD/bazel-bin/client/cli/verity
-bench=$PWD/bazel-bin/tests/bench/fetch_bench
+bench_binaries //server:verityd //client/cli:verity //tests/bench:fetch_bench
+verityd=$bin/server/verityd
+verity=$bin/client/cli/verity
+bench=$bin/tests/bench/fetch_bench
 work=$(mktemp -d)
 server_pid=
 trap '[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT

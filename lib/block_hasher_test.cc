@@ -1,0 +1,176 @@
+// BlockHasher against a reference written from fs-verity's definition (SHA of
+// the salt zero-padded to the compression block, then the block zero-padded to
+// the block size), on both the SHA-NI two-block path and the fallback.
+
+#include "lib/block_hasher.h"
+
+#include <openssl/sha.h>
+
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/sha256_x2.h"
+
+namespace verity {
+namespace {
+
+std::string RandomBytes(size_t size, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::string bytes(size, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  return bytes;
+}
+
+std::string Reference(HashAlgorithm algorithm, const std::string& salt,
+                      uint32_t block_size, std::string block) {
+  const size_t unit = algorithm == HashAlgorithm::kSha256 ? 64 : 128;
+  std::string message = salt;
+  if (!salt.empty()) message.resize((salt.size() + unit - 1) / unit * unit);
+  block.resize(block_size, '\0');
+  message += block;
+  std::string digest(algorithm == HashAlgorithm::kSha256 ? 32 : 64, '\0');
+  const auto* in = reinterpret_cast<const uint8_t*>(message.data());
+  auto* out = reinterpret_cast<uint8_t*>(digest.data());
+  if (algorithm == HashAlgorithm::kSha256) {
+    SHA256(in, message.size(), out);
+  } else {
+    SHA512(in, message.size(), out);
+  }
+  return digest;
+}
+
+bool CpuInfoListsShaNi() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string word;
+  while (cpuinfo >> word) {
+    if (word == "sha_ni") return true;
+  }
+  return false;
+}
+
+// Runs each test on the SHA-NI path (where the CPU has it) and the fallback.
+class BlockHasherTest : public testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    const bool fallback = GetParam();
+    if (!fallback && !Sha256X2Available()) GTEST_SKIP() << "no SHA-NI";
+    DisableSha256X2ForTesting(fallback);
+  }
+  void TearDown() override { DisableSha256X2ForTesting(false); }
+
+  // HashBlocks over `count` blocks (the last `tail` bytes short, if tail > 0)
+  // read from an address `misalign` bytes past an aligned one.
+  void Check(HashAlgorithm algorithm, uint32_t block_size,
+             const std::string& salt, size_t count, size_t tail,
+             size_t misalign) {
+    const size_t size = count * block_size - tail;
+    const std::string storage =
+        RandomBytes(size + misalign, block_size * 131 + count * 7 + tail);
+    const absl::Span<const uint8_t> data =
+        AsBytes(storage).subspan(misalign, size);
+    const BlockHasher hasher(MerkleParams{algorithm, block_size, salt});
+    std::string digests(count * hasher.digest_size(), '\0');
+    hasher.HashBlocks(data, AsMutableBytes(&digests));
+    for (size_t i = 0; i < count; ++i) {
+      const std::string block(
+          storage.substr(misalign + i * block_size,
+                         std::min<size_t>(block_size, size - i * block_size)));
+      ASSERT_EQ(digests.substr(i * hasher.digest_size(), hasher.digest_size()),
+                Reference(algorithm, salt, block_size, block))
+          << "block " << i << " of " << count << ", block size " << block_size
+          << ", salt " << salt.size() << ", tail " << tail << ", misalign "
+          << misalign;
+    }
+  }
+};
+
+TEST_P(BlockHasherTest, EveryBlockSizeCountAndTail) {
+  for (uint32_t block_size = 64; block_size <= 65536; block_size *= 2) {
+    for (size_t count = 1; count <= 9; ++count) {
+      for (size_t tail : {size_t{0}, size_t{1}, size_t{block_size / 2}}) {
+        Check(HashAlgorithm::kSha256, block_size, "", count, tail, 0);
+        Check(HashAlgorithm::kSha256, block_size, RandomBytes(32, 1), count,
+              tail, 3);
+      }
+    }
+  }
+}
+
+TEST_P(BlockHasherTest, EverySaltLength) {
+  for (size_t salt_size = 0; salt_size <= 32; ++salt_size) {
+    const std::string salt = RandomBytes(salt_size, 100 + salt_size);
+    for (uint32_t block_size : {1024u, 4096u}) {
+      for (size_t count : {1, 2, 5}) {
+        Check(HashAlgorithm::kSha256, block_size, salt, count, 0, salt_size);
+      }
+    }
+  }
+}
+
+TEST_P(BlockHasherTest, Sha512KeepsBoringSsl) {
+  for (size_t count = 1; count <= 4; ++count) {
+    Check(HashAlgorithm::kSha512, 4096, "", count, 0, 1);
+    Check(HashAlgorithm::kSha512, 4096, RandomBytes(17, 2), count, 100, 0);
+  }
+}
+
+TEST_P(BlockHasherTest, TwoBlocksFromAnywhere) {
+  const std::string salt = RandomBytes(5, 3);
+  const BlockHasher hasher(MerkleParams{HashAlgorithm::kSha256, 4096, salt});
+  const std::string a = RandomBytes(4097, 4);
+  const std::string b = RandomBytes(4096, 5);
+  uint8_t digest_a[32];
+  uint8_t digest_b[32];
+  hasher.HashTwoBlocks(AsBytes(a).data() + 1, AsBytes(b).data(), digest_a,
+                       digest_b);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(digest_a), 32),
+            Reference(HashAlgorithm::kSha256, salt, 4096, a.substr(1)));
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(digest_b), 32),
+            Reference(HashAlgorithm::kSha256, salt, 4096, b));
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, BlockHasherTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Fallback" : "ShaNi";
+                         });
+
+// The two-lane kernel against BoringSSL's one-lane compression function, with
+// different states and data in each lane.
+TEST(Sha256CompressX2Test, MatchesBoringSslPerLane) {
+  if (!Sha256X2Available()) GTEST_SKIP() << "no SHA-NI";
+  for (size_t blocks : {1, 2, 3, 64}) {
+    const std::string a = RandomBytes(64 * blocks + 1, 10 + blocks);
+    const std::string b = RandomBytes(64 * blocks, 20 + blocks);
+    Sha256State state_a;
+    Sha256State state_b;
+    for (int i = 0; i < 8; ++i) {
+      state_a.h[i] = 0x01010101u * i + blocks;
+      state_b.h[i] = 0x9e3779b9u * (i + 1);
+    }
+    uint32_t expect_a[8];
+    uint32_t expect_b[8];
+    std::copy(state_a.h, state_a.h + 8, expect_a);
+    std::copy(state_b.h, state_b.h + 8, expect_b);
+    SHA256_TransformBlocks(expect_a, AsBytes(a).data() + 1, blocks);
+    SHA256_TransformBlocks(expect_b, AsBytes(b).data(), blocks);
+    Sha256CompressX2(&state_a, &state_b, AsBytes(a).data() + 1,
+                     AsBytes(b).data(), blocks);
+    EXPECT_TRUE(std::equal(expect_a, expect_a + 8, state_a.h)) << blocks;
+    EXPECT_TRUE(std::equal(expect_b, expect_b + 8, state_b.h)) << blocks;
+  }
+}
+
+// Where the kernel reports SHA-NI, the fast path must be the one that runs,
+// or the tests above would only ever check the fallback.
+TEST(Sha256X2AvailableTest, AgreesWithTheKernelsCpuFlags) {
+  EXPECT_EQ(Sha256X2Available(), CpuInfoListsShaNi());
+  DisableSha256X2ForTesting(true);
+  EXPECT_FALSE(Sha256X2Available());
+  DisableSha256X2ForTesting(false);
+}
+
+}  // namespace
+}  // namespace verity
