@@ -3,6 +3,7 @@
 // restart, corruption, bad input.
 
 #include <fcntl.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/test_blob.h"
@@ -249,6 +251,28 @@ TEST(ServerTest, BadReadsGetTheRightCode) {
   EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadStatus(*server, v1::ReadRequest()).code(),
             StatusCode::kInvalidArgument);
+}
+
+// Read's handler parses its request itself (it is a raw method, to send data
+// without copying it): bytes that are no ReadRequest are INVALID_ARGUMENT.
+TEST(ServerTest, MalformedReadRequestIsInvalidArgument) {
+  auto server = TestServer::Start();
+  grpc::GenericStub generic(server->channel());
+  const std::string garbage = "\x2a\xff\xff\xff";  // field 5, length cut off
+  grpc::Slice slice(garbage);
+  const grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::ClientContext context;
+  absl::Notification done;
+  grpc::Status status;
+  generic.UnaryCall(&context, "/verity.v1.Verity/Read", grpc::StubOptions(),
+                    &request, &response, [&](grpc::Status s) {
+                      status = std::move(s);
+                      done.Notify();
+                    });
+  done.WaitForNotification();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_message();
 }
 
 TEST(ServerTest, BadPutsStoreNothingAndTheServerStaysUp) {

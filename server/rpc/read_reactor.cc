@@ -2,6 +2,8 @@
 
 #include "server/rpc/read_reactor.h"
 
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include <string>
 #include <utility>
 
@@ -9,28 +11,33 @@
 #include "lib/status_macros.h"
 #include "proto/convert.h"
 #include "server/rpc/grpc_status.h"
+#include "server/rpc/read_response_wire.h"
 
 namespace verity::server {
 
 ReadReactor::ReadReactor(ServiceContext* context,
-                         const v1::ReadRequest& request)
+                         const grpc::ByteBuffer& request)
     : context_(context),
       timer_(context->metrics, RpcMethod::kRead),
       slot_(context) {
-  // Resolving a name and opening a blob of a remote store wait on the
-  // network: on the I/O executor. The call, and so `request`, lives until
-  // Finish().
-  if (context_->store->IsLocal()) {
-    StartAndWrite(request);
+  grpc::ByteBuffer copy(request);  // shares the slices
+  if (!grpc::SerializationTraits<v1::ReadRequest>::Deserialize(&copy, &request_)
+           .ok()) {
+    FinishWith(absl::InvalidArgumentError("malformed ReadRequest"));
     return;
   }
-  absl::Status queued =
-      context_->io->Submit([this, &request] { StartAndWrite(request); });
+  // Resolving a name and opening a blob of a remote store wait on the
+  // network: on the I/O executor.
+  if (context_->store->IsLocal()) {
+    StartAndWrite();
+    return;
+  }
+  absl::Status queued = context_->io->Submit([this] { StartAndWrite(); });
   if (!queued.ok()) FinishWith(queued);
 }
 
-void ReadReactor::StartAndWrite(const v1::ReadRequest& request) {
-  absl::Status status = Start(request);
+void ReadReactor::StartAndWrite() {
+  absl::Status status = Start(request_);
   if (!status.ok()) {
     FinishWith(status);
     return;
@@ -106,7 +113,7 @@ void ReadReactor::WriteNextOrFinish() {
     *response_.mutable_fsverity_descriptor() =
         DescriptorToProto(blob_->blob().descriptor());
     if (job_->done()) {
-      StartWrite(&response_);
+      Write("");
       return;
     }
   } else if (job_->done()) {
@@ -128,9 +135,8 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
     return;
   }
   const BlockRange chunk = job_->chunk_blocks();
-  response_.set_data(job_->TakeChunk());
-  context_->metrics->AddReadBytes(job_->priority_class(),
-                                  response_.data().size());
+  std::string data = job_->TakeChunk();
+  context_->metrics->AddReadBytes(job_->priority_class(), data.size());
   if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
     charged_tree_bytes_ = blob_->cached_tree_bytes();
     context_->cache->Update(*blob_);
@@ -141,7 +147,12 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
     return;
   }
   response_.set_data_offset(chunk.first * blob_->geometry().block_size());
-  StartWrite(&response_);
+  Write(std::move(data));
+}
+
+void ReadReactor::Write(std::string data) {
+  wire_ = SerializeReadResponse(response_, std::move(data));
+  StartWrite(&wire_);
 }
 
 absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {

@@ -1,7 +1,8 @@
 // One Read stream: resolves the blob (on the I/O executor if the store is
-// remote), then writes the requested blocks one
-// message at a time, each read (and verified) by the service's ChunkReader
-// before it is sent, with the tree blocks the client needs to verify it again.
+// remote), then writes the requested blocks one message at a time, each read
+// (and verified) by the service's ChunkReader before it is sent, with the tree
+// blocks the client needs to verify it again. Messages go out as ByteBuffers
+// whose data is the chunk's own buffer, not a copy (read_response_wire.h).
 
 #ifndef VERITYD_SERVER_RPC_READ_REACTOR_H_
 #define VERITYD_SERVER_RPC_READ_REACTOR_H_
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "lib/read_plan.h"
@@ -26,9 +28,10 @@ namespace verity::server {
 // message in server memory and the steps below never run concurrently (only
 // OnCancel() may, and it only flags the job). Finish() is called only when
 // nothing is in flight, so the reactor outlives the pool work it starts.
-class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
+class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  ReadReactor(ServiceContext* context, const v1::ReadRequest& request);
+  // `request` is a serialized v1::ReadRequest.
+  ReadReactor(ServiceContext* context, const grpc::ByteBuffer& request);
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
@@ -36,7 +39,7 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
 
  private:
   // Start(), then the first message; or Finish() with Start()'s error.
-  void StartAndWrite(const v1::ReadRequest& request);
+  void StartAndWrite();
   absl::Status Start(const v1::ReadRequest& request);
   absl::StatusOr<BlockRange> BlocksOfRequest(
       const v1::ReadRequest& request, const TreeGeometry& geometry) const;
@@ -46,6 +49,8 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   void ReadChunk();
   void OnChunkRead(const absl::Status& status);
   absl::Status AddTreeBlocks(BlockRange chunk);
+  // Serializes response_ with `data` into wire_ and writes it.
+  void Write(std::string data);
   void FinishWith(const absl::Status& status);
 
   ServiceContext* const context_;
@@ -63,7 +68,10 @@ class ReadReactor final : public grpc::ServerWriteReactor<v1::ReadResponse> {
   bool sent_first_ = false;
   // The blob's verified tree bytes when the cache last charged them.
   uint64_t charged_tree_bytes_ = 0;
+  v1::ReadRequest request_;
+  // The message being built, all but its data, and then written.
   v1::ReadResponse response_;
+  grpc::ByteBuffer wire_;
 };
 
 }  // namespace verity::server

@@ -100,8 +100,8 @@ grpc::ServerReadReactor<v1::PutRequest>* VerityService::Put(
   return new PutReactor(context_, call, response);
 }
 
-grpc::ServerWriteReactor<v1::ReadResponse>* VerityService::Read(
-    grpc::CallbackServerContext* /*call*/, const v1::ReadRequest* request) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* VerityService::Read(
+    grpc::CallbackServerContext* /*call*/, const grpc::ByteBuffer* request) {
   return new ReadReactor(context_, *request);
 }
 

@@ -12,15 +12,18 @@
 namespace verity::server {
 
 // Thread-safe; does not own the context, which must outlive the server.
-class VerityService final : public v1::Verity::CallbackService {
+// Read is a raw method: its reactor serializes its own messages, so that
+// chunks are sent without a copy.
+class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
+                                v1::Verity::CallbackService> {
  public:
   explicit VerityService(ServiceContext* context) : context_(context) {}
 
   grpc::ServerReadReactor<v1::PutRequest>* Put(
       grpc::CallbackServerContext* call, v1::PutResponse* response) override;
-  grpc::ServerWriteReactor<v1::ReadResponse>* Read(
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Read(
       grpc::CallbackServerContext* call,
-      const v1::ReadRequest* request) override;
+      const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* Stat(grpc::CallbackServerContext* call,
                                  const v1::StatRequest* request,
                                  v1::BlobInfo* response) override;
