@@ -10,6 +10,7 @@ rounds=${2:-3}
 out=${3:-docs/bench-fetch.md}
 
 command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null  # the baseline
+command -v fsverity >/dev/null || apt-get install -y -q fsverity >/dev/null  # Put's floor
 bench_binaries //server:verityd //client/cli:verity //tests/bench:fetch_bench
 verityd=$bin/server/verityd
 verity=$bin/client/cli/verity
@@ -31,9 +32,34 @@ rates() { grep -o '[0-9.]* MB/s' | cut -d' ' -f1 | median; }
 chmod 755 "$work"  # nginx's workers run unprivileged
 head -c $((size_mib << 20)) /dev/urandom >"$work/blob"
 want_sha=$(sha256sum "$work/blob" | cut -d' ' -f1)
+# mb_per_s SECONDS: the blob's size over SECONDS, in MB/s.
+mb_per_s() { awk -v s="$1" -v m="$size_mib" 'BEGIN {printf "%.1f", m * 1048576 / s / 1e6}'; }
+# seconds_of COMMAND...: its wall time, output discarded.
+seconds_of() {
+  local t0 t1
+  t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
+}
+
+# Put builds the tree as the data arrives: its floor is fsverity digest of the same file.
 start_server
-digest=$("$verity" put --server="$addr" "$work/blob" | cut -d' ' -f1)
-sdk1=$("$bench" --server="$addr" --digest="$digest" --mode=sdk --streams=1 --rounds="$rounds" | rates)
+put_seconds=$(seconds_of "$verity" put --server="$addr" "$work/blob")
+digest=$("$verity" digest "$work/blob" | cut -d' ' -f1)
+fsverity_seconds=$(seconds_of fsverity digest "$work/blob")
+
+# The default server (verifies every read), round by round against the nginx pipeline, so that
+# machine noise hits both alike.
+sdk1_rates=() get_rates=() nginx_rates=()
+for ((r = 0; r < rounds; r++)); do
+  sdk1_rates+=("$("$bench" --server="$addr" --digest="$digest" --mode=sdk --streams=1 --rounds=1 | rates)")
+  get_rates+=("$(mb_per_s "$(seconds_of "$verity" get --server="$addr" "$digest")")")
+  read -r seconds sha < <(bash tests/bench/nginx_pipeline.sh "$work/blob")
+  [[ $sha == "$want_sha" ]] || { echo "nginx pipeline returned the wrong content" >&2; exit 1; }
+  nginx_rates+=("$(mb_per_s "$seconds")")
+done
+sdk1=$(printf '%s\n' "${sdk1_rates[@]}" | median)
+get=$(printf '%s\n' "${get_rates[@]}" | median)
+nginx=$(printf '%s\n' "${nginx_rates[@]}" | median)
 sdk2=$("$bench" --server="$addr" --digest="$digest" --mode=sdk --streams=2 --rounds="$rounds" | rates)
 stop_server
 
@@ -47,14 +73,6 @@ stop_server
 start_server --verify_on_read=false
 raw=$("$bench" --server="$addr" --digest="$digest" --mode=raw --rounds="$rounds" | rates)
 stop_server
-
-nginx_rates=()
-for ((r = 0; r < rounds; r++)); do
-  read -r seconds sha < <(bash tests/bench/nginx_pipeline.sh "$work/blob")
-  [[ $sha == "$want_sha" ]] || { echo "nginx pipeline returned the wrong content" >&2; exit 1; }
-  nginx_rates+=("$(awk -v s="$seconds" -v m="$size_mib" 'BEGIN {printf "%.1f", m * 1048576 / s / 1e6}')")
-done
-nginx=$(printf '%s\n' "${nginx_rates[@]}" | median)
 
 # 200 readers taking one message every 100 ms, for 10 s: peak server RSS.
 start_server
@@ -76,15 +94,23 @@ Command: \`tests/bench/fetch_bench.sh $size_mib $rounds\` on $(date -u +%Y-%m-%d
 | pipeline | MB/s | vs nginx | vs unverified |
 | --- | --- | --- | --- |
 | SDK verified fetch, 1 stream (server verifies too) | $sdk1 | $(ratio "$sdk1" "$nginx") | $(ratio "$sdk1" "$raw") |
+| \`verity get DIGEST > /dev/null\` (server verifies too) | $get | $(ratio "$get" "$nginx") | $(ratio "$get" "$raw") |
 | SDK verified fetch, 2 parallel streams | $sdk2 | $(ratio "$sdk2" "$nginx") | $(ratio "$sdk2" "$raw") |
 | SDK verified fetch, 1 stream, server --verify_once (warm) | $once1 | $(ratio "$once1" "$nginx") | $(ratio "$once1" "$raw") |
 | SDK verified fetch, 2 streams, server --verify_once (warm) | $once2 | $(ratio "$once2" "$nginx") | $(ratio "$once2" "$raw") |
 | unverified: server --verify_on_read=false, raw stream, no client hashing | $raw | $(ratio "$raw" "$nginx") | 1.00 |
 | nginx (sendfile) + \`curl \| openssl dgst -sha256\` | $nginx | 1.00 | $(ratio "$nginx" "$raw") |
 
+Rounds (MB/s): SDK 1 stream ${sdk1_rates[*]}; verity get ${get_rates[*]}; nginx ${nginx_rates[*]}
+(one of each per round, in that order).
+
 The client verifies every block in every row but the unverified one. With \`--verify_once\` the
 server hashes each block once per process lifetime (while the blob stays in its cache), so
 only the client hashes on later reads.
+
+Put of the blob (\`verity put\`, the tree built as the data arrives, fsynced): $(mb_per_s "$put_seconds") MB/s;
+\`fsverity digest\` of the same file, the tree-building floor: $(mb_per_s "$fsverity_seconds") MB/s
+(Put = $(ratio "$fsverity_seconds" "$put_seconds")x the digest's speed).
 
 Server memory with 200 concurrent readers of the blob, each taking one message every 100 ms
 for 10 s: peak RSS sampled every 0.2 s ${peak} KiB ($((peak / 1024)) MiB), VmHWM ${hwm} MiB.
