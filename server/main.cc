@@ -91,8 +91,9 @@ ABSL_FLAG(std::string, dispatch, "adaptive",
           "high-priority pool); inline, pool or pool_unbound force one path, "
           "for experiments");
 ABSL_FLAG(std::string, inline_limit_bytes, "",
-          "override the calibrated inline limits per priority class, e.g. "
-          "rt=16384,be=8192,idle=0 (any subset; none=N too)");
+          "fix the inline limits of the priority classes named, e.g. "
+          "rt=16384,be=8192,idle=0 (any subset; none=N too); the others are "
+          "calibrated at start-up and tuned online");
 ABSL_FLAG(std::string, on_corruption, "error",
           "error: fail the read with DATA_LOSS; quarantine: also stop serving "
           "the blob until it is put again");

@@ -205,13 +205,44 @@ absl::Status Verityd::InitDispatch() {
       dispatch.limits,
       ParseInlineLimits(options_.inline_limit_bytes,
                         InlineLimits::Uniform(calibration.urgent_limit_bytes)));
+  for (PriorityClass c : kAllPriorityClasses) {
+    dispatch_metrics_->SetInlineLimit(c, dispatch.limits.For(c));
+  }
+  if (dispatch.mode == DispatchMode::kAdaptive) {
+    ASSIGN_OR_RETURN(tuner_, StartTuner(dispatch.limits, calibration));
+    dispatch.tuner = tuner_.get();
+  }
   dispatcher_ = std::make_unique<Dispatcher>(dispatch, pool_.get(),
                                              dispatch_metrics_.get());
   Log(absl::StrCat(
       "dispatch: ", DispatchModeName(dispatch.mode), ", inline limits ",
-      dispatch.limits.ToString(), " (calibrated: ", calibration.ToString(),
+      dispatch.limits.ToString(), tuner_ ? ", tuned online" : "",
+      " (calibrated: ", calibration.ToString(),
       "); pool: ", pool_ ? pool_->scheduling().ToString() : "none"));
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<InlineTuner>> Verityd::StartTuner(
+    const InlineLimits& limits, const Calibration& calibration) {
+  InlineTunerOptions tuning;
+  tuning.prior = limits;
+  tuning.prior_hash_4k = calibration.hash_4k;
+  tuning.prior_handoff = calibration.handoff;
+  // The classes --inline_limit_bytes names keep their limit.
+  InlineLimits unset;
+  unset.bytes.fill(UINT64_MAX);
+  ASSIGN_OR_RETURN(const InlineLimits given,
+                   ParseInlineLimits(options_.inline_limit_bytes, unset));
+  for (PriorityClass c : kAllPriorityClasses) {
+    tuning.fixed[Index(c)] = given.For(c) != UINT64_MAX;
+  }
+  return std::make_unique<InlineTuner>(
+      tuning, [this](const InlineLimitChange& change) {
+        Log(absl::StrCat("dispatch: ", PriorityClassName(change.priority_class),
+                         " inline limit ", change.from, " -> ", change.to,
+                         " bytes (", change.why, ")"));
+        dispatch_metrics_->SetInlineLimit(change.priority_class, change.to);
+      });
 }
 
 absl::Status Verityd::InitMetricsEndpoint() {

@@ -21,8 +21,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "server/dispatch/calibration.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
+#include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/s3_metrics.h"
@@ -78,6 +80,9 @@ class Verityd {
   absl::StatusOr<std::unique_ptr<Store>> OpenStore();
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
+  // The online tuner of the inline limits, starting from `limits`.
+  absl::StatusOr<std::unique_ptr<InlineTuner>> StartTuner(
+      const InlineLimits& limits, const Calibration& calibration);
   // Serves the registry and the scrape-time metrics on metrics_listen.
   absl::Status InitMetricsEndpoint();
   void Import();
@@ -100,6 +105,8 @@ class Verityd {
   std::unique_ptr<VerifiedBlobCache> cache_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
   std::unique_ptr<ServiceMetrics> metrics_;
+  // Tunes the dispatcher's inline limits in adaptive mode.
+  std::unique_ptr<InlineTuner> tuner_;
   std::unique_ptr<Dispatcher> dispatcher_;
   // Only with --verify_on_read=false; otherwise the dispatcher reads.
   std::unique_ptr<UnverifiedReader> unverified_reader_;

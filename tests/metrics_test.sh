@@ -94,6 +94,12 @@ check "Read OK per class" same_number \
 check "the failed Read is DATA_LOSS" same_number \
   "$(sample 'verityd_rpc_duration_seconds_count{code="DATA_LOSS",method="Read",priority_class="be"}')" 1
 check "two blobs stored" same_number "$(sample verityd_blobs)" 2
+# Too few reads here for the online tuner to judge a period: the calibrated limits stand.
+rt_limit=$(grep -o 'inline limits [^ ]*' "$server_log" | grep -o 'rt=[0-9]*' | cut -d= -f2)
+check "the RT inline limit gauge is the logged limit (${rt_limit:-none})" same_number \
+  "$(sample 'verityd_dispatch_inline_limit_bytes{priority_class="rt"}')" "${rt_limit:--1}"
+check "the IDLE inline limit gauge is 0" same_number \
+  "$(sample 'verityd_dispatch_inline_limit_bytes{priority_class="idle"}')" 0
 check "process metrics" bash -c '[[ $(awk "\$1 == \"process_resident_memory_bytes\" {print \$2}" "$1") != "" ]]' _ "$work/scrape.txt"
 
 # ---- Prometheus's view, once it has scraped everything above

@@ -78,6 +78,16 @@ DispatchMetrics::DispatchMetrics(prometheus::Registry& registry) {
         &wait.Add({{"priority_class", std::string(PriorityClassName(c))}},
                   FineLatencyBuckets());
   }
+  auto& limit = prometheus::BuildGauge()
+                    .Name("verityd_dispatch_inline_limit_bytes")
+                    .Help(
+                        "The largest Read request verified inline, by class: "
+                        "calibrated at start-up, then tuned online")
+                    .Register(registry);
+  for (PriorityClass c : kAllPriorityClasses) {
+    inline_limit_[Index(c)] =
+        &limit.Add({{"priority_class", std::string(PriorityClassName(c))}});
+  }
 }
 
 void DispatchMetrics::CountPlacement(DispatchPath path,
@@ -92,6 +102,11 @@ void DispatchMetrics::CountPlacement(DispatchPath path,
 void DispatchMetrics::ObserveVerify(DispatchPath path,
                                     absl::Duration duration) {
   verify_[static_cast<int>(path)]->Observe(absl::ToDoubleSeconds(duration));
+}
+
+void DispatchMetrics::SetInlineLimit(PriorityClass priority_class,
+                                     uint64_t bytes) {
+  inline_limit_[Index(priority_class)]->Set(static_cast<double>(bytes));
 }
 
 void DispatchMetrics::ObserveQueueWait(PriorityClass priority_class,

@@ -7,6 +7,7 @@
 #define VERITYD_SERVER_DISPATCH_DISPATCH_METRICS_H_
 
 #include <prometheus/counter.h>
+#include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
@@ -23,14 +24,17 @@ namespace verity::server {
 // Thread-safe.
 class DispatchMetrics {
  public:
-  // Registers verityd_dispatch_total, verityd_verify_duration_seconds and
-  // verityd_verify_queue_wait_seconds in `registry`, which must outlive this.
+  // Registers verityd_dispatch_total, verityd_verify_duration_seconds,
+  // verityd_verify_queue_wait_seconds and verityd_dispatch_inline_limit_bytes
+  // in `registry`, which must outlive this.
   explicit DispatchMetrics(prometheus::Registry& registry);
 
   void CountPlacement(DispatchPath path, PriorityClass priority_class,
                       DispatchReason reason);
   void ObserveVerify(DispatchPath path, absl::Duration duration);
   void ObserveQueueWait(PriorityClass priority_class, absl::Duration wait);
+  // verityd_dispatch_inline_limit_bytes.
+  void SetInlineLimit(PriorityClass priority_class, uint64_t bytes);
 
   // Placements so far; 0 for combinations that cannot happen.
   uint64_t placements(DispatchPath path, PriorityClass priority_class,
@@ -48,6 +52,7 @@ class DispatchMetrics {
       placements_{};
   std::array<prometheus::Histogram*, kNumDispatchPaths> verify_{};
   std::array<prometheus::Histogram*, kNumPriorityClasses> queue_wait_{};
+  std::array<prometheus::Gauge*, kNumPriorityClasses> inline_limit_{};
 };
 
 // Buckets for sub-millisecond work: 1 µs to about 1 s, sqrt(2) apart.

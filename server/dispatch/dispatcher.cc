@@ -69,9 +69,16 @@ void Dispatcher::ReadChunk(ReadJob* job, Done done) {
   if (!job->placement().on_pool) {
     const absl::Time start = absl::Now();
     InlineBudget& budget = ThreadBudget();
+    const PriorityClass priority_class = job->priority_class();
     DispatchDecision decision =
-        Decide(options_.mode, options_.limits, job->priority_class(),
-               job->bytes(), budget.HasBudget(start, options_.budget));
+        Decide(options_.mode, Limits(), priority_class, job->bytes(),
+               budget.HasBudget(start, options_.budget));
+    if (options_.tuner != nullptr &&
+        (decision.reason == DispatchReason::kWithinLimit ||
+         decision.reason == DispatchReason::kBudget)) {
+      options_.tuner->ObserveInlineChoice(
+          priority_class, decision.reason == DispatchReason::kBudget);
+    }
     // A chunk that needs the network is read asynchronously, then verified
     // on the pool (forced-inline mode: where it arrived): a completion thread
     // never waits for it.
@@ -85,11 +92,13 @@ void Dispatcher::ReadChunk(ReadJob* job, Done done) {
     }
     if (decision.path == DispatchPath::kInline) {
       Place(job, decision);
-      if (pool_ != nullptr) pool_->NoteActivity(job->priority_class());
+      if (pool_ != nullptr) pool_->NoteActivity(priority_class);
       absl::Status status = VerifyInline(job);
-      const absl::Duration spent = absl::Now() - start;
-      budget.Charge(start, spent, options_.budget);
-      metrics_->ObserveVerify(DispatchPath::kInline, spent);
+      const absl::Time end = absl::Now();
+      budget.Charge(start, end - start, options_.budget);
+      metrics_->ObserveVerify(DispatchPath::kInline, end - start);
+      if (job->chunk().verified())
+        Tune(job->chunk().data.size(), end - start, end);
       if (!status.ok() || job->chunk().verified()) {
         std::move(done)(status);
         return;
@@ -100,6 +109,16 @@ void Dispatcher::ReadChunk(ReadJob* job, Done done) {
     Place(job, decision);
   }
   Submit(job, std::move(done));
+}
+
+InlineLimits Dispatcher::Limits() const {
+  return options_.tuner != nullptr ? options_.tuner->limits() : options_.limits;
+}
+
+void Dispatcher::Tune(uint64_t bytes, absl::Duration spent, absl::Time now) {
+  if (options_.tuner == nullptr) return;
+  options_.tuner->ObserveVerify(bytes, spent);
+  options_.tuner->Adjust(now);
 }
 
 absl::StatusOr<std::string> Dispatcher::TreeBlock(const VerifiedBlob& blob,
@@ -155,6 +174,9 @@ void Dispatcher::Verify(ReadJob* job, bool fetch, Done done) {
       [this, job, priority_class, fetch,
        done = std::move(done)](absl::Duration queue_wait) mutable {
         metrics_->ObserveQueueWait(priority_class, queue_wait);
+        if (options_.tuner != nullptr) {
+          options_.tuner->ObserveQueueWait(priority_class, queue_wait);
+        }
         if (job->cancelled()) {
           std::move(done)(absl::CancelledError("the client went away"));
           return;
@@ -163,7 +185,9 @@ void Dispatcher::Verify(ReadJob* job, bool fetch, Done done) {
         absl::Status status = absl::OkStatus();
         if (fetch) Fetch(job, [&status](absl::Status s) { status = s; });
         if (status.ok()) status = job->blob().VerifyRest(&job->chunk());
-        metrics_->ObserveVerify(DispatchPath::kPool, absl::Now() - start);
+        const absl::Time end = absl::Now();
+        metrics_->ObserveVerify(DispatchPath::kPool, end - start);
+        if (status.ok()) Tune(job->chunk().data.size(), end - start, end);
         std::move(done)(status);
       });
 }

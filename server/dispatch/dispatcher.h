@@ -14,6 +14,7 @@
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/dispatch/inline_budget.h"
+#include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
 
@@ -21,8 +22,11 @@ namespace verity::server {
 
 struct DispatchOptions {
   DispatchMode mode = DispatchMode::kAdaptive;
-  // Calibrated at start-up unless given (see Calibrate()).
+  // Calibrated at start-up unless given (see Calibrate()); used unless a
+  // tuner is given, which then owns the limits.
   InlineLimits limits = InlineLimits::Uniform(8192);
+  // Not owned; must outlive the Dispatcher. Null: the limits stay fixed.
+  InlineTuner* tuner = nullptr;
   InlineBudgetOptions budget;
   // Data bytes past the current chunk whose reading starts before it is
   // verified: for a remote store, whose reads are round trips. 0: none.
@@ -65,6 +69,10 @@ class Dispatcher final : public ChunkReader {
   // there, a remote one first.
   void Submit(ReadJob* job, Done done);
   void Verify(ReadJob* job, bool fetch, Done done);
+  // The tuner's limits if there is one, else the options'.
+  InlineLimits Limits() const;
+  // Feeds a verification of `bytes` to the tuner, which may close a period.
+  void Tune(uint64_t bytes, absl::Duration spent, absl::Time now);
 
   const DispatchOptions options_;
   VerifyPool* const pool_;
