@@ -16,7 +16,7 @@ png=${out%.md}.png
 mixed_seconds=$((2 * seconds))
 warmup=$((seconds >= 5 ? 2 : 1))
 sizes=(4096 8192 16384 32768 65536 131072 262144 524288)
-sweep_modes=(inline pool pool_unbound)
+sweep_modes=(inline pool pool_unbound adaptive)
 mixed_modes=(inline pool pool_unbound adaptive)
 # The RT reads are paced (250 per second per client, an application's synchronous reads), so
 # their CPU use is the same in every mode and their latency shows the dispatch, not a closed
@@ -77,6 +77,21 @@ pool_pct() {
     END {if (all) printf "%.0f%%", 100 * pool / all; else printf "-"}'
 }
 calc() { awk "BEGIN {printf \"%.${2:-1}f\", ($1)}"; }  # parenthesized: ">" is not a redirect
+# CLASS's inline limit at the end of run NAME (the online tuner's last change, else the
+# calibrated start), and the seconds from the server's start to that last change ("-": none).
+final_limit() {
+  local l
+  l=$(grep -o "$2 inline limit [0-9]* -> [0-9]*" "$work/$1.log" | tail -1 | awk '{print $NF}')
+  [[ -n $l ]] || l=$(grep -o 'inline limits [^ ]*' "$work/$1.log" | grep -o "$2=[0-9]*" | cut -d= -f2)
+  echo "$l"
+}
+settled_after() {
+  local first last
+  last=$(grep "$2 inline limit" "$work/$1.log" | tail -1 | cut -d' ' -f1)
+  [[ -n $last ]] || { echo -; return; }
+  first=$(head -1 "$work/$1.log" | cut -d' ' -f1)
+  calc "$(date -d "$last" +%s.%N) - $(date -d "$first" +%s.%N)"
+}
 # A against B in words: "12.3% lower" or "4.5% higher".
 change() { awk -v a="$1" -v b="$2" 'BEGIN {d = 100 * (a / b - 1); printf "%.1f%% %s", d < 0 ? -d : d, d < 0 ? "lower" : "higher"}'; }
 
@@ -102,6 +117,8 @@ run rt-idle adaptive "$rt_load,idle:scan:1048576:1" "$mixed_seconds"
 # --- Tables. ---
 sweep_table="| size | $(for m in "${sweep_modes[@]}"; do printf '%s MiB/s | %s p50 µs | %s p99 µs | ' "$m" "$m" "$m"; done)best MiB/s | best p99 |
 | --- |$(printf ' --- | --- | --- |%.0s' "${sweep_modes[@]}") --- | --- |"
+tuned_table="| size | RT limit at the end | last change after (s) |
+| --- | --- | --- |"
 queue_table="| size | inline server p50 / p99 µs | pool server p50 / p99 µs | pool_unbound server p50 / p99 µs | pool queue wait p50 / p99 µs | pool_unbound queue wait p50 / p99 µs |
 | --- | --- | --- | --- | --- | --- |"
 : >"$work/sweep.dat"
@@ -114,8 +131,9 @@ for size in "${sizes[@]}"; do
     if [[ -z $best_p ]] || (($(calc "$p < $bp" 0))); then best_p=$mode; bp=$p; fi
   done
   sweep_table+=$'\n'"$row $best_t | $best_p |"
+  tuned_table+=$'\n'"| $((size >> 10)) KiB | $(final_limit "sweep-adaptive-$size" rt) | $(settled_after "sweep-adaptive-$size" rt) |"
   row="| $((size >> 10)) KiB |"
-  for mode in "${sweep_modes[@]}"; do
+  for mode in inline pool pool_unbound; do
     row+=" $(srv "sweep-$mode-$size" rt p50_us) / $(srv "sweep-$mode-$size" rt p99_us) |"
   done
   for mode in pool pool_unbound; do
@@ -177,10 +195,10 @@ set grid
 set xrange [3.5:600]
 set xtics (4,8,16,32,64,128,256,512)
 set ylabel "MiB/s"
-plot "$work/sweep.dat" u 1:2 w lp t "inline", "" u 1:4 w lp t "pool", "" u 1:6 w lp t "pool\\\\_unbound"
+plot "$work/sweep.dat" u 1:2 w lp t "inline", "" u 1:4 w lp t "pool", "" u 1:6 w lp t "pool\\\\_unbound", "" u 1:8 w lp t "adaptive"
 set ylabel "p99 latency (µs)"
 set logscale y 10
-plot "$work/sweep.dat" u 1:3 w lp t "inline", "" u 1:5 w lp t "pool", "" u 1:7 w lp t "pool\\\\_unbound"
+plot "$work/sweep.dat" u 1:3 w lp t "inline", "" u 1:5 w lp t "pool", "" u 1:7 w lp t "pool\\\\_unbound", "" u 1:9 w lp t "adaptive"
 unset multiplot
 PLOT
 
@@ -219,6 +237,20 @@ $dispatch_lines
 $sweep_table
 
 ![throughput and p99 against request size]($(basename "$png"))
+
+The RT inline limit the online tuner held at the end of each adaptive run (it starts from the
+calibration and moves one power of two per three agreeing 1 s periods; limits between 4 and
+64 KiB), and when it last changed:
+
+$tuned_table
+
+In the mixed runs (adaptive): RT $(final_limit mixed-adaptive rt) bytes (last change after
+$(settled_after mixed-adaptive rt) s), BE $(final_limit mixed-adaptive be) bytes (after
+$(settled_after mixed-adaptive be) s). Its changes there:
+
+\`\`\`
+$(grep -o 'dispatch: [a-z]* inline limit.*' "$work/mixed-adaptive.log" || echo "(none)")
+\`\`\`
 
 The server's Read latency and the pool's queue wait of the RT requests in the same runs
 (inline has no queue):
