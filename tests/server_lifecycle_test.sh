@@ -23,8 +23,8 @@ check "env: the blob is in the env store" stored_in "$work/env-store"
 expect_stop env "$server_pid"
 check "env: the log shows the shutdown" grep -q "received Terminated; shutting down" "$server_log"
 check "env: the log shows the stop" grep -q "verityd: stopped" "$server_log"
-check "env: the log names the dispatch and its calibration" \
-  grep -qE "dispatch: adaptive, inline limits none=[0-9]+,rt=[0-9]+,be=[0-9]+,idle=0 \(calibrated: hash" \
+check "env: the log names the dispatch, its calibration and the online tuning" \
+  grep -qE "dispatch: adaptive, inline limits none=[0-9]+,rt=[0-9]+,be=[0-9]+,idle=0, tuned online \(calibrated: hash" \
   "$server_log"
 check "env: shutdown logs the Put's latency" \
   grep -qE "stats rpc method=Put class=none code=OK count=1 " "$server_log"
