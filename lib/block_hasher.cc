@@ -55,7 +55,7 @@ BlockHasher::BlockHasher(const MerkleParams& params)
     : block_size_(params.block_size),
       salted_(SaltedHasher(params.hash_algorithm, params.salt)),
       sha256_(params.hash_algorithm == HashAlgorithm::kSha256),
-      salted_state_(SaltedSha256State(params.salt)),
+      salted_state_(sha256_ ? SaltedSha256State(params.salt) : Sha256State{}),
       final_padding_{0x80} {
   const uint64_t salted_bytes = (params.salt.size() + 63) / 64 * 64;
   const uint64_t bits = (salted_bytes + block_size_) * 8;
