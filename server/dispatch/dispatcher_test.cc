@@ -15,6 +15,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/store/file/file_store_testing.h"
@@ -234,6 +235,25 @@ TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
             1);
   EXPECT_EQ(Placed(DispatchPath::kPool, PriorityClass::kRt,
                    DispatchReason::kCacheMiss),
+            1);
+}
+
+// With a tuner the tuner's limits decide, not the options' own.
+TEST_F(DispatcherTest, ATunersLimitsDecide) {
+  InlineTunerOptions tuning;
+  tuning.prior = InlineLimits::Uniform(65536);
+  InlineTuner tuner(tuning, [](const InlineLimitChange&) {});
+  DispatchOptions options;
+  options.limits = InlineLimits::Uniform(4096);
+  options.tuner = &tuner;
+  options.budget.budget = absl::Hours(1);
+  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  Outcome outcome = Run(dispatcher, WarmBlob(), PriorityClass::kRt, 10, 14);
+  ASSERT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_TRUE(outcome.data == Expected(10, 14));
+  EXPECT_TRUE(outcome.on_caller_thread) << "16 KiB is within the tuner's limit";
+  EXPECT_EQ(Placed(DispatchPath::kInline, PriorityClass::kRt,
+                   DispatchReason::kWithinLimit),
             1);
 }
 
