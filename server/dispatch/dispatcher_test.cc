@@ -338,7 +338,10 @@ TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksWhereTheyArrive) {
       Run(inline_only, RemoteColdBlob(), PriorityClass::kBe, 0, kBlocks + 1);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == data_);
-  EXPECT_FALSE(outcome.on_caller_thread);
+  // Verified where the last read completed: a read's thread, or the caller's
+  // when every read was done before it had finished issuing them (its own
+  // reference to the read group is then the last), so which thread is not
+  // asserted (TSan's slow caller made that the usual case).
 }
 
 TEST_F(DispatcherTest, RemoteCorruptionIsReported) {
