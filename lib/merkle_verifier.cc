@@ -110,7 +110,7 @@ absl::Status MerkleVerifier::AddTreeBlock(TreeBlockId id,
   }
   ASSIGN_OR_RETURN(HashLocation location,
                    geometry_.TreeBlockHashLocation(id.level, id.index));
-  RETURN_IF_ERROR(CheckHash(location, block, BlockName(id)));
+  RETURN_IF_ERROR(CheckHash(location, block, [id] { return BlockName(id); }));
   verified_.emplace(ordinal, std::string(block.begin(), block.end()));
   return absl::OkStatus();
 }
@@ -125,18 +125,18 @@ absl::StatusOr<absl::Span<const uint8_t>> MerkleVerifier::VerifiedTreeBlock(
 
 absl::Status MerkleVerifier::VerifyDataBlock(
     uint64_t index, absl::Span<const uint8_t> data) const {
-  const std::string name = DataBlockName(index);
   if (index >= geometry_.data_block_count()) {
     return absl::DataLossError(
-        absl::StrCat(name, " is beyond the end of the blob"));
+        absl::StrCat(DataBlockName(index), " is beyond the end of the blob"));
   }
   if (data.size() != DataBlockLength(index)) {
-    return absl::DataLossError(absl::StrCat(
-        name, " has ", data.size(), " bytes, not ", DataBlockLength(index)));
+    return absl::DataLossError(absl::StrCat(DataBlockName(index), " has ",
+                                            data.size(), " bytes, not ",
+                                            DataBlockLength(index)));
   }
   ASSIGN_OR_RETURN(HashLocation location,
                    geometry_.DataBlockHashLocation(index));
-  return CheckHash(location, data, name);
+  return CheckHash(location, data, [&] { return DataBlockName(index); });
 }
 
 absl::Status MerkleVerifier::VerifyDataBlocks(
@@ -171,24 +171,24 @@ absl::Status MerkleVerifier::VerifyDataBlocks(
                        geometry_.DataBlockHashLocation(index));
       RETURN_IF_ERROR(CheckDigest(
           location, absl::MakeConstSpan(digests + i * digest_size, digest_size),
-          DataBlockName(index)));
+          [&] { return DataBlockName(index); }));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status MerkleVerifier::CheckHash(const HashLocation& location,
-                                       absl::Span<const uint8_t> block,
-                                       absl::string_view what) const {
+absl::Status MerkleVerifier::CheckHash(
+    const HashLocation& location, absl::Span<const uint8_t> block,
+    absl::FunctionRef<std::string()> what) const {
   uint8_t actual[kMaxDigestSize];
   const size_t digest_size = geometry_.digest_size();
   hasher_.HashBlock(block, absl::MakeSpan(actual, digest_size));
   return CheckDigest(location, absl::MakeConstSpan(actual, digest_size), what);
 }
 
-absl::Status MerkleVerifier::CheckDigest(const HashLocation& location,
-                                         absl::Span<const uint8_t> actual,
-                                         absl::string_view what) const {
+absl::Status MerkleVerifier::CheckDigest(
+    const HashLocation& location, absl::Span<const uint8_t> actual,
+    absl::FunctionRef<std::string()> what) const {
   const size_t digest_size = geometry_.digest_size();
   absl::Span<const uint8_t> expected;
   if (location.is_root) {
@@ -198,13 +198,14 @@ absl::Status MerkleVerifier::CheckDigest(const HashLocation& location,
     auto it = verified_.find(geometry_.Ordinal(parent));
     if (it == verified_.end()) {
       return absl::DataLossError(absl::StrCat(
-          what, " arrived before its parent, ", BlockName(parent)));
+          what(), " arrived before its parent, ", BlockName(parent)));
     }
     expected =
         AsBytes(it->second).subspan(location.slot * digest_size, digest_size);
   }
   if (std::memcmp(actual.data(), expected.data(), digest_size) != 0) {
-    return absl::DataLossError(absl::StrCat(what, " does not match its hash"));
+    return absl::DataLossError(
+        absl::StrCat(what(), " does not match its hash"));
   }
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -87,14 +88,14 @@ class MerkleVerifier {
         hasher_(params) {}
 
   // Checks `block` against the hash stored at `location` (a verified parent or
-  // the root).
+  // the root). `what` names the block in an error, and runs only then.
   absl::Status CheckHash(const HashLocation& location,
                          absl::Span<const uint8_t> block,
-                         absl::string_view what) const;
+                         absl::FunctionRef<std::string()> what) const;
   // Checks a digest already computed against the hash at `location`.
   absl::Status CheckDigest(const HashLocation& location,
                            absl::Span<const uint8_t> actual,
-                           absl::string_view what) const;
+                           absl::FunctionRef<std::string()> what) const;
   uint64_t DataBlockLength(uint64_t index) const;
   // "data block N (offset M)", for errors.
   std::string DataBlockName(uint64_t index) const;
