@@ -19,8 +19,8 @@ InlineTuner::InlineTuner(
         c == PriorityClass::kIdle ? 0 : options.prior.For(c),
         std::memory_order_relaxed);
   }
+  period_end_ns_.store(absl::ToUnixNanos(absl::Now() + options_.period));
   absl::MutexLock lock(&mu_);
-  period_end_ = absl::Now() + options_.period;
   seconds_per_byte_ = absl::ToDoubleSeconds(options_.prior_hash_4k) / 4096;
   for (ClassState& state : classes_) {
     state.handoff_seconds = absl::ToDoubleSeconds(options_.prior_handoff);
@@ -58,11 +58,15 @@ void InlineTuner::ObserveInlineChoice(PriorityClass priority_class,
 }
 
 void InlineTuner::Adjust(absl::Time now) {
+  const int64_t now_ns = absl::ToUnixNanos(now);
+  if (now_ns < period_end_ns_.load(std::memory_order_relaxed)) return;
   std::vector<InlineLimitChange> changes;
   {
     absl::MutexLock lock(&mu_);
-    if (now < period_end_) return;
-    period_end_ = now + options_.period;
+    // Another thread may have closed this period meanwhile.
+    if (now_ns < period_end_ns_.load(std::memory_order_relaxed)) return;
+    period_end_ns_.store(absl::ToUnixNanos(now + options_.period),
+                         std::memory_order_relaxed);
     const double w = options_.weight;
     if (verify_bytes_ > 0) {
       seconds_per_byte_ =
@@ -81,7 +85,7 @@ void InlineTuner::Adjust(absl::Time now) {
       if (judged) {
         const uint64_t from = limits_[Index(c)].load(std::memory_order_relaxed);
         std::string why;
-        const uint64_t to = Judge(c, state, from, &why);
+        const uint64_t to = Judge(state, from, &why);
         if (to != from) {
           limits_[Index(c)].store(to, std::memory_order_relaxed);
           changes.push_back({c, from, to, std::move(why)});
@@ -94,8 +98,8 @@ void InlineTuner::Adjust(absl::Time now) {
   for (const InlineLimitChange& change : changes) on_change_(change);
 }
 
-uint64_t InlineTuner::Judge(PriorityClass priority_class, ClassState& state,
-                            uint64_t limit, std::string* why) {
+uint64_t InlineTuner::Judge(ClassState& state, uint64_t limit,
+                            std::string* why) {
   const absl::Duration hash_4k = absl::Seconds(seconds_per_byte_ * 4096);
   const absl::Duration handoff = absl::Seconds(state.handoff_seconds);
   uint64_t target = std::clamp(UrgentInlineLimit(hash_4k, handoff),
@@ -107,9 +111,8 @@ uint64_t InlineTuner::Judge(PriorityClass priority_class, ClassState& state,
     target = std::min(target, std::max(options_.min_bytes, limit / 2));
   }
   *why = absl::StrFormat(
-      "%s: hash %.2f ns/B, queue wait %.1f us, budget declined %.0f%%",
-      PriorityClassName(priority_class), seconds_per_byte_ * 1e9,
-      state.handoff_seconds * 1e6, declined * 100);
+      "hash %.2f ns/B, queue wait %.1f us, budget declined %.0f%%",
+      seconds_per_byte_ * 1e9, state.handoff_seconds * 1e6, declined * 100);
   const int direction = target > limit ? 1 : (target < limit ? -1 : 0);
   if (direction != state.pending_direction) {
     state.pending_direction = direction;

@@ -79,7 +79,7 @@ class InlineTuner {
   void ObserveInlineChoice(PriorityClass priority_class, bool budget_declined);
 
   // Closes the period if `now` is past its end: updates the estimates and
-  // the limits.
+  // the limits. Before the end, a single atomic load.
   void Adjust(absl::Time now);
 
  private:
@@ -96,15 +96,17 @@ class InlineTuner {
   };
 
   // Judges one class at the end of a period; returns its new limit.
-  uint64_t Judge(PriorityClass priority_class, ClassState& state,
-                 uint64_t limit, std::string* why)
+  uint64_t Judge(ClassState& state, uint64_t limit, std::string* why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const InlineTunerOptions options_;
   const std::function<void(const InlineLimitChange&)> on_change_;
   std::array<std::atomic<uint64_t>, kNumPriorityClasses> limits_;
   absl::Mutex mu_;
-  absl::Time period_end_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  // When the current period ends, in ns since the Unix epoch: read without
+  // the lock, so that Adjust() between period ends costs one atomic load;
+  // written under it.
+  std::atomic<int64_t> period_end_ns_{0};
   double verify_seconds_ ABSL_GUARDED_BY(mu_) = 0;
   double verify_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   double seconds_per_byte_ ABSL_GUARDED_BY(mu_) = 0;
