@@ -15,6 +15,16 @@ peak_rss_kib() {
 # hwm_mib PID: PID's VmHWM, the peak resident memory the kernel recorded, in MiB.
 hwm_mib() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
 
+# median: the median of the numbers on stdin, one per line.
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# seconds_of COMMAND...: its wall time in seconds, its output discarded.
+seconds_of() {
+  local t0 t1
+  t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
+}
+
 # bench_binaries TARGET...: builds the Bazel targets and sets bin to the directory that holds
 # them (bazel-bin), unless BENCH_BIN names a directory with builds of the same targets at the
 # same relative paths: a copy made by tests/bench/keep_binaries.sh before a change, so that a

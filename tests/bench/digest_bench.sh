@@ -17,18 +17,12 @@ file=$work/data
 head -c $((size_mib << 20)) /dev/urandom >"$file"
 cat "$file" >/dev/null  # warm the page cache: this measures hashing, not the disk
 
-seconds() {
-  local t0 t1
-  t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
-}
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 declare -A times
 for ((r = 0; r < rounds; r++)); do
-  times[fsverity]+="$(seconds fsverity digest "$file") "
-  times[verity1]+="$(seconds "$verity" digest --threads=1 "$file") "
-  times[verity2]+="$(seconds "$verity" digest --threads=2 "$file") "
+  times[fsverity]+="$(seconds_of fsverity digest "$file") "
+  times[verity1]+="$(seconds_of "$verity" digest --threads=1 "$file") "
+  times[verity2]+="$(seconds_of "$verity" digest --threads=2 "$file") "
 done
 [[ $("$verity" digest "$file") == $(fsverity digest "$file") ]] || { echo "digests differ" >&2; exit 1; }
 

@@ -26,7 +26,6 @@ start_server() {  # FLAGS...: sets server_pid and addr
   addr=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/log" | cut -d' ' -f3)
 }
 stop_server() { kill "$server_pid"; wait "$server_pid" || true; server_pid=; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 rates() { grep -o '[0-9.]* MB/s' | cut -d' ' -f1 | median; }
 
 chmod 755 "$work"  # nginx's workers run unprivileged
@@ -34,12 +33,6 @@ head -c $((size_mib << 20)) /dev/urandom >"$work/blob"
 want_sha=$(sha256sum "$work/blob" | cut -d' ' -f1)
 # mb_per_s SECONDS: the blob's size over SECONDS, in MB/s.
 mb_per_s() { awk -v s="$1" -v m="$size_mib" 'BEGIN {printf "%.1f", m * 1048576 / s / 1e6}'; }
-# seconds_of COMMAND...: its wall time, output discarded.
-seconds_of() {
-  local t0 t1
-  t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
-}
 
 # Put builds the tree as the data arrives: its floor is fsverity digest of the same file.
 start_server

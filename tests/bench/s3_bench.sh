@@ -48,7 +48,6 @@ start_server() {  # PREFIX FLAGS...: a replica over s3://BUCKET/PREFIX; sets ser
   addr=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/log" | cut -d' ' -f3)
 }
 stop_server() { kill "$server_pid"; wait "$server_pid" || true; server_pid=; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 timed() {  # NAME COMMAND...: runs COMMAND, its output dropped; appends its wall time to $work/NAME
   local name=$1 start
   shift
