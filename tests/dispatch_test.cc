@@ -60,6 +60,8 @@ std::unique_ptr<TestServer> StartWith(DispatchMode mode,
   // charges wall time, which a loaded machine (or a sanitizer) stretches past
   // 2 ms for a single 4 KiB read; its own tests are in server/dispatch/.
   options.inline_budget.budget = options.inline_budget.window;
+  // Every mode sends the same messages: chunks of one size, whatever the pace.
+  options.service.max_read_chunk_bytes = options.service.read_chunk_bytes;
   return TestServer::Start(options);
 }
 

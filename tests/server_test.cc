@@ -177,6 +177,37 @@ TEST(ServerTest, FlippedDataBitIsDataLossAndNeverSent) {
   EXPECT_TRUE(before.status.ok()) << before.status;
 }
 
+// A stream's chunks start at 256 KiB and never pass 2 MiB (the window grows
+// while the client keeps up: ChunkWindow), and they are consecutive whole
+// blocks covering the range.
+TEST(ServerTest, ReadChunksStayWithinTheirWindow) {
+  auto server = TestServer::Start();
+  const std::string data = RandomBytes((24 << 20) + 100, 12);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  grpc::ClientContext context;
+  v1::ReadRequest request;
+  request.set_digest(DigestOf(data));
+  auto reader = server->stub().Read(&context, request);
+  std::vector<uint64_t> sizes;
+  uint64_t next = 0;
+  for (v1::ReadResponse msg; reader->Read(&msg);) {
+    if (msg.data().empty()) continue;
+    EXPECT_EQ(msg.data_offset(), next);
+    EXPECT_TRUE(msg.data() == data.substr(next, msg.data().size()));
+    next += msg.data().size();
+    sizes.push_back(msg.data().size());
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(next, data.size());
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(sizes.front(), 256u << 10);
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    EXPECT_EQ(sizes[i] % 4096, 0u) << i;
+    EXPECT_GE(sizes[i], 256u << 10) << i;
+    EXPECT_LE(sizes[i], 2u << 20) << i;
+  }
+}
+
 TEST(ServerTest, FlippedTreeBitIsDataLoss) {
   auto server = TestServer::Start();
   const std::string data =

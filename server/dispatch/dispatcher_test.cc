@@ -145,9 +145,9 @@ class DispatcherTest : public FileStoreFixture {
               PriorityClass c, uint64_t first, uint64_t end,
               bool cancelled = false) {
     // One chunk: the whole range.
-    ReadJob job(std::move(blob), {first, end}, c, end - first);
+    ReadJob job(std::move(blob), {first, end}, c);
     if (cancelled) job.Cancel();
-    job.StartChunk();
+    job.StartChunk(end - first);
     Outcome outcome;
     absl::Notification done;
     const std::thread::id caller = std::this_thread::get_id();
@@ -408,8 +408,8 @@ TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
   };
   // The job is blocks [0, 4): nothing after it is read ahead.
   EXPECT_TRUE(data_prefetches().empty());
-  ReadJob job(blob, {0, kBlocks + 1}, PriorityClass::kBe, 4);
-  job.StartChunk();
+  ReadJob job(blob, {0, kBlocks + 1}, PriorityClass::kBe);
+  job.StartChunk(4);
   absl::Notification done;
   dispatcher.Read(&job, [&](absl::Status) { done.Notify(); });
   done.WaitForNotification();

@@ -8,11 +8,10 @@
 namespace verity::server {
 
 ReadJob::ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-                 PriorityClass priority_class, uint64_t chunk_blocks)
+                 PriorityClass priority_class)
     : blob_(std::move(blob)),
       blocks_(blocks),
       priority_class_(priority_class),
-      chunk_blocks_(std::max<uint64_t>(1, chunk_blocks)),
       next_(blocks.first),
       chunk_end_(blocks.first) {}
 
@@ -20,8 +19,8 @@ uint64_t ReadJob::bytes() const {
   return blocks_.size() * blob_->geometry().block_size();
 }
 
-void ReadJob::StartChunk() {
-  chunk_end_ = std::min(blocks_.end, next_ + chunk_blocks_);
+void ReadJob::StartChunk(uint64_t max_blocks) {
+  chunk_end_ = std::min(blocks_.end, next_ + std::max<uint64_t>(1, max_blocks));
   chunk_ = BlockRead();
 }
 

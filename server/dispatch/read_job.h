@@ -21,9 +21,9 @@ namespace verity::server {
 // may come from any thread.
 class ReadJob {
  public:
-  // Reads `blocks` of `blob` in chunks of `chunk_blocks` (at least one).
+  // Reads `blocks` of `blob`, a chunk at a time.
   ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-          PriorityClass priority_class, uint64_t chunk_blocks);
+          PriorityClass priority_class);
 
   ReadJob(const ReadJob&) = delete;
   ReadJob& operator=(const ReadJob&) = delete;
@@ -38,9 +38,9 @@ class ReadJob {
   // True once every chunk was taken.
   bool done() const { return next_ == blocks_.end; }
 
-  // Makes the next blocks, up to chunk_blocks, the current chunk: fresh, not
-  // loaded. Not when done().
-  void StartChunk();
+  // Makes the next blocks, up to `max_blocks` (at least one), the current
+  // chunk: fresh, not loaded. Not when done().
+  void StartChunk(uint64_t max_blocks);
   BlockRange chunk_blocks() const { return {next_, chunk_end_}; }
   // Makes the current chunk fresh again, to be read once more.
   void RestartChunk() { chunk_ = BlockRead(); }
@@ -64,7 +64,6 @@ class ReadJob {
   const std::shared_ptr<VerifiedBlob> blob_;
   const BlockRange blocks_;
   const PriorityClass priority_class_;
-  const uint64_t chunk_blocks_;
   uint64_t next_;  // the first block not taken yet
   uint64_t chunk_end_;
   BlockRead chunk_;

@@ -45,7 +45,11 @@ void ReadReactor::StartAndWrite() {
   // OnCancel() may have come before the job existed: it is cancelled now.
   job_ready_.store(true);
   if (cancelled_.load()) job_->Cancel();
-  WriteNextOrFinish();
+  {
+    absl::MutexLock lock(&mu_);
+    all_read_ = job_->done();
+  }
+  Advance();
 }
 
 absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
@@ -65,8 +69,10 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   const auto priority_class =
       static_cast<PriorityClass>(request.priority_class());
   timer_.set_priority_class(priority_class);
-  job_.emplace(blob_, blocks, priority_class,
-               context_->options.read_chunk_bytes / geometry.block_size());
+  job_.emplace(blob_, blocks, priority_class);
+  window_.emplace(
+      context_->options.read_chunk_bytes / geometry.block_size(),
+      context_->options.max_read_chunk_bytes / geometry.block_size());
   proofs_.emplace(
       request.have_whole_tree()
           ? ProofPlanner::HoldingAll(geometry)
@@ -97,62 +103,126 @@ void ReadReactor::OnCancel() {
 }
 
 void ReadReactor::OnWriteDone(bool ok) {
-  if (!ok) {
-    // The client went away or cancelled: stop reading and verifying at once.
-    FinishWith(absl::CancelledError("the client went away"));
-    return;
+  {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok) {
+      // The client went away or cancelled: stop reading and verifying at once.
+      job_->Cancel();
+      EndWith(absl::CancelledError("the client went away"));
+    }
   }
-  WriteNextOrFinish();
+  Advance();
 }
 
-void ReadReactor::WriteNextOrFinish() {
-  response_.Clear();
-  if (!sent_first_) {
-    sent_first_ = true;
-    response_.set_digest(blob_->blob().digest_text());
-    *response_.mutable_fsverity_descriptor() =
-        DescriptorToProto(blob_->blob().descriptor());
-    if (job_->done()) {
-      Write("");
-      return;
+void ReadReactor::Advance() {
+  for (;;) {
+    Step step;
+    {
+      absl::MutexLock lock(&mu_);
+      step = NextStep();
     }
-  } else if (job_->done()) {
-    FinishWith(absl::OkStatus());
-    return;
+    switch (step.kind) {
+      case Step::Kind::kNone:
+        return;
+      case Step::Kind::kRead:
+        ReadChunk();
+        break;
+      case Step::Kind::kWrite:
+        if (absl::Status status = Write(std::move(step)); !status.ok()) {
+          absl::MutexLock lock(&mu_);
+          writing_ = false;
+          EndWith(status);
+        }
+        break;
+      case Step::Kind::kFinish:
+        FinishWith(step.status);
+        return;
+    }
   }
-  ReadChunk();
+}
+
+ReadReactor::Step ReadReactor::NextStep() {
+  Step step;
+  if (finished_) return step;
+  if (end_.has_value()) {
+    if (reading_ || writing_) return step;
+    finished_ = true;
+    step.kind = Step::Kind::kFinish;
+    step.status = *end_;
+    return step;
+  }
+  if (!writing_ && (ready_.has_value() || (!sent_first_ && all_read_))) {
+    writing_ = true;
+    step.kind = Step::Kind::kWrite;
+    step.first = !sent_first_;
+    sent_first_ = true;
+    step.chunk = std::move(ready_);
+    ready_.reset();
+    return step;
+  }
+  if (!reading_ && !ready_.has_value() && !all_read_) {
+    reading_ = true;
+    step.kind = Step::Kind::kRead;
+    return step;
+  }
+  if (all_read_ && sent_first_ && !ready_.has_value() && !writing_) {
+    EndWith(absl::OkStatus());
+    return NextStep();
+  }
+  return step;
 }
 
 void ReadReactor::ReadChunk() {
-  job_->StartChunk();
+  job_->StartChunk(window_->blocks());
   context_->reader->Read(&*job_,
                          [this](absl::Status status) { OnChunkRead(status); });
 }
 
 void ReadReactor::OnChunkRead(const absl::Status& status) {
-  if (!status.ok()) {
-    FinishWith(status);
-    return;
+  if (status.ok()) {
+    context_->metrics->AddReadBytes(job_->priority_class(),
+                                    job_->chunk().data.size());
+    if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
+      charged_tree_bytes_ = blob_->cached_tree_bytes();
+      context_->cache->Update(*blob_);
+    }
   }
-  const BlockRange chunk = job_->chunk_blocks();
-  std::string data = job_->TakeChunk();
-  context_->metrics->AddReadBytes(job_->priority_class(), data.size());
-  if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
-    charged_tree_bytes_ = blob_->cached_tree_bytes();
-    context_->cache->Update(*blob_);
+  {
+    absl::MutexLock lock(&mu_);
+    reading_ = false;
+    window_->OnChunkRead(/*client_waiting=*/!writing_);
+    if (status.ok()) {
+      ready_ = ReadyChunk{job_->chunk_blocks(), job_->TakeChunk()};
+      all_read_ = job_->done();
+    } else {
+      EndWith(status);
+    }
   }
-  absl::Status tree = AddTreeBlocks(chunk);
-  if (!tree.ok()) {
-    FinishWith(tree);
-    return;
-  }
-  response_.set_data_offset(chunk.first * blob_->geometry().block_size());
-  Write(std::move(data));
+  Advance();
 }
 
-void ReadReactor::Write(std::string data) {
+absl::Status ReadReactor::Write(Step step) {
+  response_.Clear();
+  if (step.first) {
+    response_.set_digest(blob_->blob().digest_text());
+    *response_.mutable_fsverity_descriptor() =
+        DescriptorToProto(blob_->blob().descriptor());
+  }
+  std::string data;
+  if (step.chunk.has_value()) {
+    RETURN_IF_ERROR(AddTreeBlocks(step.chunk->blocks));
+    response_.set_data_offset(step.chunk->blocks.first *
+                              blob_->geometry().block_size());
+    data = std::move(step.chunk->data);
+  }
   wire_ = SerializeReadResponse(response_, std::move(data));
   StartWrite(&wire_);
+  return absl::OkStatus();
+}
+
+void ReadReactor::EndWith(const absl::Status& status) {
+  if (!end_.has_value()) end_ = status;
 }
 
 absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {

@@ -34,8 +34,10 @@ struct ServiceOptions {
   // (see VerifiedBlob::Create); forgotten when a blob leaves the cache.
   bool verify_once = false;
   // Data bytes per Read response message (rounded down to whole blocks, at
-  // least one block).
+  // least one block): each stream's chunks grow from the first to the second
+  // while its client keeps up (ChunkWindow).
   uint32_t read_chunk_bytes = 256 << 10;
+  uint32_t max_read_chunk_bytes = 2 << 20;
   // Concurrent Read and Put streams across all clients; more get
   // RESOURCE_EXHAUSTED.
   int max_streams = 256;

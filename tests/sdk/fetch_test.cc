@@ -20,8 +20,10 @@ class FetchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server::ServerOptions options;
-    // Small chunks make many messages, and so many chances to go wrong.
+    // Small chunks make many messages, and so many chances to go wrong: every
+    // message carries 64 KiB (the window does not grow).
     options.service.read_chunk_bytes = 64 << 10;
+    options.service.max_read_chunk_bytes = 64 << 10;
     server_ = TestServer::Start(options);
     client_ =
         *sdk::Client::Create(FastRetryOptions(server_->verityd().address()));

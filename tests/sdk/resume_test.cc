@@ -22,7 +22,9 @@ class ResumeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     server::ServerOptions options;
+    // Every message carries 64 KiB: the window does not grow.
     options.service.read_chunk_bytes = 64 << 10;
+    options.service.max_read_chunk_bytes = 64 << 10;
     server_ = TestServer::Start(options);
     // 80 data messages, 20 level-0 tree blocks.
     blob_ = std::make_unique<StoredBlob>(
