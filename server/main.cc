@@ -99,6 +99,10 @@ ABSL_FLAG(std::string, on_corruption, "error",
           "the blob until it is put again");
 ABSL_FLAG(int, max_streams, 256,
           "concurrent Read and Put streams; more get RESOURCE_EXHAUSTED");
+ABSL_FLAG(uint64_t, read_window_bytes, uint64_t{32} << 20,
+          "what Read streams' messages may grow by, all streams together: "
+          "each stream's chunks double from 256 KiB up to 2 MiB while its "
+          "client keeps up; 0 keeps them at 256 KiB");
 ABSL_FLAG(absl::Duration, grace_period, absl::Seconds(10),
           "on SIGTERM/SIGINT, how long in-flight calls may finish");
 
@@ -170,6 +174,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
   options.service.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);
   options.grace_period = absl::GetFlag(FLAGS_grace_period);
   absl::StatusOr<DispatchMode> dispatch =
       ParseDispatchMode(absl::GetFlag(FLAGS_dispatch));

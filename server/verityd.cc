@@ -128,6 +128,9 @@ absl::Status Verityd::Init() {
   io_ = std::make_unique<IoExecutor>(io);
   context_.io = io_.get();
   context_.options = options_.service;
+  chunk_budget_ =
+      std::make_unique<ChunkBudget>(options_.service.read_window_bytes);
+  context_.chunk_budget = chunk_budget_.get();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 

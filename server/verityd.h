@@ -29,6 +29,7 @@
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
+#include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/verity_service.h"
@@ -112,6 +113,8 @@ class Verityd {
   std::unique_ptr<UnverifiedReader> unverified_reader_;
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;
+  // What Read streams' chunks may grow by, together.
+  std::unique_ptr<ChunkBudget> chunk_budget_;
   ServiceContext context_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.

@@ -1,4 +1,4 @@
-// Implements ChunkWindow.
+// Implements ChunkBudget and ChunkWindow.
 
 #include "server/rpc/chunk_window.h"
 
@@ -6,14 +6,36 @@
 
 namespace verity::server {
 
-ChunkWindow::ChunkWindow(uint64_t min_blocks, uint64_t max_blocks)
+bool ChunkBudget::TryTake(uint64_t bytes) {
+  uint64_t left = left_.load();
+  while (left >= bytes) {
+    if (left_.compare_exchange_weak(left, left - bytes)) return true;
+  }
+  return false;
+}
+
+ChunkWindow::ChunkWindow(uint64_t min_blocks, uint64_t max_blocks,
+                         uint64_t block_size, ChunkBudget* budget)
     : min_blocks_(std::max<uint64_t>(1, min_blocks)),
       max_blocks_(std::max(min_blocks_, max_blocks)),
+      block_size_(block_size),
+      budget_(budget),
       blocks_(min_blocks_) {}
 
 void ChunkWindow::OnChunkRead(bool client_waiting) {
-  blocks_ = client_waiting ? std::min(max_blocks_, blocks_ * 2)
-                           : std::max(min_blocks_, blocks_ / 2);
+  if (client_waiting) {
+    const uint64_t grown = std::min(max_blocks_, blocks_ * 2);
+    const uint64_t bytes = (grown - blocks_) * block_size_;
+    if (bytes == 0 || !budget_->TryTake(bytes)) return;
+    taken_ += bytes;
+    blocks_ = grown;
+    return;
+  }
+  const uint64_t shrunk = std::max(min_blocks_, blocks_ / 2);
+  const uint64_t bytes = (blocks_ - shrunk) * block_size_;
+  budget_->Give(bytes);
+  taken_ -= bytes;
+  blocks_ = shrunk;
 }
 
 }  // namespace verity::server

@@ -4,31 +4,59 @@
 // and bigger chunks cost less per byte: fewer messages, hand-offs and
 // wake-ups), and halves when a chunk is ready before the client took the
 // previous one (the client sets the pace; what waits for it stays small).
+// What the windows of all streams grow by is drawn from one ChunkBudget, so
+// many streams cannot make the server's buffers grow without bound.
 
 #ifndef VERITYD_SERVER_RPC_CHUNK_WINDOW_H_
 #define VERITYD_SERVER_RPC_CHUNK_WINDOW_H_
 
+#include <atomic>
 #include <cstdint>
 
 namespace verity::server {
 
+// Bytes shared by every stream's window beyond its minimum. Thread-safe.
+class ChunkBudget {
+ public:
+  explicit ChunkBudget(uint64_t bytes) : left_(bytes) {}
+
+  // Takes `bytes` if that many are left.
+  bool TryTake(uint64_t bytes);
+  void Give(uint64_t bytes) { left_.fetch_add(bytes); }
+  uint64_t left() const { return left_.load(); }
+
+ private:
+  std::atomic<uint64_t> left_;
+};
+
 // Not thread-safe: one per stream, used by its chunk reads one at a time.
+// Gives back what it took from the budget when destroyed.
 class ChunkWindow {
  public:
   // Between `min_blocks` (at least one) and `max_blocks` (at least
-  // min_blocks); starts at min_blocks.
-  ChunkWindow(uint64_t min_blocks, uint64_t max_blocks);
+  // min_blocks) of `block_size` bytes; starts at min_blocks. `budget` must
+  // outlive the window.
+  ChunkWindow(uint64_t min_blocks, uint64_t max_blocks, uint64_t block_size,
+              ChunkBudget* budget);
+  ~ChunkWindow() { budget_->Give(taken_); }
+
+  ChunkWindow(const ChunkWindow&) = delete;
+  ChunkWindow& operator=(const ChunkWindow&) = delete;
 
   // Blocks the next chunk reads.
   uint64_t blocks() const { return blocks_; }
 
   // A chunk was read; `client_waiting` if nothing was being written then.
+  // Grows only as far as the budget allows.
   void OnChunkRead(bool client_waiting);
 
  private:
   const uint64_t min_blocks_;
   const uint64_t max_blocks_;
+  const uint64_t block_size_;
+  ChunkBudget* const budget_;
   uint64_t blocks_;
+  uint64_t taken_ = 0;  // bytes taken from the budget
 };
 
 }  // namespace verity::server

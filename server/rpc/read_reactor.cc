@@ -72,7 +72,8 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   job_.emplace(blob_, blocks, priority_class);
   window_.emplace(
       context_->options.read_chunk_bytes / geometry.block_size(),
-      context_->options.max_read_chunk_bytes / geometry.block_size());
+      context_->options.max_read_chunk_bytes / geometry.block_size(),
+      geometry.block_size(), context_->chunk_budget);
   proofs_.emplace(
       request.have_whole_tree()
           ? ProofPlanner::HoldingAll(geometry)
@@ -191,6 +192,8 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
   {
     absl::MutexLock lock(&mu_);
     reading_ = false;
+    // Every chunk but the first was started while a message was being sent:
+    // if that is done, the client is waiting for this one.
     window_->OnChunkRead(/*client_waiting=*/!writing_);
     if (status.ok()) {
       ready_ = ReadyChunk{job_->chunk_blocks(), job_->TakeChunk()};

@@ -17,6 +17,7 @@
 #include "proto/verity/v1/verity.pb.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
+#include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
@@ -35,9 +36,11 @@ struct ServiceOptions {
   bool verify_once = false;
   // Data bytes per Read response message (rounded down to whole blocks, at
   // least one block): each stream's chunks grow from the first to the second
-  // while its client keeps up (ChunkWindow).
+  // while its client keeps up (ChunkWindow), by at most read_window_bytes for
+  // all streams together.
   uint32_t read_chunk_bytes = 256 << 10;
   uint32_t max_read_chunk_bytes = 2 << 20;
+  uint64_t read_window_bytes = uint64_t{32} << 20;
   // Concurrent Read and Put streams across all clients; more get
   // RESOURCE_EXHAUSTED.
   int max_streams = 256;
@@ -54,6 +57,8 @@ struct ServiceContext {
   ServiceMetrics* metrics = nullptr;
   // Runs Put's and Delete's store work off the gRPC callback threads.
   IoExecutor* io = nullptr;
+  // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
+  ChunkBudget* chunk_budget = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done, and again from the start of a
   // shutdown (`stopping`): new calls then get UNAVAILABLE.
