@@ -172,6 +172,12 @@ absl::Status Fsync(int fd, absl::string_view path) {
   return absl::OkStatus();
 }
 
+void StartWriteback(int fd, uint64_t offset, uint64_t length) {
+  // Errors surface again, and decide, at the fsync.
+  sync_file_range(fd, static_cast<off64_t>(offset),
+                  static_cast<off64_t>(length), SYNC_FILE_RANGE_WRITE);
+}
+
 absl::Status FsyncDir(const std::string& path) {
   ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY | O_DIRECTORY));
   return Fsync(fd.get(), path);

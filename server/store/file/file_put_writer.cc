@@ -13,6 +13,12 @@
 #include "server/store/name_index.h"
 
 namespace verity::server {
+namespace {
+
+// Writeback of the data file is started every this many bytes.
+constexpr uint64_t kWritebackBytes = 8 << 20;
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<FilePutWriter>> FilePutWriter::Create(
     std::string dir, const MerkleParams& params, uint64_t max_bytes,
@@ -69,6 +75,10 @@ absl::Status FilePutWriter::Append(absl::Span<const uint8_t> data) {
   if (status.ok()) status = builder_.Update(data);
   if (!status.ok()) return Fail(std::move(status));
   size_ += data.size();
+  if (size_ - written_back_ >= kWritebackBytes) {
+    StartWriteback(data_fd_.get(), written_back_, size_ - written_back_);
+    written_back_ = size_;
+  }
   return absl::OkStatus();
 }
 

@@ -90,6 +90,9 @@ class FilePutWriter final : public PutWriter {
   UniqueFd data_fd_;
   MerkleBuilder builder_;
   uint64_t size_ = 0;
+  // Data bytes whose writeback was started while the Put went on, so that
+  // Commit's fsync waits for the last few MiB only, not the whole blob.
+  uint64_t written_back_ = 0;
   bool finished_ = false;
   absl::Status failure_;
 };
