@@ -48,6 +48,7 @@ void ReadReactor::StartAndWrite() {
   {
     absl::MutexLock lock(&mu_);
     all_read_ = job_->done();
+    ++advancing_;
   }
   Advance();
 }
@@ -112,6 +113,7 @@ void ReadReactor::OnWriteDone(bool ok) {
       job_->Cancel();
       EndWith(absl::CancelledError("the client went away"));
     }
+    ++advancing_;
   }
   Advance();
 }
@@ -144,10 +146,22 @@ void ReadReactor::Advance() {
 }
 
 ReadReactor::Step ReadReactor::NextStep() {
+  Step step = ClaimStep();
+  // A thread that found nothing to do leaves Advance() now, and one that
+  // finishes never touches the reactor again.
+  if (step.kind == Step::Kind::kNone || step.kind == Step::Kind::kFinish) {
+    --advancing_;
+  }
+  return step;
+}
+
+ReadReactor::Step ReadReactor::ClaimStep() {
   Step step;
   if (finished_) return step;
   if (end_.has_value()) {
-    if (reading_ || writing_) return step;
+    // Another thread still in Advance() would touch the reactor after
+    // Finish() let gRPC delete it: the last one out finishes.
+    if (reading_ || writing_ || advancing_ > 1) return step;
     finished_ = true;
     step.kind = Step::Kind::kFinish;
     step.status = *end_;
@@ -169,7 +183,7 @@ ReadReactor::Step ReadReactor::NextStep() {
   }
   if (all_read_ && sent_first_ && !ready_.has_value() && !writing_) {
     EndWith(absl::OkStatus());
-    return NextStep();
+    return ClaimStep();
   }
   return step;
 }
@@ -201,6 +215,7 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
     } else {
       EndWith(status);
     }
+    ++advancing_;
   }
   Advance();
 }

@@ -66,9 +66,12 @@ class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   absl::Status Start(const v1::ReadRequest& request);
   absl::StatusOr<BlockRange> BlocksOfRequest(
       const v1::ReadRequest& request, const TreeGeometry& geometry) const;
-  // Runs steps until none can start: called after every event.
+  // Runs steps until none can start: called after every event, by a thread
+  // that counted itself in advancing_ when it recorded the event.
   void Advance();
+  // ClaimStep(), counting the thread out of advancing_ when it is done.
   Step NextStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Step ClaimStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReadChunk();
   void OnChunkRead(const absl::Status& status);
   // Serializes the message of a kWrite step into wire_ and starts writing it.
@@ -97,6 +100,8 @@ class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   std::optional<ReadyChunk> ready_ ABSL_GUARDED_BY(mu_);
   std::optional<absl::Status> end_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  // Threads in Advance(); Finish() waits for the last of them.
+  int advancing_ ABSL_GUARDED_BY(mu_) = 0;
   // Used by the chunk read in flight only.
   std::optional<ChunkWindow> window_;  // how many blocks the next one reads
   uint64_t charged_tree_bytes_ = 0;    // the tree bytes the cache last charged
