@@ -217,7 +217,7 @@ client synchronous, no client-side verification). One server start per run; each
 ${warmup} s warm-up, then ${seconds} s measured (sweep) or ${mixed_seconds} s (mixed). Latency is
 request start to last message; MiB/s = 2^20 bytes/s. Queue wait is the server's own figure
 (its shutdown \`stats\` lines, warm-up included), counted per verification chunk (a request
-is split into chunks of at most 256 KiB).
+is split into chunks of 256 KiB, growing up to 2 MiB while its client keeps up).
 
 The load generator shares the $(nproc) CPUs with the server, and its client threads (up to 8)
 outnumber them: a client's latency includes waiting for a CPU on its own side, and a heavier
