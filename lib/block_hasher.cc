@@ -30,6 +30,14 @@ Hasher SaltedHasher(HashAlgorithm algorithm, absl::string_view salt) {
   return hasher;
 }
 
+// fs-verity's salt zero-padded to whole compression-function blocks of
+// `unit` bytes (none if there is no salt).
+std::string PaddedSalt(absl::string_view salt, size_t unit) {
+  std::string padded(salt);
+  padded.resize((salt.size() + unit - 1) / unit * unit, '\0');
+  return padded;
+}
+
 // The SHA-256 state after fs-verity's padded salt.
 Sha256State SaltedSha256State(absl::string_view salt) {
   SHA256_CTX ctx;
@@ -37,15 +45,29 @@ Sha256State SaltedSha256State(absl::string_view salt) {
   Sha256State state;
   std::memcpy(state.h, ctx.h, sizeof(state.h));
   if (salt.empty()) return state;  // the assembly requires >= 1 block
-  std::string padded(salt);
-  padded.resize((salt.size() + 63) / 64 * 64, '\0');
+  const std::string padded = PaddedSalt(salt, 64);
   SHA256_TransformBlocks(state.h, AsBytes(padded).data(), padded.size() / 64);
   return state;
 }
 
-void WriteDigest(const Sha256State& state, uint8_t* digest) {
-  for (uint32_t word : state.h) {
-    for (int shift = 24; shift >= 0; shift -= 8) *digest++ = word >> shift;
+Sha512State SaltedSha512State(absl::string_view salt) {
+  SHA512_CTX ctx;
+  SHA512_Init(&ctx);
+  const std::string padded = PaddedSalt(salt, 128);
+  for (size_t i = 0; i < padded.size(); i += 128) {
+    SHA512_Transform(&ctx, AsBytes(padded).data() + i);
+  }
+  Sha512State state;
+  std::memcpy(state.h, ctx.h, sizeof(state.h));
+  return state;
+}
+
+template <typename Word>
+void WriteDigest(const Word (&words)[8], uint8_t* digest) {
+  for (Word word : words) {
+    for (int shift = 8 * sizeof(Word) - 8; shift >= 0; shift -= 8) {
+      *digest++ = static_cast<uint8_t>(word >> shift);
+    }
   }
 }
 
@@ -54,12 +76,26 @@ void WriteDigest(const Sha256State& state, uint8_t* digest) {
 BlockHasher::BlockHasher(const MerkleParams& params)
     : block_size_(params.block_size),
       salted_(SaltedHasher(params.hash_algorithm, params.salt)),
-      sha256_(params.hash_algorithm == HashAlgorithm::kSha256),
-      salted_state_(sha256_ ? SaltedSha256State(params.salt) : Sha256State{}),
+      algorithm_(params.hash_algorithm),
+      salted_sha256_(algorithm_ == HashAlgorithm::kSha256
+                         ? SaltedSha256State(params.salt)
+                         : Sha256State{}),
+      salted_sha512_(algorithm_ == HashAlgorithm::kSha512
+                         ? SaltedSha512State(params.salt)
+                         : Sha512State{}),
       final_padding_{0x80} {
-  const uint64_t salted_bytes = (params.salt.size() + 63) / 64 * 64;
+  // The padding block ends with the message length: 64 bits for SHA-256, 128
+  // (of which the high 64 are zero here) for SHA-512.
+  const size_t unit = HashBlockSize(algorithm_);
+  const uint64_t salted_bytes = PaddedSalt(params.salt, unit).size();
   const uint64_t bits = (salted_bytes + block_size_) * 8;
-  for (int i = 0; i < 8; ++i) final_padding_[63 - i] = bits >> (8 * i);
+  for (int i = 0; i < 8; ++i) final_padding_[unit - 1 - i] = bits >> (8 * i);
+}
+
+size_t BlockHasher::Lanes() const {
+  if (algorithm_ == HashAlgorithm::kSha256 && Sha256X2Available()) return 2;
+  if (algorithm_ == HashAlgorithm::kSha512 && Sha512X4Available()) return 4;
+  return 1;
 }
 
 void BlockHasher::FinishBlock(Hasher* hasher, uint64_t filled,
@@ -70,31 +106,59 @@ void BlockHasher::FinishBlock(Hasher* hasher, uint64_t filled,
 
 void BlockHasher::HashTwoBlocks(const uint8_t* a, const uint8_t* b,
                                 uint8_t* digest_a, uint8_t* digest_b) const {
-  if (!UseX2()) {
+  if (algorithm_ != HashAlgorithm::kSha256 || !Sha256X2Available()) {
     HashBlock(absl::MakeConstSpan(a, block_size_),
               absl::MakeSpan(digest_a, digest_size()));
     HashBlock(absl::MakeConstSpan(b, block_size_),
               absl::MakeSpan(digest_b, digest_size()));
     return;
   }
-  Sha256State state_a = salted_state_;
-  Sha256State state_b = salted_state_;
+  Sha256State state_a = salted_sha256_;
+  Sha256State state_b = salted_sha256_;
   Sha256CompressX2(&state_a, &state_b, a, b, block_size_ / 64);
   Sha256CompressX2(&state_a, &state_b, final_padding_, final_padding_, 1);
-  WriteDigest(state_a, digest_a);
-  WriteDigest(state_b, digest_b);
+  WriteDigest(state_a.h, digest_a);
+  WriteDigest(state_b.h, digest_b);
+}
+
+void BlockHasher::HashSha512Blocks(const uint8_t* data, size_t count,
+                                   uint8_t* digests) const {
+  Sha512State states[4];
+  Sha512State* lanes[4];
+  const uint8_t* blocks[4];
+  for (size_t lane = 0; lane < 4; ++lane) {
+    states[lane] = salted_sha512_;
+    lanes[lane] = &states[lane];
+    // Lanes past `count` hash the last block again, for nothing.
+    blocks[lane] = data + std::min(lane, count - 1) * block_size_;
+  }
+  Sha512CompressX4(lanes, blocks, block_size_ / 128);
+  const uint8_t* const padding[4] = {final_padding_, final_padding_,
+                                     final_padding_, final_padding_};
+  Sha512CompressX4(lanes, padding, 1);
+  for (size_t lane = 0; lane < count; ++lane) {
+    WriteDigest(states[lane].h, digests + 64 * lane);
+  }
 }
 
 void BlockHasher::HashBlocks(absl::Span<const uint8_t> data,
                              absl::Span<uint8_t> out) const {
   const size_t digest_size = this->digest_size();
-  while (data.size() >= 2 * size_t{block_size_}) {
-    HashTwoBlocks(data.data(), data.data() + block_size_, out.data(),
-                  out.data() + digest_size);
-    data.remove_prefix(2 * size_t{block_size_});
-    out.remove_prefix(2 * digest_size);
+  const size_t lanes = Lanes();
+  while (lanes > 1 && data.size() >= 2 * size_t{block_size_}) {
+    // Four lanes cost less than two blocks one at a time, so two or three
+    // whole blocks left over go through them too.
+    const size_t n = std::min(lanes, data.size() / block_size_);
+    if (lanes == 2) {
+      HashTwoBlocks(data.data(), data.data() + block_size_, out.data(),
+                    out.data() + digest_size);
+    } else {
+      HashSha512Blocks(data.data(), n, out.data());
+    }
+    data.remove_prefix(n * block_size_);
+    out.remove_prefix(n * digest_size);
   }
-  while (!data.empty()) {  // one whole or short block, or a whole and a short
+  while (!data.empty()) {  // the blocks left over, the last maybe short
     const size_t n = std::min<size_t>(data.size(), block_size_);
     HashBlock(data.first(n), out.first(digest_size));
     data.remove_prefix(n);

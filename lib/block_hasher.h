@@ -1,7 +1,8 @@
 // Hashes fs-verity blocks: salted prefix, block data, zero padding. Shared by
 // every path that builds or checks a tree. Whole SHA-256 blocks go two at a
 // time through interleaved SHA-NI rounds where the CPU has them
-// (sha256_x2.h), as the kernel's fs-verity does.
+// (sha256_x2.h), as the kernel's fs-verity does; whole SHA-512 blocks four at
+// a time through AVX2 lanes (sha512_x4.h).
 
 #ifndef VERITYD_LIB_BLOCK_HASHER_H_
 #define VERITYD_LIB_BLOCK_HASHER_H_
@@ -12,6 +13,7 @@
 #include "lib/hash.h"
 #include "lib/merkle_params.h"
 #include "lib/sha256_x2.h"
+#include "lib/sha512_x4.h"
 
 namespace verity {
 
@@ -49,16 +51,23 @@ class BlockHasher {
                      uint8_t* digest_b) const;
 
  private:
-  // True if whole blocks go through Sha256CompressX2.
-  bool UseX2() const { return sha256_ && Sha256X2Available(); }
+  // How many whole blocks one multi-buffer call hashes: 2 for SHA-256 with
+  // SHA-NI, 4 for SHA-512 with AVX2, else 1 (BoringSSL, one at a time).
+  size_t Lanes() const;
+  // Hashes `count` (2 to 4) consecutive whole SHA-512 blocks at `data` in
+  // the four AVX2 lanes.
+  void HashSha512Blocks(const uint8_t* data, size_t count,
+                        uint8_t* digests) const;
 
   uint32_t block_size_;
   Hasher salted_;
-  bool sha256_;
-  // For SHA-256: the state after the padded salt, and the final padding block
-  // of a whole block (0x80, zeros, the message length in bits).
-  Sha256State salted_state_;
-  uint8_t final_padding_[64];
+  HashAlgorithm algorithm_;
+  // The state after the padded salt, and the final padding block of a whole
+  // block (0x80, zeros, the message length in bits), for the algorithm's
+  // multi-buffer kernel.
+  Sha256State salted_sha256_;
+  Sha512State salted_sha512_;
+  uint8_t final_padding_[128];
 };
 
 }  // namespace verity

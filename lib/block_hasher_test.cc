@@ -1,6 +1,7 @@
 // BlockHasher against a reference written from fs-verity's definition (SHA of
 // the salt zero-padded to the compression block, then the block zero-padded to
-// the block size), on both the SHA-NI two-block path and the fallback.
+// the block size), on both the multi-buffer paths (SHA-256 two blocks at a
+// time with SHA-NI, SHA-512 four at a time with AVX2) and the fallback.
 
 #include "lib/block_hasher.h"
 
@@ -13,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/sha256_x2.h"
+#include "lib/sha512_x4.h"
 
 namespace verity {
 namespace {
@@ -42,24 +44,31 @@ std::string Reference(HashAlgorithm algorithm, const std::string& salt,
   return digest;
 }
 
-bool CpuInfoListsShaNi() {
+bool CpuInfoLists(absl::string_view flag) {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string word;
   while (cpuinfo >> word) {
-    if (word == "sha_ni") return true;
+    if (word == flag) return true;
   }
   return false;
 }
 
-// Runs each test on the SHA-NI path (where the CPU has it) and the fallback.
+// Runs each test on the multi-buffer paths (those the CPU has) and on the
+// fallback.
 class BlockHasherTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     const bool fallback = GetParam();
-    if (!fallback && !Sha256X2Available()) GTEST_SKIP() << "no SHA-NI";
+    if (!fallback && !Sha256X2Available() && !Sha512X4Available()) {
+      GTEST_SKIP() << "neither SHA-NI nor AVX2";
+    }
     DisableSha256X2ForTesting(fallback);
+    DisableSha512X4ForTesting(fallback);
   }
-  void TearDown() override { DisableSha256X2ForTesting(false); }
+  void TearDown() override {
+    DisableSha256X2ForTesting(false);
+    DisableSha512X4ForTesting(false);
+  }
 
   // HashBlocks over `count` blocks (the last `tail` bytes short, if tail > 0)
   // read from an address `misalign` bytes past an aligned one.
@@ -110,10 +119,19 @@ TEST_P(BlockHasherTest, EverySaltLength) {
   }
 }
 
-TEST_P(BlockHasherTest, Sha512KeepsBoringSsl) {
-  for (size_t count = 1; count <= 4; ++count) {
-    Check(HashAlgorithm::kSha512, 4096, "", count, 0, 1);
-    Check(HashAlgorithm::kSha512, 4096, RandomBytes(17, 2), count, 100, 0);
+TEST_P(BlockHasherTest, Sha512EveryBlockSizeCountTailAndSalt) {
+  for (uint32_t block_size = 128; block_size <= 65536; block_size *= 4) {
+    for (size_t count = 1; count <= 9; ++count) {
+      for (size_t tail : {size_t{0}, size_t{1}, size_t{block_size / 2}}) {
+        Check(HashAlgorithm::kSha512, block_size, "", count, tail, 0);
+        Check(HashAlgorithm::kSha512, block_size, RandomBytes(32, 1), count,
+              tail, 5);
+      }
+    }
+  }
+  for (size_t salt_size = 0; salt_size <= 32; ++salt_size) {
+    Check(HashAlgorithm::kSha512, 4096, RandomBytes(salt_size, 200 + salt_size),
+          5, 0, salt_size);
   }
 }
 
@@ -134,7 +152,7 @@ TEST_P(BlockHasherTest, TwoBlocksFromAnywhere) {
 
 INSTANTIATE_TEST_SUITE_P(Paths, BlockHasherTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Fallback" : "ShaNi";
+                           return info.param ? "Fallback" : "MultiBuffer";
                          });
 
 // The two-lane kernel against BoringSSL's one-lane compression function, with
@@ -166,10 +184,51 @@ TEST(Sha256CompressX2Test, MatchesBoringSslPerLane) {
 // Where the kernel reports SHA-NI, the fast path must be the one that runs,
 // or the tests above would only ever check the fallback.
 TEST(Sha256X2AvailableTest, AgreesWithTheKernelsCpuFlags) {
-  EXPECT_EQ(Sha256X2Available(), CpuInfoListsShaNi());
+  EXPECT_EQ(Sha256X2Available(), CpuInfoLists("sha_ni"));
   DisableSha256X2ForTesting(true);
   EXPECT_FALSE(Sha256X2Available());
   DisableSha256X2ForTesting(false);
+}
+
+// The four-lane kernel against BoringSSL's SHA-512 block transform, with
+// different states, data and alignments in each lane.
+TEST(Sha512CompressX4Test, MatchesBoringSslPerLane) {
+  if (!Sha512X4Available()) GTEST_SKIP() << "no AVX2";
+  for (size_t blocks : {1, 2, 3, 32}) {
+    std::string data[4];
+    Sha512State states[4];
+    SHA512_CTX expect[4];
+    for (int lane = 0; lane < 4; ++lane) {
+      data[lane] = RandomBytes(128 * blocks + lane, 30 + 4 * blocks + lane);
+      SHA512_Init(&expect[lane]);
+      for (int i = 0; i < 8; ++i) {
+        expect[lane].h[i] = 0x0101010101010101u * (i + lane) + blocks;
+        states[lane].h[i] = expect[lane].h[i];
+      }
+      for (size_t b = 0; b < blocks; ++b) {
+        SHA512_Transform(&expect[lane],
+                         AsBytes(data[lane]).data() + lane + 128 * b);
+      }
+    }
+    Sha512State* const lanes[4] = {&states[0], &states[1], &states[2],
+                                   &states[3]};
+    const uint8_t* const in[4] = {
+        AsBytes(data[0]).data(), AsBytes(data[1]).data() + 1,
+        AsBytes(data[2]).data() + 2, AsBytes(data[3]).data() + 3};
+    Sha512CompressX4(lanes, in, blocks);
+    for (int lane = 0; lane < 4; ++lane) {
+      EXPECT_TRUE(
+          std::equal(expect[lane].h, expect[lane].h + 8, states[lane].h))
+          << "lane " << lane << ", " << blocks << " blocks";
+    }
+  }
+}
+
+TEST(Sha512X4AvailableTest, AgreesWithTheKernelsCpuFlags) {
+  EXPECT_EQ(Sha512X4Available(), CpuInfoLists("avx2"));
+  DisableSha512X4ForTesting(true);
+  EXPECT_FALSE(Sha512X4Available());
+  DisableSha512X4ForTesting(false);
 }
 
 }  // namespace

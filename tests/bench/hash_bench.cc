@@ -1,7 +1,8 @@
 // Cost of hashing fs-verity blocks, the unit every verification decision is
-// priced in: BoringSSL one block at a time (HashBlock) against the two-lane
-// SHA-NI path (HashBlocks, 1, 2, 4 and 8 blocks per call), with and without a
-// salt, for block sizes 1 KiB to 64 KiB. per_block is the time per block.
+// priced in: BoringSSL one block at a time (HashBlock) against the
+// multi-buffer paths (HashBlocks, 1, 2, 4 and 8 blocks per call: SHA-256 two
+// lanes with SHA-NI, SHA-512 four lanes with AVX2), with and without a salt,
+// for block sizes 1 KiB to 64 KiB. per_block is the time per block.
 // Run: bazel run -c opt //tests/bench:hash_bench
 
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 #include "lib/block_hasher.h"
 #include "lib/merkle_params.h"
 #include "lib/sha256_x2.h"
+#include "lib/sha512_x4.h"
 
 namespace verity {
 namespace {
@@ -79,9 +81,9 @@ BENCHMARK_CAPTURE(BM_HashBlocks, sha256, HashAlgorithm::kSha256, false)
 BENCHMARK_CAPTURE(BM_HashBlocks, sha256_salted, HashAlgorithm::kSha256, true)
     ->Apply(BlockSizesAndCounts);
 BENCHMARK_CAPTURE(BM_OneAtATime, sha512, HashAlgorithm::kSha512, false)
-    ->Arg(4096);
+    ->Apply(BlockSizes);
 BENCHMARK_CAPTURE(BM_HashBlocks, sha512, HashAlgorithm::kSha512, false)
-    ->Args({4096, 2});
+    ->Apply(BlockSizesAndCounts);
 
 }  // namespace
 }  // namespace verity
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext(
       "sha256_x2", verity::Sha256X2Available() ? "SHA-NI two lanes" : "off");
+  benchmark::AddCustomContext(
+      "sha512_x4", verity::Sha512X4Available() ? "AVX2 four lanes" : "off");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
