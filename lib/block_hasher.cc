@@ -145,9 +145,10 @@ void BlockHasher::HashBlocks(absl::Span<const uint8_t> data,
                              absl::Span<uint8_t> out) const {
   const size_t digest_size = this->digest_size();
   const size_t lanes = Lanes();
-  while (lanes > 1 && data.size() >= 2 * size_t{block_size_}) {
-    // Four lanes cost less than two blocks one at a time, so two or three
-    // whole blocks left over go through them too.
+  // The four SHA-512 lanes cost about two blocks one at a time, so three
+  // whole blocks left over go through them too, but not two.
+  const size_t min_blocks = lanes == 4 ? 3 : lanes;
+  while (lanes > 1 && data.size() >= min_blocks * block_size_) {
     const size_t n = std::min(lanes, data.size() / block_size_);
     if (lanes == 2) {
       HashTwoBlocks(data.data(), data.data() + block_size_, out.data(),

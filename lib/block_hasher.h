@@ -54,7 +54,7 @@ class BlockHasher {
   // How many whole blocks one multi-buffer call hashes: 2 for SHA-256 with
   // SHA-NI, 4 for SHA-512 with AVX2, else 1 (BoringSSL, one at a time).
   size_t Lanes() const;
-  // Hashes `count` (2 to 4) consecutive whole SHA-512 blocks at `data` in
+  // Hashes `count` (1 to 4) consecutive whole SHA-512 blocks at `data` in
   // the four AVX2 lanes.
   void HashSha512Blocks(const uint8_t* data, size_t count,
                         uint8_t* digests) const;

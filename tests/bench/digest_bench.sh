@@ -2,11 +2,13 @@
 # Times `verity digest` (1 and 2 threads) against `fsverity digest` on one file, in one run,
 # interleaved so machine noise hits all three alike, and reports medians and ratios.
 # Usage: tests/bench/digest_bench.sh [SIZE_MIB=1024] [ROUNDS=5] [OUT=docs/bench-digest.md]
+#        [HASH_ALG=sha256]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size_mib=${1:-1024}
 rounds=${2:-5}
 out=${3:-docs/bench-digest.md}
+alg=${4:-sha256}
 
 source tests/bench/bench_lib.sh
 bench_binaries //client/cli:verity
@@ -20,11 +22,12 @@ cat "$file" >/dev/null  # warm the page cache: this measures hashing, not the di
 
 declare -A times
 for ((r = 0; r < rounds; r++)); do
-  times[fsverity]+="$(seconds_of fsverity digest "$file") "
-  times[verity1]+="$(seconds_of "$verity" digest --threads=1 "$file") "
-  times[verity2]+="$(seconds_of "$verity" digest --threads=2 "$file") "
+  times[fsverity]+="$(seconds_of fsverity digest --hash-alg="$alg" "$file") "
+  times[verity1]+="$(seconds_of "$verity" digest --hash-alg="$alg" --threads=1 "$file") "
+  times[verity2]+="$(seconds_of "$verity" digest --hash-alg="$alg" --threads=2 "$file") "
 done
-[[ $("$verity" digest "$file") == $(fsverity digest "$file") ]] || { echo "digests differ" >&2; exit 1; }
+[[ $("$verity" digest --hash-alg="$alg" "$file") == $(fsverity digest --hash-alg="$alg" "$file") ]] ||
+  { echo "digests differ" >&2; exit 1; }
 
 med() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 fs=$(med fsverity); v1=$(med verity1); v2=$(med verity2)
@@ -33,9 +36,9 @@ mibs() { awk -v a="$size_mib" -v b="$1" 'BEGIN {printf "%.0f", a / b}'; }
 report=$(cat <<REPORT
 # \`verity digest\` vs \`fsverity digest\`
 
-Command: \`tests/bench/digest_bench.sh $size_mib $rounds\` on $(date -u +%Y-%m-%d), $(nproc) CPUs
+Command: \`tests/bench/digest_bench.sh $size_mib $rounds $out $alg\` on $(date -u +%Y-%m-%d), $(nproc) CPUs
 ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(grep -qw sha_ni /proc/cpuinfo && echo "SHA-NI present" || echo "no SHA-NI"),
-one ${size_mib} MiB file of random data in the page cache, SHA-256, 4096-byte blocks, no salt.
+one ${size_mib} MiB file of random data in the page cache, ${alg^^}, 4096-byte blocks, no salt.
 Median of $rounds interleaved rounds; speed-up is fsverity's time divided by verity's.
 
 | tool | median seconds | MiB/s | speed-up vs fsverity |
