@@ -1,5 +1,6 @@
 // Checks both tree builders against the reference `fsverity digest`: the
-// printed digest, the Merkle tree bytes and the descriptor must all match.
+// printed digest, the Merkle tree bytes and the descriptor must all match, on
+// the multi-buffer hashing paths and on BoringSSL alone.
 
 #include "lib/merkle_builder.h"
 
@@ -11,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/descriptor.h"
 #include "lib/fsverity_cli.h"
 #include "lib/merkle_params.h"
+#include "lib/sha256_x2.h"
+#include "lib/sha512_x4.h"
 #include "lib/test_blob.h"
 
 namespace verity {
@@ -141,18 +145,28 @@ TEST_P(OracleTest, BuildersMatchFsverityDigest) {
   unlink(path->c_str());
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  const absl::StatusOr<MerkleTree> streamed = BuildStreaming(params, data);
-  ASSERT_TRUE(streamed.ok()) << streamed.status();
-  {
-    SCOPED_TRACE("streaming");
-    ExpectMatches(*streamed, *path, *expected);
-  }
-  for (int threads : {1, 2, 3}) {
-    SCOPED_TRACE(absl::StrCat("parallel, threads=", threads));
-    const absl::StatusOr<MerkleTree> parallel = BuildMerkleTreeParallel(
-        params, data.size(), MemoryReader(data), threads);
-    ASSERT_TRUE(parallel.ok()) << parallel.status();
-    ExpectMatches(*parallel, *path, *expected);
+  const absl::Cleanup restore = [] {
+    DisableSha256X2ForTesting(false);
+    DisableSha512X4ForTesting(false);
+  };
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "BoringSSL only"
+                          : "multi-buffer where the CPU has it");
+    DisableSha256X2ForTesting(fallback);
+    DisableSha512X4ForTesting(fallback);
+    const absl::StatusOr<MerkleTree> streamed = BuildStreaming(params, data);
+    ASSERT_TRUE(streamed.ok()) << streamed.status();
+    {
+      SCOPED_TRACE("streaming");
+      ExpectMatches(*streamed, *path, *expected);
+    }
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(absl::StrCat("parallel, threads=", threads));
+      const absl::StatusOr<MerkleTree> parallel = BuildMerkleTreeParallel(
+          params, data.size(), MemoryReader(data), threads);
+      ASSERT_TRUE(parallel.ok()) << parallel.status();
+      ExpectMatches(*parallel, *path, *expected);
+    }
   }
 }
 
