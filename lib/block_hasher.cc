@@ -106,7 +106,7 @@ void BlockHasher::FinishBlock(Hasher* hasher, uint64_t filled,
 
 void BlockHasher::HashTwoBlocks(const uint8_t* a, const uint8_t* b,
                                 uint8_t* digest_a, uint8_t* digest_b) const {
-  if (algorithm_ != HashAlgorithm::kSha256 || !Sha256X2Available()) {
+  if (Lanes() != 2) {  // not SHA-256 with SHA-NI
     HashBlock(absl::MakeConstSpan(a, block_size_),
               absl::MakeSpan(digest_a, digest_size()));
     HashBlock(absl::MakeConstSpan(b, block_size_),
