@@ -112,9 +112,22 @@ absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
     if (msg.data_offset() != 0) {
       return absl::DataLossError("a message without data has a data_offset");
     }
-    return absl::OkStatus();
+    return CountEmptyMessage(msg);
   }
   return OnData(msg.data_offset(), AsBytes(msg.data()), sink);
+}
+
+absl::Status ReadStreamVerifier::CountEmptyMessage(
+    const verity::v1::ReadResponse& msg) {
+  if (msg.tree_blocks_size() > 0 || msg.has_fsverity_descriptor()) {
+    return absl::OkStatus();
+  }
+  if (++empty_messages_ > kMaxEmptyMessages) {
+    return absl::DataLossError(
+        absl::StrCat("the stream sent more than ", kMaxEmptyMessages,
+                     " messages with neither tree blocks nor data"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReadStreamVerifier::OnFirstResponse(

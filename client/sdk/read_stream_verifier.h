@@ -38,7 +38,11 @@ using ByteSink = std::function<absl::Status(absl::Span<const uint8_t>)>;
 // invariant instead of partial releases to reason about.
 //
 // A stream adds to the tree only blocks covering its range (others are
-// refused), so a server cannot make a small read hold a large tree.
+// refused), so a server cannot make a small read hold a large tree. Nor can
+// it make a stream endless: each tree block may come once, each data chunk
+// must advance, and a message carrying neither (an empty message) is allowed
+// kMaxEmptyMessages times, so a stream that is not refused has at most
+// 1 + (tree blocks) + (data blocks) + kMaxEmptyMessages messages.
 //
 // The descriptor is authenticated once per stream: hashed against the trusted
 // digest, or, when a verified tree is held, compared with the descriptor that
@@ -49,6 +53,10 @@ using ByteSink = std::function<absl::Status(absl::Span<const uint8_t>)>;
 class ReadStreamVerifier {
  public:
   using TreeCache = LruCache<VerifiedTree>;
+
+  // Messages after the first with neither tree blocks nor data that a stream
+  // may carry; the next one is DATA_LOSS. An honest server sends none.
+  static constexpr int kMaxEmptyMessages = 4;
 
   // `trusted` is the digest the caller trusts. The range is
   // [offset, offset + *length), or [offset, end of blob) when `length` is
@@ -102,6 +110,7 @@ class ReadStreamVerifier {
   absl::Status Process(const verity::v1::ReadResponse& msg,
                        const ByteSink& sink);
   absl::Status OnFirstResponse(const verity::v1::ReadResponse& msg);
+  absl::Status CountEmptyMessage(const verity::v1::ReadResponse& msg);
   absl::Status CheckDigestText(absl::string_view text) const;
   absl::Status SetRange(const TreeGeometry& geometry);
   absl::Status AddTreeBlock(const verity::v1::TreeBlock& block);
@@ -120,7 +129,8 @@ class ReadStreamVerifier {
   std::shared_ptr<VerifiedTree> tree_;
   uint64_t tree_blocks_added_ = 0;
   bool started_ = false;  // the first message has been accepted
-  absl::Status failed_;   // once not OK, every later call returns it
+  int empty_messages_ = 0;
+  absl::Status failed_;  // once not OK, every later call returns it
   // Known once the descriptor is: the range's end, and the data blocks
   // covering it, [next_offset_ / block size, end_block_).
   uint64_t range_end_ = 0;

@@ -192,6 +192,51 @@ TEST_F(AttackTest, DuplicatedTreeOnlyMessage) {
   EXPECT_TRUE(Replay(blob_.digest, 0, 5000, stream).status.ok());
 }
 
+// Each tree block in a message of its own, then each data block: the longest
+// stream an honest server could send, which the bound must admit.
+Stream OneItemPerMessage(const Stream& honest) {
+  Stream split = {honest[0]};
+  split[0].clear_tree_blocks();
+  split[0].clear_data();
+  split[0].clear_data_offset();
+  for (const ReadResponse& msg : honest) {
+    for (const verity::v1::TreeBlock& block : msg.tree_blocks()) {
+      split.emplace_back();
+      *split.back().add_tree_blocks() = block;
+    }
+    if (msg.data().empty()) continue;
+    split.emplace_back();
+    split.back().set_data(msg.data());
+    split.back().set_data_offset(msg.data_offset());
+  }
+  return split;
+}
+
+TEST_F(AttackTest, EmptyMessagesBeyondTheAllowance) {
+  constexpr int kAllowed = ReadStreamVerifier::kMaxEmptyMessages;
+  const Stream honest = OneItemPerMessage(Honest(5000, 2000, 1));
+  // 1 descriptor + 3 tree blocks (top, level 1, level 0) + 3 data blocks.
+  ASSERT_EQ(honest.size(), 7u);
+  Stream stream = honest;
+  stream.insert(stream.begin() + 2, kAllowed, ReadResponse());
+  EXPECT_TRUE(Replay(blob_.digest, 5000, 2000, stream).status.ok());
+  EXPECT_EQ(stream.size(), 1 + 3 + 3 + kAllowed);
+
+  stream.insert(stream.begin() + 5, ReadResponse());
+  ExpectRejected(stream, 5000, 2000);
+  // Spread out, after some data was released, they count the same.
+  stream = honest;
+  for (int i = 0; i <= kAllowed; ++i) {
+    stream.insert(stream.begin() + 5 + i % 2, ReadResponse());
+  }
+  const ReplayResult result = Replay(blob_.digest, 5000, 2000, stream);
+  EXPECT_EQ(result.status.code(), StatusCode::kDataLoss);
+  EXPECT_NE(result.status.message().find("neither tree blocks nor data"),
+            std::string::npos)
+      << result.status;
+  ExpectOnlyTrueBytes(result, 5000);
+}
+
 TEST_F(AttackTest, DataBeyondTheRange) {
   // One chunk past the end of the range.
   Stream stream = Honest(0, 8 * 1024);
