@@ -51,6 +51,17 @@ put_matches "" "$d/empty" "$d/one" --
 put_matches "" "$d/page" -- "${page_opts[@]}"
 put_matches big.bin "$d/big" --
 put_matches "" "$d/big" --  # already stored: same line
+# ---- --help on every subcommand: its usage on standard output, exit 0, even among bad options
+for sub in digest put get stat ls rm; do
+  if ! help=$(vc "$sub" --bogus --help 2>"$work/help.err"); then
+    fail "$sub --help: exit $?"
+  elif [[ $help != "Usage: verity $sub"* || -s $work/help.err ]]; then
+    fail "$sub --help: printed '${help:0:60}', stderr '$(head -c 60 "$work/help.err")'"
+  else
+    pass
+  fi
+done
+expect_exit 2 "--help after -- is an operand (a name not found)" vc stat "${srv[@]}" -- --help
 expect_exit 1 "put without a file" vc put "${srv[@]}"
 expect_exit 2 "put of a missing file" vc put "${srv[@]}" "$d/no-such-file"
 
@@ -131,6 +142,28 @@ check "a range past the end fails (exit $rc)" [ $rc -ne 0 ]
 check "a failed range leaves no file" only_in_out
 
 # ---- stat and ls
+# ---- an interrupted get -o removes its temporary file and dies of the signal. The server is
+# stopped, so the get waits for its first message with the temporary file open.
+interrupted_get() {  # SIGNAL WANT_EXIT
+  local pid rc=0
+  kill -STOP "$main_pid"
+  env --default-signal="$1" "$verity" get "${srv[@]}" "$dig_big" -o "$out/big" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 100); do
+    compgen -G "$out/.big.verity-*" >/dev/null && break
+    sleep 0.05
+  done
+  sleep 0.2  # the handler is armed right after the file is made
+  check "get -o waits with a temporary file" compgen -G "$out/.big.verity-*"
+  kill -"$1" "$pid"
+  wait "$pid" || rc=$?
+  kill -CONT "$main_pid"
+  check "get -o interrupted by SIG$1 exits $2 (got $rc)" test "$rc" = "$2"
+  check "and leaves no temporary file" only_in_out
+}
+interrupted_get INT 130
+interrupted_get TERM 143
+
 stat_big=$(vc stat "${srv[@]}" big.bin) || fail "stat big.bin failed"
 check "stat shows the size" grep -qx "size: $big_size" <<<"$stat_big"
 check "stat shows the name" grep -qx "name: big.bin" <<<"$stat_big"

@@ -136,6 +136,11 @@ absl::StatusOr<client::BlobRef> OneBlobOperand(
   return client::ParseBlobRef(line->operands[0]);
 }
 
+int PrintHelp(absl::string_view usage, std::FILE* out) {
+  std::fprintf(out, "%s%s", std::string(usage).c_str(), kConnectionUsage);
+  return kExitOk;
+}
+
 int UsageError(absl::string_view command, const absl::Status& status,
                absl::string_view usage, std::FILE* err) {
   std::fprintf(err, "verity %s: %s\n%s%s", std::string(command).c_str(),

@@ -44,6 +44,10 @@ absl::StatusOr<CommandLine> ParseCommandLine(
 absl::StatusOr<client::BlobRef> OneBlobOperand(
     const absl::StatusOr<CommandLine>& line);
 
+// Prints `usage` and the connection flags to `out`, for --help; returns
+// kExitOk.
+int PrintHelp(absl::string_view usage, std::FILE* out);
+
 // Prints "verity COMMAND: message", `usage` and the connection flags to
 // `err`; returns kExitUsage.
 int UsageError(absl::string_view command, const absl::Status& status,

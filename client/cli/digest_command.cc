@@ -198,6 +198,10 @@ absl::StatusOr<DigestOptions> ParseDigestOptions(int argc, char** argv) {
 }
 
 int RunDigestCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) {
+    std::fputs(kUsage, out);
+    return kExitOk;
+  }
   absl::StatusOr<DigestOptions> opts = ParseDigestOptions(argc, argv);
   if (!opts.ok()) {
     std::fprintf(err, "verity digest: %s\n%s",

@@ -66,4 +66,13 @@ absl::StatusOr<absl::Duration> ParseSecondsFlag(absl::string_view flag,
   return absl::Seconds(seconds);
 }
 
+bool AsksForHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
+
 }  // namespace verity::cli

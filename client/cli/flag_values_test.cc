@@ -2,6 +2,7 @@
 
 #include "client/cli/flag_values.h"
 
+#include "client/testing/test_argv.h"
 #include "gtest/gtest.h"
 
 namespace verity::cli {
@@ -41,6 +42,19 @@ TEST(FlagValuesTest, Seconds) {
   for (const char* bad : {"", "-1", "inf", "nan", "1s", " 1", "1 ", "."}) {
     EXPECT_FALSE(ParseSecondsFlag("--timeout", bad).ok()) << bad;
   }
+}
+
+TEST(FlagValuesTest, AsksForHelp) {
+  auto asks = [](std::vector<std::string> args) {
+    TestArgv argv(std::move(args));
+    return AsksForHelp(argv.argc(), argv.argv());
+  };
+  EXPECT_TRUE(asks({"get", "--help"}));
+  EXPECT_TRUE(asks({"get", "x", "--bogus", "-h"}));
+  EXPECT_FALSE(asks({"get"}));
+  EXPECT_FALSE(asks({"--help"}));  // argv[0] is the command itself
+  EXPECT_FALSE(asks({"get", "--", "--help"}));
+  EXPECT_FALSE(asks({"get", "--helpful", "-hx"}));
 }
 
 }  // namespace

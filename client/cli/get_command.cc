@@ -14,6 +14,7 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/progress_sink.h"
+#include "client/cli/remove_on_signal.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
@@ -137,6 +138,9 @@ absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
   if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
                    sdk::FileSink::Create(opts.output));
+  // A signal arriving before this line leaves the temporary file behind; the
+  // window is one system call.
+  const RemoveOnSignal remove_on_signal(file->temp_path());
   return Fetch(client, opts, *file, err);
 }
 
@@ -152,6 +156,7 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
 }
 
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
   if (!opts.ok()) return UsageError("get", opts.status(), kUsage, err);
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =

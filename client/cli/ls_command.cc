@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/cli/command_line.h"
+#include "client/cli/flag_values.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
@@ -44,6 +45,7 @@ std::string FormatListLine(const sdk::BlobInfo& info) {
 }
 
 int RunLsCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
   if (line.ok() && !line->operands.empty()) {
     line = absl::InvalidArgumentError("ls takes no arguments");

@@ -85,6 +85,7 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
 }
 
 int RunPutCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<PutOptions> opts = ParsePutOptions(argc, argv);
   if (!opts.ok()) return UsageError("put", opts.status(), kUsage, err);
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =

@@ -4,6 +4,7 @@
 #include "client/cli/rm_command.h"
 
 #include "client/cli/command_line.h"
+#include "client/cli/flag_values.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
@@ -23,7 +24,8 @@ absl::Status Delete(const CommandLine& line, const client::BlobRef& blob) {
 
 }  // namespace
 
-int RunRmCommand(int argc, char** argv, std::FILE* /*out*/, std::FILE* err) {
+int RunRmCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
   absl::StatusOr<client::BlobRef> blob = OneBlobOperand(line);
   if (!blob.ok()) return UsageError("rm", blob.status(), kUsage, err);

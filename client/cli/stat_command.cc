@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
+#include "client/cli/flag_values.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
@@ -49,6 +50,7 @@ std::string FormatStat(const sdk::BlobInfo& info) {
 }
 
 int RunStatCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
   absl::StatusOr<client::BlobRef> blob = OneBlobOperand(line);
   if (!blob.ok()) return UsageError("stat", blob.status(), kUsage, err);

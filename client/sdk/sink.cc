@@ -40,6 +40,7 @@ class FileSink::Impl {
 
   // Null once aborted, which removes the temporary file.
   std::unique_ptr<client::AtomicFileWriter> writer;
+  const std::string temp_path = writer->temp_path();
 };
 
 absl::StatusOr<std::unique_ptr<FileSink>> FileSink::Create(
@@ -53,6 +54,8 @@ absl::StatusOr<std::unique_ptr<FileSink>> FileSink::Create(
 FileSink::FileSink(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 FileSink::~FileSink() = default;
+
+const std::string& FileSink::temp_path() const { return impl_->temp_path; }
 
 absl::Status FileSink::Write(uint64_t offset, absl::Span<const uint8_t> data) {
   if (impl_->writer == nullptr) {

@@ -91,6 +91,11 @@ class FileSink final : public Sink {
   absl::Status Finish() override;
   void Abort() override;
 
+  // The temporary file that becomes the target on Finish(). A program that
+  // may be killed by a signal removes it in its handler (`verity get` does);
+  // after Finish() or Abort() it no longer exists under this name.
+  const std::string& temp_path() const;
+
  private:
   class Impl;
   explicit FileSink(std::unique_ptr<Impl> impl);
