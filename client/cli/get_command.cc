@@ -24,8 +24,11 @@ namespace {
 constexpr char kUsage[] =
     "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
     "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
+    "                  [--deadline=SECONDS]\n"
     "Without --length, reads to the end. --parallel splits the range over N\n"
-    "concurrent streams (1 to 64). A name is resolved by the server, whose\n"
+    "concurrent streams (1 to 64). --deadline bounds the whole get, retries\n"
+    "and resumed streams included (default none; --timeout bounds each\n"
+    "attempt). A name is resolved by the server, whose\n"
     "digest is then trusted; pass the digest to be protected from a lying\n"
     "server.\n";
 
@@ -74,6 +77,11 @@ std::vector<CommandFlag> GetFlags(GetOptions* opts) {
       {"parallel", 0, true,
        [fetch](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(fetch->parallel_streams, ParseParallel(v));
+         return absl::OkStatus();
+       }},
+      {"deadline", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->deadline, ParseSecondsFlag("--deadline", v));
          return absl::OkStatus();
        }},
   };
@@ -159,6 +167,9 @@ int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
   if (!opts.ok()) return UsageError("get", opts.status(), kUsage, err);
+  if (opts->deadline > absl::ZeroDuration()) {
+    opts->fetch.deadline = absl::Now() + opts->deadline;
+  }
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =
       client::CreateClient(opts->connection);
   if (!client.ok()) return ReportStatus("get", client.status(), err);

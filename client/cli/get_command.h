@@ -21,6 +21,8 @@ struct GetOptions {
   std::string output;    // -o/--output; empty for `out`
   // --offset, --length, --priority, --parallel.
   sdk::FetchOptions fetch;
+  // --deadline: the whole fetch, retries included; zero for none.
+  absl::Duration deadline = absl::ZeroDuration();
 };
 
 // Parses `argv` (argv[0] is "get"); INVALID_ARGUMENT naming the problem.

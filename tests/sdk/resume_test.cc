@@ -124,6 +124,34 @@ TEST_F(ResumeTest, ProgressRestartsTheCount) {
   EXPECT_EQ(proxy_->proxy().reads().size(), 10u);
 }
 
+// A server that sends one message per stream and then stalls makes progress
+// on every attempt, so only the fetch's own deadline ends it.
+TEST_F(ResumeTest, TheFetchDeadlineEndsAFetchThatKeepsProgressing) {
+  FlakyProxy::Options trickle;
+  trickle.min_messages = 1;
+  trickle.max_messages = 1;
+  trickle.stall = true;
+  proxy_ = std::make_unique<ProxyServer>(server_->channel(), trickle);
+  sdk::ClientOptions client_options = FastRetryOptions(proxy_->address());
+  client_options.rpc_timeout = absl::Milliseconds(200);  // 80 x 200 ms in all
+  std::unique_ptr<sdk::Client> client = *sdk::Client::Create(client_options);
+  sdk::FetchOptions options;
+  const absl::Time start = absl::Now();
+  options.deadline = start + absl::Seconds(1.5);
+  std::string streamed;
+  sdk::CallbackSink sink([&streamed](absl::Span<const uint8_t> data) {
+    streamed.append(data.begin(), data.end());
+    return absl::OkStatus();
+  });
+  const absl::Status status = client->Fetch(blob_->digest, sink, options);
+  EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status;
+  EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+  EXPECT_GE(proxy_->proxy().reads().size(), 3u);
+  EXPECT_GT(streamed.size(), 0u);
+  EXPECT_LT(streamed.size(), blob_->data.size());
+  EXPECT_TRUE(streamed == Range(0, streamed.size()));
+}
+
 TEST_F(ResumeTest, DataLossFromTheServerIsNotRetried) {
   FlakyProxy::Options lossy;
   lossy.min_messages = 3;
