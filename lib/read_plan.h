@@ -34,6 +34,11 @@ struct BlockRange {
   bool empty() const { return first >= end; }
 };
 
+// How many held tree blocks a Read request may list (have_tree_blocks): the
+// SDK lists at most this many, and the server refuses more by default
+// (--max_have_tree_blocks). 64 Ki indexes are at most 640 KiB of request.
+inline constexpr size_t kMaxHaveTreeBlocks = 65536;
+
 // INVALID_ARGUMENT if offset + *length overflows: a range no blob can hold,
 // malformed whatever the blob. Checked before CheckByteRange where a request
 // names the range.

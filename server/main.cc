@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "lib/read_plan.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
 #include "server/log.h"
@@ -99,6 +100,12 @@ ABSL_FLAG(std::string, on_corruption, "error",
           "the blob until it is put again");
 ABSL_FLAG(int, max_streams, 256,
           "concurrent Read and Put streams; more get RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, max_puts, 32,
+          "concurrent Put streams, counted in --max_streams too; more get "
+          "RESOURCE_EXHAUSTED");
+ABSL_FLAG(uint64_t, max_have_tree_blocks, verity::kMaxHaveTreeBlocks,
+          "entries a Read request may list in have_tree_blocks; more is "
+          "INVALID_ARGUMENT");
 ABSL_FLAG(uint64_t, read_window_bytes, uint64_t{32} << 20,
           "what Read streams' messages may grow by, all streams together: "
           "each stream's chunks double from 256 KiB up to 2 MiB while its "
@@ -174,6 +181,9 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.verify_on_read = absl::GetFlag(FLAGS_verify_on_read);
   options.service.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.service.max_puts = absl::GetFlag(FLAGS_max_puts);
+  options.service.max_have_tree_blocks =
+      absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);
   options.grace_period = absl::GetFlag(FLAGS_grace_period);
   absl::StatusOr<DispatchMode> dispatch =

@@ -342,6 +342,68 @@ TEST(ServerTest, BadPutsStoreNothingAndTheServerStaysUp) {
   EXPECT_TRUE(PutBlob(server->stub(), data, {}, "", DigestOf(data)).ok());
 }
 
+// The status a raw Read of `request` ends with, its messages discarded.
+grpc::Status RawReadStatus(v1::Verity::Stub& stub,
+                           const v1::ReadRequest& request) {
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::ReadResponse>> reader =
+      stub.Read(&context, request);
+  v1::ReadResponse response;
+  while (reader->Read(&response)) {
+  }
+  return reader->Finish();
+}
+
+TEST(ServerTest, HeldTreeBlockListsAreBounded) {
+  server::ServerOptions options;
+  options.service.max_have_tree_blocks = 4;
+  auto server = TestServer::Start(options);
+  const std::string data = RandomBytes(1 << 20, 5);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  v1::ReadRequest request;
+  request.set_digest(DigestOf(data));
+  // Indexes outside the tree are ignored, not refused.
+  for (uint64_t index : {0, 1, 2, 1000000}) request.add_have_tree_blocks(index);
+  EXPECT_TRUE(RawReadStatus(server->stub(), request).ok());
+  request.add_have_tree_blocks(3);
+  const grpc::Status refused = RawReadStatus(server->stub(), request);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("at most 4"), std::string::npos)
+      << refused.error_message();
+}
+
+// Puts beyond --max_puts are refused while the others run; once one ends,
+// another may start.
+TEST(ServerTest, ConcurrentPutsAreBounded) {
+  server::ServerOptions options;
+  options.service.max_puts = 2;
+  auto server = TestServer::Start(options);
+  v1::PutRequest header;
+  header.mutable_header();  // the default tree parameters
+  struct OpenPut {
+    grpc::ClientContext context;
+    v1::PutResponse response;
+    std::unique_ptr<grpc::ClientWriter<v1::PutRequest>> writer;
+  };
+  OpenPut open[2];
+  for (OpenPut& put : open) {
+    put.writer = server->stub().Put(&put.context, &put.response);
+    ASSERT_TRUE(put.writer->Write(header));
+  }
+  // Both are admitted when their calls start; give them time to.
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_EQ(PutBlob(server->stub(), "third").status().code(),
+            StatusCode::kResourceExhausted);
+  // Reads are not Puts.
+  EXPECT_EQ(ReadBlob(server->stub(), DigestOf("x")).status.code(),
+            StatusCode::kNotFound);
+  ASSERT_TRUE(open[0].writer->WritesDone());
+  EXPECT_TRUE(open[0].writer->Finish().ok());
+  EXPECT_TRUE(PutBlob(server->stub(), "third").ok());
+  open[1].context.TryCancel();
+  open[1].writer->Finish();
+}
+
 TEST(ServerTest, DeleteByNameKeepsTheBlobByDigestRemovesIt) {
   auto server = TestServer::Start();
   const std::string data = RandomBytes(5000, 3);

@@ -12,13 +12,6 @@
 #include "lib/status_macros.h"
 
 namespace verity::client {
-namespace {
-
-// Bounds the request; a longer list is cut (top levels first), and the
-// server then resends blocks the client already holds, which it checks.
-constexpr size_t kMaxHeldBlocksInRequest = 65536;
-
-}  // namespace
 
 StreamAttempt::StreamAttempt(const ReadTarget& target,
                              std::shared_ptr<VerifiedTree> tree, uint64_t begin,
@@ -53,10 +46,10 @@ v1::ReadRequest StreamAttempt::MakeRequest() const {
     request.set_have_whole_tree(true);
     held = tree->geometry().num_levels() > 0;
   } else {
+    // A longer list is cut (top levels first), and the server then resends
+    // blocks the client already holds, which it checks.
     std::vector<uint64_t> blocks = verifier_.HeldTreeBlocks();
-    if (blocks.size() > kMaxHeldBlocksInRequest) {
-      blocks.resize(kMaxHeldBlocksInRequest);
-    }
+    if (blocks.size() > kMaxHaveTreeBlocks) blocks.resize(kMaxHaveTreeBlocks);
     request.mutable_have_tree_blocks()->Add(blocks.begin(), blocks.end());
     held = !blocks.empty();
   }

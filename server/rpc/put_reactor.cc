@@ -18,9 +18,11 @@ PutReactor::PutReactor(ServiceContext* context,
       timer_(context->metrics, RpcMethod::kPut),
       call_(call),
       response_(response),
-      slot_(context) {
+      slot_(context),
+      put_slot_(&context->active_puts, context->options.max_puts, "Puts") {
   absl::Status status = context_->CheckServing();
   if (status.ok()) status = slot_.status();
+  if (status.ok()) status = put_slot_.status();
   if (!status.ok()) {
     FinishWith(status);
     return;

@@ -44,6 +44,7 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   grpc::CallbackServerContext* const call_;
   v1::PutResponse* const response_;
   StreamSlot slot_;
+  StreamSlot put_slot_;
   v1::PutRequest request_;
   std::unique_ptr<PutWriter> writer_;
   std::optional<ParsedDigest> expected_;

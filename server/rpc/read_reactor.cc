@@ -60,6 +60,12 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown priority class ", request.priority_class()));
   }
+  const size_t held = request.have_tree_blocks_size();
+  if (held > context_->options.max_have_tree_blocks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("have_tree_blocks lists ", held, " blocks; at most ",
+                     context_->options.max_have_tree_blocks, " may be given"));
+  }
   ASSIGN_OR_RETURN(
       const ParsedDigest digest,
       ResolveBlob(*context_->store, request.digest(), request.name(),

@@ -12,8 +12,10 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
+#include "lib/read_plan.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
@@ -41,9 +43,12 @@ struct ServiceOptions {
   uint32_t read_chunk_bytes = 256 << 10;
   uint32_t max_read_chunk_bytes = 2 << 20;
   uint64_t read_window_bytes = uint64_t{32} << 20;
-  // Concurrent Read and Put streams across all clients; more get
-  // RESOURCE_EXHAUSTED.
+  // Concurrent Read and Put streams across all clients, and Put streams among
+  // them; more get RESOURCE_EXHAUSTED.
   int max_streams = 256;
+  int max_puts = 32;
+  // Entries of ReadRequest.have_tree_blocks; more is INVALID_ARGUMENT.
+  size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
 };
 
 struct ServiceContext {
@@ -68,6 +73,7 @@ struct ServiceContext {
   // health reports NOT_SERVING then; calls are still tried.
   std::atomic<bool> store_up{true};
   std::atomic<int> active_streams{0};
+  std::atomic<int> active_puts{0};
 
   // UNAVAILABLE while not serving.
   absl::Status CheckServing() const {
@@ -78,25 +84,32 @@ struct ServiceContext {
   }
 };
 
-// Counts one stream against ServiceOptions::max_streams for its lifetime.
+// Counts one stream against a limit (ServiceOptions::max_streams or
+// max_puts) for its lifetime.
 class StreamSlot {
  public:
-  explicit StreamSlot(ServiceContext* context) : context_(context) {
-    admitted_ =
-        context_->active_streams.fetch_add(1) < context_->options.max_streams;
+  // A slot among all streams.
+  explicit StreamSlot(ServiceContext* context)
+      : StreamSlot(&context->active_streams, context->options.max_streams,
+                   "streams") {}
+  // A slot among `*active`, of which `limit` may run; `what` names them.
+  StreamSlot(std::atomic<int>* active, int limit, const char* what)
+      : active_(active), what_(what) {
+    admitted_ = active_->fetch_add(1) < limit;
   }
-  ~StreamSlot() { context_->active_streams.fetch_sub(1); }
+  ~StreamSlot() { active_->fetch_sub(1); }
   StreamSlot(const StreamSlot&) = delete;
   StreamSlot& operator=(const StreamSlot&) = delete;
 
   absl::Status status() const {
     if (admitted_) return absl::OkStatus();
     return absl::ResourceExhaustedError(
-        "too many concurrent streams; retry later");
+        absl::StrCat("too many concurrent ", what_, "; retry later"));
   }
 
  private:
-  ServiceContext* const context_;
+  std::atomic<int>* const active_;
+  const char* const what_;
   bool admitted_ = false;
 };
 
