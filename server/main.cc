@@ -103,6 +103,9 @@ ABSL_FLAG(int, max_streams, 256,
 ABSL_FLAG(int, max_puts, 32,
           "concurrent Put streams, counted in --max_streams too; more get "
           "RESOURCE_EXHAUSTED");
+ABSL_FLAG(absl::Duration, stream_idle_timeout, absl::Seconds(60),
+          "cancel a Read stream whose client leaves a message untaken, or a "
+          "Put whose client sends nothing, for this long; 0 never does");
 ABSL_FLAG(uint64_t, max_have_tree_blocks, verity::kMaxHaveTreeBlocks,
           "entries a Read request may list in have_tree_blocks; more is "
           "INVALID_ARGUMENT");
@@ -182,6 +185,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.service.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
   options.service.max_puts = absl::GetFlag(FLAGS_max_puts);
+  options.service.stream_idle_timeout =
+      absl::GetFlag(FLAGS_stream_idle_timeout);
   options.service.max_have_tree_blocks =
       absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);

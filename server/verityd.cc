@@ -131,6 +131,9 @@ absl::Status Verityd::Init() {
   chunk_budget_ =
       std::make_unique<ChunkBudget>(options_.service.read_window_bytes);
   context_.chunk_budget = chunk_budget_.get();
+  watchdog_ =
+      std::make_unique<StreamWatchdog>(options_.service.stream_idle_timeout);
+  context_.watchdog = watchdog_.get();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 

@@ -32,6 +32,7 @@
 #include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
 #include "server/rpc/service_context.h"
+#include "server/rpc/stream_watchdog.h"
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
 #include "server/store/cache/caching_store.h"
@@ -115,6 +116,8 @@ class Verityd {
   std::unique_ptr<VerifyPool> pool_;
   // What Read streams' chunks may grow by, together.
   std::unique_ptr<ChunkBudget> chunk_budget_;
+  // Outlives the server, whose streams it watches.
+  std::unique_ptr<StreamWatchdog> watchdog_;
   ServiceContext context_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.

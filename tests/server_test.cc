@@ -404,6 +404,40 @@ TEST(ServerTest, ConcurrentPutsAreBounded) {
   open[1].writer->Finish();
 }
 
+// A client that stops taking messages, or stops sending them, loses its
+// stream after --stream_idle_timeout, and its slot with it.
+TEST(ServerTest, StalledStreamsAreCancelled) {
+  server::ServerOptions options;
+  options.service.stream_idle_timeout = absl::Milliseconds(300);
+  options.service.max_streams = 1;
+  auto server = TestServer::Start(options);
+  const std::string data = RandomBytes(48 << 20, 6);
+  ASSERT_TRUE(PutBlob(server->stub(), data).ok());
+  v1::ReadRequest request;
+  request.set_digest(DigestOf(data));
+  grpc::ClientContext read_context;
+  auto reader = server->stub().Read(&read_context, request);
+  v1::ReadResponse response;
+  ASSERT_TRUE(reader->Read(&response));
+  absl::SleepFor(absl::Seconds(1.5));  // what the transport holds fills up
+  uint64_t bytes = response.data().size();
+  while (reader->Read(&response)) bytes += response.data().size();
+  EXPECT_LT(bytes, data.size());
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+
+  // A Put that sends its header and then nothing.
+  grpc::ClientContext put_context;
+  v1::PutResponse put_response;
+  auto writer = server->stub().Put(&put_context, &put_response);
+  v1::PutRequest header;
+  header.mutable_header();
+  ASSERT_TRUE(writer->Write(header));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(writer->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  // Both slots are free again: the only stream allowed is admitted.
+  EXPECT_TRUE(ReadBlob(server->stub(), DigestOf(data), 0, 4096).status.ok());
+}
+
 TEST(ServerTest, DeleteByNameKeepsTheBlobByDigestRemovesIt) {
   auto server = TestServer::Start();
   const std::string data = RandomBytes(5000, 3);

@@ -19,7 +19,8 @@ PutReactor::PutReactor(ServiceContext* context,
       call_(call),
       response_(response),
       slot_(context),
-      put_slot_(&context->active_puts, context->options.max_puts, "Puts") {
+      put_slot_(&context->active_puts, context->options.max_puts, "Puts"),
+      watch_(context->watchdog, [call] { call->TryCancel(); }) {
   absl::Status status = context_->CheckServing();
   if (status.ok()) status = slot_.status();
   if (status.ok()) status = put_slot_.status();
@@ -27,10 +28,16 @@ PutReactor::PutReactor(ServiceContext* context,
     FinishWith(status);
     return;
   }
+  ReadNext();
+}
+
+void PutReactor::ReadNext() {
+  watch_.StartWaiting();
   StartRead(&request_);
 }
 
 void PutReactor::OnDone() {
+  watch_.Close();
   // A Put that ended unfinished still has its writer, whose destruction
   // removes the staging directory: that, too, on the I/O threads.
   if (writer_ != nullptr &&
@@ -48,13 +55,18 @@ void PutReactor::FinishWith(const absl::Status& status) {
 void PutReactor::OnReadDone(bool ok) {
   // Writing and hashing the content, and the commit's fsyncs and renames, run
   // on the store's I/O threads; the next read starts from there.
+  watch_.StopWaiting();
   absl::Status queued = context_->io->Submit([this, ok] {
     if (!ok) {
-      // Either the client half-closed (all content sent) or the stream broke.
-      // Only the first may store anything.
-      FinishWith(call_->IsCancelled()
-                     ? absl::CancelledError("the Put was cancelled")
-                     : Commit());
+      // Either the client half-closed (all content sent) or the stream broke
+      // (or stalled and was cancelled). Only the first may store anything.
+      if (!call_->IsCancelled()) {
+        FinishWith(Commit());
+      } else {
+        FinishWith(watch_.expired()
+                       ? context_->watchdog->IdleError()
+                       : absl::CancelledError("the Put was cancelled"));
+      }
       return;
     }
     absl::Status status = Consume(request_);
@@ -62,7 +74,7 @@ void PutReactor::OnReadDone(bool ok) {
       FinishWith(status);
       return;
     }
-    StartRead(&request_);
+    ReadNext();
   });
   if (!queued.ok()) FinishWith(queued);
 }

@@ -36,6 +36,8 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   absl::Status Consume(const v1::PutRequest& request);
   absl::Status Begin(const v1::PutHeader& header);
   absl::Status Commit();
+  // Starts reading the next message, which the client must send in time.
+  void ReadNext();
 
   void FinishWith(const absl::Status& status);
 
@@ -45,6 +47,8 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   v1::PutResponse* const response_;
   StreamSlot slot_;
   StreamSlot put_slot_;
+  // Waits while a read is pending: the client must send the next message.
+  StreamWatchdog::Stream watch_;
   v1::PutRequest request_;
   std::unique_ptr<PutWriter> writer_;
   std::optional<ParsedDigest> expected_;

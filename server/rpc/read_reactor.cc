@@ -16,10 +16,12 @@
 namespace verity::server {
 
 ReadReactor::ReadReactor(ServiceContext* context,
+                         grpc::CallbackServerContext* call,
                          const grpc::ByteBuffer& request)
     : context_(context),
       timer_(context->metrics, RpcMethod::kRead),
-      slot_(context) {
+      slot_(context),
+      watch_(context->watchdog, [call] { call->TryCancel(); }) {
   grpc::ByteBuffer copy(request);  // shares the slices
   if (!grpc::SerializationTraits<v1::ReadRequest>::Deserialize(&copy, &request_)
            .ok()) {
@@ -110,14 +112,22 @@ void ReadReactor::OnCancel() {
   if (job_ready_.load()) job_->Cancel();
 }
 
+void ReadReactor::OnDone() {
+  watch_.Close();
+  delete this;
+}
+
 void ReadReactor::OnWriteDone(bool ok) {
+  watch_.StopWaiting();
   {
     absl::MutexLock lock(&mu_);
     writing_ = false;
     if (!ok) {
-      // The client went away or cancelled: stop reading and verifying at once.
+      // The client went away, cancelled or stalled: stop reading and
+      // verifying at once.
       job_->Cancel();
-      EndWith(absl::CancelledError("the client went away"));
+      EndWith(watch_.expired() ? context_->watchdog->IdleError()
+                               : absl::CancelledError("the client went away"));
     }
     ++advancing_;
   }
@@ -241,6 +251,7 @@ absl::Status ReadReactor::Write(Step step) {
     data = std::move(step.chunk->data);
   }
   wire_ = SerializeReadResponse(response_, std::move(data));
+  watch_.StartWaiting();
   StartWrite(&wire_);
   return absl::OkStatus();
 }

@@ -38,11 +38,12 @@ namespace verity::server {
 class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // `request` is a serialized v1::ReadRequest.
-  ReadReactor(ServiceContext* context, const grpc::ByteBuffer& request);
+  ReadReactor(ServiceContext* context, grpc::CallbackServerContext* call,
+              const grpc::ByteBuffer& request);
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
-  void OnDone() override { delete this; }
+  void OnDone() override;
 
  private:
   // A chunk read (and verified), not yet sent.
@@ -85,6 +86,8 @@ class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   ServiceContext* const context_;
   CallTimer timer_;
   StreamSlot slot_;
+  // Waits while a message is being written: the client must take it.
+  StreamWatchdog::Stream watch_;
   std::shared_ptr<VerifiedBlob> blob_;
   // Both set once the blob and range are known, which may be on an I/O
   // thread while OnCancel() runs.

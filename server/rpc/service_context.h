@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "lib/descriptor.h"
 #include "lib/read_plan.h"
 #include "proto/verity/v1/verity.pb.h"
@@ -21,6 +22,7 @@
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
+#include "server/rpc/stream_watchdog.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
@@ -47,6 +49,9 @@ struct ServiceOptions {
   // them; more get RESOURCE_EXHAUSTED.
   int max_streams = 256;
   int max_puts = 32;
+  // How long a Read's client may leave a message untaken, or a Put's client
+  // the next message unsent, before the stream is cancelled; zero for ever.
+  absl::Duration stream_idle_timeout = absl::Seconds(60);
   // Entries of ReadRequest.have_tree_blocks; more is INVALID_ARGUMENT.
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
 };
@@ -64,6 +69,8 @@ struct ServiceContext {
   IoExecutor* io = nullptr;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
   ChunkBudget* chunk_budget = nullptr;
+  // Cancels Read and Put streams whose client stalls; null watches none.
+  StreamWatchdog* watchdog = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done, and again from the start of a
   // shutdown (`stopping`): new calls then get UNAVAILABLE.

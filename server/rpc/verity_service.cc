@@ -101,8 +101,8 @@ grpc::ServerReadReactor<v1::PutRequest>* VerityService::Put(
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* VerityService::Read(
-    grpc::CallbackServerContext* /*call*/, const grpc::ByteBuffer* request) {
-  return new ReadReactor(context_, *request);
+    grpc::CallbackServerContext* call, const grpc::ByteBuffer* request) {
+  return new ReadReactor(context_, call, *request);
 }
 
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
