@@ -13,9 +13,9 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "lib/loopback_address.h"
 #include "lib/status_macros.h"
 #include "server/dispatch/calibration.h"
-#include "server/listen_address.h"
 #include "server/log.h"
 #include "server/metrics/process_metrics.h"
 #include "server/scrape_metrics.h"

@@ -1,17 +1,18 @@
 // Implements IsLoopbackAddress with inet_pton, so numeric forms are judged as
 // addresses and not as strings.
 
-#include "server/listen_address.h"
+#include "lib/loopback_address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 
-namespace verity::server {
+namespace verity {
 namespace {
 
 // The host part of "host:port" or "[v6]:port".
@@ -30,7 +31,13 @@ bool IsLoopbackAddress(absl::string_view address) {
       absl::StartsWith(address, "unix-abstract:")) {
     return true;
   }
-  absl::ConsumePrefix(&address, "dns:");
+  // dns:///host:port, or dns://resolver/host:port.
+  if (absl::ConsumePrefix(&address, "dns:")) {
+    if (absl::ConsumePrefix(&address, "//")) {
+      address = address.substr(std::min(address.find('/'), address.size()));
+      absl::ConsumePrefix(&address, "/");
+    }
+  }
   absl::ConsumePrefix(&address, "ipv4:");
   absl::ConsumePrefix(&address, "ipv6:");
   const std::string host(HostOf(address));
@@ -44,4 +51,4 @@ bool IsLoopbackAddress(absl::string_view address) {
          IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
-}  // namespace verity::server
+}  // namespace verity
