@@ -103,6 +103,19 @@ ABSL_FLAG(int, max_streams, 256,
 ABSL_FLAG(int, max_puts, 32,
           "concurrent Put streams, counted in --max_streams too; more get "
           "RESOURCE_EXHAUSTED");
+ABSL_FLAG(std::string, auth_tokens, "",
+          "file of `ROLE TOKEN` lines (roles read < write < admin, # "
+          "comments): calls must then send `authorization: Bearer TOKEN` (over "
+          "TLS, or from loopback) or a client certificate named in "
+          "--auth_identities; reloaded on SIGHUP");
+ABSL_FLAG(std::string, auth_identities, "",
+          "file of `ROLE IDENTITY` lines: a client certificate's subject "
+          "alternative name or common name gets that role (with "
+          "--tls_client_ca); reloaded on SIGHUP");
+ABSL_FLAG(double, max_call_rate, 2000,
+          "calls (new streams and unary calls) each client connection may "
+          "start per second, a second's worth at once; more get "
+          "RESOURCE_EXHAUSTED; 0 for no limit");
 ABSL_FLAG(absl::Duration, stream_idle_timeout, absl::Seconds(60),
           "cancel a Read stream whose client leaves a message untaken, or a "
           "Put whose client sends nothing, for this long; 0 never does");
@@ -187,6 +200,9 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.service.max_puts = absl::GetFlag(FLAGS_max_puts);
   options.service.stream_idle_timeout =
       absl::GetFlag(FLAGS_stream_idle_timeout);
+  options.service.max_call_rate = absl::GetFlag(FLAGS_max_call_rate);
+  options.auth.tokens_file = absl::GetFlag(FLAGS_auth_tokens);
+  options.auth.identities_file = absl::GetFlag(FLAGS_auth_identities);
   options.service.max_have_tree_blocks =
       absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);
@@ -219,15 +235,32 @@ std::string StoreDescription(const ServerOptions& options) {
                       cache.empty() ? "none" : cache);
 }
 
-// Blocks the shutdown signals in every thread (threads inherit the mask), so
-// that only WaitForShutdownSignal() receives them.
-sigset_t BlockShutdownSignals() {
+// Blocks the signals Run() waits for (SIGTERM and SIGINT shut down, SIGHUP
+// reloads the auth files) in every thread (threads inherit the mask), so that
+// only its sigwait() receives them.
+sigset_t BlockHandledSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return signals;
+}
+
+// Waits for SIGTERM or SIGINT, reloading the auth files on each SIGHUP.
+int WaitForShutdownSignal(const sigset_t& signals, Verityd& server) {
+  for (;;) {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    if (signal != SIGHUP) return signal;
+    const absl::Status reloaded = server.ReloadAuth();
+    Log(reloaded.ok()
+            ? absl::StrCat("SIGHUP: auth reloaded: ", server.AuthSummary())
+            : absl::StrCat("SIGHUP: auth not reloaded, the old "
+                           "grants stay: ",
+                           reloaded.message()));
+  }
 }
 
 // Shuts `server` down with `grace` for in-flight calls; false if that has not
@@ -265,7 +298,7 @@ int Run(int argc, char** argv) {
     Log(options.status().message());
     return 2;
   }
-  const sigset_t signals = BlockShutdownSignals();
+  const sigset_t signals = BlockHandledSignals();
   if (!options->verify_on_read) {
     Log("WARNING: --verify_on_read=false: blocks are sent WITHOUT "
         "verification. "
@@ -283,8 +316,7 @@ int Run(int argc, char** argv) {
     Log(absl::StrCat("metrics on http://", listen.substr(0, listen.rfind(':')),
                      ":", (*server)->metrics_port(), "/metrics"));
   }
-  int signal = 0;
-  sigwait(&signals, &signal);
+  const int signal = WaitForShutdownSignal(signals, **server);
   Log(absl::StrCat("received ", strsignal(signal), "; shutting down within ",
                    absl::FormatDuration(options->grace_period)));
   if (!ShutdownWithin(server->get(), options->grace_period)) {

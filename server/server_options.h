@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "server/auth/authorizer.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/dispatch/inline_budget.h"
 #include "server/rpc/service_context.h"
@@ -44,6 +45,8 @@ struct ServerOptions {
   std::string tls_client_ca;
   // Plaintext is refused on a non-loopback address unless this is set.
   bool allow_insecure = false;
+  // Who may call what; without files, everyone everything.
+  AuthOptions auth;
   ServiceOptions service;
   // Verify every block read from the store before sending it. Off only for
   // benchmarks and diagnostics: clients still verify, but the server would

@@ -108,6 +108,11 @@ absl::StatusOr<std::unique_ptr<Verityd>> Verityd::Start(
 absl::Status Verityd::Init() {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                    Credentials(options_));
+  ASSIGN_OR_RETURN(authorizer_, Authorizer::Create(options_.auth));
+  if (authorizer_->enabled()) {
+    Log(absl::StrCat("auth: on, ", authorizer_->Summary()));
+  }
+  context_.authorizer = authorizer_.get();
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   ASSIGN_OR_RETURN(store_, OpenStore());
@@ -134,6 +139,9 @@ absl::Status Verityd::Init() {
   watchdog_ =
       std::make_unique<StreamWatchdog>(options_.service.stream_idle_timeout);
   context_.watchdog = watchdog_.get();
+  rate_limiter_ =
+      std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
+  context_.rate_limiter = rate_limiter_.get();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "server/auth/authorizer.h"
 #include "server/dispatch/calibration.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
@@ -31,6 +32,7 @@
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
+#include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/stream_watchdog.h"
 #include "server/rpc/verity_service.h"
@@ -63,6 +65,14 @@ class Verityd {
 
   // The port /metrics is served on; 0 without ServerOptions::metrics_listen.
   int metrics_port() const { return metrics_port_; }
+
+  // Reads ServerOptions::auth's files again (on SIGHUP): on success the new
+  // grants hold from the next call on; on error the old ones stay.
+  absl::Status ReloadAuth() { return authorizer_->Reload(); }
+  // "off", or what the grants hold ("N tokens, M identities").
+  std::string AuthSummary() const {
+    return authorizer_->enabled() ? authorizer_->Summary() : "off";
+  }
 
   // What the verification dispatch did so far.
   const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
@@ -116,8 +126,10 @@ class Verityd {
   std::unique_ptr<VerifyPool> pool_;
   // What Read streams' chunks may grow by, together.
   std::unique_ptr<ChunkBudget> chunk_budget_;
-  // Outlives the server, whose streams it watches.
+  // Outlive the server, whose streams and calls they watch.
   std::unique_ptr<StreamWatchdog> watchdog_;
+  std::unique_ptr<Authorizer> authorizer_;
+  std::unique_ptr<PeerRateLimiter> rate_limiter_;
   ServiceContext context_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.

@@ -9,9 +9,11 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
+#include "lib/file_util.h"
 #include "lib/status_macros.h"
 
 namespace verity::cli {
@@ -22,8 +24,25 @@ constexpr char kConnectionUsage[] =
     "127.0.0.1:50051;\n"
     "            dns:///NAME:PORT balances over every address of NAME)\n"
     "            [--tls-ca=FILE [--tls-cert=FILE --tls-key=FILE]]\n"
+    "            [--token-file=FILE] (a bearer token; default "
+    "$VERITY_TOKEN)\n"
     "            [--timeout=SECONDS] (per RPC attempt; default 60, 0 for "
     "none)\n";
+
+// A token file holds one token; more than this is not one.
+constexpr size_t kMaxTokenFileBytes = 4096;
+
+// The token in `path`, without the whitespace around it.
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadSmallFile(path, kMaxTokenFileBytes));
+  const absl::string_view token = absl::StripAsciiWhitespace(text);
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--token-file ", path, " is empty"));
+  }
+  return std::string(token);
+}
 
 // getopt_long returns this plus the option's index for long-only options.
 constexpr int kLongOnlyBase = 256;
@@ -40,6 +59,11 @@ std::vector<CommandFlag> ConnectionFlags(client::ConnectionOptions* options) {
       {"tls-ca", 0, true, set(&options->tls_ca_file)},
       {"tls-cert", 0, true, set(&options->tls_cert_file)},
       {"tls-key", 0, true, set(&options->tls_key_file)},
+      {"token-file", 0, true,
+       [options](absl::string_view path) -> absl::Status {
+         ASSIGN_OR_RETURN(options->token, ReadTokenFile(std::string(path)));
+         return absl::OkStatus();
+       }},
       {"timeout", 0, true,
        [options](absl::string_view value) -> absl::Status {
          ASSIGN_OR_RETURN(options->timeout,
@@ -97,6 +121,9 @@ client::ConnectionOptions DefaultConnectionOptions() {
   if (const char* server = std::getenv("VERITY_SERVER");
       server != nullptr && *server != '\0') {
     options.server = server;
+  }
+  if (const char* token = std::getenv("VERITY_TOKEN"); token != nullptr) {
+    options.token = std::string(absl::StripAsciiWhitespace(token));
   }
   return options;
 }

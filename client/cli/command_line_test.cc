@@ -4,6 +4,7 @@
 #include "client/cli/command_line.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "client/testing/test_argv.h"
@@ -16,8 +17,11 @@ using ::absl::StatusCode;
 
 class CommandLineTest : public ::testing::Test {
  protected:
-  void SetUp() override { unsetenv("VERITY_SERVER"); }
-  void TearDown() override { unsetenv("VERITY_SERVER"); }
+  void SetUp() override { TearDown(); }
+  void TearDown() override {
+    unsetenv("VERITY_SERVER");
+    unsetenv("VERITY_TOKEN");
+  }
 
   // Parses with one value flag (-o/--output) and one switch (--all).
   absl::StatusOr<CommandLine> Parse(std::vector<std::string> args) {
@@ -59,6 +63,21 @@ TEST_F(CommandLineTest, EnvironmentThenFlag) {
   EXPECT_EQ(Parse({"--server=flag:2"})->connection.server, "flag:2");
   setenv("VERITY_SERVER", "", 1);
   EXPECT_EQ(Parse({})->connection.server, "127.0.0.1:50051");
+}
+
+TEST_F(CommandLineTest, TokenFromTheEnvironmentThenAFile) {
+  EXPECT_EQ(Parse({})->connection.token, "");
+  setenv("VERITY_TOKEN", "env-token-0123456789\n", 1);
+  EXPECT_EQ(Parse({})->connection.token, "env-token-0123456789");
+  const std::string file = ::testing::TempDir() + "/command_line_test_token";
+  std::ofstream(file) << "  file-token-0123456789\n\n";
+  EXPECT_EQ(Parse({"--token-file", file})->connection.token,
+            "file-token-0123456789");
+  std::ofstream(file, std::ios::trunc) << "\n";
+  EXPECT_EQ(Parse({"--token-file=" + file}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Parse({"--token-file=/nonexistent/token"}).status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST_F(CommandLineTest, AllFlagsInAnyOrder) {

@@ -28,6 +28,7 @@ sdk::ClientOptions ToClientOptions(const ConnectionOptions& options) {
   sdk::ClientOptions client;
   client.target = options.server;
   client.rpc_timeout = options.timeout;
+  client.bearer_token = options.token;
   if (!options.tls_ca_file.empty()) {
     sdk::TlsOptions& tls = client.tls.emplace();
     tls.root_certs_file = options.tls_ca_file;

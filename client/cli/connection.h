@@ -25,6 +25,9 @@ struct ConnectionOptions {
   // neither, and only with tls_ca_file.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Sent as `authorization: Bearer TOKEN`: from --token-file, else
+  // $VERITY_TOKEN; empty for none.
+  std::string token;
   // Deadline of each RPC attempt; zero means none. A read stream that hits
   // it resumes where it stopped.
   absl::Duration timeout = absl::Seconds(60);

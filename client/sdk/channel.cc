@@ -7,7 +7,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "client/sdk/bearer_token_interceptor.h"
+#include "lib/bearer_token.h"
 #include "lib/file_util.h"
+#include "lib/loopback_address.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
@@ -63,6 +66,14 @@ absl::Status ValidateChannelOptions(const sdk::ClientOptions& options) {
   if (options.rpc_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("rpc_timeout is negative");
   }
+  if (!options.bearer_token.empty()) {
+    RETURN_IF_ERROR(ValidateBearerToken(options.bearer_token));
+    if (!options.tls.has_value() && !IsLoopbackAddress(options.target)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "refusing to send a bearer token in plaintext to ", options.target,
+          ": use TLS, or a loopback or unix-socket target"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -74,7 +85,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateClientChannel(
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(kServiceConfig);
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
-  return grpc::CreateCustomChannel(options.target, credentials, args);
+  if (options.bearer_token.empty()) {
+    return grpc::CreateCustomChannel(options.target, credentials, args);
+  }
+  return grpc::experimental::CreateCustomChannelWithInterceptors(
+      options.target, credentials, args,
+      BearerTokenInterceptors(options.bearer_token));
 }
 
 }  // namespace verity::client

@@ -39,6 +39,29 @@ TEST(ChannelTest, RefusedOptions) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(ChannelTest, BearerTokensOnlyOverTlsOrToLoopback) {
+  constexpr char kToken[] = "token-0123456789abcdef";
+  for (const char* target :
+       {"127.0.0.1:1", "dns:///localhost:1", "unix:/nonexistent", "[::1]:1"}) {
+    sdk::ClientOptions options = Options(target);
+    options.bearer_token = kToken;
+    EXPECT_TRUE(CreateClientChannel(options).ok()) << target;
+  }
+  for (const char* target : {"verityd:50051", "dns:///verityd:50051"}) {
+    sdk::ClientOptions options = Options(target);
+    options.bearer_token = kToken;
+    const absl::Status refused = CreateClientChannel(options).status();
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << target;
+    EXPECT_EQ(refused.message().find(kToken), absl::string_view::npos);
+    options.tls.emplace();
+    EXPECT_TRUE(CreateClientChannel(options).ok()) << target;
+  }
+  sdk::ClientOptions malformed = Options("127.0.0.1:1");
+  malformed.bearer_token = "token with spaces 0123";
+  EXPECT_EQ(CreateClientChannel(malformed).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(ChannelTest, PemValuesInlineOrFromFiles) {
   const std::string ca = ::testing::TempDir() + "/channel_test_ca.pem";
   std::ofstream(ca) << "-----BEGIN CERTIFICATE-----\n";

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "lib/bearer_token.h"
 #include "lib/file_util.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
@@ -76,7 +77,7 @@ absl::StatusOr<std::shared_ptr<const Authorizer::Grants>> Authorizer::Load()
   RETURN_IF_ERROR(LoadFile(
       options_.tokens_file,
       [](const std::string& token) -> absl::StatusOr<std::string> {
-        RETURN_IF_ERROR(ValidateToken(token));
+        RETURN_IF_ERROR(ValidateBearerToken(token));
         return TokenHash(token);
       },
       &grants->token_hashes));

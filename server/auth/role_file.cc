@@ -5,15 +5,12 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace verity::server {
 namespace {
-
-constexpr size_t kMinTokenLength = 16;
 
 bool IsVisibleAscii(absl::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -57,18 +54,6 @@ absl::StatusOr<std::vector<RoleGrant>> ParseRoleFile(absl::string_view text) {
     grants.push_back({*role, std::string(value), number});
   }
   return grants;
-}
-
-absl::Status ValidateToken(absl::string_view token) {
-  // The characters before any trailing '='.
-  const size_t chars = token.find_last_not_of('=') + 1;
-  if (token.size() < kMinTokenLength || chars == 0 ||
-      !std::all_of(token.begin(), token.begin() + chars, IsToken68Char)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a bearer token is at least ", kMinTokenLength,
-                     " characters of letters, digits and -._~+/ (then any =)"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace verity::server

@@ -27,10 +27,6 @@ struct RoleGrant {
 // value given twice.
 absl::StatusOr<std::vector<RoleGrant>> ParseRoleFile(absl::string_view text);
 
-// A bearer token: RFC 6750's token68 characters (letters, digits and
-// "-._~+/", then any "="), at least 16 of them.
-absl::Status ValidateToken(absl::string_view token);
-
 }  // namespace verity::server
 
 #endif  // VERITYD_SERVER_AUTH_ROLE_FILE_H_

@@ -53,15 +53,5 @@ TEST(RoleFileTest, ErrorsNameTheLineAndNotTheSecret) {
             absl::string_view::npos);
 }
 
-TEST(RoleFileTest, Tokens) {
-  EXPECT_TRUE(ValidateToken("abcdefghijklmnop").ok());
-  EXPECT_TRUE(ValidateToken("Zm9vYmFyLWJhei1xdXV4LTA5~._+/-==").ok());
-  EXPECT_FALSE(ValidateToken("short-token").ok());
-  EXPECT_FALSE(ValidateToken("abcdefghijklmnop,").ok());
-  EXPECT_FALSE(ValidateToken("abcdefgh=ijklmnop").ok());
-  EXPECT_FALSE(ValidateToken("================").ok());
-  EXPECT_FALSE(ValidateToken("abcdefghijklmnop\"").ok());
-}
-
 }  // namespace
 }  // namespace verity::server

@@ -21,6 +21,10 @@ std::string CodeName(absl::StatusCode code) {
 
 }  // namespace
 
+absl::string_view RpcMethodName(RpcMethod method) {
+  return kMethodNames[static_cast<int>(method)];
+}
+
 prometheus::Histogram::BucketBoundaries RpcLatencyBuckets() {
   prometheus::Histogram::BucketBoundaries bounds;
   for (int k = 0; k <= 38; ++k) {

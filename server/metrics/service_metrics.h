@@ -22,6 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/priority_class.h"
@@ -30,6 +31,9 @@ namespace verity::server {
 
 enum class RpcMethod { kPut = 0, kRead, kStat, kList, kDelete };
 inline constexpr int kNumRpcMethods = 5;
+
+// "Put", "Read", "Stat", "List", "Delete".
+absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)
 // that authenticates it.

@@ -6,6 +6,7 @@
 
 #include "lib/status_macros.h"
 #include "proto/convert.h"
+#include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/store/name_index.h"
 
@@ -21,7 +22,8 @@ PutReactor::PutReactor(ServiceContext* context,
       slot_(context),
       put_slot_(&context->active_puts, context->options.max_puts, "Puts"),
       watch_(context->watchdog, [call] { call->TryCancel(); }) {
-  absl::Status status = context_->CheckServing();
+  absl::Status status = AdmitCall(*context, *call, Role::kWrite, "Put");
+  if (status.ok()) status = context_->CheckServing();
   if (status.ok()) status = slot_.status();
   if (status.ok()) status = put_slot_.status();
   if (!status.ok()) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
 #include "proto/convert.h"
+#include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/read_response_wire.h"
 
@@ -22,6 +23,11 @@ ReadReactor::ReadReactor(ServiceContext* context,
       timer_(context->metrics, RpcMethod::kRead),
       slot_(context),
       watch_(context->watchdog, [call] { call->TryCancel(); }) {
+  if (absl::Status admitted = AdmitCall(*context, *call, Role::kRead, "Read");
+      !admitted.ok()) {
+    FinishWith(admitted);
+    return;
+  }
   grpc::ByteBuffer copy(request);  // shares the slices
   if (!grpc::SerializationTraits<v1::ReadRequest>::Deserialize(&copy, &request_)
            .ok()) {

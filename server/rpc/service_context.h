@@ -18,10 +18,12 @@
 #include "lib/descriptor.h"
 #include "lib/read_plan.h"
 #include "proto/verity/v1/verity.pb.h"
+#include "server/auth/authorizer.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
+#include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/stream_watchdog.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
@@ -52,6 +54,9 @@ struct ServiceOptions {
   // How long a Read's client may leave a message untaken, or a Put's client
   // the next message unsent, before the stream is cancelled; zero for ever.
   absl::Duration stream_idle_timeout = absl::Seconds(60);
+  // Calls each client connection may start per second (PeerRateLimiter);
+  // zero for no limit.
+  double max_call_rate = 2000;
   // Entries of ReadRequest.have_tree_blocks; more is INVALID_ARGUMENT.
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
 };
@@ -71,6 +76,10 @@ struct ServiceContext {
   ChunkBudget* chunk_budget = nullptr;
   // Cancels Read and Put streams whose client stalls; null watches none.
   StreamWatchdog* watchdog = nullptr;
+  // Who may call what (null: everyone everything), and how often each
+  // connection may start a call (null: unbounded). See call_admission.h.
+  const Authorizer* authorizer = nullptr;
+  PeerRateLimiter* rate_limiter = nullptr;
   ServiceOptions options;
   // False until start-up (the import) is done, and again from the start of a
   // shutdown (`stopping`): new calls then get UNAVAILABLE.

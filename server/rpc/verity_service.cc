@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
+#include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/put_reactor.h"
 #include "server/rpc/read_reactor.h"
@@ -21,19 +22,26 @@ namespace {
 
 constexpr size_t kMaxPageSize = 1000;
 
-// Answers a unary call with what `work` returns: on the callback thread, or on
-// the I/O executor if `blocks` (the call, and so its request and response,
-// lives until the reactor finishes).
+// Answers a unary call that needs `role` with what `work` returns: on the
+// callback thread, or on the I/O executor if `blocks` (the call, and so its
+// request and response, lives until the reactor finishes).
 template <typename Work>
 grpc::ServerUnaryReactor* Answer(ServiceContext* context,
                                  grpc::CallbackServerContext* call,
-                                 RpcMethod method, bool blocks, Work work) {
+                                 RpcMethod method, Role role, bool blocks,
+                                 Work work) {
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   auto timer = std::make_shared<CallTimer>(context->metrics, method);
   auto finish = [reactor, timer](const absl::Status& status) {
     timer->set_code(status.code());
     reactor->Finish(ToGrpcStatus(status));
   };
+  if (absl::Status admitted =
+          AdmitCall(*context, *call, role, RpcMethodName(method));
+      !admitted.ok()) {
+    finish(admitted);
+    return reactor;
+  }
   if (!blocks) {
     finish(work());
     return reactor;
@@ -108,8 +116,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* VerityService::Read(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
-  return Answer(context_, call, RpcMethod::kStat, !context_->store->IsLocal(),
-                [this, request, response] {
+  return Answer(context_, call, RpcMethod::kStat, Role::kRead,
+                !context_->store->IsLocal(), [this, request, response] {
                   return DoStat(*context_, *request, response);
                 });
 }
@@ -117,8 +125,8 @@ grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
 grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
-  return Answer(context_, call, RpcMethod::kList, !context_->store->IsLocal(),
-                [this, request, response] {
+  return Answer(context_, call, RpcMethod::kList, Role::kRead,
+                !context_->store->IsLocal(), [this, request, response] {
                   return DoList(*context_, *request, response);
                 });
 }
@@ -126,8 +134,13 @@ grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
 grpc::ServerUnaryReactor* VerityService::Delete(
     grpc::CallbackServerContext* call, const v1::DeleteRequest* request,
     v1::DeleteResponse* /*response*/) {
-  // Deleting renames and fsyncs, or waits on the network: never inline.
-  return Answer(context_, call, RpcMethod::kDelete, /*blocks=*/true,
+  // Removing a name changes what it refers to (write); removing a blob takes
+  // it from every name (admin). Deleting renames and fsyncs, or waits on the
+  // network: never inline.
+  const Role role = request->blob_case() == v1::DeleteRequest::kName
+                        ? Role::kWrite
+                        : Role::kAdmin;
+  return Answer(context_, call, RpcMethod::kDelete, role, /*blocks=*/true,
                 [this, request] { return DoDelete(context_, *request); });
 }
 

@@ -64,6 +64,10 @@ struct ClientOptions {
   std::string target;
   // Unset for plaintext.
   std::optional<TlsOptions> tls;
+  // If set, sent as `authorization: Bearer TOKEN` on every call, for a server
+  // run with --auth_tokens. Only over TLS, or in plaintext to a loopback or
+  // unix-socket target (INVALID_ARGUMENT otherwise), as the server requires.
+  std::string bearer_token;
   // The priority of reads that do not set their own.
   PriorityClass default_priority = PriorityClass::kUnset;
   // Deadline of each RPC attempt. A read stream that hits it is resumed
