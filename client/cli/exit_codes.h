@@ -14,8 +14,9 @@ enum ExitCode : int {
   kExitNotFound = 2,            // a file or blob does not exist
   kExitVerificationFailed = 3,  // content did not match its digest
   kExitUnavailable = 4,         // the server could not be reached
-  kExitOtherError =
-      5,  // anything else: I/O errors, permissions, internal errors
+  kExitOtherError = 5,          // anything else: I/O or internal errors
+  kExitDenied = 6,  // no or unknown credentials, too small a role, or a
+                    // local permission error
 };
 
 inline ExitCode ExitCodeFor(const absl::Status& status) {
@@ -31,6 +32,9 @@ inline ExitCode ExitCodeFor(const absl::Status& status) {
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kDeadlineExceeded:
       return kExitUnavailable;
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      return kExitDenied;
     default:
       return kExitOtherError;
   }

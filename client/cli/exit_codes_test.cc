@@ -19,7 +19,8 @@ TEST(ExitCodesTest, GrpcCodes) {
   EXPECT_EQ(exit_code(grpc::StatusCode::UNAVAILABLE), kExitUnavailable);
   EXPECT_EQ(exit_code(grpc::StatusCode::DEADLINE_EXCEEDED), kExitUnavailable);
   EXPECT_EQ(exit_code(grpc::StatusCode::INVALID_ARGUMENT), kExitUsage);
-  EXPECT_EQ(exit_code(grpc::StatusCode::PERMISSION_DENIED), kExitOtherError);
+  EXPECT_EQ(exit_code(grpc::StatusCode::PERMISSION_DENIED), kExitDenied);
+  EXPECT_EQ(exit_code(grpc::StatusCode::UNAUTHENTICATED), kExitDenied);
   EXPECT_EQ(exit_code(grpc::StatusCode::OUT_OF_RANGE), kExitOtherError);
 }
 

@@ -33,14 +33,14 @@ constexpr char kUsage[] =
     "\n"
     "put, get, stat, ls and rm also take --server=HOST:PORT (default\n"
     "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
-    "--tls-cert=FILE --tls-key=FILE (client certificate) and "
-    "--timeout=SECONDS\n"
+    "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
+    "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 "
     "unavailable,\n"
-    "            5 any other error.\n";
+    "            5 any other error, 6 denied (credentials or permissions).\n";
 
 using RunFn = int (*)(int argc, char** argv, std::FILE* out, std::FILE* err);
 
