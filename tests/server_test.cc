@@ -278,6 +278,16 @@ TEST(ServerTest, BadReadsGetTheRightCode) {
   EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOutOfRange);
   request.set_length(4990);
   EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOk);
+  // A malformed request is INVALID_ARGUMENT whatever the store holds: an
+  // overflowing range beats a missing blob and an offset past the end.
+  request.set_offset(6000);
+  request.set_length(~uint64_t{0});
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  request.set_digest(DigestOf(RandomBytes(5000, 4)));
+  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
+  request.set_digest(DigestOf(data));
+  request.set_offset(10);
+  request.set_length(4990);
   request.set_priority_class(static_cast<v1::PriorityClass>(7));
   EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadStatus(*server, v1::ReadRequest()).code(),

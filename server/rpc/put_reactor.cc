@@ -50,6 +50,8 @@ void PutReactor::OnDone() {
 }
 
 void PutReactor::FinishWith(const absl::Status& status) {
+  put_slot_.Release();
+  slot_.Release();
   timer_.set_code(status.code());
   Finish(ToGrpcStatus(status));
 }

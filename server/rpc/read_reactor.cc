@@ -16,6 +16,16 @@
 
 namespace verity::server {
 
+namespace {
+
+// A zero length asks for the rest of the blob.
+std::optional<uint64_t> RequestedLength(const v1::ReadRequest& request) {
+  if (request.length() == 0) return std::nullopt;
+  return request.length();
+}
+
+}  // namespace
+
 ReadReactor::ReadReactor(ServiceContext* context,
                          grpc::CallbackServerContext* call,
                          const grpc::ByteBuffer& request)
@@ -74,6 +84,8 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
         absl::StrCat("have_tree_blocks lists ", held, " blocks; at most ",
                      context_->options.max_have_tree_blocks, " may be given"));
   }
+  // A malformed request is INVALID_ARGUMENT whatever the store holds.
+  RETURN_IF_ERROR(ValidateRange(request.offset(), RequestedLength(request)));
   ASSIGN_OR_RETURN(
       const ParsedDigest digest,
       ResolveBlob(*context_->store, request.digest(), request.name(),
@@ -101,13 +113,9 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
 
 absl::StatusOr<BlockRange> ReadReactor::BlocksOfRequest(
     const v1::ReadRequest& request, const TreeGeometry& geometry) const {
-  // A zero length asks for the rest of the blob.
-  std::optional<uint64_t> length;
-  if (request.length() != 0) length = request.length();
-  RETURN_IF_ERROR(ValidateRange(request.offset(), length));
-  ASSIGN_OR_RETURN(
-      const ByteRange bytes,
-      CheckByteRange(geometry.data_size(), request.offset(), length));
+  ASSIGN_OR_RETURN(const ByteRange bytes,
+                   CheckByteRange(geometry.data_size(), request.offset(),
+                                  RequestedLength(request)));
   return BlocksOf(geometry, bytes);
 }
 
@@ -277,6 +285,7 @@ absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {
 }
 
 void ReadReactor::FinishWith(const absl::Status& status) {
+  slot_.Release();
   timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
     ReportCorruption(context_, blob_->blob().digest(), status,

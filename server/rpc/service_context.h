@@ -101,7 +101,7 @@ struct ServiceContext {
 };
 
 // Counts one stream against a limit (ServiceOptions::max_streams or
-// max_puts) for its lifetime.
+// max_puts) until Release() or its destruction. Thread-compatible.
 class StreamSlot {
  public:
   // A slot among all streams.
@@ -113,7 +113,7 @@ class StreamSlot {
       : active_(active), what_(what) {
     admitted_ = active_->fetch_add(1) < limit;
   }
-  ~StreamSlot() { active_->fetch_sub(1); }
+  ~StreamSlot() { Release(); }
   StreamSlot(const StreamSlot&) = delete;
   StreamSlot& operator=(const StreamSlot&) = delete;
 
@@ -123,10 +123,19 @@ class StreamSlot {
         absl::StrCat("too many concurrent ", what_, "; retry later"));
   }
 
+  // Gives the slot back: a call that finishes does so before its client
+  // hears the status, so that the client's next call finds it free.
+  void Release() {
+    if (released_) return;
+    released_ = true;
+    active_->fetch_sub(1);
+  }
+
  private:
   std::atomic<int>* const active_;
   const char* const what_;
   bool admitted_ = false;
+  bool released_ = false;
 };
 
 // The blob a request names: a digest in text form (INVALID_ARGUMENT if
