@@ -22,6 +22,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "lib/read_plan.h"
+#include "lib/status_macros.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
 #include "server/log.h"
@@ -100,6 +101,12 @@ ABSL_FLAG(std::string, on_corruption, "error",
           "the blob until it is put again");
 ABSL_FLAG(int, max_streams, 256,
           "concurrent Read and Put streams; more get RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, max_streams_per_connection, 100,
+          "concurrent streams on one client connection (HTTP/2 "
+          "SETTINGS_MAX_CONCURRENT_STREAMS): more wait for one to end");
+ABSL_FLAG(int, max_message_bytes, 8 << 20,
+          "largest message accepted or sent (Put chunks must be smaller; "
+          "Read messages stay below 2 MiB plus tree blocks)");
 ABSL_FLAG(int, max_puts, 32,
           "concurrent Put streams, counted in --max_streams too; more get "
           "RESOURCE_EXHAUSTED");
@@ -160,6 +167,33 @@ absl::StatusOr<StoreLocation> StoreLocationFromFlags() {
   return ParseStoreLocation(store);
 }
 
+// INVALID_ARGUMENT unless the flags that bound something are in range.
+absl::Status CheckBounds(const ServerOptions& options) {
+  const struct {
+    const char* flag;
+    int64_t value;
+  } counts[] = {
+      {"--max_streams", options.service.max_streams},
+      {"--max_puts", options.service.max_puts},
+      {"--max_streams_per_connection", options.max_streams_per_connection},
+      {"--max_message_bytes", options.max_message_bytes},
+  };
+  for (const auto& count : counts) {
+    if (count.value < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(count.flag, " must be at least 1, not ", count.value));
+    }
+  }
+  if (options.service.max_call_rate < 0) {
+    return absl::InvalidArgumentError("--max_call_rate must not be negative");
+  }
+  if (options.service.stream_idle_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "--stream_idle_timeout must not be negative");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ServerOptions> OptionsFromFlags() {
   ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
@@ -198,6 +232,9 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.service.verify_once = absl::GetFlag(FLAGS_verify_once);
   options.service.max_streams = absl::GetFlag(FLAGS_max_streams);
   options.service.max_puts = absl::GetFlag(FLAGS_max_puts);
+  options.max_streams_per_connection =
+      absl::GetFlag(FLAGS_max_streams_per_connection);
+  options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.service.stream_idle_timeout =
       absl::GetFlag(FLAGS_stream_idle_timeout);
   options.service.max_call_rate = absl::GetFlag(FLAGS_max_call_rate);
@@ -221,6 +258,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
         absl::StrCat("--on_corruption must be error or quarantine, not '",
                      on_corruption, "'"));
   }
+  RETURN_IF_ERROR(CheckBounds(options));
   return options;
 }
 
