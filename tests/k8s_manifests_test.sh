@@ -234,8 +234,9 @@ def check_verityd(workload, pod, c):
               f"{who}: the tokens are readable by group {UID}, not by others (defaultMode {mode:o})")
     tls = "VERITYD_TLS_CERT" in env
     if TIER:
-        check(tls and "VERITYD_TLS_KEY" in env and "VERITYD_ALLOW_INSECURE" not in env,
-              f"{who}: TLS only, no VERITYD_ALLOW_INSECURE (its clients are in other pods)")
+        # The image defaults VERITYD_ALLOW_INSECURE to true (for the sidecar): false here.
+        check(tls and "VERITYD_TLS_KEY" in env and env.get("VERITYD_ALLOW_INSECURE") == "false",
+              f"{who}: TLS only, VERITYD_ALLOW_INSECURE false (its clients are in other pods)")
         for var in ("VERITYD_TLS_CERT", "VERITYD_TLS_KEY"):
             src = secret_file(pod, c, env.get(var, ""))
             check(src is not None and secret_types.get(src[0]) == "kubernetes.io/tls",

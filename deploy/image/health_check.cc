@@ -53,7 +53,7 @@ bool ParseStatus(const std::string& bytes, uint64_t* status) {
     for (int shift = 0;; shift += 7) {
       if (i == bytes.size() || shift > 63) return false;
       const uint8_t byte = static_cast<uint8_t>(bytes[i++]);
-      value |= uint64_t{byte & 0x7f} << shift;
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) break;
     }
     *status = value;  // the last occurrence wins, as in protobuf
@@ -101,7 +101,10 @@ int main(int argc, char** argv) {
   grpc::GenericStub stub(grpc::CreateChannel(target, credentials));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kDeadline);
-  const grpc::ByteBuffer request;  // HealthCheckRequest{service: ""}
+  // HealthCheckRequest{service: ""} is no bytes, but a buffer of them: a
+  // default ByteBuffer is no message at all, which gRPC refuses.
+  const grpc::Slice no_bytes;
+  const grpc::ByteBuffer request(&no_bytes, 1);
   grpc::ByteBuffer response;
   grpc::Status status;
   absl::Notification done;
