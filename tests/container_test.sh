@@ -280,14 +280,16 @@ podman rm -f "$ro_name" >/dev/null 2>&1 || true
 # Mounted as deploy/k8s/replicas mounts its Secrets, with its TLS settings; the probe command is
 # the one in its deployment.yaml.
 tls_src=$work/k8s/replicas/secrets
-mkdir -p "$work/tls" "$work/tls-auth"
+mkdir -p "$work/tls" "$work/tls-auth" "$work/tls-store"
+chown 65532:65532 "$work/tls-store"
 for f in tls.crt tls.key ca.crt; do install -m 0440 -g 65532 "$tls_src/$f" "$work/tls/$f"; done
 install -m 0440 -g 65532 "$tls_src/tokens" "$work/tls-auth/tokens"
 client_token=$(cat "$tls_src/client-token")
 grpc_port=$(free_port)
 check "the image starts with TLS and no ALLOW_INSECURE" podman run -d --name "$tls_name" \
   --read-only --user 65532:65532 --cap-drop ALL --security-opt no-new-privileges \
-  -v "$work/tls:/etc/verityd/tls:ro" -v "$work/tls-auth:/etc/verityd/auth:ro" \
+  -v "$work/tls-store:/data" -v "$work/tls:/etc/verityd/tls:ro" \
+  -v "$work/tls-auth:/etc/verityd/auth:ro" \
   -e VERITYD_TLS_CERT=/etc/verityd/tls/tls.crt -e VERITYD_TLS_KEY=/etc/verityd/tls/tls.key \
   -e VERITYD_ALLOW_INSECURE=false -p "127.0.0.1:$grpc_port:50051" "$image" >/dev/null
 probe_cmd=(/usr/local/bin/verityd-health --tls-ca=/etc/verityd/tls/ca.crt 127.0.0.1:50051)
