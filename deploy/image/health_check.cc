@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
   grpc::GenericStub stub(grpc::CreateChannel(target, credentials));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kDeadline);
-  // HealthCheckRequest{service: ""} is no bytes, but a buffer of them: a
-  // default ByteBuffer is no message at all, which gRPC refuses.
+  // HealthCheckRequest{service: ""} encodes to zero bytes, sent as one empty
+  // slice: a default ByteBuffer is no message at all, which gRPC refuses.
   const grpc::Slice no_bytes;
   const grpc::ByteBuffer request(&no_bytes, 1);
   grpc::ByteBuffer response;
@@ -119,16 +119,14 @@ int main(int argc, char** argv) {
                 status.error_message().c_str());
     return 2;
   }
-  grpc::Slice slice;
-  uint64_t serving = 0;
   // An empty message (status UNKNOWN) may come as no buffer at all.
-  const bool empty = response.Length() == 0;
-  if ((!empty && !response.DumpToSingleSlice(&slice).ok()) ||
-      !ParseStatus(empty ? std::string()
-                         : std::string(reinterpret_cast<const char*>(
-                                           slice.begin()),
-                                       slice.size()),
-                   &serving)) {
+  std::string bytes;
+  grpc::Slice slice;
+  if (response.Length() > 0 && response.DumpToSingleSlice(&slice).ok()) {
+    bytes.assign(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  uint64_t serving = 0;
+  if (bytes.size() != response.Length() || !ParseStatus(bytes, &serving)) {
     std::printf("error: an unreadable HealthCheckResponse\n");
     return 2;
   }
