@@ -152,11 +152,15 @@ check "make-secrets.sh writes the tokens, the CA and the certificate" \
   bash -c 'bash "$1/make-secrets.sh" "$1" >/dev/null' _ "$work/k8s"
 app_token=$(cat "$work/k8s/base/secrets/app-token")
 admin_token=$(cat "$work/k8s/base/secrets/admin-token")
+# The overlay mounts base/secrets/ from the host (podman 4.3's Secret volumes do not work):
+# readable by gid 65532 only, as fsGroup and defaultMode 0440 make them on Kubernetes.
+install -d -m 0750 -g 65532 "$work/pod-secrets"
+install -m 0440 -g 65532 "$work/k8s/base/secrets/"* "$work/pod-secrets/"
 check "kubectl kustomize renders the podman overlay" \
   bash -c 'kubectl kustomize "$1" >"$2"' _ "$work/k8s/podman" "$work/rendered.yaml"
 check "the rendered pod is base's Deployment, app and verityd" grep -q '^  name: app-with-verityd$' \
   "$work/rendered.yaml"
-sed -e "s|/var/lib/verityd/import|$work/import|" \
+sed -e "s|/var/lib/verityd/import|$work/import|; s|/var/lib/verityd/secrets|$work/pod-secrets|" \
   -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
   "$work/rendered.yaml" >"$work/pod.yaml"
 start=$SECONDS

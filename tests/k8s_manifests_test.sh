@@ -151,9 +151,28 @@ def secret_file(pod, c, path):
             return source["secretName"], key, source
     return None
 
+# podman/ mounts make-secrets.sh's files from the host (podman 4.3's Secret volumes do not work):
+# the folder /var/lib/verityd/secrets, which the test (or you) replaces with base/secrets/.
+PODMAN_SECRETS = "/var/lib/verityd/secrets"
+base_secrets = ca_dir.rsplit("/", 2)[0] + "/base/secrets"
+
+def podman_file(pod, c, path):
+    # The text of `path` in container c when it comes from podman/'s host folder, else None.
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for m in c.get("volumeMounts", []):
+        host = (volumes.get(m["name"], {}).get("hostPath") or {}).get("path", "")
+        if name != "podman" or not m.get("readOnly") or not host.startswith(PODMAN_SECRETS):
+            continue
+        if path == m["mountPath"] or path.startswith(m["mountPath"].rstrip("/") + "/"):
+            try:
+                return open(base_secrets + host[len(PODMAN_SECRETS):] + path[len(m["mountPath"]):]).read()
+            except OSError:
+                return None
+    return None
+
 def secret_text(pod, c, path):
     src = secret_file(pod, c, path)
-    return secrets[src[0]][src[1]] if src else None
+    return secrets[src[0]][src[1]] if src else podman_file(pod, c, path)
 
 def token_grants(text):
     out = {}
@@ -223,13 +242,19 @@ def check_verityd(workload, pod, c):
     # Auth: a tokens file from a Secret, readable by the pod's group only, reloadable.
     path = env.get("VERITYD_AUTH_TOKENS", "")
     src = secret_file(pod, c, path) if path else None
-    check(src is not None, f"{who}: VERITYD_AUTH_TOKENS ({path or 'unset'}) is a file of a Secret volume, not subPath")
-    if src:
-        own = token_grants(secrets[src[0]][src[1]])
+    text = secrets[src[0]][src[1]] if src else (podman_file(pod, c, path) if path else None)
+    if name == "podman":
+        check(text is not None and (src or "subPath" not in str(c.get("volumeMounts"))),
+              f"{who}: VERITYD_AUTH_TOKENS ({path or 'unset'}) is base/secrets/tokens from a read-only host folder")
+        text = text or ""
+    else:
+        check(src is not None, f"{who}: VERITYD_AUTH_TOKENS ({path or 'unset'}) is a file of a Secret volume, not subPath")
+    if src or name == "podman":
+        own = token_grants(text)
         check(len(own) >= 2 and all(r in ROLES and len(t) >= 16 and TOKEN68.fullmatch(t) for t, r in own.items()),
               f"{who}: the tokens file holds ROLE TOKEN lines (token68, >= 16 characters), one token each for the client and an admin")
         grants.update(own)
-        mode = src[2].get("defaultMode", 0o644)
+        mode = src[2].get("defaultMode", 0o644) if src else 0
         check(mode & 0o007 == 0 and pod.get("securityContext", {}).get("fsGroup") == UID,
               f"{who}: the tokens are readable by group {UID}, not by others (defaultMode {mode:o})")
     tls = "VERITYD_TLS_CERT" in env
