@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # verityd's distroless image under podman: the image's contents and configuration; the sidecar
 # Deployment of deploy/k8s/base, rendered through its podman overlay (deploy/k8s/podman) with
-# `kubectl kustomize`, with `podman play kube` (the app reads an imported blob over the pod's
-# loopback; put, verified get, /metrics and grpc.health.v1 from the host through hostPorts);
-# SIGTERM amid a 200 MiB get (it completes or leaves no file; verityd exits 0); and a read-only
-# root as uid 65532 with a read-only import volume (NOT_SERVING until the import is done).
+# `kubectl kustomize`, with `podman play kube`, auth on (the Secret from make-secrets.sh): the
+# app reads an imported blob over the pod's loopback with its read token; a call without a token,
+# a write with the read token and a token in plaintext through the hostPort are refused (exit 6);
+# put, verified get and ls with the admin token from inside the pod's network namespace;
+# /metrics and grpc.health.v1 (open) from the host through hostPorts; SIGTERM amid a 200 MiB get
+# (it completes or leaves no file; verityd exits 0); the image refuses to start without a tokens
+# file; a read-only root as uid 65532 with a read-only import volume (NOT_SERVING until the
+# import is done); and the replicas tier's TLS: make-secrets.sh's certificate, the exec probe
+# (verityd-health over TLS), tokens over TLS from off the pod, plaintext refused.
 # Needs root; installs podman, buildah, runc and catatonit from Debian if missing. Everything
 # podman creates lives in a private storage folder and is removed on exit.
 # Usage: container_test.sh VERITYD VERITY HEALTH_PROBE BUILD_SH PODMAN_KUSTOMIZATION_YAML
+#                          VERITYD_HEALTH
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
 init_test container_test "$1" "$2"
-for var in $(compgen -v VERITYD_) VERITY_SERVER; do unset "$var"; done
+for var in $(compgen -v VERITYD_) VERITY_SERVER VERITY_TOKEN; do unset "$var"; done
 probe=$(realpath "$3")
 build_sh=$4
 # deploy/k8s/podman/kustomization.yaml: its parent holds base/ too, which the overlay builds on.
 k8s_dir=$(dirname "$(dirname "$5")")
+verityd_health=$(realpath "$6")
 image=localhost/verityd:dev
 export PATH=$PATH:/usr/sbin:/sbin  # iptables, for the port mappings
 
@@ -39,6 +46,7 @@ storage=$(mktemp -d /tmp/verityd-containers.XXXXXX)
 # play kube names a Deployment's pod <name>-pod-0 and its containers <pod>-<container>.
 pod_name=app-with-verityd-pod-0
 ro_name=verityd-ro-$$
+tls_name=verityd-tls-$$
 kube_net_existed=yes  # play kube's network is removed on exit only if this test created it
 cleanup() {
   # Only ever the private storage: never the machine's (an empty $storage would match every mount).
@@ -46,7 +54,8 @@ cleanup() {
   [[ -f $storage/env.sh ]] && source "$storage/env.sh" || { rm -rf "$storage"; return; }
   podman play kube --down "$work/pod.yaml" >/dev/null 2>&1 || true
   podman pod rm -f "$pod_name" >/dev/null 2>&1 || true
-  podman rm -f "$ro_name" >/dev/null 2>&1 || true
+  podman rm -f "$ro_name" "$tls_name" >/dev/null 2>&1 || true
+  podman secret ls -q 2>/dev/null | xargs -r podman secret rm >/dev/null 2>&1 || true
   [[ $kube_net_existed == yes ]] || podman network rm -f podman-default-kube-network >/dev/null 2>&1 || true
   podman rmi -af >/dev/null 2>&1 || true
   # The overlay driver keeps its home bind-mounted.
@@ -70,12 +79,22 @@ wait_health() {
   return 1
 }
 exit_code() { podman inspect "$1" --format '{{.State.ExitCode}}'; }
+# vc_in PID TOKEN ARGS...: verity to 127.0.0.1:50051 from inside the network namespace of process
+# PID (a pod's infra container, or a container), where verityd sees a loopback peer, which may
+# send a token in plaintext; TOKEN "" sends none. A call through a hostPort comes from the pod
+# network's gateway instead, as one from another pod would.
+vc_in() {
+  local pid=$1 token=$2
+  shift 2
+  nsenter -t "$pid" -n -- env ${token:+VERITY_TOKEN=$token} timeout -k 5 60 "$verity" "$@" \
+    --server=127.0.0.1:50051
+}
 running() { [[ $(podman inspect "$1" --format '{{.State.Running}}' 2>/dev/null) == true ]]; }
 
 # ---- the image
 start=$SECONDS
 check "build.sh builds the image" \
-  "$build_sh" --verityd "$verityd" --verity "$verity" --storage "$storage"
+  "$build_sh" --verityd "$verityd" --verity "$verity" --health "$verityd_health" --storage "$storage"
 source "$storage/env.sh"
 echo "image built in $((SECONDS - start)) s"
 config=$(podman image inspect "$image" --format \
@@ -83,7 +102,8 @@ config=$(podman image inspect "$image" --format \
 check "image runs as 65532:65532" grep -q '^65532:65532|' <<<"$config"
 check "image entrypoint is verityd" grep -qF '["/usr/local/bin/verityd"]' <<<"$config"
 for e in VERITYD_LISTEN=0.0.0.0:50051 VERITYD_ALLOW_INSECURE=true VERITYD_STORE_DIR=/data \
-  VERITYD_METRICS_LISTEN=0.0.0.0:9464 '"50051/tcp"' '"9464/tcp"'; do
+  VERITYD_METRICS_LISTEN=0.0.0.0:9464 VERITYD_AUTH_TOKENS=/etc/verityd/auth/tokens \
+  '"50051/tcp"' '"9464/tcp"'; do
   check "image config has $e" grep -qF "$e" <<<"$config"
 done
 root=$(podman image mount "$image")
@@ -92,10 +112,14 @@ check "the image has no shell" [ ! -e "$root/bin/sh" -a ! -e "$root/usr/bin/sh" 
 check "/etc/passwd names nonroot" grep -q '^nonroot:x:65532:65532:' "$root/etc/passwd"
 check "both binaries run in the image" podman run --rm --entrypoint /usr/local/bin/verity \
   "$image" digest /etc/passwd
+check "verityd-health runs in the image (usage: exit 2)" bash -c \
+  'podman run --rm --entrypoint /usr/local/bin/verityd-health "$1" >/dev/null 2>&1; [ $? -eq 2 ]' _ "$image"
+check "the image holds no key or token" bash -c '! grep -rqE "PRIVATE KEY" "$1"/etc "$1"/data' _ "$root"
 podman image unmount "$image" >/dev/null
 # The Containerfile (for Docker elsewhere) must give the same image.
 containerfile=$(dirname "$(realpath "$build_sh")")/Containerfile
-"$build_sh" --verityd "$verityd" --verity "$verity" --rootfs-only "$work/context" >/dev/null
+"$build_sh" --verityd "$verityd" --verity "$verity" --health "$verityd_health" \
+  --rootfs-only "$work/context" >/dev/null
 check "podman build of the Containerfile works" podman build -q -f "$containerfile" \
   -t localhost/verityd:containerfile "$work/context"
 same='{{.Config.User}} {{json .Config.Entrypoint}} {{json .Config.Env}} {{json .Config.ExposedPorts}} {{.Config.WorkingDir}} {{.Config.StopSignal}}'
@@ -105,6 +129,11 @@ check "the Containerfile's image has build.sh's configuration" [ \
 root=$(podman image mount localhost/verityd:containerfile)
 check "the Containerfile's /data belongs to 65532" [ "$(stat -c %u:%g "$root/data")" = 65532:65532 ]
 podman image unmount localhost/verityd:containerfile >/dev/null
+# Locked down: without a tokens file at VERITYD_AUTH_TOKENS verityd does not start.
+rc=0
+out=$(timeout 60 podman run --rm "$image" 2>&1) || rc=$?
+check "the image refuses to start without a tokens file (exit $rc: $(tail -n 1 <<<"$out"))" \
+  bash -c '[ "$1" -eq 1 ] && grep -q /etc/verityd/auth/tokens <<<"$2"' _ "$rc" "$out"
 
 # ---- the sidecar Pod, rendered from the Kubernetes example
 mkdir -p "$work/import/sub"
@@ -117,11 +146,21 @@ podman network exists podman-default-kube-network || kube_net_existed=no
 # Bazel's runfiles are symlinks into the source tree, outside the kustomization's root, which
 # kustomize refuses to load: render a real copy.
 cp -rL "$k8s_dir" "$work/k8s"
+check "the podman overlay does not render before make-secrets.sh" \
+  bash -c '! kubectl kustomize "$1" >/dev/null 2>&1' _ "$work/k8s/podman"
+check "make-secrets.sh writes the tokens, the CA and the certificate" \
+  bash -c 'bash "$1/make-secrets.sh" "$1" >/dev/null' _ "$work/k8s"
+app_token=$(cat "$work/k8s/base/secrets/app-token")
+admin_token=$(cat "$work/k8s/base/secrets/admin-token")
+# The overlay mounts base/secrets/ from the host (podman 4.3's Secret volumes do not work):
+# readable by gid 65532 only, as fsGroup and defaultMode 0440 make them on Kubernetes.
+install -d -m 0750 -g 65532 "$work/pod-secrets"
+install -m 0440 -g 65532 "$work/k8s/base/secrets/"* "$work/pod-secrets/"
 check "kubectl kustomize renders the podman overlay" \
   bash -c 'kubectl kustomize "$1" >"$2"' _ "$work/k8s/podman" "$work/rendered.yaml"
 check "the rendered pod is base's Deployment, app and verityd" grep -q '^  name: app-with-verityd$' \
   "$work/rendered.yaml"
-sed -e "s|/var/lib/verityd/import|$work/import|" \
+sed -e "s|/var/lib/verityd/import|$work/import|; s|/var/lib/verityd/secrets|$work/pod-secrets|" \
   -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
   "$work/rendered.yaml" >"$work/pod.yaml"
 start=$SECONDS
@@ -140,7 +179,7 @@ wait_app_done() {
   return 1
 }
 check "the app container exits 0" wait_app_done "$pod_name-app" 30
-check "the app read the imported blob over the pod's loopback" \
+check "the app read the imported blob over the pod's loopback with its token" \
   [ "$(podman logs "$pod_name-app" 2>/dev/null)" = "hello from the import volume" ]
 check "the app exited 0" [ "$(exit_code "$pod_name-app")" = 0 ]
 sec=$(podman inspect "$pod_name-verityd" --format \
@@ -150,15 +189,23 @@ check "verityd runs as 65532, read-only, no-new-privileges, no capabilities adde
 check "verityd's process has no effective capabilities" \
   grep -q '^CapEff:[[:space:]]*0*$' "/proc/$(podman inspect "$pod_name-verityd" --format '{{.State.Pid}}')/status"
 
+infra_pid=$(podman inspect --format '{{.State.Pid}}' \
+  "$(podman pod inspect "$pod_name" --format '{{.InfraContainerID}}')")
 srv=(--server="127.0.0.1:$grpc_port")
+expect_exit 6 "a token in plaintext through the hostPort (no loopback peer for verityd) is refused" \
+  env VERITY_TOKEN="$admin_token" timeout -k 5 60 "$verity" ls "${srv[@]}"
+expect_exit 6 "a call without a token is refused" vc_in "$infra_pid" "" ls
+expect_exit 6 "a call with an unknown token is refused" vc_in "$infra_pid" "not-a-token-of-this-pod-0123456789" ls
 head -c $((3 * 1024 * 1024 + 17)) /dev/urandom >"$work/blob"
-put=$(vc put "$work/blob" "${srv[@]}" 2>&1) || true
+expect_exit 6 "the app's read token cannot put" vc_in "$infra_pid" "$app_token" put "$work/blob"
+put=$(vc_in "$infra_pid" "$admin_token" put "$work/blob" 2>&1) || true
 digest=${put%% *}
-check "verity put through the hostPort ($put)" [ "$digest" = "$("$verity" digest "$work/blob" | cut -d' ' -f1)" ]
-check "verity get through the hostPort, verified" vc get "$digest" "${srv[@]}" -o "$work/blob.out"
+check "verity put with the admin token ($put)" [ "$digest" = "$("$verity" digest "$work/blob" | cut -d' ' -f1)" ]
+check "verity get with the app's read token, verified" \
+  vc_in "$infra_pid" "$app_token" get "$digest" -o "$work/blob.out"
 check "what came back is what went in" cmp -s "$work/blob" "$work/blob.out"
 check "the imported 200 MiB blob is there by name" \
-  grep -q "$big_digest .* sub/big" <<<"$(vc ls "${srv[@]}")"
+  grep -q "$big_digest .* sub/big" <<<"$(vc_in "$infra_pid" "$app_token" ls)"
 metrics=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" || true)
 check "/metrics through its hostPort has verityd_build_info" \
   grep -q '^verityd_build_info{version="[^"]*"} 1' <<<"$metrics"
@@ -166,7 +213,9 @@ check "health through the hostPort is SERVING" [ "$(health "$grpc_port")" = SERV
 
 # ---- SIGTERM (podman stop) amid a 200 MiB get
 rm -f "$work/big.out"
-"$verity" get "$big_digest" "${srv[@]}" -o "$work/big.out" 2>"$work/get-big.log" &
+# nsenter execs env, which execs verity: $! is the get.
+nsenter -t "$infra_pid" -n -- env VERITY_TOKEN="$app_token" "$verity" get "$big_digest" \
+  --server=127.0.0.1:50051 -o "$work/big.out" 2>"$work/get-big.log" &
 get_pid=$!
 tracked_pids+=("$get_pid")
 for ((i = 0; i < 100; i++)); do  # until bytes are arriving
@@ -196,14 +245,16 @@ check "play kube --down removes the Pod" podman play kube --down "$work/pod.yaml
 check "no Pod is left" [ -z "$(podman pod ps -q)" ]
 
 # ---- read-only root as uid 65532, a volume store and a read-only import
-mkdir -p "$work/ro-store"
+mkdir -p "$work/ro-store" "$work/ro-auth"
 chown 65532:65532 "$work/ro-store"
+install -m 0440 -g 65532 "$work/k8s/base/secrets/tokens" "$work/ro-auth/tokens"
 grpc_port=$(free_port)
 start=$SECONDS
 # --read-only-tmpfs=false: no tmpfs on /tmp or /run either, so any write outside the store fails.
 check "podman run --read-only --user 65532:65532 starts" podman run -d --name "$ro_name" \
   --read-only --read-only-tmpfs=false --user 65532:65532 --cap-drop ALL \
   --security-opt no-new-privileges -v "$work/ro-store:/data" -v "$work/import:/import:ro" \
+  -v "$work/ro-auth:/etc/verityd/auth:ro" \
   -p "127.0.0.1:$grpc_port:50051" "$image" --import_dir=/import >/dev/null
 seen=""
 for ((i = 0; i < 600; i++)); do
@@ -216,13 +267,58 @@ done
 echo "read-only container: health went${seen:- nowhere} in $((SECONDS - start)) s"
 check "the read-only container turns SERVING after its import" grep -q ' SERVING$' <<<"$seen"
 check "it was NOT_SERVING while importing" grep -q NOT_SERVING <<<"$seen"
-srv=(--server="127.0.0.1:$grpc_port")
-check "the imported blob is served, verified, by name" vc get sub/big "${srv[@]}" -o "$work/ro-big.out"
+ro_pid=$(podman inspect "$ro_name" --format '{{.State.Pid}}')
+check "the imported blob is served, verified, by name" \
+  vc_in "$ro_pid" "$app_token" get sub/big -o "$work/ro-big.out"
 check "and is intact" cmp -s "$work/import/sub/big" "$work/ro-big.out"
-check "a put works on the read-only root (the store is the only write)" vc put "$work/blob" "${srv[@]}"
+check "a put works on the read-only root (the store is the only write)" \
+  vc_in "$ro_pid" "$admin_token" put "$work/blob"
 logs=$(podman logs "$ro_name" 2>&1)
 check "the log shows no failed write" bash -c '! grep -qiE "read-only file system|permission denied" <<<"$1"' _ "$logs"
 check "podman stop (SIGTERM): the read-only container exits 0" \
   bash -c 'podman stop -t 30 "$1" >/dev/null && [ "$(podman inspect "$1" --format "{{.State.ExitCode}}")" = 0 ]' _ "$ro_name"
 check "the import volume is untouched" [ "$(ls -A "$work/import")" = "$(printf 'hello.txt\nsub')" ]
 podman rm -f "$ro_name" >/dev/null 2>&1 || true
+
+# ---- the replicas tier's TLS: make-secrets.sh's certificate, the exec probe, tokens over TLS
+# Mounted as deploy/k8s/replicas mounts its Secrets, with its TLS settings; the probe command is
+# the one in its deployment.yaml.
+tls_src=$work/k8s/replicas/secrets
+mkdir -p "$work/tls" "$work/tls-auth" "$work/tls-store"
+chown 65532:65532 "$work/tls-store"
+for f in tls.crt tls.key ca.crt; do install -m 0440 -g 65532 "$tls_src/$f" "$work/tls/$f"; done
+install -m 0440 -g 65532 "$tls_src/tokens" "$work/tls-auth/tokens"
+client_token=$(cat "$tls_src/client-token")
+grpc_port=$(free_port)
+check "the image starts with TLS and no ALLOW_INSECURE" podman run -d --name "$tls_name" \
+  --read-only --user 65532:65532 --cap-drop ALL --security-opt no-new-privileges \
+  -v "$work/tls-store:/data" -v "$work/tls:/etc/verityd/tls:ro" \
+  -v "$work/tls-auth:/etc/verityd/auth:ro" \
+  -e VERITYD_TLS_CERT=/etc/verityd/tls/tls.crt -e VERITYD_TLS_KEY=/etc/verityd/tls/tls.key \
+  -e VERITYD_ALLOW_INSECURE=false -p "127.0.0.1:$grpc_port:50051" "$image" >/dev/null
+probe_cmd=(/usr/local/bin/verityd-health --tls-ca=/etc/verityd/tls/ca.crt 127.0.0.1:50051)
+check "the probe command is deployment.yaml's" grep -qF -- "- ${probe_cmd[1]}" \
+  "$work/k8s/replicas/deployment.yaml"
+start=$SECONDS
+probe_out=""
+for ((i = 0; i < 300; i++)); do
+  probe_out=$(podman exec "$tls_name" "${probe_cmd[@]}" 2>&1) && break
+  running "$tls_name" || break
+  sleep 0.1
+done
+echo "TLS container: the exec probe said '$probe_out' after $((SECONDS - start)) s"
+check "the exec probe (verityd-health over TLS, in the container) says SERVING" \
+  podman exec "$tls_name" "${probe_cmd[@]}"
+check "plaintext health is refused (the kubelet's gRPC probe could not work)" \
+  bash -c '[ "$1" != SERVING ]' _ "$(health "$grpc_port")"
+tls=(--server="localhost:$grpc_port" --tls-ca="$work/tls/ca.crt")
+check "over TLS, the client's token is accepted from off the pod" \
+  env VERITY_TOKEN="$client_token" timeout -k 5 60 "$verity" ls "${tls[@]}"
+expect_exit 6 "over TLS, no token is refused" timeout -k 5 60 "$verity" ls "${tls[@]}"
+expect_exit 6 "over TLS, the client's read token cannot put" \
+  env VERITY_TOKEN="$client_token" timeout -k 5 60 "$verity" put "$work/blob" "${tls[@]}"
+check "podman stop (SIGTERM): the TLS container exits 0" \
+  bash -c 'podman stop -t 30 "$1" >/dev/null && [ "$(podman inspect "$1" --format "{{.State.ExitCode}}")" = 0 ]' _ "$tls_name"
+logs=$(podman logs "$tls_name" 2>&1)
+check "no token in its log" bash -c '! grep -qF -- "$1" <<<"$2"' _ "$client_token" "$logs"
+podman rm -f "$tls_name" >/dev/null 2>&1 || true

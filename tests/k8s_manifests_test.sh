@@ -5,6 +5,11 @@
 # are real verityd flags (from `verityd --help`), a pod grace period longer than verityd's, and
 # for replicas a headless Service that the example client's dns:/// target names; for the
 # object-store tier no store volume, S3 credentials from a Secret and the cache on an emptyDir.
+# And the locked-down default: no kustomization renders before deploy/k8s/make-secrets.sh has
+# written its secrets, no token or key is among the files, every verityd reads VERITYD_AUTH_TOKENS
+# from a Secret volume it can reload, every client's token is in that file with the least role
+# it needs, and the replicas tier (object-store too) serves TLS only, probed over TLS, with a
+# certificate for the name its client uses, signed by the CA that client trusts.
 # Usage: k8s_manifests_test.sh VERITYD KUSTOMIZATION_YAML...
 set -euo pipefail
 verityd=$1
@@ -38,6 +43,22 @@ fi
 { "$verityd" --help 2>&1 || true; } | sed -nE 's/^ +--([a-z_0-9]+) .*/\1/p' | sort -u >"$work/flags"
 if [[ $(wc -l <"$work/flags") -ge 10 ]]; then pass; else fail "verityd --help lists its flags"; fi
 
+# No secret among the files: no private key, no `ROLE TOKEN` line, no Secret manifest with
+# data, no secrets/ folder (the BUILD file leaves out what make-secrets.sh wrote in a checkout).
+k8s_src=$(dirname "$(dirname "$1")")
+if grep -RlE 'PRIVATE KEY|^[[:space:]]*(read|write|admin)[[:space:]]+[A-Za-z0-9._~+/-]{16,}' \
+  "$k8s_src" >"$work/leaks" 2>/dev/null; [[ ! -s $work/leaks ]]; then
+  pass
+else
+  fail "no key or token among the manifests: $(tr '\n' ' ' <"$work/leaks")"
+fi
+if [[ -z $(find -L "$k8s_src" -path '*/secrets/*') ]] &&
+  ! grep -RlqE '^kind: Secret' --include='*.yaml' "$k8s_src" 2>/dev/null; then
+  pass
+else
+  fail "no secrets/ folder and no Secret manifest among the manifests"
+fi
+
 for kustomization in "$@"; do
   dir=$(dirname "$kustomization")
   name=$(basename "$dir")
@@ -45,17 +66,47 @@ for kustomization in "$@"; do
   # kustomize refuses to load: render a real copy.
   # The parent too: an overlay (podman/) builds on ../base.
   cp -rL "$(dirname "$dir")" "$work/$name-src"
+  # Locked down: without the generated secrets, nothing renders (so nothing is applied).
+  if kubectl kustomize "$work/$name-src/$name" >/dev/null 2>"$work/$name.err"; then
+    fail "kubectl kustomize $name fails before make-secrets.sh"
+  elif grep -q 'secrets/' "$work/$name.err"; then
+    pass
+  else
+    fail "kubectl kustomize $name fails for want of secrets/: $(tail -n 2 "$work/$name.err")"
+  fi
+  if bash "$work/$name-src/make-secrets.sh" "$work/$name-src" >"$work/$name.secrets" 2>&1; then
+    pass
+  else
+    fail "make-secrets.sh: $(cat "$work/$name.secrets")"
+    continue
+  fi
+  # A second run keeps every file: a rotation is deleting one.
+  find "$work/$name-src" -path '*/secrets/*' -type f -exec sha256sum {} + | sort >"$work/$name.sums"
+  bash "$work/$name-src/make-secrets.sh" "$work/$name-src" >/dev/null 2>&1
+  if find "$work/$name-src" -path '*/secrets/*' -type f -exec sha256sum {} + | sort |
+    cmp -s - "$work/$name.sums"; then
+    pass
+  else
+    fail "make-secrets.sh run again changes nothing"
+  fi
   if kubectl kustomize "$work/$name-src/$name" >"$work/$name.yaml" 2>"$work/$name.err"; then
     pass
   else
     fail "kubectl kustomize $name: $(cat "$work/$name.err")"
     continue
   fi
+  # The certificate, for the checks below: its SANs, and whether ca.crt signed it.
+  secrets=$work/$name-src/replicas/secrets
+  openssl x509 -in "$secrets/tls.crt" -noout -ext subjectAltName 2>/dev/null |
+    tail -n 1 | tr -d ' ' >"$work/$name.sans"
+  openssl verify -CAfile "$secrets/ca.crt" -purpose sslserver "$secrets/tls.crt" \
+    >"$work/$name.verify" 2>&1 || true
   # One line per check: "ok WHAT" or "FAIL WHAT".
-  python3 - "$work/$name.yaml" "$work/flags" "$name" >"$work/$name.checks" 2>&1 <<'PY' || true
-import re, sys, yaml
+  python3 - "$work/$name.yaml" "$work/flags" "$name" "$work/$name.sans" "$work/$name.verify" \
+    "$secrets/ca.key" >"$work/$name.checks" 2>&1 <<'PY' || true
+import base64, re, sys, yaml
 
-rendered, flags_file, name = sys.argv[1:]
+rendered, flags_file, name, sans_file, verify_file, ca_key_file = sys.argv[1:]
 flags = set(open(flags_file).read().split())
 GRPC_PORT, METRICS_PORT, UID = 50051, 9464, 65532
 
@@ -75,6 +126,69 @@ def of_kind(kind):
 configmaps = {d["metadata"]["name"]: d.get("data") or {} for d in of_kind("ConfigMap")}
 workloads = of_kind("Deployment") + of_kind("StatefulSet") + of_kind("Job")
 services = of_kind("Service")
+secrets = {d["metadata"]["name"]: {k: base64.b64decode(v).decode() for k, v in (d.get("data") or {}).items()}
+           for d in of_kind("Secret")}
+secret_types = {d["metadata"]["name"]: d.get("type", "Opaque") for d in of_kind("Secret")}
+ROLES = ("read", "write", "admin")
+TOKEN68 = re.compile(r"[A-Za-z0-9._~+/-]+=*")
+TIER = name in ("replicas", "object-store")  # clients in other pods: TLS only
+ca_dir = ca_key_file.rsplit("/", 1)[0]
+ca_crt, ca_key = open(ca_dir + "/ca.crt").read(), open(ca_key_file).read().strip()
+grants = {}  # token -> role, from every verityd's tokens file
+
+def secret_file(pod, c, path):
+    # (Secret, key, volume source) of the file `path` in container c when it comes from a Secret
+    # volume mounted as a directory (never subPath, which the kubelet does not update).
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for m in c.get("volumeMounts", []):
+        root = m["mountPath"].rstrip("/") + "/"
+        source = volumes.get(m["name"], {}).get("secret")
+        if not path.startswith(root) or "subPath" in m or source is None:
+            continue
+        rel, items = path[len(root):], source.get("items")
+        key = rel if items is None else next((i["key"] for i in items if i["path"] == rel), None)
+        if key is not None and key in secrets.get(source.get("secretName"), {}):
+            return source["secretName"], key, source
+    return None
+
+# podman/ mounts make-secrets.sh's files from the host (podman 4.3's Secret volumes do not work):
+# the folder /var/lib/verityd/secrets, which the test (or you) replaces with base/secrets/.
+PODMAN_SECRETS = "/var/lib/verityd/secrets"
+base_secrets = ca_dir.rsplit("/", 2)[0] + "/base/secrets"
+
+def podman_file(pod, c, path):
+    # The text of `path` in container c when it comes from podman/'s host folder, else None.
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for m in c.get("volumeMounts", []):
+        host = (volumes.get(m["name"], {}).get("hostPath") or {}).get("path", "")
+        if name != "podman" or not m.get("readOnly") or not host.startswith(PODMAN_SECRETS):
+            continue
+        if path == m["mountPath"] or path.startswith(m["mountPath"].rstrip("/") + "/"):
+            try:
+                return open(base_secrets + host[len(PODMAN_SECRETS):] + path[len(m["mountPath"]):]).read()
+            except OSError:
+                return None
+    return None
+
+def secret_text(pod, c, path):
+    src = secret_file(pod, c, path)
+    return secrets[src[0]][src[1]] if src else podman_file(pod, c, path)
+
+def token_grants(text):
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            role, _, token = line.partition(" ")
+            out[token.strip()] = role
+    return out
+
+def flag_value(args, flag):
+    return next((a[len(flag) + 1:] for a in args if a.startswith(flag + "=")), None)
+
+# The CA's key stays in make-secrets.sh's folder: no rendered object holds it.
+check(all(ca_key not in v for d in list(secrets.values()) + list(configmaps.values()) for v in d.values()),
+      "ca.key is in no rendered Secret or ConfigMap")
 
 def seconds(duration):
     # absl durations as verityd takes them: "20s", "1m30s", "500ms".
@@ -125,20 +239,61 @@ def check_verityd(workload, pod, c):
           f"{who}: metrics on every address on {METRICS_PORT}")
     check(env.get("VERITYD_ALLOW_INSECURE") == "true" or "VERITYD_TLS_CERT" in env,
           f"{who}: plaintext on a pod address is allowed explicitly, or TLS is set")
+    # Auth: a tokens file from a Secret, readable by the pod's group only, reloadable.
+    path = env.get("VERITYD_AUTH_TOKENS", "")
+    src = secret_file(pod, c, path) if path else None
+    text = secrets[src[0]][src[1]] if src else (podman_file(pod, c, path) if path else None)
+    if name == "podman":
+        check(text is not None and (src or "subPath" not in str(c.get("volumeMounts"))),
+              f"{who}: VERITYD_AUTH_TOKENS ({path or 'unset'}) is base/secrets/tokens from a read-only host folder")
+        text = text or ""
+    else:
+        check(src is not None, f"{who}: VERITYD_AUTH_TOKENS ({path or 'unset'}) is a file of a Secret volume, not subPath")
+    if src or name == "podman":
+        own = token_grants(text)
+        check(len(own) >= 2 and all(r in ROLES and len(t) >= 16 and TOKEN68.fullmatch(t) for t, r in own.items()),
+              f"{who}: the tokens file holds ROLE TOKEN lines (token68, >= 16 characters), one token each for the client and an admin")
+        grants.update(own)
+        mode = src[2].get("defaultMode", 0o644) if src else 0
+        check(mode & 0o007 == 0 and pod.get("securityContext", {}).get("fsGroup") == UID,
+              f"{who}: the tokens are readable by group {UID}, not by others (defaultMode {mode:o})")
+    tls = "VERITYD_TLS_CERT" in env
+    if TIER:
+        # The image defaults VERITYD_ALLOW_INSECURE to true (for the sidecar): false here.
+        check(tls and "VERITYD_TLS_KEY" in env and env.get("VERITYD_ALLOW_INSECURE") == "false",
+              f"{who}: TLS only, VERITYD_ALLOW_INSECURE false (its clients are in other pods)")
+        for var in ("VERITYD_TLS_CERT", "VERITYD_TLS_KEY"):
+            src = secret_file(pod, c, env.get(var, ""))
+            check(src is not None and secret_types.get(src[0]) == "kubernetes.io/tls",
+                  f"{who}: {var} is a file of a kubernetes.io/tls Secret volume")
+        sans = open(sans_file).read().strip().split(",")
+        check("IPAddress:127.0.0.1" in sans, f"{who}: the certificate names 127.0.0.1, which the probes dial")
+        check(": OK" in open(verify_file).read(), f"{who}: ca.crt signed the certificate, for TLS servers")
+        tier_sans[who] = sans
     ports = {p["containerPort"]: p.get("name") for p in c.get("ports", [])}
     check(GRPC_PORT in ports and METRICS_PORT in ports, f"{who}: declares ports {GRPC_PORT} and {METRICS_PORT}")
-    for probe in ("readinessProbe", "livenessProbe"):
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         p = c.get(probe) or {}
-        check(p.get("grpc", {}).get("port") == GRPC_PORT, f"{who}: {probe} is gRPC on {GRPC_PORT}")
-        check("httpGet" not in p and "tcpSocket" not in p and "exec" not in p,
-              f"{who}: {probe} is only gRPC (the image has no shell)")
+        if not p and probe == "startupProbe":
+            continue
+        check("httpGet" not in p and "tcpSocket" not in p, f"{who}: {probe} asks grpc.health.v1")
+        if tls:
+            # The kubelet's gRPC probe speaks plaintext only: the image's checker, over TLS.
+            cmd = (p.get("exec") or {}).get("command", [])
+            ca = flag_value(cmd, "--tls-ca")
+            check(cmd[:1] == ["/usr/local/bin/verityd-health"] and cmd[-1:] == [f"127.0.0.1:{GRPC_PORT}"]
+                  and ca is not None and secret_text(pod, c, ca) == ca_crt and "grpc" not in p,
+                  f"{who}: {probe} execs verityd-health (no shell) over TLS to 127.0.0.1:{GRPC_PORT}, trusting ca.crt")
+            check(p.get("timeoutSeconds", 1) >= 3, f"{who}: {probe} gives verityd-health (3 s deadline) time")
+        else:
+            check(p.get("grpc", {}).get("port") == GRPC_PORT and "exec" not in p,
+                  f"{who}: {probe} is only gRPC on {GRPC_PORT} (the image has no shell)")
     live = c.get("livenessProbe") or {}
     startup = c.get("startupProbe") or {}
     # Health is NOT_SERVING during the import: liveness must not kill an importing verityd.
     patience = (live.get("initialDelaySeconds", 0)
                 + live.get("periodSeconds", 10) * live.get("failureThreshold", 3))
     if startup:
-        check(startup.get("grpc", {}).get("port") == GRPC_PORT, f"{who}: startupProbe is gRPC on {GRPC_PORT}")
         patience += startup.get("periodSeconds", 10) * startup.get("failureThreshold", 3)
     check(patience >= 60, f"{who}: liveness waits >= 60 s before a restart (got {patience})")
     grace = seconds(env.get("VERITYD_GRACE_PERIOD", "10s"))
@@ -181,6 +336,7 @@ def check_verityd(workload, pod, c):
               f"{who}: ConfigMap files are imported by subPath, not as the kubelet's directory")
     return env
 
+tier_sans = {}
 for w in workloads:
     pod_template = w["spec"]["template"]
     pod, labels = pod_template["spec"], pod_template["metadata"].get("labels", {})
@@ -236,6 +392,36 @@ for w in workloads:
                     check(len(jobs) >= 1, f"an example client Job targets {target}")
     if w["kind"] != "Job":
         check(w["kind"] in ("Deployment", "StatefulSet"), f"{wname}: a Deployment or StatefulSet")
+
+# Every client's token: from a Secret file (never the environment or the command line), in
+# verityd's tokens file with role read, all a get needs.
+def check_client_token(who, pod, c, path):
+    token = (secret_text(pod, c, path) or "").strip() if path else ""
+    check(grants.get(token) == "read", f"{who}: its token file {path} is from a Secret and verityd grants it read")
+    check(not any(t in str(c.get("env", [])) + " ".join(c.get("command", []) + c.get("args", []))
+                  for t in grants), f"{who}: no token in its environment or command line")
+    check(not any((secret_text(pod, c, m["mountPath"].rstrip("/") + "/tokens") or "") for m in c.get("volumeMounts", [])),
+          f"{who}: does not see verityd's tokens file")
+
+for w in workloads:
+    pod = w["spec"]["template"]["spec"]
+    for c in pod["containers"]:
+        who = f"{w['metadata']['name']}/{c['name']}"
+        args = c.get("command", []) + c.get("args", [])
+        if w["kind"] == "Job":
+            check(TIER, f"{who}: a client Job only in the TLS tier")
+            ca = flag_value(args, "--tls-ca")
+            check(ca is not None and secret_text(pod, c, ca) == ca_crt, f"{who}: --tls-ca is ca.crt, from a Secret")
+            target = (flag_value(args, "--server") or "").removeprefix("dns:///").rsplit(":", 1)[0]
+            check(any(f"DNS:{target}" in sans for sans in tier_sans.values()),
+                  f"{who}: the certificate names the host it dials ({target})")
+            check_client_token(who, pod, c, flag_value(args, "--token-file"))
+        elif c["name"] == "app":
+            # base's placeholder app has its token mounted; podman's reads it with --token-file.
+            path = flag_value(args, "--token-file") if name == "podman" else next(
+                (m["mountPath"].rstrip("/") + "/token" for m in c.get("volumeMounts", [])
+                 if secret_file(pod, c, m["mountPath"].rstrip("/") + "/token")), None)
+            check_client_token(who, pod, c, path)
 
 if name in ("base", "podman"):
     check(any(d["metadata"]["name"] == "app-with-verityd" and len(d["spec"]["template"]["spec"]["containers"]) == 2

@@ -3,26 +3,29 @@
 # binaries with buildah in private container storage; or, with --rootfs-only DIR, only assembles
 # the image's root filesystem, for deploy/image/Containerfile (Docker elsewhere).
 #
-# Usage: build.sh [--verityd PATH --verity PATH] [--storage DIR] [--tag TAG]
+# Usage: build.sh [--verityd PATH --verity PATH --health PATH] [--storage DIR] [--tag TAG]
 #                 [--rootfs-only DIR]
 #   --rootfs-only DIR   only write DIR/rootfs.tar, the context for Containerfile
-#   --verityd/--verity  the binaries (default: `bazel build` them and take bazel-bin's)
+#   --verityd/--verity/--health
+#                       the binaries (default: `bazel build` them and take bazel-bin's)
 #   --storage DIR       podman/buildah storage and config (default: .deps/containers in the
 #                       repository); DIR/env.sh sets CONTAINERS_CONF, CONTAINERS_STORAGE_CONF
 #                       and TMPDIR for running the image with podman afterwards
 #
-# The image holds only the two binaries, every library `ldd` lists for them (with the dynamic
-# loader), /etc/passwd and /etc/group naming uid/gid 65532 "nonroot", and /data (the store,
-# owned by 65532). No shell, no package manager.
+# The image holds only the three binaries (verityd, verity and verityd-health, the exec probe),
+# every library `ldd` lists for them (with the dynamic loader), /etc/passwd and /etc/group
+# naming uid/gid 65532 "nonroot", and /data (the store, owned by 65532). No shell, no package
+# manager, and nothing secret: tokens and keys are mounted at run time.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=${BUILD_WORKSPACE_DIRECTORY:-$(cd "$here/../.." && pwd)}
-verityd_bin="" verity_bin="" storage="" rootfs_only="" tags=()
+verityd_bin="" verity_bin="" health_bin="" storage="" rootfs_only="" tags=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --verityd) verityd_bin=$2; shift 2 ;;
     --verity) verity_bin=$2; shift 2 ;;
+    --health) health_bin=$2; shift 2 ;;
     --storage) storage=$2; shift 2 ;;
     --tag) tags+=("$2"); shift 2 ;;
     --rootfs-only) rootfs_only=$2; shift 2 ;;
@@ -31,21 +34,27 @@ while [[ $# -gt 0 ]]; do
 done
 
 # The image's configuration, shared with the Containerfile (keep the two equal).
-# Listening on every address in plaintext: verityd is a sidecar reached over the pod network
-# (and its loopback) by the app beside it; production deployments that cross hosts set
-# VERITYD_TLS_CERT/VERITYD_TLS_KEY (and VERITYD_TLS_CLIENT_CA for mTLS) instead.
+# Locked down: verityd refuses to start until a tokens file (ROLE TOKEN lines) is mounted at
+# VERITYD_AUTH_TOKENS, e.g. from a Kubernetes Secret; `-e VERITYD_AUTH_TOKENS=` turns auth off,
+# for trying it out only. Listening on every address in plaintext: verityd is a sidecar whose
+# app reaches it over the pod's loopback, where tokens may go in plaintext (verityd refuses a
+# token in plaintext from anywhere else); deployments that cross hosts set
+# VERITYD_TLS_CERT/VERITYD_TLS_KEY (and VERITYD_TLS_CLIENT_CA for mTLS) and drop
+# VERITYD_ALLOW_INSECURE.
 image_env=(
   VERITYD_LISTEN=0.0.0.0:50051
   VERITYD_ALLOW_INSECURE=true
+  VERITYD_AUTH_TOKENS=/etc/verityd/auth/tokens
   VERITYD_STORE_DIR=/data
   VERITYD_METRICS_LISTEN=0.0.0.0:9464
 )
 nonroot=65532
 
-if [[ -z $verityd_bin || -z $verity_bin ]]; then
-  (cd "$repo" && bazel build //server:verityd //client/cli:verity)
+if [[ -z $verityd_bin || -z $verity_bin || -z $health_bin ]]; then
+  (cd "$repo" && bazel build //server:verityd //client/cli:verity //deploy/image:verityd-health)
   verityd_bin=$repo/bazel-bin/server/verityd
   verity_bin=$repo/bazel-bin/client/cli/verity
+  health_bin=$repo/bazel-bin/deploy/image/verityd-health
 fi
 
 # assemble_rootfs DIR TAR: the image's whole file system in DIR, owned by root except /data,
@@ -58,9 +67,10 @@ assemble_rootfs() {
   # Debug sections only: the symbol table stays for absl's stack traces.
   strip --strip-debug -o "$root/usr/local/bin/verityd" "$verityd_bin"
   strip --strip-debug -o "$root/usr/local/bin/verity" "$verity_bin"
-  chmod 0755 "$root/usr/local/bin/verityd" "$root/usr/local/bin/verity"
+  strip --strip-debug -o "$root/usr/local/bin/verityd-health" "$health_bin"
+  chmod 0755 "$root"/usr/local/bin/*
   # Each library at the path the loader resolved it to; -L copies the file, not the symlink.
-  for lib in $(ldd "$verityd_bin" "$verity_bin" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+  for lib in $(ldd "$verityd_bin" "$verity_bin" "$health_bin" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
     mkdir -p "$root$(dirname "$lib")"
     cp -L "$lib" "$root$lib"
   done

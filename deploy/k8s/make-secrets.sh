@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Generates the secrets the kustomizations' secretGenerators read, into git-ignored files: until
+# they exist `kubectl kustomize`/`kubectl apply -k` fails, so nothing here runs without auth.
+#
+# Usage: make-secrets.sh [K8S_DIR]   (default: the directory this script is in)
+#   K8S_DIR/base/secrets/      (base/ and podman/)
+#     tokens        verityd's --auth_tokens file: `read APP_TOKEN` and `admin ADMIN_TOKEN`
+#     app-token     the application's token (read)
+#     admin-token   yours (admin), for `kubectl port-forward` and `verity --token-file`
+#   K8S_DIR/replicas/secrets/  (replicas/ and object-store/)
+#     tokens, client-token (read, the example Job's), admin-token
+#     ca.crt, ca.key   a CA for the tier (ca.key stays here: no Secret holds it)
+#     tls.crt, tls.key verityd's certificate, signed by ca.crt, for the headless Service's names
+#                      and localhost/127.0.0.1 (the exec probes)
+#
+# A file that exists is kept, so running it again changes nothing; to rotate a token, delete
+# its file and run it again (deploy/k8s/README.md, "Tokens and rotation").
+set -euo pipefail
+umask 077
+
+k8s=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+# The replicas' namespace and Service: client-job.yaml's target names both.
+namespace=verityd
+service=verityd-headless
+for tool in openssl base64 head tr; do
+  command -v "$tool" >/dev/null || { echo "make-secrets.sh: $tool is missing" >&2; exit 1; }
+done
+[[ -d $k8s/base && -d $k8s/replicas ]] ||
+  { echo "make-secrets.sh: $k8s holds no base/ and replicas/" >&2; exit 1; }
+
+# A bearer token: 24 random bytes as base64url without padding (32 characters of token68).
+new_token() { head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'; }
+
+# token FILE: creates FILE with a new token unless it exists.
+token() {
+  [[ -s $1 ]] && return 0
+  new_token >"$1.new"
+  mv "$1.new" "$1"
+  echo "make-secrets.sh: new token in $1"
+}
+
+# tokens FILE ROLE=TOKEN_FILE...: verityd's tokens file, rewritten from the token files on
+# every run, so that it always grants exactly them.
+tokens() {
+  local out=$1 grant
+  shift
+  {
+    echo "# verityd --auth_tokens: ROLE TOKEN. Written by make-secrets.sh from the token files"
+    echo "# beside it; edit those (or this script), not this file."
+    for grant in "$@"; do echo "${grant%%=*} $(cat "${grant#*=}")"; done
+  } >"$out.new"
+  mv "$out.new" "$out"
+}
+
+# tls DIR: a CA and a server certificate it signed, unless DIR has them. 10 years for the CA,
+# one for the server certificate (renew by deleting tls.crt).
+tls() {
+  local d=$1
+  if [[ ! -s $d/ca.crt || ! -s $d/ca.key ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
+      -subj "/CN=verityd CA ($namespace)" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+    rm -f "$d/tls.crt"  # signed by the old CA, if any
+    echo "make-secrets.sh: new CA in $d/ca.crt"
+  fi
+  [[ -s $d/tls.crt && -s $d/tls.key ]] && return 0
+  local san="DNS:$service.$namespace.svc.cluster.local,DNS:$service.$namespace.svc"
+  san+=",DNS:$service.$namespace,DNS:$service,DNS:localhost,IP:127.0.0.1"
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$service" \
+    -keyout "$d/tls.key" -out "$d/tls.csr" 2>/dev/null
+  openssl x509 -req -in "$d/tls.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+    -days 365 -out "$d/tls.crt" -extfile <(printf '%s\n' "subjectAltName=$san" \
+    "keyUsage=critical,digitalSignature" "extendedKeyUsage=serverAuth" \
+    "basicConstraints=critical,CA:false") 2>/dev/null
+  rm -f "$d/tls.csr" "$d/ca.srl"
+  echo "make-secrets.sh: new certificate in $d/tls.crt ($san)"
+}
+
+base=$k8s/base/secrets
+mkdir -p "$base"
+token "$base/app-token"
+token "$base/admin-token"
+tokens "$base/tokens" "read=$base/app-token" "admin=$base/admin-token"
+
+replicas=$k8s/replicas/secrets
+mkdir -p "$replicas"
+token "$replicas/client-token"
+token "$replicas/admin-token"
+tokens "$replicas/tokens" "read=$replicas/client-token" "admin=$replicas/admin-token"
+tls "$replicas"
