@@ -14,6 +14,8 @@ namespace verity::server {
 
 absl::string_view FileOpName(FileOp op) {
   switch (op) {
+    case FileOp::kAny:
+      return "any";
     case FileOp::kOpen:
       return "open";
     case FileOp::kWrite:
@@ -51,6 +53,7 @@ void FaultFileSystem::Reset() {
   faults_.clear();
   crash_at_ = 0;
   crashed_ = false;
+  last_hit_.clear();
 }
 
 bool FaultFileSystem::crashed() const {
@@ -69,6 +72,16 @@ std::string FaultFileSystem::CallName(int call) const {
   return trace_[call - 1];
 }
 
+int FaultFileSystem::faults_hit() const {
+  absl::MutexLock lock(&mu_);
+  return faults_hit_;
+}
+
+std::string FaultFileSystem::last_hit() const {
+  absl::MutexLock lock(&mu_);
+  return last_hit_;
+}
+
 int FaultFileSystem::Check(FileOp op, absl::string_view path,
                            bool* short_transfer) {
   absl::MutexLock lock(&mu_);
@@ -81,7 +94,8 @@ int FaultFileSystem::Check(FileOp op, absl::string_view path,
   int error = 0;
   for (Armed& armed : faults_) {
     const Fault& fault = armed.fault;
-    if (fault.op != op || !absl::StrContains(path, fault.path_contains)) {
+    if ((fault.op != op && fault.op != FileOp::kAny) ||
+        !absl::StrContains(path, fault.path_contains)) {
       continue;
     }
     ++armed.seen;
@@ -92,7 +106,11 @@ int FaultFileSystem::Check(FileOp op, absl::string_view path,
       error = fault.error;
     } else if (short_transfer != nullptr) {
       *short_transfer = true;
+    } else {
+      continue;
     }
+    ++faults_hit_;
+    last_hit_ = trace_.back();
   }
   return error;
 }

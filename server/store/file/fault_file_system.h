@@ -28,8 +28,9 @@
 namespace verity::server {
 
 // The kinds of call, one per FileSystem method (StartWriteback is advisory
-// and never fails).
+// and never fails); kAny, in a Fault, matches all of them.
 enum class FileOp {
+  kAny,
   kOpen,
   kWrite,
   kPread,
@@ -80,6 +81,9 @@ class FaultFileSystem final : public FileSystem {
   int calls() const ABSL_LOCKS_EXCLUDED(mu_);
   // "fsync <path>" for call number `call` (counting from 1), to name a step.
   std::string CallName(int call) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Calls a fault has failed or shortened so far, and the last of them.
+  int faults_hit() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::string last_hit() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Starts recording durability under `root`: what is there now counts as
   // durable.
@@ -138,6 +142,8 @@ class FaultFileSystem final : public FileSystem {
   std::vector<std::string> trace_ ABSL_GUARDED_BY(mu_);  // by call - 1
   int crash_at_ ABSL_GUARDED_BY(mu_) = 0;                // a call; 0: none
   bool crashed_ ABSL_GUARDED_BY(mu_) = false;
+  int faults_hit_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string last_hit_ ABSL_GUARDED_BY(mu_);
   std::string root_ ABSL_GUARDED_BY(mu_);  // empty: not tracking
   InodeId root_id_ ABSL_GUARDED_BY(mu_);
   std::map<InodeId, Durable> durable_ ABSL_GUARDED_BY(mu_);

@@ -14,10 +14,18 @@ namespace {
 
 // Deep enough for any store; more means a cycle in the model, a bug.
 constexpr int kMaxDepth = 32;
-// Test blobs are small; a file is copied whole at each of its fsyncs.
-constexpr size_t kMaxDurableFile = size_t{256} << 20;
-
 std::string ProcPath(int fd) { return absl::StrCat("/proc/self/fd/", fd); }
+
+// The `size` bytes of a file (test blobs are small: copied whole at each of
+// their fsyncs).
+absl::StatusOr<std::string> ReadBytes(const std::string& path, off_t size) {
+  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  ASSIGN_OR_RETURN(const size_t n,
+                   PreadUpTo(fd.get(), 0, AsMutableBytes(&bytes), path));
+  bytes.resize(n);
+  return bytes;
+}
 
 absl::Status WriteFile(const std::string& path, absl::string_view bytes) {
   ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL));
@@ -33,7 +41,7 @@ absl::Status FaultFileSystem::RecordSync(int fd) {
   Durable& self = durable_[{st.st_dev, st.st_ino}];
   if (S_ISREG(st.st_mode)) {
     // The descriptor may be write-only: read through a fresh one.
-    ASSIGN_OR_RETURN(self.bytes, ReadSmallFile(ProcPath(fd), kMaxDurableFile));
+    ASSIGN_OR_RETURN(self.bytes, ReadBytes(ProcPath(fd), st.st_size));
     return absl::OkStatus();
   }
   if (!S_ISDIR(st.st_mode)) return absl::OkStatus();
@@ -69,7 +77,7 @@ absl::StatusOr<FaultFileSystem::InodeId> FaultFileSystem::Snapshot(
   const InodeId id{st.st_dev, st.st_ino};
   Durable node;
   if (S_ISREG(st.st_mode)) {
-    ASSIGN_OR_RETURN(node.bytes, ReadSmallFile(path, kMaxDurableFile));
+    ASSIGN_OR_RETURN(node.bytes, ReadBytes(path, st.st_size));
   } else if (S_ISDIR(st.st_mode)) {
     node.dir = true;
     ASSIGN_OR_RETURN(const std::vector<std::string> names,
