@@ -226,11 +226,12 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
       quarantined_.erase(text);
       names = names_.RemoveAllOf(text);
     }
+    // Gone, but maybe not durably: a crash could bring the blob back, and
+    // its name files with it. What is left is dropped when the store next
+    // opens (tmp/ emptied, names of missing blobs removed).
+    if (!moved.ok()) return moved;
     RemoveNameFiles(names);
   }
-  // The rename may not be durable: a crash could bring the blob back, so
-  // its files stay until the store next opens, which empties tmp/.
-  if (!moved.ok()) return moved;
   // Outside the lock: removing a large file takes a while. A leftover is
   // removed when the store next opens.
   const absl::Status removed = fs_.RemoveRecursively(trash);
@@ -280,8 +281,10 @@ absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
     quarantined_.insert(text);
   }
   Log(absl::StrCat("quarantined ", text, ": ", reason));
-  RETURN_IF_ERROR(FsyncDir(fs_, layout_.ShardDir(digest)));
-  return FsyncDir(fs_, layout_.quarantine_dir());
+  // Its new entry first: a crash between the two fsyncs must not leave the
+  // blob in neither directory (it did, losing it with its names).
+  RETURN_IF_ERROR(FsyncDir(fs_, layout_.quarantine_dir()));
+  return FsyncDir(fs_, layout_.ShardDir(digest));
 }
 
 absl::Status FileStore::DropQuarantined(const ParsedDigest& digest) {
@@ -300,8 +303,10 @@ absl::Status FileStore::MoveToTrash(const std::string& path,
                                     std::string* trash) {
   const std::string temp = TempPath("del-");
   RETURN_IF_ERROR(fs_.Rename(path, temp));
-  *trash = temp;
-  return FsyncDir(fs_, parent);
+  const absl::Status synced = FsyncDir(fs_, parent);
+  // Undone if it can be, so that the failed operation changed nothing.
+  if (synced.ok() || !fs_.Rename(temp, path).ok()) *trash = temp;
+  return synced;
 }
 
 void FileStore::RemoveNameFiles(const std::vector<std::string>& names) {

@@ -161,10 +161,11 @@ class FileStore final : public Store {
   // Deletes quarantine/<digest> if it exists.
   absl::Status DropQuarantined(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
-  // Renames `path` (in `parent`) into tmp/, sets `*trash` to the new path
-  // once it is there, and fsyncs `parent`. A caller that finds `*trash` set
-  // must treat `path` as gone even if an error is returned, and must not
-  // remove `*trash` then: the rename may not be durable.
+  // Renames `path` (in `parent`) into tmp/ and fsyncs `parent`; if that
+  // fails, renames it back. Sets `*trash` to the new path if it stayed
+  // there. On an error with `*trash` set, `path` is gone but maybe not
+  // durably: the caller must remove neither `*trash` nor anything a crash
+  // would bring back with `path`.
   absl::Status MoveToTrash(const std::string& path, const std::string& parent,
                            std::string* trash)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
