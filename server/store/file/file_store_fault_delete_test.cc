@@ -109,6 +109,7 @@ TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfQuarantiningABlob) {
     ExpectConsistent(true, /*quarantined=*/1);
     if (!crashed || HasFailure()) {
       EXPECT_TRUE(status.ok()) << status;
+      RecordSteps(step);
       break;
     }
   }
@@ -137,6 +138,7 @@ TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAQuarantinedBlob) {
     ExpectConsistent(true, /*quarantined=*/1);
     if (!crashed || HasFailure()) {
       EXPECT_TRUE(status.ok()) << status;
+      RecordSteps(step);
       break;
     }
   }

@@ -99,7 +99,10 @@ TEST_F(FileStoreReadFaultTest,
     ExpectAcknowledgedIntact();
     ExpectConsistent(true);
     store_.reset();
-    if (!hit || HasFailure()) break;
+    if (!hit || HasFailure()) {
+      RecordSteps(step);
+      break;
+    }
   }
 }
 

@@ -124,7 +124,10 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfReputtingAQuarantinedBlob) {
     ExpectConsistent(true, /*quarantined=*/1);
     MustPut(Old());
     ExpectAcknowledgedIntact();
-    if (!crashed || HasFailure()) break;
+    if (!crashed || HasFailure()) {
+      RecordSteps(step);
+      break;
+    }
   }
 }
 

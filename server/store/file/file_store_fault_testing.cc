@@ -102,6 +102,11 @@ void FaultStoreTest::Forget(absl::string_view data) {
   }
 }
 
+void FaultStoreTest::RecordSteps(int steps) {
+  // In test.xml: how many cases each loop of a test ran.
+  RecordProperty(absl::StrCat("steps_", ++loops_), steps);
+}
+
 absl::StatusOr<std::string> FaultStoreTest::ReadBack(
     const std::string& digest_text) {
   absl::StatusOr<std::shared_ptr<const Blob>> blob =
@@ -197,7 +202,10 @@ int FaultStoreTest::CrashAtEachStep(const std::function<void()>& setup,
     check();
     ExpectAcknowledgedIntact();
     ExpectConsistent(true);
-    if (!crashed || ::testing::Test::HasFailure()) return step;
+    if (!crashed || ::testing::Test::HasFailure()) {
+      RecordSteps(step);
+      return step;
+    }
   }
   ADD_FAILURE() << "the operation never ended";
   return 0;
@@ -228,7 +236,10 @@ int FaultStoreTest::FailAtEachStep(Fault fault,
     check();
     ExpectAcknowledgedIntact();
     ExpectConsistent(true);
-    if (!hit || ::testing::Test::HasFailure()) return step;
+    if (!hit || ::testing::Test::HasFailure()) {
+      RecordSteps(step);
+      return step;
+    }
   }
   ADD_FAILURE() << "the operation never ended";
   return 0;

@@ -65,6 +65,9 @@ class FaultStoreTest : public ::testing::Test {
                      const std::function<absl::Status()>& op,
                      const std::function<void()>& check);
 
+  // Records in test.xml how many steps a loop ran (steps_1, steps_2, ...).
+  void RecordSteps(int steps);
+
   // Every acknowledged blob opens and verifies, and every acknowledged name
   // resolves to its blob.
   void ExpectAcknowledgedIntact();
@@ -89,6 +92,7 @@ class FaultStoreTest : public ::testing::Test {
   void Open();
 
   size_t log_mark_ = 0;  // log lines before the last Open
+  int loops_ = 0;
 };
 
 }  // namespace verity::server
