@@ -14,7 +14,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
+#include "lib/file_system.h"
 #include "lib/status_macros.h"
 
 namespace verity {
@@ -143,28 +143,13 @@ absl::StatusOr<UniqueFd> OpenFile(const std::string& path, int flags,
 
 absl::Status WriteAll(int fd, absl::Span<const uint8_t> data,
                       absl::string_view path) {
-  while (!data.empty()) {
-    const ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus(errno, "write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
+  return WriteAll(PosixFileSystem(), fd, data, path);
 }
 
 absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
                                  absl::Span<uint8_t> out,
                                  absl::string_view path) {
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n =
-        pread(fd, out.data() + done, out.size() - done, offset + done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus(errno, "read", path);
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return done;
+  return PreadUpTo(PosixFileSystem(), fd, offset, out, path);
 }
 
 absl::Status Fsync(int fd, absl::string_view path) {
@@ -179,42 +164,23 @@ void StartWriteback(int fd, uint64_t offset, uint64_t length) {
 }
 
 absl::Status FsyncDir(const std::string& path) {
-  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY | O_DIRECTORY));
-  return Fsync(fd.get(), path);
+  return FsyncDir(PosixFileSystem(), path);
 }
 
 absl::Status WriteNewFileDurably(const std::string& path,
                                  absl::string_view contents) {
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_WRONLY | O_CREAT | O_EXCL));
-  RETURN_IF_ERROR(WriteAll(fd.get(), AsBytes(contents), path));
-  RETURN_IF_ERROR(Fsync(fd.get(), path));
-  return fd.Close(path);
+  return WriteNewFileDurably(PosixFileSystem(), path, contents);
 }
 
 absl::Status ReplaceFileDurably(const std::string& temp_path,
                                 const std::string& path,
                                 absl::string_view contents) {
-  if (unlink(temp_path.c_str()) != 0 && errno != ENOENT) {
-    return ErrnoStatus(errno, "unlink", temp_path);
-  }
-  RETURN_IF_ERROR(WriteNewFileDurably(temp_path, contents));
-  RETURN_IF_ERROR(Rename(temp_path, path));
-  return FsyncDir(DirName(path));
+  return ReplaceFileDurably(PosixFileSystem(), temp_path, path, contents);
 }
 
 absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
                                           size_t max_size) {
-  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY));
-  // One byte more than allowed tells a file that is too large.
-  std::string contents(max_size + 1, '\0');
-  ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(fd.get(), 0, AsMutableBytes(&contents), path));
-  if (size > max_size) {
-    return absl::OutOfRangeError(
-        absl::StrCat(path, " is larger than ", max_size, " bytes"));
-  }
-  contents.resize(size);
-  return contents;
+  return ReadSmallFile(PosixFileSystem(), path, max_size);
 }
 
 absl::StatusOr<bool> MakeDir(const std::string& path) {
@@ -227,11 +193,7 @@ absl::StatusOr<bool> MakeDir(const std::string& path) {
 }
 
 absl::Status MakeDirs(const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    RETURN_IF_ERROR(MakeDir(path.substr(0, slash)).status());
-  }
-  return MakeDir(path).status();
+  return MakeDirs(PosixFileSystem(), path);
 }
 
 absl::Status Rename(const std::string& from, const std::string& to) {

@@ -1,5 +1,6 @@
 // POSIX file helpers for the store and the CLI: errno statuses, durable
-// (fsync'd) writes, directory fsync, listing and recursive removal.
+// (fsync'd) writes, directory fsync, listing and recursive removal. The store
+// makes the same calls through file_system.h, where tests can inject faults.
 
 #ifndef VERITYD_LIB_FILE_UTIL_H_
 #define VERITYD_LIB_FILE_UTIL_H_

@@ -189,8 +189,14 @@ absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
 
 absl::Status VerifiedBlob::VerifyRest(BlockRead* read) {
   if (read->next == read->end) return absl::OkStatus();
-  RETURN_IF_ERROR(AddFetchedTree(read));
-  RETURN_IF_ERROR(VerifyTreeFor(read->next, read->end));
+  absl::Status status = AddFetchedTree(read);
+  if (status.ok()) status = VerifyTreeFor(read->next, read->end);
+  if (!status.ok()) {
+    // As for bad data: nothing of a read whose tree failed is kept.
+    read->data.clear();
+    read->loaded = false;
+    return status;
+  }
   return VerifyLoaded(read, read->end);
 }
 

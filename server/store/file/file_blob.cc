@@ -22,10 +22,10 @@ absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
 
 // Opens the blob directory; one of the wrong type (a file, a symlink) means
 // the blob is damaged.
-absl::StatusOr<UniqueFd> OpenBlobDir(const std::string& dir,
+absl::StatusOr<UniqueFd> OpenBlobDir(FileSystem& fs, const std::string& dir,
                                      absl::string_view digest_text) {
   absl::StatusOr<UniqueFd> fd =
-      OpenFile(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      OpenFile(fs, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   if (absl::IsFailedPrecondition(fd.status())) {
     return Damaged(digest_text, fd.status().message());
   }
@@ -34,11 +34,12 @@ absl::StatusOr<UniqueFd> OpenBlobDir(const std::string& dir,
 
 // Opens file `name` of the blob directory open as `dir_fd`; a missing file
 // or a symlink means the blob is damaged.
-absl::StatusOr<UniqueFd> OpenMember(int dir_fd, const std::string& dir,
+absl::StatusOr<UniqueFd> OpenMember(FileSystem& fs, int dir_fd,
+                                    const std::string& dir,
                                     const std::string& name,
                                     absl::string_view digest_text) {
   absl::StatusOr<UniqueFd> fd =
-      OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fs.OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
   if (absl::IsNotFound(fd.status())) {
     return Damaged(digest_text, absl::StrCat("no ", name, " file in ", dir));
   }
@@ -65,38 +66,40 @@ absl::Status CheckSize(int fd, absl::string_view name, uint64_t expected,
 
 }  // namespace
 
-FileBlob::FileBlob(const ParsedDigest& digest, const Descriptor& descriptor,
-                   const MerkleParams& params, const TreeGeometry& geometry,
-                   UniqueFd data_fd, UniqueFd tree_fd)
+FileBlob::FileBlob(FileSystem& fs, const ParsedDigest& digest,
+                   const Descriptor& descriptor, const MerkleParams& params,
+                   const TreeGeometry& geometry, UniqueFd data_fd,
+                   UniqueFd tree_fd)
     : Blob(digest, descriptor, params, geometry),
+      fs_(fs),
       data_fd_(std::move(data_fd)),
       tree_fd_(std::move(tree_fd)) {}
 
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
-    const std::string& dir, const ParsedDigest& digest) {
+    FileSystem& fs, const std::string& dir, const ParsedDigest& digest) {
   const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
   // from two different blobs should the directory be renamed meanwhile.
-  ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(dir, text));
+  ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(fs, dir, text));
   ASSIGN_OR_RETURN(const UniqueFd descriptor_fd,
-                   OpenMember(dir_fd.get(), dir, "descriptor", text));
+                   OpenMember(fs, dir_fd.get(), dir, "descriptor", text));
   std::string bytes(kDescriptorSize + 1, '\0');
   ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(descriptor_fd.get(), 0, AsMutableBytes(&bytes),
+                   PreadUpTo(fs, descriptor_fd.get(), 0, AsMutableBytes(&bytes),
                              JoinPath(dir, "descriptor")));
   bytes.resize(size);
   ASSIGN_OR_RETURN(const CheckedDescriptor checked,
                    CheckStoredDescriptor(bytes, digest));
   const Descriptor& descriptor = checked.descriptor;
   ASSIGN_OR_RETURN(UniqueFd data_fd,
-                   OpenMember(dir_fd.get(), dir, "data", text));
+                   OpenMember(fs, dir_fd.get(), dir, "data", text));
   ASSIGN_OR_RETURN(UniqueFd tree_fd,
-                   OpenMember(dir_fd.get(), dir, "tree", text));
+                   OpenMember(fs, dir_fd.get(), dir, "tree", text));
   RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
   return std::shared_ptr<const FileBlob>(
-      new FileBlob(digest, descriptor, checked.params, checked.geometry,
+      new FileBlob(fs, digest, descriptor, checked.params, checked.geometry,
                    std::move(data_fd), std::move(tree_fd)));
 }
 
@@ -123,9 +126,10 @@ absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
         "blob ", digest_text(), ": ", out.size(), " bytes at offset ", offset,
         " are past the end of its ", file_size, "-byte ", file));
   }
-  ASSIGN_OR_RETURN(const size_t n,
-                   PreadUpTo(data ? data_fd_.get() : tree_fd_.get(), offset,
-                             out, absl::StrCat(digest_text(), " ", file)));
+  ASSIGN_OR_RETURN(
+      const size_t n,
+      PreadUpTo(fs_, data ? data_fd_.get() : tree_fd_.get(), offset, out,
+                absl::StrCat(digest_text(), " ", file)));
   if (n < out.size()) {
     return Damaged(digest_text(),
                    absl::StrCat(file, " file ends at offset ", offset + n,

@@ -21,24 +21,25 @@ constexpr uint64_t kWritebackBytes = 8 << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FilePutWriter>> FilePutWriter::Create(
-    std::string dir, const MerkleParams& params, uint64_t max_bytes,
-    InstallFn install) {
+    FileSystem& fs, std::string dir, const MerkleParams& params,
+    uint64_t max_bytes, InstallFn install) {
   const std::string data_path = JoinPath(dir, "data");
   absl::StatusOr<UniqueFd> data_fd =
-      OpenFile(data_path, O_WRONLY | O_CREAT | O_EXCL);
+      OpenFile(fs, data_path, O_WRONLY | O_CREAT | O_EXCL);
   if (!data_fd.ok()) {
-    RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
+    fs.RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
     return data_fd.status();
   }
   return std::unique_ptr<FilePutWriter>(
-      new FilePutWriter(std::move(dir), params, max_bytes, std::move(install),
-                        *std::move(data_fd)));
+      new FilePutWriter(fs, std::move(dir), params, max_bytes,
+                        std::move(install), *std::move(data_fd)));
 }
 
-FilePutWriter::FilePutWriter(std::string dir, const MerkleParams& params,
-                             uint64_t max_bytes, InstallFn install,
-                             UniqueFd data_fd)
-    : dir_(std::move(dir)),
+FilePutWriter::FilePutWriter(FileSystem& fs, std::string dir,
+                             const MerkleParams& params, uint64_t max_bytes,
+                             InstallFn install, UniqueFd data_fd)
+    : fs_(fs),
+      dir_(std::move(dir)),
       max_bytes_(max_bytes),
       install_(std::move(install)),
       data_fd_(std::move(data_fd)),
@@ -51,7 +52,7 @@ void FilePutWriter::Finish() {
   finished_ = true;
   data_fd_ = UniqueFd();
   // A leftover is harmless: the store empties tmp/ when it opens.
-  RemoveRecursively(dir_).IgnoreError();
+  fs_.RemoveRecursively(dir_).IgnoreError();
 }
 
 absl::Status FilePutWriter::Fail(absl::Status status) {
@@ -71,12 +72,13 @@ absl::Status FilePutWriter::Append(absl::Span<const uint8_t> data) {
     return Fail(absl::ResourceExhaustedError(absl::StrCat(
         "blob exceeds the store's limit of ", max_bytes_, " bytes")));
   }
-  absl::Status status = WriteAll(data_fd_.get(), data, JoinPath(dir_, "data"));
+  absl::Status status =
+      WriteAll(fs_, data_fd_.get(), data, JoinPath(dir_, "data"));
   if (status.ok()) status = builder_.Update(data);
   if (!status.ok()) return Fail(std::move(status));
   size_ += data.size();
   if (size_ - written_back_ >= kWritebackBytes) {
-    StartWriteback(data_fd_.get(), written_back_, size_ - written_back_);
+    fs_.StartWriteback(data_fd_.get(), written_back_, size_ - written_back_);
     written_back_ = size_;
   }
   return absl::OkStatus();
@@ -111,13 +113,13 @@ absl::StatusOr<StagedBlob> FilePutWriter::Stage(
                      ", not the expected ", expected->ToString()));
   }
   const std::string data_path = JoinPath(dir_, "data");
-  RETURN_IF_ERROR(Fsync(data_fd_.get(), data_path));
+  RETURN_IF_ERROR(fs_.Fsync(data_fd_.get(), data_path));
   RETURN_IF_ERROR(data_fd_.Close(data_path));
   ASSIGN_OR_RETURN(const std::string descriptor, tree.descriptor.Serialize());
-  RETURN_IF_ERROR(WriteNewFileDurably(JoinPath(dir_, "tree"), tree.tree));
+  RETURN_IF_ERROR(WriteNewFileDurably(fs_, JoinPath(dir_, "tree"), tree.tree));
   RETURN_IF_ERROR(
-      WriteNewFileDurably(JoinPath(dir_, "descriptor"), descriptor));
-  RETURN_IF_ERROR(FsyncDir(dir_));
+      WriteNewFileDurably(fs_, JoinPath(dir_, "descriptor"), descriptor));
+  RETURN_IF_ERROR(FsyncDir(fs_, dir_));
   staged.dir = dir_;
   staged.descriptor = tree.descriptor;
   staged.tree_size = tree.tree.size();

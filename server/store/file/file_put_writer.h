@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
+#include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/merkle_builder.h"
 #include "lib/merkle_params.h"
@@ -47,11 +48,12 @@ using InstallFn = std::function<absl::StatusOr<PutResult>(const StagedBlob&)>;
 class FilePutWriter final : public PutWriter {
  public:
   // Takes ownership of `dir`, an existing empty staging directory, and
-  // creates its data file. Used by FileStore::BeginPut; `params` must be
-  // valid and `max_bytes` at most kMaxDataSize.
+  // creates its data file, all through `fs`, which must outlive the writer.
+  // Used by FileStore::BeginPut; `params` must be valid and `max_bytes` at
+  // most kMaxDataSize.
   static absl::StatusOr<std::unique_ptr<FilePutWriter>> Create(
-      std::string dir, const MerkleParams& params, uint64_t max_bytes,
-      InstallFn install);
+      FileSystem& fs, std::string dir, const MerkleParams& params,
+      uint64_t max_bytes, InstallFn install);
 
   FilePutWriter(const FilePutWriter&) = delete;
   FilePutWriter& operator=(const FilePutWriter&) = delete;
@@ -72,8 +74,8 @@ class FilePutWriter final : public PutWriter {
   uint64_t size() const override { return size_; }
 
  private:
-  FilePutWriter(std::string dir, const MerkleParams& params, uint64_t max_bytes,
-                InstallFn install, UniqueFd data_fd);
+  FilePutWriter(FileSystem& fs, std::string dir, const MerkleParams& params,
+                uint64_t max_bytes, InstallFn install, UniqueFd data_fd);
 
   // Writes the tree and descriptor and syncs everything.
   absl::StatusOr<StagedBlob> Stage(const std::optional<ParsedDigest>& expected,
@@ -84,6 +86,7 @@ class FilePutWriter final : public PutWriter {
   absl::Status Fail(absl::Status status);
   absl::Status Ended() const;
 
+  FileSystem& fs_;
   const std::string dir_;
   const uint64_t max_bytes_;
   const InstallFn install_;

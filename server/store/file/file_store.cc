@@ -3,9 +3,7 @@
 
 #include "server/store/file/file_store.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include <utility>
 
@@ -39,16 +37,23 @@ absl::Status ValidateStoreParams(const MerkleParams& params) {
 
 }  // namespace
 
-FileStore::FileStore(const FileStoreOptions& options, UniqueFd lock)
-    : options_(options), layout_(options.root), lock_(std::move(lock)) {}
+FileStore::FileStore(const FileStoreOptions& options, FileSystem& fs,
+                     UniqueFd lock)
+    : options_(options),
+      fs_(fs),
+      layout_(options.root),
+      lock_(std::move(lock)) {}
 
 absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
     const FileStoreOptions& options) {
   if (options.max_blob_bytes > kMaxDataSize) {
     return absl::InvalidArgumentError("max_blob_bytes exceeds kMaxDataSize");
   }
-  ASSIGN_OR_RETURN(UniqueFd lock, PrepareStoreRoot(StoreLayout(options.root)));
-  std::unique_ptr<FileStore> store(new FileStore(options, std::move(lock)));
+  FileSystem& fs =
+      options.file_system != nullptr ? *options.file_system : PosixFileSystem();
+  ASSIGN_OR_RETURN(UniqueFd lock,
+                   PrepareStoreRoot(fs, StoreLayout(options.root)));
+  std::unique_ptr<FileStore> store(new FileStore(options, fs, std::move(lock)));
   RETURN_IF_ERROR(store->Recover());
   return store;
 }
@@ -58,9 +63,9 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
     const std::optional<ParsedDigest>& /*expected*/) {
   RETURN_IF_ERROR(ValidateStoreParams(params));
   std::string dir = TempPath("put-");
-  RETURN_IF_ERROR(MakeDir(dir).status());
+  RETURN_IF_ERROR(fs_.MakeDir(dir).status());
   return FilePutWriter::Create(
-      std::move(dir), params, options_.max_blob_bytes,
+      fs_, std::move(dir), params, options_.max_blob_bytes,
       [this](const StagedBlob& staged) { return Install(staged); });
 }
 
@@ -74,13 +79,17 @@ absl::StatusOr<PutResult> FileStore::Install(const StagedBlob& staged) {
   }
   if (!present) {
     RETURN_IF_ERROR(MakeShardDir(staged.digest));
-    RETURN_IF_ERROR(Rename(staged.dir, layout_.BlobDir(staged.digest)));
+    RETURN_IF_ERROR(fs_.Rename(staged.dir, layout_.BlobDir(staged.digest)));
+    // Served only once durable, so that no reader sees a blob a crash can
+    // take away.
+    const absl::Status synced = FsyncDir(fs_, layout_.ShardDir(staged.digest));
+    if (!synced.ok() && TakeBack(staged)) return synced;
     {
       absl::MutexLock lock(&mu_);
       AddEntry(text, Entry{staged.descriptor, staged.tree_size});
       quarantined_.erase(text);
     }
-    RETURN_IF_ERROR(FsyncDir(layout_.ShardDir(staged.digest)));
+    RETURN_IF_ERROR(synced);
     // The served copy is durable, so the damaged one can go. Failing to
     // remove it must not fail the Put: the next Open drops it.
     const absl::Status dropped = DropQuarantined(staged.digest);
@@ -91,19 +100,43 @@ absl::StatusOr<PutResult> FileStore::Install(const StagedBlob& staged) {
   return PutResult{InfoOf(text, blobs_.at(text)), present};
 }
 
+bool FileStore::TakeBack(const StagedBlob& staged) {
+  // Not fsync'd either: after a crash the blob is there whole, or absent.
+  if (!fs_.Rename(layout_.BlobDir(staged.digest), TempPath("undo-")).ok()) {
+    return false;
+  }
+  Log(absl::StrCat("put of ", staged.digest_text,
+                   " undone: its directory could not be fsync'd"));
+  return true;
+}
+
 absl::Status FileStore::MakeShardDir(const ParsedDigest& digest) {
-  ASSIGN_OR_RETURN(const bool created, MakeDir(layout_.ShardDir(digest)));
-  if (!created) return absl::OkStatus();
-  return FsyncDir(layout_.AlgorithmDir(digest.algorithm));
+  const std::string shard = layout_.ShardDir(digest);
+  if (durable_shards_.contains(shard)) return absl::OkStatus();
+  // Made or not by this call: it may be the leftover of a Put whose fsync
+  // failed, so it is fsync'd either way.
+  RETURN_IF_ERROR(fs_.MakeDir(shard).status());
+  RETURN_IF_ERROR(FsyncDir(fs_, layout_.AlgorithmDir(digest.algorithm)));
+  durable_shards_.insert(shard);
+  return absl::OkStatus();
 }
 
 absl::Status FileStore::WriteName(const std::string& name,
                                   const std::string& digest_text) {
-  RETURN_IF_ERROR(ReplaceFileDurably(TempPath("name-"), layout_.NameFile(name),
-                                     EncodeNameFile(digest_text, name)));
-  absl::MutexLock lock(&mu_);
-  names_.Set(name, digest_text);
-  return absl::OkStatus();
+  const std::string temp = TempPath("name-");
+  absl::Status status =
+      WriteNewFileDurably(fs_, temp, EncodeNameFile(digest_text, name));
+  if (status.ok()) status = fs_.Rename(temp, layout_.NameFile(name));
+  if (!status.ok()) {
+    fs_.Unlink(temp).IgnoreError();  // tmp/ is also emptied at Open
+    return status;
+  }
+  {
+    // The file is in place: the index mirrors it, fsync'd or not.
+    absl::MutexLock lock(&mu_);
+    names_.Set(name, digest_text);
+  }
+  return FsyncDir(fs_, layout_.names_dir());
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> FileStore::OpenBlob(
@@ -112,7 +145,7 @@ absl::StatusOr<std::shared_ptr<const Blob>> FileStore::OpenBlob(
   const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
   absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      FileBlob::Open(layout_.BlobDir(digest), digest);
+      FileBlob::Open(fs_, layout_.BlobDir(digest), digest);
   if (absl::IsNotFound(blob.status())) {
     // Deleted or quarantined since the check: say which.
     RETURN_IF_ERROR(ServedStatus(text));
@@ -175,16 +208,17 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
   RETURN_IF_ERROR(ValidateDigest(digest));
   const std::string text = digest.ToString();
   std::string trash;
+  absl::Status moved;
   {
     absl::MutexLock mutation(&mutation_mu_);
     const absl::Status served = ServedStatus(text);
     if (absl::IsNotFound(served)) return served;
     // Not OK but not NOT_FOUND: it is quarantined.
-    ASSIGN_OR_RETURN(trash, served.ok()
-                                ? MoveToTrash(layout_.BlobDir(digest),
-                                              layout_.ShardDir(digest))
-                                : MoveToTrash(layout_.QuarantineDir(digest),
-                                              layout_.quarantine_dir()));
+    moved = served.ok() ? MoveToTrash(layout_.BlobDir(digest),
+                                      layout_.ShardDir(digest), &trash)
+                        : MoveToTrash(layout_.QuarantineDir(digest),
+                                      layout_.quarantine_dir(), &trash);
+    if (trash.empty()) return moved;
     std::vector<std::string> names;
     {
       absl::MutexLock lock(&mu_);
@@ -192,11 +226,15 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
       quarantined_.erase(text);
       names = names_.RemoveAllOf(text);
     }
+    // Gone, but maybe not durably: a crash could bring the blob back, and
+    // its name files with it. What is left is dropped when the store next
+    // opens (tmp/ emptied, names of missing blobs removed).
+    if (!moved.ok()) return moved;
     RemoveNameFiles(names);
   }
   // Outside the lock: removing a large file takes a while. A leftover is
   // removed when the store next opens.
-  const absl::Status removed = RemoveRecursively(trash);
+  const absl::Status removed = fs_.RemoveRecursively(trash);
   if (!removed.ok()) Log(removed.message());
   return absl::OkStatus();
 }
@@ -212,15 +250,13 @@ absl::Status FileStore::DeleteName(absl::string_view name) {
           absl::StrCat("no blob is named \"", name, "\""));
     }
   }
-  const std::string path = layout_.NameFile(name);
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return ErrnoStatus(errno, "unlink", path);
-  }
+  const absl::Status removed = fs_.Unlink(layout_.NameFile(name));
+  if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
   {
     absl::MutexLock lock(&mu_);
     names_.Remove(name_string);
   }
-  return FsyncDir(layout_.names_dir());
+  return FsyncDir(fs_, layout_.names_dir());
 }
 
 absl::Status FileStore::Quarantine(const ParsedDigest& digest,
@@ -238,46 +274,50 @@ absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
   // A stale copy (from a crash mid re-put) would make the rename fail.
   RETURN_IF_ERROR(DropQuarantined(digest));
   RETURN_IF_ERROR(
-      Rename(layout_.BlobDir(digest), layout_.QuarantineDir(digest)));
+      fs_.Rename(layout_.BlobDir(digest), layout_.QuarantineDir(digest)));
   {
     absl::MutexLock lock(&mu_);
     EraseEntry(text);
     quarantined_.insert(text);
   }
   Log(absl::StrCat("quarantined ", text, ": ", reason));
-  RETURN_IF_ERROR(FsyncDir(layout_.ShardDir(digest)));
-  return FsyncDir(layout_.quarantine_dir());
+  // Its new entry first: a crash between the two fsyncs must not leave the
+  // blob in neither directory (it did, losing it with its names).
+  RETURN_IF_ERROR(FsyncDir(fs_, layout_.quarantine_dir()));
+  return FsyncDir(fs_, layout_.ShardDir(digest));
 }
 
 absl::Status FileStore::DropQuarantined(const ParsedDigest& digest) {
-  const absl::StatusOr<std::string> trash =
-      MoveToTrash(layout_.QuarantineDir(digest), layout_.quarantine_dir());
-  if (absl::IsNotFound(trash.status())) return absl::OkStatus();
-  RETURN_IF_ERROR(trash.status());
-  const absl::Status removed = RemoveRecursively(*trash);
+  std::string trash;
+  const absl::Status moved = MoveToTrash(layout_.QuarantineDir(digest),
+                                         layout_.quarantine_dir(), &trash);
+  if (trash.empty() && absl::IsNotFound(moved)) return absl::OkStatus();
+  RETURN_IF_ERROR(moved);
+  const absl::Status removed = fs_.RemoveRecursively(trash);
   if (!removed.ok()) Log(removed.message());  // tmp/ is emptied at Open
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> FileStore::MoveToTrash(const std::string& path,
-                                                   const std::string& parent) {
-  std::string trash = TempPath("del-");
-  RETURN_IF_ERROR(Rename(path, trash));
-  RETURN_IF_ERROR(FsyncDir(parent));
-  return trash;
+absl::Status FileStore::MoveToTrash(const std::string& path,
+                                    const std::string& parent,
+                                    std::string* trash) {
+  const std::string temp = TempPath("del-");
+  RETURN_IF_ERROR(fs_.Rename(path, temp));
+  const absl::Status synced = FsyncDir(fs_, parent);
+  // Undone if it can be, so that the failed operation changed nothing.
+  if (synced.ok() || !fs_.Rename(temp, path).ok()) *trash = temp;
+  return synced;
 }
 
 void FileStore::RemoveNameFiles(const std::vector<std::string>& names) {
   // The index has dropped them already; a file left behind names a blob
   // that is gone, so the next Open drops it.
   for (const std::string& name : names) {
-    const std::string path = layout_.NameFile(name);
-    if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-      Log(ErrnoStatus(errno, "unlink", path).message());
-    }
+    const absl::Status removed = fs_.Unlink(layout_.NameFile(name));
+    if (!removed.ok() && !absl::IsNotFound(removed)) Log(removed.message());
   }
   if (names.empty()) return;
-  const absl::Status synced = FsyncDir(layout_.names_dir());
+  const absl::Status synced = FsyncDir(fs_, layout_.names_dir());
   if (!synced.ok()) Log(synced.message());
 }
 

@@ -22,7 +22,12 @@
 // Crash safety: a blob becomes visible only by renaming its complete, fsync'd
 // staging directory into blobs/, and leaves blobs/ by one rename (into tmp/
 // or quarantine/), so a crash never exposes part of a blob. Put, name and
-// delete operations return only once their renames are fsync'd.
+// delete operations return only once their renames are fsync'd, and a Put's
+// blob is served only from then on. An operation whose fsync fails returns
+// the error and leaves the index as the files are: a Put moves its blob back
+// out (or, if it cannot, serves it: it is whole), a delete stays done. A
+// restart then finds the old or the new state, never a mix. docs/faults.md
+// has the fault model the tests check this against.
 
 #ifndef VERITYD_SERVER_STORE_FILE_FILE_STORE_H_
 #define VERITYD_SERVER_STORE_FILE_FILE_STORE_H_
@@ -44,6 +49,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/descriptor.h"
+#include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/merkle_params.h"
 #include "server/store/file/file_blob.h"
@@ -65,6 +71,9 @@ struct FileStoreOptions {
   // Receives one line per notable event (a blob quarantined, a name
   // dropped). Empty: the line goes to stderr prefixed with "verityd: ".
   std::function<void(absl::string_view)> log;
+  // Every file operation goes through it; it must outlive the store and the
+  // blobs it opened. nullptr: PosixFileSystem(). Tests inject faults here.
+  FileSystem* file_system = nullptr;
 };
 
 // Thread-safe. Owns the store directory while open (see LOCK above). Blobs
@@ -120,12 +129,16 @@ class FileStore final : public Store {
     uint64_t tree_size = 0;
   };
 
-  FileStore(const FileStoreOptions& options, UniqueFd lock);
+  FileStore(const FileStoreOptions& options, FileSystem& fs, UniqueFd lock);
 
   // Start-up (blob_store_recovery.cc).
   absl::Status Recover();
   absl::Status LoadQuarantine() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status ScanBlobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // fsyncs blobs/<alg> once, so that every shard found there is durable.
+  absl::Status SyncShards(HashAlgorithm algorithm,
+                          const std::vector<std::string>& shards)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status ScanShard(HashAlgorithm algorithm, const std::string& shard)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status CheckBlob(const ParsedDigest& digest)
@@ -148,9 +161,17 @@ class FileStore final : public Store {
   // Deletes quarantine/<digest> if it exists.
   absl::Status DropQuarantined(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
-  // Renames `path` (in `parent`) into tmp/ and returns the new path.
-  absl::StatusOr<std::string> MoveToTrash(const std::string& path,
-                                          const std::string& parent)
+  // Renames `path` (in `parent`) into tmp/ and fsyncs `parent`; if that
+  // fails, renames it back. Sets `*trash` to the new path if it stayed
+  // there. On an error with `*trash` set, `path` is gone but maybe not
+  // durably: the caller must remove neither `*trash` nor anything a crash
+  // would bring back with `path`.
+  absl::Status MoveToTrash(const std::string& path, const std::string& parent,
+                           std::string* trash)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Moves a blob just renamed into place back out after its directory's
+  // fsync failed; false if it could not, and the blob stays.
+  bool TakeBack(const StagedBlob& staged)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   void RemoveNameFiles(const std::vector<std::string>& names)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
@@ -170,6 +191,7 @@ class FileStore final : public Store {
   std::string TempPath(absl::string_view prefix);
 
   const FileStoreOptions options_;
+  FileSystem& fs_;
   const StoreLayout layout_;
   const UniqueFd lock_;                    // holds the flock on <root>/LOCK
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock
@@ -178,6 +200,11 @@ class FileStore final : public Store {
   // index checked before a change still holds when it is applied. Held
   // across fsyncs; readers never take it.
   absl::Mutex mutation_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // Shard directories whose entry in blobs/<alg> is known durable: a shard
+  // made by a Put whose fsync failed exists but may vanish in a crash, and
+  // the next Put into it must fsync it again.
+  absl::flat_hash_set<std::string> durable_shards_
+      ABSL_GUARDED_BY(mutation_mu_);
   // Guards the index, which mirrors the files; held briefly.
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> blobs_ ABSL_GUARDED_BY(mu_);  // served

@@ -1,9 +1,6 @@
 // FileStore start-up: rebuilds the index from blobs/, quarantine/ and
 // names/, quarantining damaged blobs and dropping names of vanished ones.
 
-#include <errno.h>
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
@@ -32,7 +29,7 @@ absl::Status FileStore::Recover() {
 
 absl::Status FileStore::LoadQuarantine() {
   ASSIGN_OR_RETURN(const std::vector<std::string> entries,
-                   ListDir(layout_.quarantine_dir()));
+                   fs_.ListDir(layout_.quarantine_dir()));
   absl::MutexLock lock(&mu_);
   for (const std::string& entry : entries) {
     const std::optional<ParsedDigest> digest =
@@ -50,10 +47,22 @@ absl::Status FileStore::ScanBlobs() {
   for (const HashAlgorithm algorithm :
        {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
     ASSIGN_OR_RETURN(const std::vector<std::string> shards,
-                     ListDir(layout_.AlgorithmDir(algorithm)));
+                     fs_.ListDir(layout_.AlgorithmDir(algorithm)));
+    RETURN_IF_ERROR(SyncShards(algorithm, shards));
     for (const std::string& shard : shards) {
       RETURN_IF_ERROR(ScanShard(algorithm, shard));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FileStore::SyncShards(HashAlgorithm algorithm,
+                                   const std::vector<std::string>& shards) {
+  // A shard made by a process that died before its fsync is listed but may
+  // not survive a power cut; one fsync here makes them all durable.
+  RETURN_IF_ERROR(FsyncDir(fs_, layout_.AlgorithmDir(algorithm)));
+  for (const std::string& shard : shards) {
+    durable_shards_.insert(JoinPath(layout_.AlgorithmDir(algorithm), shard));
   }
   return absl::OkStatus();
 }
@@ -65,7 +74,7 @@ absl::Status FileStore::ScanShard(HashAlgorithm algorithm,
     Log(absl::StrCat("ignoring unexpected ", dir));
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(const std::vector<std::string> entries, ListDir(dir));
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries, fs_.ListDir(dir));
   for (const std::string& entry : entries) {
     const std::optional<ParsedDigest> digest =
         StoreLayout::ParseBlobDir(algorithm, shard, entry);
@@ -80,7 +89,7 @@ absl::Status FileStore::ScanShard(HashAlgorithm algorithm,
 
 absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   const absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      FileBlob::Open(layout_.BlobDir(digest), digest);
+      FileBlob::Open(fs_, layout_.BlobDir(digest), digest);
   // Only damage quarantines: an I/O error such as EMFILE says nothing about
   // the blob, so it fails Open instead.
   if (absl::IsDataLoss(blob.status())) {
@@ -101,19 +110,19 @@ absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
 
 absl::Status FileStore::LoadNames() {
   ASSIGN_OR_RETURN(const std::vector<std::string> files,
-                   ListDir(layout_.names_dir()));
+                   fs_.ListDir(layout_.names_dir()));
   bool dropped = false;
   for (const std::string& file : files) {
     ASSIGN_OR_RETURN(const bool kept, LoadNameFile(file));
     dropped |= !kept;
   }
-  return dropped ? FsyncDir(layout_.names_dir()) : absl::OkStatus();
+  return dropped ? FsyncDir(fs_, layout_.names_dir()) : absl::OkStatus();
 }
 
 absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
   const std::string path = JoinPath(layout_.names_dir(), file);
   const absl::StatusOr<std::string> contents =
-      ReadSmallFile(path, kMaxNameFileSize);
+      ReadSmallFile(fs_, path, kMaxNameFileSize);
   if (!contents.ok() && !absl::IsOutOfRange(contents.status())) {
     return contents.status();
   }
@@ -135,7 +144,7 @@ absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
     problem = absl::StrCat("it names ", text, ", which is gone");
   }
   Log(absl::StrCat("dropping ", path, ": ", problem));
-  if (unlink(path.c_str()) != 0) return ErrnoStatus(errno, "unlink", path);
+  RETURN_IF_ERROR(fs_.Unlink(path));
   return false;
 }
 

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <utility>
@@ -44,9 +43,9 @@ std::optional<ParsedDigest> ParseHex(HashAlgorithm algorithm,
   return digest;
 }
 
-absl::StatusOr<UniqueFd> LockRoot(const std::string& root) {
+absl::StatusOr<UniqueFd> LockRoot(FileSystem& fs, const std::string& root) {
   const std::string path = JoinPath(root, kLockFile);
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_RDWR | O_CREAT));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs, path, O_RDWR | O_CREAT));
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return absl::FailedPreconditionError(
@@ -58,11 +57,12 @@ absl::StatusOr<UniqueFd> LockRoot(const std::string& root) {
 }
 
 // Checked before LOCK is created, so a refused directory is left as it was.
-absl::Status CheckIsStoreOrEmpty(const std::string& root) {
-  if (access(JoinPath(root, kVersionFile).c_str(), F_OK) == 0) {
+absl::Status CheckIsStoreOrEmpty(FileSystem& fs, const std::string& root) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries, fs.ListDir(root));
+  if (std::find(entries.begin(), entries.end(), kVersionFile) !=
+      entries.end()) {
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(const std::vector<std::string> entries, ListDir(root));
   for (const std::string& entry : entries) {
     if (entry != kLockFile && entry != kVersionTempFile) {
       return absl::FailedPreconditionError(
@@ -73,11 +73,11 @@ absl::Status CheckIsStoreOrEmpty(const std::string& root) {
   return absl::OkStatus();
 }
 
-absl::Status CheckVersion(const std::string& root) {
+absl::Status CheckVersion(FileSystem& fs, const std::string& root) {
   const std::string path = JoinPath(root, kVersionFile);
-  absl::StatusOr<std::string> version = ReadSmallFile(path, 64);
+  absl::StatusOr<std::string> version = ReadSmallFile(fs, path, 64);
   if (absl::IsNotFound(version.status())) {
-    return ReplaceFileDurably(JoinPath(root, kVersionTempFile), path,
+    return ReplaceFileDurably(fs, JoinPath(root, kVersionTempFile), path,
                               kStoreVersionText);
   }
   if (!version.ok() && !absl::IsOutOfRange(version.status())) {
@@ -91,7 +91,7 @@ absl::Status CheckVersion(const std::string& root) {
   return absl::OkStatus();
 }
 
-absl::Status MakeSubdirs(const StoreLayout& layout) {
+absl::Status MakeSubdirs(FileSystem& fs, const StoreLayout& layout) {
   const std::string dirs[] = {
       layout.blobs_dir(),
       layout.AlgorithmDir(HashAlgorithm::kSha256),
@@ -100,15 +100,17 @@ absl::Status MakeSubdirs(const StoreLayout& layout) {
       layout.quarantine_dir(),
       layout.tmp_dir(),
   };
-  for (const std::string& dir : dirs) RETURN_IF_ERROR(MakeDir(dir).status());
-  RETURN_IF_ERROR(FsyncDir(layout.blobs_dir()));
-  return FsyncDir(layout.root());
+  for (const std::string& dir : dirs) {
+    RETURN_IF_ERROR(fs.MakeDir(dir).status());
+  }
+  RETURN_IF_ERROR(FsyncDir(fs, layout.blobs_dir()));
+  return FsyncDir(fs, layout.root());
 }
 
-absl::Status EmptyDir(const std::string& dir) {
-  ASSIGN_OR_RETURN(const std::vector<std::string> entries, ListDir(dir));
+absl::Status EmptyDir(FileSystem& fs, const std::string& dir) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries, fs.ListDir(dir));
   for (const std::string& entry : entries) {
-    RETURN_IF_ERROR(RemoveRecursively(JoinPath(dir, entry)));
+    RETURN_IF_ERROR(fs.RemoveRecursively(JoinPath(dir, entry)));
   }
   return absl::OkStatus();
 }
@@ -156,16 +158,17 @@ std::optional<ParsedDigest> StoreLayout::ParseQuarantineEntry(
   return ParseHex(*algorithm, entry.substr(dash + 1));
 }
 
-absl::StatusOr<UniqueFd> PrepareStoreRoot(const StoreLayout& layout) {
+absl::StatusOr<UniqueFd> PrepareStoreRoot(FileSystem& fs,
+                                          const StoreLayout& layout) {
   if (layout.root().empty()) {
     return absl::InvalidArgumentError("the blob store root is empty");
   }
-  RETURN_IF_ERROR(MakeDirs(layout.root()));
-  RETURN_IF_ERROR(CheckIsStoreOrEmpty(layout.root()));
-  ASSIGN_OR_RETURN(UniqueFd lock, LockRoot(layout.root()));
-  RETURN_IF_ERROR(CheckVersion(layout.root()));
-  RETURN_IF_ERROR(MakeSubdirs(layout));
-  RETURN_IF_ERROR(EmptyDir(layout.tmp_dir()));
+  RETURN_IF_ERROR(MakeDirs(fs, layout.root()));
+  RETURN_IF_ERROR(CheckIsStoreOrEmpty(fs, layout.root()));
+  ASSIGN_OR_RETURN(UniqueFd lock, LockRoot(fs, layout.root()));
+  RETURN_IF_ERROR(CheckVersion(fs, layout.root()));
+  RETURN_IF_ERROR(MakeSubdirs(fs, layout));
+  RETURN_IF_ERROR(EmptyDir(fs, layout.tmp_dir()));
   return lock;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
+#include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/hash.h"
 
@@ -59,8 +60,9 @@ class StoreLayout {
 // as "/" would be a disaster; takes an exclusive flock on <root>/LOCK, held
 // until the returned descriptor closes (FAILED_PRECONDITION if another store
 // holds it); checks VERSION (FAILED_PRECONDITION if it is another version)
-// or writes it; creates the subdirectories; empties tmp/.
-absl::StatusOr<UniqueFd> PrepareStoreRoot(const StoreLayout& layout);
+// or writes it; creates the subdirectories; empties tmp/. Through `fs`.
+absl::StatusOr<UniqueFd> PrepareStoreRoot(FileSystem& fs,
+                                          const StoreLayout& layout);
 
 }  // namespace verity::server
 

@@ -65,9 +65,10 @@ std::string Describe(const S3Request& request) {
                       request.key.empty() ? "(bucket)" : request.key);
 }
 
-// The status for an answer that is not 2xx.
-absl::Status HttpStatus(const S3Request& request, int http,
-                        absl::string_view code, absl::string_view message) {
+}  // namespace
+
+absl::Status S3HttpStatus(const S3Request& request, int http,
+                          absl::string_view code, absl::string_view message) {
   const std::string what =
       absl::StrCat(Describe(request), ": HTTP ", http, code.empty() ? "" : " ",
                    code, message.empty() ? "" : ": ", message);
@@ -78,6 +79,8 @@ absl::Status HttpStatus(const S3Request& request, int http,
   if (http == 429 || http >= 500) return absl::UnavailableError(what);
   return absl::InvalidArgumentError(what);
 }
+
+namespace {
 
 bool Retryable(const S3Request& request, CURLcode code, int http) {
   if (!request.idempotent) return false;
@@ -451,7 +454,8 @@ void S3Client::Loop::OnAttemptDone(Transfer* raw, CURLcode code) {
   } else {
     const S3Error error = ParseS3Error(r.body);
     r.error_code = error.code;
-    r.status = HttpStatus(t->request, r.http_status, error.code, error.message);
+    r.status =
+        S3HttpStatus(t->request, r.http_status, error.code, error.message);
   }
   if (!r.status.ok() && Retryable(t->request, code, r.http_status) &&
       r.attempts < options_.max_attempts) {
@@ -515,16 +519,31 @@ absl::StatusOr<std::unique_ptr<S3Client>> S3Client::Create(
   }
   auto loop = std::make_unique<Loop>(options);
   if (absl::Status init = loop->Init(); !init.ok()) return init;
-  return std::unique_ptr<S3Client>(new S3Client(std::move(loop)));
+  return std::unique_ptr<S3Client>(
+      new S3Client(options, std::move(loop), nullptr));
 }
 
-S3Client::S3Client(std::unique_ptr<Loop> loop) : loop_(std::move(loop)) {}
+std::unique_ptr<S3Client> S3Client::WithTransport(
+    const S3ClientOptions& options, std::shared_ptr<S3Transport> transport) {
+  return std::unique_ptr<S3Client>(
+      new S3Client(options, nullptr, std::move(transport)));
+}
+
+S3Client::S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
+                   std::shared_ptr<S3Transport> transport)
+    : options_(options),
+      loop_(std::move(loop)),
+      transport_(std::move(transport)) {}
 
 S3Client::~S3Client() = default;
 
-const S3ClientOptions& S3Client::options() const { return loop_->options(); }
+const S3ClientOptions& S3Client::options() const { return options_; }
 
 void S3Client::Start(S3Request request, Done done) {
+  if (transport_ != nullptr) {
+    transport_->Start(std::move(request), std::move(done));
+    return;
+  }
   auto transfer = std::make_unique<Transfer>();
   transfer->request = std::move(request);
   transfer->done = std::move(done);

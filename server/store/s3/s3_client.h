@@ -92,6 +92,17 @@ struct S3Response {
   int attempts = 0;
 };
 
+// How a test's S3Client reaches S3 instead of curl: an in-memory bucket, or
+// one that fails chosen requests (s3_fault_transport.h). Thread-safe.
+// Start() calls `done` once, before or after it returns, with the final
+// response: the curl transport's retries are not run over it.
+class S3Transport {
+ public:
+  virtual ~S3Transport() = default;
+  virtual void Start(S3Request request,
+                     absl::AnyInvocable<void(S3Response) &&> done) = 0;
+};
+
 // Thread-safe. Owns its thread; destroying the client completes every
 // request in flight with CANCELLED. Calls `done` on that thread: keep it
 // short and never call Call() from it.
@@ -103,6 +114,10 @@ class S3Client {
   // Sends nothing: see Probe().
   static absl::StatusOr<std::unique_ptr<S3Client>> Create(
       const S3ClientOptions& options);
+  // For tests: every request goes to `transport`, which `done` may call
+  // back on the caller's thread.
+  static std::unique_ptr<S3Client> WithTransport(
+      const S3ClientOptions& options, std::shared_ptr<S3Transport> transport);
 
   S3Client(const S3Client&) = delete;
   S3Client& operator=(const S3Client&) = delete;
@@ -118,10 +133,18 @@ class S3Client {
 
  private:
   class Loop;
-  explicit S3Client(std::unique_ptr<Loop> loop);
+  S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
+           std::shared_ptr<S3Transport> transport);
 
-  std::unique_ptr<Loop> loop_;
+  const S3ClientOptions options_;
+  std::unique_ptr<Loop> loop_;                    // curl, unless
+  const std::shared_ptr<S3Transport> transport_;  // a test's
 };
+
+// The status of an answer that is not 2xx, as S3Response::status describes
+// it (for transports).
+absl::Status S3HttpStatus(const S3Request& request, int http_status,
+                          absl::string_view code, absl::string_view message);
 
 // The URL of `key` in the bucket, as the client sends it (for tests and logs).
 std::string S3ObjectUrl(const S3ClientOptions& options, absl::string_view key);

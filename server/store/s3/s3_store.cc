@@ -43,7 +43,8 @@ absl::StatusOr<std::unique_ptr<S3Store>> S3Store::Open(
         "S3 multipart parts must be at least 5 MiB");
   }
   ASSIGN_OR_RETURN(std::unique_ptr<S3Client> client,
-                   S3Client::Create(options.client));
+                   options.make_client ? options.make_client(options.client)
+                                       : S3Client::Create(options.client));
   std::unique_ptr<S3Store> store(new S3Store(options, std::move(client)));
   RETURN_IF_ERROR(store->CheckBucket());
   store->AbortAbandonedUploads();
@@ -293,6 +294,12 @@ absl::StatusOr<std::vector<std::string>> S3Store::NamesOf(
     if (absl::IsNotFound(name.status())) continue;  // deleted meanwhile
     RETURN_IF_ERROR(name.status());
     absl::StatusOr<ParsedDigest> points_at = ResolveName(*name);
+    // A name that could not be read may still point here: DeleteBlob would
+    // leave it behind, pointing at nothing. (One found damaged does not.)
+    if (!points_at.ok() && !absl::IsNotFound(points_at.status()) &&
+        !absl::IsDataLoss(points_at.status())) {
+      return points_at.status();
+    }
     if (points_at.ok() && *points_at == digest) names.push_back(*name);
   }
   std::sort(names.begin(), names.end());
@@ -346,14 +353,16 @@ absl::Status S3Store::DeleteBlob(const ParsedDigest& digest) {
   if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
   ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
   if (absl::IsNotFound(exists) && !quarantined) return exists;
-  // The descriptor first: from then on the blob is gone for every replica,
-  // whatever of the rest a crash leaves (a later Put replaces it).
-  RETURN_IF_ERROR(
-      DeleteObject(layout_.BlobKey(digest, BlobObject::kDescriptor)));
+  // The names first, while the descriptor still finds the blob: a delete
+  // cut short leaves the blob (a retry finishes it), never a name pointing
+  // at nothing. Then the descriptor: from then on the blob is gone for every
+  // replica, whatever of the rest a crash leaves (a later Put replaces it).
   ASSIGN_OR_RETURN(const std::vector<std::string> names, NamesOf(digest));
   for (const std::string& name : names) {
     RETURN_IF_ERROR(DeleteObject(layout_.NameKey(name)));
   }
+  RETURN_IF_ERROR(
+      DeleteObject(layout_.BlobKey(digest, BlobObject::kDescriptor)));
   ASSIGN_OR_RETURN(const std::vector<std::string> rest,
                    ListKeys(layout_.BlobPrefix(digest)));
   for (const std::string& key : rest) RETURN_IF_ERROR(DeleteObject(key));

@@ -44,6 +44,11 @@ struct S3StoreOptions {
   absl::Duration abandoned_upload_age = absl::Hours(24);
   // Receives one line per notable event. Empty: stderr, "verityd: ".
   std::function<void(absl::string_view)> log;
+  // Makes the client from `client`. Empty: S3Client::Create. Tests give an
+  // in-memory bucket (S3Client::WithTransport).
+  std::function<absl::StatusOr<std::unique_ptr<S3Client>>(
+      const S3ClientOptions&)>
+      make_client;
 };
 
 // Thread-safe. Every call but OpenBlob's reads may wait on the network: call
