@@ -7,12 +7,11 @@
 #include <sys/stat.h>
 
 #include <exception>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "lib/file_util.h"
 #include "lib/loopback_address.h"
 #include "lib/status_macros.h"
 #include "server/dispatch/calibration.h"
@@ -28,15 +27,16 @@
 namespace verity::server {
 namespace {
 
+// PEM files are small; this stops a wrong path from reading a disk.
+constexpr size_t kMaxPemBytes = size_t{1} << 20;
+
 absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream contents;
-  contents << file.rdbuf();
-  if (!file || contents.str().empty()) {
+  absl::StatusOr<std::string> pem = ReadSmallFile(path, kMaxPemBytes);
+  if (!pem.ok() || pem->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("can't read PEM file '", path, "'"));
   }
-  return contents.str();
+  return pem;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -412,6 +413,35 @@ TEST(ServerTest, ConcurrentPutsAreBounded) {
   EXPECT_TRUE(PutBlob(server->stub(), "third").ok());
   open[1].context.TryCancel();
   open[1].writer->Finish();
+}
+
+// Each connection gets --max_call_rate calls a second, a second's worth at
+// once; another connection has its own budget.
+TEST(ServerTest, CallRatesArePerConnection) {
+  server::ServerOptions options;
+  options.service.max_call_rate = 5;
+  auto server = TestServer::Start(options);
+  auto statuses = [&](v1::Verity::Stub& stub) {
+    std::map<grpc::StatusCode, int> codes;
+    for (int i = 0; i < 20; ++i) {
+      grpc::ClientContext context;
+      v1::StatRequest request;
+      request.set_digest(DigestOf("absent"));
+      v1::BlobInfo info;
+      ++codes[stub.Stat(&context, request, &info).error_code()];
+    }
+    return codes;
+  };
+  std::map<grpc::StatusCode, int> first = statuses(server->stub());
+  EXPECT_GE(first[grpc::StatusCode::NOT_FOUND], 5);
+  EXPECT_LE(first[grpc::StatusCode::NOT_FOUND], 7);  // refilled meanwhile
+  EXPECT_GE(first[grpc::StatusCode::RESOURCE_EXHAUSTED], 13);
+  // A channel of its own (no shared subchannel): a new connection.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto other = v1::Verity::NewStub(grpc::CreateCustomChannel(
+      server->verityd().address(), grpc::InsecureChannelCredentials(), args));
+  EXPECT_GE(statuses(*other)[grpc::StatusCode::NOT_FOUND], 5);
 }
 
 // A client that stops taking messages, or stops sending them, loses its
