@@ -7,35 +7,15 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
 #include "lib/hash.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/predicates.h"
 #include "verity/digest.h"
 
 namespace verity::fuzz {
 namespace {
-
-// The independent predicate: the digest grammar of docs/protocol.md.
-bool LooksLikeDigest(absl::string_view text) {
-  size_t hex_digits;
-  if (absl::StartsWith(text, "sha256:")) {
-    hex_digits = 64;
-  } else if (absl::StartsWith(text, "sha512:")) {
-    hex_digits = 128;
-  } else {
-    return false;
-  }
-  const absl::string_view hex = text.substr(7);
-  if (hex.size() != hex_digits) return false;
-  for (char c : hex) {
-    const bool digit = c >= '0' && c <= '9';
-    const bool letter = (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    if (!digit && !letter) return false;
-  }
-  return true;
-}
 
 void CheckAlgorithmName(absl::string_view text) {
   const bool known = text == "sha256" || text == "sha512";

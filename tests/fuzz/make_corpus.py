@@ -136,7 +136,120 @@ def stream_verifier_seeds():
     }
 
 
+SHA256 = b'sha256:' + bytes(hashlib.sha256(b'blob').hexdigest(), 'ascii')
+SHA512 = b'sha512:' + bytes(hashlib.sha512(b'blob').hexdigest(), 'ascii')
+
+
+def name_seeds():
+    return {
+        'valid_path': u8(0) + b'a/b/c.txt',
+        'dot_component': u8(0) + b'a/./b',
+        'dotdot_component': u8(0) + b'../etc/passwd',
+        'three_dots': u8(0) + b'.../x',
+        'leading_slash': u8(0) + b'/abs',
+        'trailing_slash': u8(0) + b'dir/',
+        'nul': u8(0) + b'a\0b',
+        'too_long': u8(0) + b'x' * 1025,
+        'name_file': u8(1) + SHA256 + b'\nreadme',
+        'name_file_upper_digest': u8(1) + SHA256.upper().replace(b'SHA256', b'sha256') + b'\nx/y',
+        'name_file_bad_name': u8(1) + SHA256 + b'\n/x',
+        'cli_digest': u8(2) + SHA512,
+        'cli_name': u8(2) + b'models/v1.bin',
+        'cli_invalid_name': u8(2) + b'a//b',
+        'index_ops': u8(3) + bytes([0, 0, 0, 1, 0, 0, 2, 1, 0, 1, 0, 1, 0, 2, 2, 3, 0, 2]),
+    }
+
+
+def request_seeds():
+    read = proto_field(1, 2, SHA256) + proto_field(3, 0, 100) + proto_field(4, 0, 5000) + proto_field(5, 0, 1)
+    read_name = proto_field(2, 2, b'a/b') + proto_field(5, 0, 3) + proto_field(6, 0, 4) + proto_field(7, 0, 1)
+    overflow = proto_field(1, 2, SHA256) + proto_field(3, 0, 1 << 63) + proto_field(4, 0, 1 << 63)
+    params = proto_field(1, 0, 2) + proto_field(2, 0, 1024) + proto_field(3, 2, b'salt')
+    header = proto_field(1, 2, params) + proto_field(2, 2, SHA512) + proto_field(3, 2, b'x/y')
+    wrong_alg = proto_field(1, 2, proto_field(1, 0, 1)) + proto_field(2, 2, SHA512)
+    return {
+        'read_by_digest': u8(0) + read,
+        'read_by_name': u8(0) + read_name,
+        'read_overflow': u8(0) + overflow,
+        'read_bad_priority': u8(0) + proto_field(1, 2, SHA256) + proto_field(5, 0, 9),
+        'read_no_blob': u8(0) + proto_field(3, 0, 1),
+        'put_header': u8(1) + proto_field(1, 2, header),
+        'put_defaults': u8(1) + proto_field(1, 2, b''),
+        'put_wrong_algorithm': u8(1) + proto_field(1, 2, wrong_alg),
+        'put_block_too_small': u8(1) + proto_field(1, 2, proto_field(1, 2, proto_field(2, 0, 32))),
+        'list_page': u8(2) + proto_field(1, 0, 50) + proto_field(2, 2, SHA256),
+        'list_huge_page': u8(2) + proto_field(1, 0, 1 << 31),
+        'stat_by_digest': u8(3) + proto_field(1, 2, SHA512),
+        'delete_by_name': u8(4) + proto_field(2, 2, b'n'),
+        'delete_bad_digest': u8(4) + proto_field(1, 2, b'sha256:zz'),
+    }
+
+
+def store_seed(steps, version=True):
+    """Steps of store_recovery_fuzzer.cc: each is (step number, argument bytes)."""
+    out = u8(1) if version else u8(0)
+    for step, args in steps:
+        out += u8(step) + args
+    return out
+
+
+def store_recovery_seeds():
+    put = lambda k: (0, u8(k))
+    quarantine = lambda k: (2, u8(k))
+    # WriteName: pool name i (Bool 1, Below(3)) for blob k, correctly named (Below(4) != 0).
+    name = lambda i, k: (3, u8(1, i, k, 1))
+    # Damage blob k: in blobs/ (Bool 1), member m, action a, then the action's arguments.
+    damage = lambda k, m, a, args=b'': (4, u8(k, 1, m, a) + args)
+    # WriteRaw: directory d (after a blob choice), entry name, kind, then its arguments.
+    raw = lambda k, d, entry, kind, args=b'': (5, u8(k, d, len(entry)) + entry + u8(kind) + args)
+    return {
+        'empty_store': store_seed([]),
+        'no_version': store_seed([put(0)], version=False),
+        'all_blobs_named': store_seed([put(0), put(1), put(2), put(3), name(0, 0), name(1, 3), name(2, 1)]),
+        'quarantined_and_named': store_seed([quarantine(1), name(0, 1), put(0)]),
+        'requarantined_copy': store_seed([put(3), quarantine(3)]),
+        'name_of_missing_blob': store_seed([put(0), name(1, 2)]),
+        'misnamed_name_file': store_seed([put(0), (3, u8(1, 0, 0, 0, 3))]),
+        'truncated_data': store_seed([put(0), damage(0, 0, 0, u16(100))]),
+        'flipped_data_byte': store_seed([put(3), damage(3, 0, 1, u16(2000) + u8(0x41))]),
+        'flipped_tree_byte': store_seed([put(3), damage(3, 1, 1, u16(10) + u8(0))]),
+        'bad_descriptor': store_seed([put(1), damage(1, 2, 1, u16(3) + u8(7))]),
+        'missing_tree': store_seed([put(0), damage(0, 1, 2)]),
+        'data_is_a_directory': store_seed([put(0), damage(0, 0, 3)]),
+        'stray_file_in_shard': store_seed([put(0), raw(0, 4, b'junk', 0, u16(5) + b'hello')]),
+        'stray_dir_in_blobs': store_seed([raw(0, 1, b'sha1', 1), put(2)]),
+        'symlink_in_names': store_seed([put(0), name(0, 0), raw(0, 6, b'link', 2, u8(1))]),
+        'fifo_in_blob_dir': store_seed([put(1), raw(1, 5, b'extra', 3)]),
+        'leftover_in_tmp': store_seed([put(0), raw(0, 9, b'put-1', 1), raw(0, 9, b'x', 0, u16(3) + b'abc')]),
+    }
+
+
+def flags_seeds():
+    args = lambda *a: u8(1) + b'\0'.join(a)
+    env = lambda *values: u8(2) + b''.join(u8(len(v)) + v + u8(1) for v in values) + u8(2, 3) + b'--x' + u8(1) + b'y'
+    return {
+        'value_hex': u8(0) + b'00ff',
+        'value_odd_hex': u8(0) + b'abc',
+        'value_decimal': u8(0) + b'4096',
+        'value_max_u64': u8(0) + b'18446744073709551615',
+        'value_overflow': u8(0) + b'18446744073709551616',
+        'value_seconds': u8(0) + b'2.5',
+        'value_signed': u8(0) + b'+12',
+        'args_get': args(b'-o', b'out', b'--offset=10', b'sha256:' + b'0' * 64),
+        'args_abbreviated': args(b'--serv=dns:///x:1', b'--off', b'5', b'name'),
+        'args_repeated': args(b'-v', b'-v'),
+        'args_missing_value': args(b'a', b'--output'),
+        'args_dashdash': args(b'-vo', b'f', b'--', b'-x', b'-'),
+        'args_tls': args(b'--tls-cert=c', b'--timeout=0.5', b'x'),
+        'environment': env(b'/data', b'0.0.0.0:1', b'10'),
+    }
+
+
 TARGETS = {
+    'flags': flags_seeds,
+    'store_recovery': store_recovery_seeds,
+    'name': name_seeds,
+    'request': request_seeds,
     'digest': digest_seeds,
     'descriptor': descriptor_seeds,
     'stream_verifier': stream_verifier_seeds,
