@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -281,8 +283,10 @@ bool IsIntact(const std::string& root, const std::string& path,
     }
   }
   if (contents == nullptr) return true;
-  const absl::StatusOr<std::string> found = server::ReadWholeFile(path);
-  return found.ok() && *found == *contents;
+  std::ifstream in(path, std::ios::binary);
+  const std::string found((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  return in.good() || in.eof() ? found == *contents : false;
 }
 
 bool BlobIsIntact(const std::string& root, const TestBlob& blob) {
