@@ -75,6 +75,20 @@ absl::Status RemoveAt(int dir_fd, const std::string& name,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> ReadUpTo(int fd, const std::string& path,
+                                     size_t max_size) {
+  // One byte more than allowed tells a file that is too large.
+  std::string contents(max_size + 1, '\0');
+  ASSIGN_OR_RETURN(const size_t size,
+                   PreadUpTo(fd, 0, AsMutableBytes(&contents), path));
+  if (size > max_size) {
+    return absl::OutOfRangeError(
+        absl::StrCat(path, " is larger than ", max_size, " bytes"));
+  }
+  contents.resize(size);
+  return contents;
+}
+
 }  // namespace
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
@@ -205,16 +219,23 @@ absl::Status ReplaceFileDurably(const std::string& temp_path,
 absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
                                           size_t max_size) {
   ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY));
-  // One byte more than allowed tells a file that is too large.
-  std::string contents(max_size + 1, '\0');
-  ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(fd.get(), 0, AsMutableBytes(&contents), path));
-  if (size > max_size) {
-    return absl::OutOfRangeError(
-        absl::StrCat(path, " is larger than ", max_size, " bytes"));
+  return ReadUpTo(fd.get(), path, max_size);
+}
+
+absl::StatusOr<std::string> ReadSmallRegularFile(const std::string& path,
+                                                 size_t max_size) {
+  // O_NONBLOCK: open(2) of a FIFO would wait for a writer; fstat then refuses
+  // it. Reads of a regular file ignore the flag. A symlink is ELOOP, which is
+  // FAILED_PRECONDITION too.
+  ASSIGN_OR_RETURN(const UniqueFd fd,
+                   OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is not a regular file"));
   }
-  contents.resize(size);
-  return contents;
+  return ReadUpTo(fd.get(), path, max_size);
 }
 
 absl::StatusOr<bool> MakeDir(const std::string& path) {

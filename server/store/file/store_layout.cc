@@ -75,7 +75,7 @@ absl::Status CheckIsStoreOrEmpty(const std::string& root) {
 
 absl::Status CheckVersion(const std::string& root) {
   const std::string path = JoinPath(root, kVersionFile);
-  absl::StatusOr<std::string> version = ReadSmallFile(path, 64);
+  absl::StatusOr<std::string> version = ReadSmallRegularFile(path, 64);
   if (absl::IsNotFound(version.status())) {
     return ReplaceFileDurably(JoinPath(root, kVersionTempFile), path,
                               kStoreVersionText);
