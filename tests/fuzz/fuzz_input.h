@@ -60,8 +60,6 @@ class FuzzInput {
     return Bytes(Integer<uint16_t>() % (max + 1));
   }
 
-  std::string Rest() { return Bytes(remaining()); }
-
  private:
   const char* data_;
   size_t size_;

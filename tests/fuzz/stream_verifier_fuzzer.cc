@@ -22,6 +22,7 @@
 #include "lib/lru_cache.h"
 #include "lib/merkle_params.h"
 #include "lib/test_blob.h"
+#include "lib/verified_tree.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "tests/fuzz/fuzz_input.h"
 
