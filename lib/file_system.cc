@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
@@ -131,20 +132,48 @@ absl::Status ReplaceFileDurably(FileSystem& fs, const std::string& temp_path,
   return FsyncDir(fs, DirName(path));
 }
 
-absl::StatusOr<std::string> ReadSmallFile(FileSystem& fs,
-                                          const std::string& path,
-                                          size_t max_size) {
-  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(fs, path, O_RDONLY));
+namespace {
+
+// The whole of the open file `fd`, at most `max_size` bytes.
+absl::StatusOr<std::string> ReadOpenFile(FileSystem& fs, int fd,
+                                         const std::string& path,
+                                         size_t max_size) {
   // One byte more than allowed tells a file that is too large.
   std::string contents(max_size + 1, '\0');
   ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(fs, fd.get(), 0, AsMutableBytes(&contents), path));
+                   PreadUpTo(fs, fd, 0, AsMutableBytes(&contents), path));
   if (size > max_size) {
     return absl::OutOfRangeError(
         absl::StrCat(path, " is larger than ", max_size, " bytes"));
   }
   contents.resize(size);
   return contents;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadSmallFile(FileSystem& fs,
+                                          const std::string& path,
+                                          size_t max_size) {
+  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(fs, path, O_RDONLY));
+  return ReadOpenFile(fs, fd.get(), path, max_size);
+}
+
+absl::StatusOr<std::string> ReadSmallRegularFile(FileSystem& fs,
+                                                 const std::string& path,
+                                                 size_t max_size) {
+  // O_NONBLOCK: open(2) of a FIFO would wait for a writer; fstat then refuses
+  // it. Reads of a regular file ignore the flag. A symlink is ELOOP, which is
+  // FAILED_PRECONDITION too.
+  ASSIGN_OR_RETURN(const UniqueFd fd,
+                   OpenFile(fs, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is not a regular file"));
+  }
+  return ReadOpenFile(fs, fd.get(), path, max_size);
 }
 
 absl::Status MakeDirs(FileSystem& fs, const std::string& path) {

@@ -97,6 +97,13 @@ absl::StatusOr<std::string> ReadSmallFile(FileSystem& fs,
                                           const std::string& path,
                                           size_t max_size);
 
+// ReadSmallFile for a file the program keeps itself (a store's records): also
+// FAILED_PRECONDITION unless `path` is a regular file, and neither follows a
+// symlink nor waits for a writer on a FIFO, as open(2) would.
+absl::StatusOr<std::string> ReadSmallRegularFile(FileSystem& fs,
+                                                 const std::string& path,
+                                                 size_t max_size);
+
 // mkdir -p.
 absl::Status MakeDirs(FileSystem& fs, const std::string& path);
 

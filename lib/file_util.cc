@@ -183,6 +183,11 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
   return ReadSmallFile(PosixFileSystem(), path, max_size);
 }
 
+absl::StatusOr<std::string> ReadSmallRegularFile(const std::string& path,
+                                                 size_t max_size) {
+  return ReadSmallRegularFile(PosixFileSystem(), path, max_size);
+}
+
 absl::StatusOr<bool> MakeDir(const std::string& path) {
   if (mkdir(path.c_str(), 0755) == 0) return true;
   if (errno != EEXIST) return ErrnoStatus(errno, "mkdir", path);

@@ -97,6 +97,12 @@ absl::Status ReplaceFileDurably(const std::string& temp_path,
 absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
                                           size_t max_size);
 
+// ReadSmallFile for a file the program keeps itself (a store's records): also
+// FAILED_PRECONDITION unless `path` is a regular file, and neither follows a
+// symlink nor waits for a writer on a FIFO, as open(2) would.
+absl::StatusOr<std::string> ReadSmallRegularFile(const std::string& path,
+                                                 size_t max_size);
+
 // mkdir(path, 0755); returns true if it created it, false if a directory
 // was already there.
 absl::StatusOr<bool> MakeDir(const std::string& path);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -103,6 +104,25 @@ TEST(FileUtilTest, RemoveRecursivelyDoesNotFollowSymlinks) {
   EXPECT_TRUE(RemoveRecursively(dir + "/tree").ok());  // already gone
   ASSERT_TRUE(WriteNewFileDurably(dir + "/file", "").ok());
   EXPECT_TRUE(RemoveRecursively(dir + "/file").ok());
+}
+
+TEST(FileUtilTest, ReadSmallRegularFileRefusesOtherFiles) {
+  const std::string dir = FreshDir("regular");
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/file", "text").ok());
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/file", 4).value(), "text");
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/file", 3).status().code(),
+            absl::StatusCode::kOutOfRange);
+  // A FIFO without a writer: open(2) without O_NONBLOCK would wait forever.
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  ASSERT_EQ(symlink("file", (dir + "/link").c_str()), 0);
+  ASSERT_TRUE(MakeDir(dir + "/dir").ok());
+  for (const char* name : {"fifo", "link", "dir"}) {
+    EXPECT_EQ(ReadSmallRegularFile(dir + "/" + name, 100).status().code(),
+              absl::StatusCode::kFailedPrecondition)
+        << name;
+  }
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/missing", 1).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST(FileUtilTest, PageAlignedBuffer) {

@@ -15,6 +15,8 @@ PACKAGES=(
   dpkg-dev
   # clang-format-14: scripts/check_format.sh
   clang-format-14
+  # clang-14 with libFuzzer and its sanitizer runtimes: --config=fuzz (tests/fuzz/run.sh)
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
   fsverity curl python3
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml

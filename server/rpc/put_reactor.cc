@@ -8,7 +8,7 @@
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
-#include "server/store/name_index.h"
+#include "server/rpc/request_checks.h"
 
 namespace verity::server {
 
@@ -104,17 +104,11 @@ absl::Status PutReactor::Consume(const v1::PutRequest& request) {
 }
 
 absl::Status PutReactor::Begin(const v1::PutHeader& header) {
-  ASSIGN_OR_RETURN(MerkleParams params, TreeParamsFromProto(header.params()));
-  if (!header.expected_digest().empty()) {
-    ASSIGN_OR_RETURN(expected_, ParseDigest(header.expected_digest()));
-    if (expected_->algorithm != params.hash_algorithm) {
-      return absl::InvalidArgumentError(
-          "expected_digest uses another hash algorithm than params");
-    }
-  }
-  if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
-  name_ = header.name();
-  ASSIGN_OR_RETURN(writer_, context_->store->BeginPut(params, expected_));
+  ASSIGN_OR_RETURN(CheckedPutHeader checked, CheckPutHeader(header));
+  expected_ = std::move(checked.expected);
+  name_ = std::move(checked.name);
+  ASSIGN_OR_RETURN(writer_,
+                   context_->store->BeginPut(checked.params, expected_));
   return absl::OkStatus();
 }
 

@@ -13,18 +13,9 @@
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/read_response_wire.h"
+#include "server/rpc/request_checks.h"
 
 namespace verity::server {
-
-namespace {
-
-// A zero length asks for the rest of the blob.
-std::optional<uint64_t> RequestedLength(const v1::ReadRequest& request) {
-  if (request.length() == 0) return std::nullopt;
-  return request.length();
-}
-
-}  // namespace
 
 ReadReactor::ReadReactor(ServiceContext* context,
                          grpc::CallbackServerContext* call,
@@ -74,29 +65,19 @@ void ReadReactor::StartAndWrite() {
 absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   RETURN_IF_ERROR(context_->CheckServing());
   RETURN_IF_ERROR(slot_.status());
-  if (!v1::PriorityClass_IsValid(request.priority_class())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown priority class ", request.priority_class()));
-  }
-  const size_t held = request.have_tree_blocks_size();
-  if (held > context_->options.max_have_tree_blocks) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("have_tree_blocks lists ", held, " blocks; at most ",
-                     context_->options.max_have_tree_blocks, " may be given"));
-  }
-  // A malformed request is INVALID_ARGUMENT whatever the store holds.
-  RETURN_IF_ERROR(ValidateRange(request.offset(), RequestedLength(request)));
   ASSIGN_OR_RETURN(
-      const ParsedDigest digest,
-      ResolveBlob(*context_->store, request.digest(), request.name(),
-                  request.blob_case() == v1::ReadRequest::kName));
+      const CheckedRead read,
+      CheckReadRequest(request, context_->options.max_have_tree_blocks));
+  ASSIGN_OR_RETURN(const ParsedDigest digest,
+                   ResolveBlob(*context_->store, read.blob));
   ASSIGN_OR_RETURN(blob_, OpenForRead(*context_, digest));
   const TreeGeometry& geometry = blob_->geometry();
-  ASSIGN_OR_RETURN(const BlockRange blocks, BlocksOfRequest(request, geometry));
-  const auto priority_class =
-      static_cast<PriorityClass>(request.priority_class());
-  timer_.set_priority_class(priority_class);
-  job_.emplace(blob_, blocks, priority_class);
+  ASSIGN_OR_RETURN(
+      const ByteRange bytes,
+      CheckByteRange(geometry.data_size(), read.offset, read.length));
+  const BlockRange blocks = BlocksOf(geometry, bytes);
+  timer_.set_priority_class(read.priority_class);
+  job_.emplace(blob_, blocks, read.priority_class);
   window_.emplace(
       context_->options.read_chunk_bytes / geometry.block_size(),
       context_->options.max_read_chunk_bytes / geometry.block_size(),
@@ -109,14 +90,6 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   charged_tree_bytes_ = blob_->cached_tree_bytes();
   context_->reader->Begin(*job_);
   return absl::OkStatus();
-}
-
-absl::StatusOr<BlockRange> ReadReactor::BlocksOfRequest(
-    const v1::ReadRequest& request, const TreeGeometry& geometry) const {
-  ASSIGN_OR_RETURN(const ByteRange bytes,
-                   CheckByteRange(geometry.data_size(), request.offset(),
-                                  RequestedLength(request)));
-  return BlocksOf(geometry, bytes);
 }
 
 void ReadReactor::OnCancel() {

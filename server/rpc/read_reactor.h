@@ -65,8 +65,6 @@ class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   // Start(), then the first steps; or Finish() with Start()'s error.
   void StartAndWrite();
   absl::Status Start(const v1::ReadRequest& request);
-  absl::StatusOr<BlockRange> BlocksOfRequest(
-      const v1::ReadRequest& request, const TreeGeometry& geometry) const;
   // Runs steps until none can start: called after every event, by a thread
   // that counted itself in advancing_ when it recorded the event.
   void Advance();

@@ -23,14 +23,9 @@ void LogIfFailed(Store* store, const ParsedDigest& digest,
 }  // namespace
 
 absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
-                                         absl::string_view digest,
-                                         absl::string_view name, bool by_name) {
-  if (by_name) return store.ResolveName(name);
-  if (digest.empty()) {
-    return absl::InvalidArgumentError(
-        "the request names no blob: set digest or name");
-  }
-  return ParseDigest(digest);
+                                         const BlobSelector& blob) {
+  if (blob.by_name) return store.ResolveName(blob.name);
+  return blob.digest;
 }
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(

@@ -24,6 +24,7 @@
 #include "server/rpc/chunk_window.h"
 #include "server/rpc/io_executor.h"
 #include "server/rpc/peer_rate_limiter.h"
+#include "server/rpc/request_checks.h"
 #include "server/rpc/stream_watchdog.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
@@ -138,11 +139,10 @@ class StreamSlot {
   bool released_ = false;
 };
 
-// The blob a request names: a digest in text form (INVALID_ARGUMENT if
-// malformed) or, when `by_name`, a name (NOT_FOUND if unknown).
+// The digest of the blob a checked request names: its own, or the one its
+// name points at (NOT_FOUND if unknown).
 absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
-                                         absl::string_view digest,
-                                         absl::string_view name, bool by_name);
+                                         const BlobSelector& blob);
 
 // The blob `digest` from the cache, or opened from the store and cached.
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(

@@ -5,7 +5,6 @@
 
 #include "server/rpc/verity_service.h"
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,11 +15,10 @@
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/put_reactor.h"
 #include "server/rpc/read_reactor.h"
+#include "server/rpc/request_checks.h"
 
 namespace verity::server {
 namespace {
-
-constexpr size_t kMaxPageSize = 1000;
 
 // Answers a unary call that needs `role` with what `work` returns: on the
 // callback thread, or on the I/O executor if `blocks` (the call, and so its
@@ -57,8 +55,10 @@ template <typename Request>
 absl::StatusOr<ParsedDigest> Resolve(const ServiceContext& context,
                                      const Request& request) {
   RETURN_IF_ERROR(context.CheckServing());
-  return ResolveBlob(*context.store, request.digest(), request.name(),
-                     request.blob_case() == Request::kName);
+  ASSIGN_OR_RETURN(const BlobSelector blob,
+                   CheckBlobSelector(request.digest(), request.name(),
+                                     request.blob_case() == Request::kName));
+  return ResolveBlob(*context.store, blob);
 }
 
 absl::Status DoStat(const ServiceContext& context,
@@ -73,10 +73,7 @@ absl::Status DoList(const ServiceContext& context,
                     const v1::ListRequest& request,
                     v1::ListResponse* response) {
   RETURN_IF_ERROR(context.CheckServing());
-  const size_t page_size =
-      request.page_size() == 0
-          ? kMaxPageSize
-          : std::min<size_t>(request.page_size(), kMaxPageSize);
+  const size_t page_size = ListPageSize(request);
   // The page token is the last digest of the previous page: stable under
   // concurrent puts.
   ASSIGN_OR_RETURN(std::vector<BlobInfo> blobs,

@@ -121,9 +121,12 @@ absl::Status FileStore::LoadNames() {
 
 absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
   const std::string path = JoinPath(layout_.names_dir(), file);
+  // Not a regular file (a FIFO, a symlink) or too large: not a name file
+  // verityd wrote, dropped like a malformed one.
   const absl::StatusOr<std::string> contents =
-      ReadSmallFile(fs_, path, kMaxNameFileSize);
-  if (!contents.ok() && !absl::IsOutOfRange(contents.status())) {
+      ReadSmallRegularFile(fs_, path, kMaxNameFileSize);
+  if (!contents.ok() && !absl::IsOutOfRange(contents.status()) &&
+      !absl::IsFailedPrecondition(contents.status())) {
     return contents.status();
   }
   const absl::StatusOr<NameRecord> record =

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,28 @@ TEST_F(BlobStoreRecoveryTest, NamesOfMissingBlobsAreDropped) {
   EXPECT_TRUE(log_.Contains("which is gone"));
   EXPECT_TRUE(log_.Contains("not the hash of the name"));
   EXPECT_TRUE(log_.Contains("lacks a newline"));
+}
+
+// Found by tests/fuzz (store_recovery): a FIFO under names/ made Open wait
+// forever for a writer.
+TEST_F(BlobStoreRecoveryTest, NameEntriesThatAreNotFilesAreDropped) {
+  MustPut("kept", "kept");
+  store_.reset();
+  const std::string names = root_ + "/names";
+  ASSERT_EQ(mkfifo((names + "/fifo").c_str(), 0600), 0);
+  ASSERT_EQ(symlink(NameFileName("kept").c_str(), (names + "/link").c_str()),
+            0);
+  Reopen();
+  EXPECT_THAT(EntriesOf(names), ElementsAre(NameFileName("kept")));
+  EXPECT_TRUE(store_->ResolveName("kept").ok());
+  EXPECT_TRUE(log_.Contains("is not a regular file"));
+}
+
+TEST_F(BlobStoreRecoveryTest, VersionThatIsAFifoIsRefused) {
+  store_.reset();
+  ASSERT_EQ(unlink((root_ + "/VERSION").c_str()), 0);
+  ASSERT_EQ(mkfifo((root_ + "/VERSION").c_str(), 0600), 0);
+  EXPECT_EQ(OpenCode(root_), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(BlobStoreRecoveryTest, StaleQuarantineCopyOfAServedBlobIsDropped) {

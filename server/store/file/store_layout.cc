@@ -75,7 +75,7 @@ absl::Status CheckIsStoreOrEmpty(FileSystem& fs, const std::string& root) {
 
 absl::Status CheckVersion(FileSystem& fs, const std::string& root) {
   const std::string path = JoinPath(root, kVersionFile);
-  absl::StatusOr<std::string> version = ReadSmallFile(fs, path, 64);
+  absl::StatusOr<std::string> version = ReadSmallRegularFile(fs, path, 64);
   if (absl::IsNotFound(version.status())) {
     return ReplaceFileDurably(fs, JoinPath(root, kVersionTempFile), path,
                               kStoreVersionText);

@@ -1,0 +1,81 @@
+// Implements the service's request checks on lib's parsers and the store's
+// name rules, so every call refuses the same things the same way.
+
+#include "server/rpc/request_checks.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "lib/read_plan.h"
+#include "lib/status_macros.h"
+#include "proto/convert.h"
+#include "server/store/name_index.h"
+
+namespace verity::server {
+
+absl::StatusOr<BlobSelector> CheckBlobSelector(absl::string_view digest,
+                                               absl::string_view name,
+                                               bool by_name) {
+  BlobSelector blob;
+  blob.by_name = by_name;
+  if (by_name) {
+    RETURN_IF_ERROR(ValidateBlobName(name));
+    blob.name = std::string(name);
+    return blob;
+  }
+  if (digest.empty()) {
+    return absl::InvalidArgumentError(
+        "the request names no blob: set digest or name");
+  }
+  ASSIGN_OR_RETURN(blob.digest, ParseDigest(digest));
+  return blob;
+}
+
+absl::StatusOr<CheckedRead> CheckReadRequest(const v1::ReadRequest& request,
+                                             size_t max_have_tree_blocks) {
+  if (!v1::PriorityClass_IsValid(request.priority_class())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown priority class ", request.priority_class()));
+  }
+  const size_t held = request.have_tree_blocks_size();
+  if (held > max_have_tree_blocks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("have_tree_blocks lists ", held, " blocks; at most ",
+                     max_have_tree_blocks, " may be given"));
+  }
+  CheckedRead read;
+  ASSIGN_OR_RETURN(
+      read.blob,
+      CheckBlobSelector(request.digest(), request.name(),
+                        request.blob_case() == v1::ReadRequest::kName));
+  read.priority_class = static_cast<PriorityClass>(request.priority_class());
+  read.offset = request.offset();
+  // A zero length asks for the rest of the blob.
+  if (request.length() != 0) read.length = request.length();
+  RETURN_IF_ERROR(ValidateRange(read.offset, read.length));
+  return read;
+}
+
+absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
+  CheckedPutHeader checked;
+  ASSIGN_OR_RETURN(checked.params, TreeParamsFromProto(header.params()));
+  if (!header.expected_digest().empty()) {
+    ASSIGN_OR_RETURN(checked.expected, ParseDigest(header.expected_digest()));
+    if (checked.expected->algorithm != checked.params.hash_algorithm) {
+      return absl::InvalidArgumentError(
+          "expected_digest uses another hash algorithm than params");
+    }
+  }
+  if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
+  checked.name = header.name();
+  return checked;
+}
+
+size_t ListPageSize(const v1::ListRequest& request) {
+  if (request.page_size() == 0) return kMaxListPageSize;
+  return std::min<size_t>(request.page_size(), kMaxListPageSize);
+}
+
+}  // namespace verity::server

@@ -1,0 +1,75 @@
+// The checks of the Verity service's requests that need no store: what a Read,
+// a Put header, a List, a Stat or a Delete may ask for. Every refusal is
+// INVALID_ARGUMENT; the reactors and unary calls apply these first, then look
+// the blob up.
+
+#ifndef VERITYD_SERVER_RPC_REQUEST_CHECKS_H_
+#define VERITYD_SERVER_RPC_REQUEST_CHECKS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_params.h"
+#include "lib/priority_class.h"
+#include "lib/read_plan.h"
+#include "proto/verity/v1/verity.pb.h"
+
+namespace verity::server {
+
+// The most blobs a List page holds; also the page size of page_size 0.
+inline constexpr size_t kMaxListPageSize = 1000;
+
+// The blob a request names: by digest (parsed) or by name (valid, and resolved
+// by the store later). Plain value.
+struct BlobSelector {
+  bool by_name = false;
+  ParsedDigest digest;  // unless by_name
+  std::string name;     // if by_name
+};
+
+// `digest` is the request's digest text, `name` its name, `by_name` whether
+// its oneof holds the name.
+absl::StatusOr<BlobSelector> CheckBlobSelector(absl::string_view digest,
+                                               absl::string_view name,
+                                               bool by_name);
+
+// A Read as asked: the blob, the class it is served in, and the bytes
+// [offset, offset + *length), or to the end of the blob without a length
+// (ReadRequest.length 0). The range is checked against the blob later.
+struct CheckedRead {
+  BlobSelector blob;
+  PriorityClass priority_class = PriorityClass::kNone;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+};
+
+// Refuses an unknown priority class, more than `max_have_tree_blocks` held
+// tree blocks, a request naming no valid blob, and a range whose end
+// overflows (whatever the blob, see ValidateRange).
+absl::StatusOr<CheckedRead> CheckReadRequest(
+    const v1::ReadRequest& request,
+    size_t max_have_tree_blocks = kMaxHaveTreeBlocks);
+
+// A Put's header, with fs-verity's defaults applied.
+struct CheckedPutHeader {
+  MerkleParams params;
+  std::optional<ParsedDigest> expected;  // expected_digest, if given
+  std::string name;                      // empty: no name
+};
+
+// Refuses invalid tree params, a malformed expected digest or one of another
+// algorithm than the params, and an invalid name.
+absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header);
+
+// The blobs one List page holds: page_size, at most kMaxListPageSize, which
+// page_size 0 also means.
+size_t ListPageSize(const v1::ListRequest& request);
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_RPC_REQUEST_CHECKS_H_

@@ -1,0 +1,36 @@
+"""verity_fuzzer: one libFuzzer target, built two ways from the same source.
+
+`NAME_fuzzer_test` is an ordinary cc_test of the normal (gcc) build and of --config=asan and
+--config=tsan: replay_main.cc feeds it every file of corpus/NAME/ and regressions/NAME/.
+`NAME_fuzzer` is the libFuzzer binary; it builds only under --config=fuzz (clang-14,
+-fsanitize=fuzzer,address,undefined), which tests/fuzz/run.sh uses.
+"""
+
+def verity_fuzzer(name, srcs, deps = [], size = "small", **kwargs):
+    corpus = "corpus/" + name
+    regressions = "regressions/" + name
+    native.cc_test(
+        name = name + "_fuzzer_test",
+        size = size,
+        srcs = srcs + ["replay_main.cc"],
+        args = [
+            "tests/fuzz/" + corpus,
+            "tests/fuzz/" + regressions,
+        ],
+        data = native.glob([corpus + "/**", regressions + "/**"]),
+        deps = deps,
+        **kwargs
+    )
+    native.cc_binary(
+        name = name + "_fuzzer",
+        testonly = True,
+        srcs = srcs,
+        linkopts = ["-fsanitize=fuzzer"],
+        tags = ["manual"],
+        target_compatible_with = select({
+            "//tests/fuzz:fuzz_build": [],
+            "//conditions:default": ["//tests/fuzz:needs_fuzz_build"],
+        }),
+        deps = deps,
+        **kwargs
+    )

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of tests/fuzz/corpus/ (checked in; rerun after changing an input format).
+
+Each seed is a few bytes to a few KiB, written for the input format its target's header comment
+describes: honest cases the target must accept, and a few of each kind of lie.
+"""
+import hashlib
+import os
+import shutil
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def u8(*values):
+    return bytes(v & 0xFF for v in values)
+
+
+def u16(v):
+    return struct.pack('<H', v)
+
+
+def u64(v):
+    return struct.pack('<Q', v)
+
+
+def below(n, value):
+    """What FuzzInput::Below(n) reads to return `value`: one byte for n <= 256, else eight."""
+    return u8(value) if n <= 256 else u64(value)
+
+
+def descriptor(alg=1, log_bs=12, salt=b'', size=0, root=None):
+    digest_size = 32 if alg == 1 else 64
+    root = root if root is not None else hashlib.sha256(b'root').digest()[:digest_size].ljust(digest_size, b'\0')
+    out = bytearray(256)
+    out[0:4] = u8(1, alg, log_bs, len(salt))
+    out[8:16] = u64(size)
+    out[16:16 + len(root)] = root
+    out[80:80 + len(salt)] = salt
+    return bytes(out)
+
+
+def proto_field(number, wire_type, payload):
+    key = varint(number << 3 | wire_type)
+    if wire_type == 0:
+        return key + varint(payload)
+    return key + varint(len(payload)) + payload
+
+
+def varint(v):
+    out = b''
+    while True:
+        byte = v & 0x7F
+        v >>= 7
+        if v:
+            out += u8(byte | 0x80)
+        else:
+            return out + u8(byte)
+
+
+def digest_seeds():
+    return {
+        'sha256_lower': b'sha256:' + b'ab' * 32,
+        'sha512_upper': b'sha512:' + b'C0' * 64,
+        'short_hex': b'sha256:abc',
+        'not_hex': b'sha256:' + b'g' * 64,
+        'unknown_algorithm': b'md5:' + b'00' * 16,
+        'no_colon': b'sha256',
+        'raw_sha256_bytes': u8(1) + bytes(range(32)),
+    }
+
+
+def descriptor_seeds():
+    seeds = {
+        'sha256_4k': u8(0) + descriptor(size=1 << 20),
+        'sha512_1k_salted': u8(0) + descriptor(alg=2, log_bs=10, salt=b'salt', size=12345),
+        'empty_blob': u8(0) + descriptor(size=0, root=bytes(32)),
+        'huge_size': u8(0) + descriptor(log_bs=6, size=(1 << 63) - 1),
+        'not_canonical': u8(0) + descriptor(size=1)[:200] + u8(1) + bytes(55),
+    }
+    # FsverityDescriptor: 1 hash_algorithm, 2 log_block_size, 3 salt, 4 data_size, 5 root_hash.
+    wire = (proto_field(1, 0, 1) + proto_field(2, 0, 12) + proto_field(3, 2, b'salt') +
+            proto_field(4, 0, 5000) + proto_field(5, 2, bytes(32)))
+    seeds['wire_sha256'] = u8(1) + wire
+    seeds['wire_bad_root'] = u8(1) + proto_field(1, 0, 2) + proto_field(2, 0, 10) + proto_field(5, 2, b'x')
+    return seeds
+
+
+# The blobs of stream_verifier_fuzzer.cc, by size.
+STREAM_BLOBS = [69 * 1024 + 100, 259 * 1024, 500, 0, 3 * 4096 + 1]
+
+
+def stream_seed(blob, offset, length=None, in_range=True, chunk=4, alone=False, small_blocks=False,
+                sink_calls=None, held=2, held_range=(0, 0), source=None, ops=b''):
+    size = STREAM_BLOBS[blob if source is None else source]
+    out = u8(blob)
+    out += u8(0, source) if source is not None else u8(1)
+    out += below(size + 1, offset)
+    out += u8(0) if length is None else u8(1) + below(size - offset + 1, length)
+    out += u8(1) if in_range else u8(0, 0)
+    out += u8(chunk - 1, int(alone), 0 if small_blocks else 1)
+    out += u8(1) if sink_calls is None else u8(0, sink_calls)
+    out += u8(held)
+    if held < 2:
+        trusted = STREAM_BLOBS[blob]
+        out += below(trusted + 1, held_range[0]) + below(trusted - held_range[0] + 1, held_range[1])
+    return out + ops
+
+
+def stream_verifier_seeds():
+    return {
+        'honest_whole_small': stream_seed(0, 0),
+        'honest_range_3_levels': stream_seed(1, 5000, 40000, chunk=3),
+        'honest_one_block': stream_seed(2, 0),
+        'honest_empty_blob': stream_seed(3, 0),
+        'honest_salted_tail': stream_seed(4, 4000, 9000, alone=True),
+        'out_of_range': stream_seed(0, 0, in_range=False),
+        'held_tree': stream_seed(1, 100000, 20000, held=0, held_range=(90000, 50000)),
+        'shared_cache': stream_seed(0, 1, 30000, held=1, held_range=(0, 70000)),
+        'small_block_limit': stream_seed(4, 0, small_blocks=True),
+        'sink_refuses': stream_seed(0, 0, chunk=8, sink_calls=2),
+        'other_blob': stream_seed(0, 0, 3000, source=2),
+        # op 0 (flip a data bit) in message 1 at byte 7, bit 3.
+        'flipped_data_bit': stream_seed(0, 0, chunk=2, ops=u8(0, 1) + below(2048, 7) + u8(3)),
+        # op 1 (flip a tree bit) in message 0, tree block 1, byte 0, bit 0.
+        'flipped_tree_bit': stream_seed(1, 0, 8192, ops=u8(1, 0, 1) + below(1024, 0) + u8(0)),
+        # op 2 (drop) message 1, op 3 (duplicate) message 0.
+        'dropped_and_duplicated': stream_seed(0, 0, 9000, chunk=1, ops=u8(2, 1, 3, 0, 0)),
+        # op 11 (descriptor lie, case 0: data size + 1) in message 0.
+        'descriptor_lie': stream_seed(4, 0, ops=u8(11, 0, 0, 1)),
+        # op 15 (truncate the stream) at message 2.
+        'truncated': stream_seed(0, 0, chunk=4, ops=u8(15, 2)),
+        # op 14 (insert a real chunk) at the end, from block 3.
+        'misplaced_real_chunk': stream_seed(0, 0, 4096, ops=u8(14, 0, 9, 0, 3, 1)),
+    }
+
+
+SHA256 = b'sha256:' + bytes(hashlib.sha256(b'blob').hexdigest(), 'ascii')
+SHA512 = b'sha512:' + bytes(hashlib.sha512(b'blob').hexdigest(), 'ascii')
+
+
+def name_seeds():
+    return {
+        'valid_path': u8(0) + b'a/b/c.txt',
+        'dot_component': u8(0) + b'a/./b',
+        'dotdot_component': u8(0) + b'../etc/passwd',
+        'three_dots': u8(0) + b'.../x',
+        'leading_slash': u8(0) + b'/abs',
+        'trailing_slash': u8(0) + b'dir/',
+        'nul': u8(0) + b'a\0b',
+        'too_long': u8(0) + b'x' * 1025,
+        'name_file': u8(1) + SHA256 + b'\nreadme',
+        'name_file_upper_digest': u8(1) + SHA256.upper().replace(b'SHA256', b'sha256') + b'\nx/y',
+        'name_file_bad_name': u8(1) + SHA256 + b'\n/x',
+        'cli_digest': u8(2) + SHA512,
+        'cli_name': u8(2) + b'models/v1.bin',
+        'cli_invalid_name': u8(2) + b'a//b',
+        'index_ops': u8(3) + bytes([0, 0, 0, 1, 0, 0, 2, 1, 0, 1, 0, 1, 0, 2, 2, 3, 0, 2]),
+    }
+
+
+def request_seeds():
+    read = proto_field(1, 2, SHA256) + proto_field(3, 0, 100) + proto_field(4, 0, 5000) + proto_field(5, 0, 1)
+    read_name = proto_field(2, 2, b'a/b') + proto_field(5, 0, 3) + proto_field(6, 0, 4) + proto_field(7, 0, 1)
+    overflow = proto_field(1, 2, SHA256) + proto_field(3, 0, 1 << 63) + proto_field(4, 0, 1 << 63)
+    params = proto_field(1, 0, 2) + proto_field(2, 0, 1024) + proto_field(3, 2, b'salt')
+    header = proto_field(1, 2, params) + proto_field(2, 2, SHA512) + proto_field(3, 2, b'x/y')
+    wrong_alg = proto_field(1, 2, proto_field(1, 0, 1)) + proto_field(2, 2, SHA512)
+    return {
+        'read_by_digest': u8(0) + read,
+        'read_by_name': u8(0) + read_name,
+        'read_overflow': u8(0) + overflow,
+        'read_bad_priority': u8(0) + proto_field(1, 2, SHA256) + proto_field(5, 0, 9),
+        'read_no_blob': u8(0) + proto_field(3, 0, 1),
+        'put_header': u8(1) + proto_field(1, 2, header),
+        'put_defaults': u8(1) + proto_field(1, 2, b''),
+        'put_wrong_algorithm': u8(1) + proto_field(1, 2, wrong_alg),
+        'put_block_too_small': u8(1) + proto_field(1, 2, proto_field(1, 2, proto_field(2, 0, 32))),
+        'list_page': u8(2) + proto_field(1, 0, 50) + proto_field(2, 2, SHA256),
+        'list_huge_page': u8(2) + proto_field(1, 0, 1 << 31),
+        'stat_by_digest': u8(3) + proto_field(1, 2, SHA512),
+        'delete_by_name': u8(4) + proto_field(2, 2, b'n'),
+        'delete_bad_digest': u8(4) + proto_field(1, 2, b'sha256:zz'),
+    }
+
+
+def store_seed(steps, version=True):
+    """Steps of store_recovery_fuzzer.cc: each is (step number, argument bytes)."""
+    out = u8(1) if version else u8(0)
+    for step, args in steps:
+        out += u8(step) + args
+    return out
+
+
+def store_recovery_seeds():
+    put = lambda k: (0, u8(k))
+    quarantine = lambda k: (2, u8(k))
+    # WriteName: pool name i (Bool 1, Below(3)) for blob k, correctly named (Below(4) != 0).
+    name = lambda i, k: (3, u8(1, i, k, 1))
+    # Damage blob k: in blobs/ (Bool 1), member m, action a, then the action's arguments.
+    damage = lambda k, m, a, args=b'': (4, u8(k, 1, m, a) + args)
+    # WriteRaw: directory d (after a blob choice), entry name, kind, then its arguments.
+    raw = lambda k, d, entry, kind, args=b'': (5, u8(k, d, len(entry)) + entry + u8(kind) + args)
+    return {
+        'empty_store': store_seed([]),
+        'no_version': store_seed([put(0)], version=False),
+        'all_blobs_named': store_seed([put(0), put(1), put(2), put(3), name(0, 0), name(1, 3), name(2, 1)]),
+        'quarantined_and_named': store_seed([quarantine(1), name(0, 1), put(0)]),
+        'requarantined_copy': store_seed([put(3), quarantine(3)]),
+        'name_of_missing_blob': store_seed([put(0), name(1, 2)]),
+        'misnamed_name_file': store_seed([put(0), (3, u8(1, 0, 0, 0, 3))]),
+        'truncated_data': store_seed([put(0), damage(0, 0, 0, u16(100))]),
+        'flipped_data_byte': store_seed([put(3), damage(3, 0, 1, u16(2000) + u8(0x41))]),
+        'flipped_tree_byte': store_seed([put(3), damage(3, 1, 1, u16(10) + u8(0))]),
+        'bad_descriptor': store_seed([put(1), damage(1, 2, 1, u16(3) + u8(7))]),
+        'missing_tree': store_seed([put(0), damage(0, 1, 2)]),
+        'data_is_a_directory': store_seed([put(0), damage(0, 0, 3)]),
+        'stray_file_in_shard': store_seed([put(0), raw(0, 4, b'junk', 0, u16(5) + b'hello')]),
+        'stray_dir_in_blobs': store_seed([raw(0, 1, b'sha1', 1), put(2)]),
+        'symlink_in_names': store_seed([put(0), name(0, 0), raw(0, 6, b'link', 2, u8(1))]),
+        'fifo_in_blob_dir': store_seed([put(1), raw(1, 5, b'extra', 3)]),
+        'leftover_in_tmp': store_seed([put(0), raw(0, 9, b'put-1', 1), raw(0, 9, b'x', 0, u16(3) + b'abc')]),
+    }
+
+
+def flags_seeds():
+    args = lambda *a: u8(1) + b'\0'.join(a)
+    env = lambda *values: u8(2) + b''.join(u8(len(v)) + v + u8(1) for v in values) + u8(2, 3) + b'--x' + u8(1) + b'y'
+    return {
+        'value_hex': u8(0) + b'00ff',
+        'value_odd_hex': u8(0) + b'abc',
+        'value_decimal': u8(0) + b'4096',
+        'value_max_u64': u8(0) + b'18446744073709551615',
+        'value_overflow': u8(0) + b'18446744073709551616',
+        'value_seconds': u8(0) + b'2.5',
+        'value_signed': u8(0) + b'+12',
+        'args_get': args(b'-o', b'out', b'--offset=10', b'sha256:' + b'0' * 64),
+        'args_abbreviated': args(b'--serv=dns:///x:1', b'--off', b'5', b'name'),
+        'args_repeated': args(b'-v', b'-v'),
+        'args_missing_value': args(b'a', b'--output'),
+        'args_dashdash': args(b'-vo', b'f', b'--', b'-x', b'-'),
+        'args_tls': args(b'--tls-cert=c', b'--timeout=0.5', b'x'),
+        'environment': env(b'/data', b'0.0.0.0:1', b'10'),
+    }
+
+
+TARGETS = {
+    'flags': flags_seeds,
+    'store_recovery': store_recovery_seeds,
+    'name': name_seeds,
+    'request': request_seeds,
+    'digest': digest_seeds,
+    'descriptor': descriptor_seeds,
+    'stream_verifier': stream_verifier_seeds,
+}
+
+
+def main():
+    names = sys.argv[1:] or list(TARGETS)
+    for name in names:
+        directory = os.path.join(HERE, 'corpus', name)
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory)
+        for seed, data in sorted(TARGETS[name]().items()):
+            with open(os.path.join(directory, seed), 'wb') as f:
+                f.write(data)
+        print(f'{name}: {len(os.listdir(directory))} seeds')
+
+
+if __name__ == '__main__':
+    main()

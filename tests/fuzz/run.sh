@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (--config=fuzz: clang-14, ASan+UBSan) and runs each for SECONDS
+# on a copy of its corpus and regressions (the checked-in directories are never written), with
+# TARGET.dict where there is one. Prints per target the executions, the coverage libFuzzer
+# reached (cov: edges, ft: features), and the crashes and leaks found, and exits non-zero on
+# any. Found inputs are kept under the work directory (printed) for tests/fuzz/regressions/.
+#
+#   tests/fuzz/run.sh SECONDS [TARGET...]     (default: every target in tests/fuzz/corpus/)
+#
+# FUZZ_WORK (default /dev/shm, else /tmp) holds the work directory; it is removed at the end
+# unless something was found.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}
+shift
+if (($#)); then
+  targets=("$@")
+else
+  mapfile -t targets < <(ls tests/fuzz/corpus)
+fi
+
+trap 'bazel shutdown >/dev/null 2>&1 || true' EXIT
+start=$SECONDS
+labels=()
+for t in "${targets[@]}"; do labels+=("//tests/fuzz:${t}_fuzzer"); done
+bazel build --config=fuzz "${labels[@]}"
+bin=$(bazel info --config=fuzz bazel-bin 2>/dev/null)
+build_seconds=$((SECONDS - start))
+
+base=${FUZZ_WORK:-$([[ -d /dev/shm ]] && echo /dev/shm || echo /tmp)}
+work=$(mktemp -d "$base/verity-fuzz.XXXXXX")
+found=0
+printf '%-16s %12s %8s %8s %8s %6s %s\n' target executions cov ft crashes leaks seconds
+total=0
+for t in "${targets[@]}"; do
+  dir=$work/$t
+  mkdir -p "$dir/corpus" "$dir/artifacts" "$dir/tmp"
+  cp -r "tests/fuzz/corpus/$t/." "$dir/corpus/"
+  [[ -d tests/fuzz/regressions/$t ]] && cp -r "tests/fuzz/regressions/$t/." "$dir/corpus/"
+  args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2560
+    -artifact_prefix="$dir/artifacts/")
+  [[ -f tests/fuzz/$t.dict ]] && args+=(-dict="tests/fuzz/$t.dict")
+  t0=$SECONDS
+  set +e
+  # TEST_TMPDIR: where store_recovery_fuzzer builds its store roots.
+  TEST_TMPDIR=$dir/tmp "$bin/tests/fuzz/${t}_fuzzer" "${args[@]}" "$dir/corpus" >"$dir/log" 2>&1
+  rc=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  stats=$(grep -E '^#[0-9]+.*cov: ' "$dir/log" | tail -1)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$stats")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$stats")
+  crashes=$(find "$dir/artifacts" -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' | wc -l)
+  leaks=$(find "$dir/artifacts" -name 'leak-*' | wc -l)
+  # libFuzzer exits non-zero on anything it stops for, with or without an artifact.
+  if ((rc != 0 && crashes + leaks == 0)); then crashes=1; fi
+  ((crashes + leaks)) && found=1
+  total=$((total + ${execs:-0}))
+  printf '%-16s %12s %8s %8s %8s %6s %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+    "$crashes" "$leaks" $((SECONDS - t0))
+done
+echo "fuzz: $total executions in total; build ${build_seconds} s, all $((SECONDS - start)) s"
+if ((found)); then
+  echo "fuzz: FOUND something: logs and inputs under $work (add each input to" \
+    "tests/fuzz/regressions/TARGET/)" >&2
+  exit 1
+fi
+rm -rf "$work"
+echo "fuzz: no crashes, no leaks"
