@@ -32,11 +32,16 @@ constexpr char kConnectionUsage[] =
 // A token file holds one token; more than this is not one.
 constexpr size_t kMaxTokenFileBytes = 4096;
 
-// The token in `path`, without the whitespace around it.
+// The token in `path`, without the whitespace around it. Every failure is
+// INVALID_ARGUMENT, as for any flag whose value is unusable.
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  ASSIGN_OR_RETURN(const std::string text,
-                   ReadSmallFile(path, kMaxTokenFileBytes));
-  const absl::string_view token = absl::StripAsciiWhitespace(text);
+  const absl::StatusOr<std::string> text =
+      ReadSmallFile(path, kMaxTokenFileBytes);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--token-file: ", text.status().message()));
+  }
+  const absl::string_view token = absl::StripAsciiWhitespace(*text);
   if (token.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--token-file ", path, " is empty"));
