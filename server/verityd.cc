@@ -128,9 +128,10 @@ absl::Status Verityd::Init() {
   context_.metrics = metrics_.get();
   // Work for a remote store waits on the network, not on a disk: more of it
   // at once.
-  IoExecutorOptions io;
+  ExecutorOptions io;
+  io.name = "store-io";
   if (!store_->IsLocal()) io.threads = 16;
-  io_ = std::make_unique<IoExecutor>(io);
+  io_ = std::make_unique<Executor>(io);
   context_.io = io_.get();
   context_.options = options_.service;
   chunk_budget_ =

@@ -31,7 +31,7 @@
 #include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
-#include "server/rpc/io_executor.h"
+#include "lib/executor.h"
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/stream_watchdog.h"
@@ -133,7 +133,7 @@ class Verityd {
   ServiceContext context_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
-  std::unique_ptr<IoExecutor> io_;
+  std::unique_ptr<Executor> io_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import and probe threads
   // use it until joined.

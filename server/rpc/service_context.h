@@ -22,7 +22,7 @@
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
-#include "server/rpc/io_executor.h"
+#include "lib/executor.h"
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/stream_watchdog.h"
@@ -72,7 +72,7 @@ struct ServiceContext {
   // Call latencies, bytes and corruption.
   ServiceMetrics* metrics = nullptr;
   // Runs Put's and Delete's store work off the gRPC callback threads.
-  IoExecutor* io = nullptr;
+  Executor* io = nullptr;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
   ChunkBudget* chunk_budget = nullptr;
   // Cancels Read and Put streams whose client stalls; null watches none.

@@ -1,7 +1,7 @@
-// IoExecutor runs every task off the caller's thread, in order per thread
+// Executor runs every task off the caller's thread, in order per thread
 // count, refuses tasks beyond its queue bound, and drains on destruction.
 
-#include "server/rpc/io_executor.h"
+#include "lib/executor.h"
 
 #include <atomic>
 #include <memory>
@@ -11,11 +11,11 @@
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
-namespace verity::server {
+namespace verity {
 namespace {
 
-TEST(IoExecutorTest, RunsTasksOnItsOwnThreads) {
-  IoExecutor executor;
+TEST(ExecutorTest, RunsTasksOnItsOwnThreads) {
+  Executor executor;
   absl::Notification ran;
   std::thread::id where;
   ASSERT_TRUE(executor
@@ -28,12 +28,12 @@ TEST(IoExecutorTest, RunsTasksOnItsOwnThreads) {
   EXPECT_NE(where, std::this_thread::get_id());
 }
 
-TEST(IoExecutorTest, OneThreadRunsTasksInOrder) {
+TEST(ExecutorTest, OneThreadRunsTasksInOrder) {
   std::vector<int> order;
   {
-    IoExecutorOptions options;
+    ExecutorOptions options;
     options.threads = 1;
-    IoExecutor executor(options);
+    Executor executor(options);
     for (int i = 0; i < 100; ++i) {
       ASSERT_TRUE(executor.Submit([&order, i] { order.push_back(i); }).ok());
     }
@@ -42,14 +42,14 @@ TEST(IoExecutorTest, OneThreadRunsTasksInOrder) {
   for (int i = 0; i < 100; ++i) EXPECT_EQ(order[i], i);
 }
 
-TEST(IoExecutorTest, RefusesTasksBeyondTheQueueBound) {
-  IoExecutorOptions options;
+TEST(ExecutorTest, RefusesTasksBeyondTheQueueBound) {
+  ExecutorOptions options;
   options.threads = 1;
   options.max_queued = 3;
   std::atomic<int> ran{0};
   absl::Notification started, release;
   {
-    IoExecutor executor(options);
+    Executor executor(options);
     ASSERT_TRUE(executor
                     .Submit([&] {
                       started.Notify();
@@ -70,13 +70,13 @@ TEST(IoExecutorTest, RefusesTasksBeyondTheQueueBound) {
   EXPECT_EQ(ran.load(), 4);
 }
 
-TEST(IoExecutorTest, ManySubmittersManyThreads) {
+TEST(ExecutorTest, ManySubmittersManyThreads) {
   std::atomic<int> ran{0};
   {
-    IoExecutorOptions options;
+    ExecutorOptions options;
     options.threads = 3;
     options.max_queued = 1 << 20;
-    IoExecutor executor(options);
+    Executor executor(options);
     std::vector<std::thread> submitters;
     for (int t = 0; t < 4; ++t) {
       submitters.emplace_back([&] {
@@ -91,4 +91,4 @@ TEST(IoExecutorTest, ManySubmittersManyThreads) {
 }
 
 }  // namespace
-}  // namespace verity::server
+}  // namespace verity

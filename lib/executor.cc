@@ -1,6 +1,6 @@
-// Implements IoExecutor: one queue under an absl::Mutex, named threads.
+// Implements Executor: one queue under an absl::Mutex, named threads.
 
-#include "server/rpc/io_executor.h"
+#include "lib/executor.h"
 
 #include <pthread.h>
 
@@ -10,18 +10,18 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace verity::server {
+namespace verity {
 
-IoExecutor::IoExecutor(const IoExecutorOptions& options) : options_(options) {
+Executor::Executor(const ExecutorOptions& options) : options_(options) {
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
     threads_.emplace_back([this, i] {
-      pthread_setname_np(pthread_self(), absl::StrCat("store-io/", i).c_str());
+      pthread_setname_np(pthread_self(), absl::StrCat(options_.name.substr(0, 12), "/", i).c_str());
       Run();
     });
   }
 }
 
-IoExecutor::~IoExecutor() {
+Executor::~Executor() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -30,18 +30,18 @@ IoExecutor::~IoExecutor() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-absl::Status IoExecutor::Submit(Task task) {
+absl::Status Executor::Submit(Task task) {
   absl::MutexLock lock(&mu_);
   if (tasks_.size() >= options_.max_queued) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "the store has ", tasks_.size(), " operations waiting; retry later"));
+        options_.name, " has ", tasks_.size(), " operations waiting; retry later"));
   }
   tasks_.push_back(std::move(task));
   work_or_stop_.Signal();
   return absl::OkStatus();
 }
 
-void IoExecutor::Run() {
+void Executor::Run() {
   while (true) {
     std::optional<Task> task;
     {
@@ -55,4 +55,4 @@ void IoExecutor::Run() {
   }
 }
 
-}  // namespace verity::server
+}  // namespace verity
