@@ -5,12 +5,21 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 
 namespace verity {
+
+ExecutorOptions CompletionThreadOptions(std::string name) {
+  ExecutorOptions options;
+  options.threads = 1;
+  options.max_queued = SIZE_MAX;
+  options.name = std::move(name);
+  return options;
+}
 
 Executor::Executor(const ExecutorOptions& options) : options_(options) {
   for (int i = 0; i < std::max(1, options_.threads); ++i) {

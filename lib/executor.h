@@ -31,6 +31,11 @@ struct ExecutorOptions {
   std::string name = "executor";
 };
 
+// One thread with an unbounded queue, named `name`: for the completions of
+// asynchronous reads, each of which belongs to a read in flight that its
+// caller bounds, and none of which may be dropped.
+ExecutorOptions CompletionThreadOptions(std::string name);
+
 // Thread-safe. Tasks run in submission order, `threads` at a time.
 class Executor {
  public:

@@ -18,18 +18,6 @@ InlineBudget& ThreadBudget() {
   return budget;
 }
 
-// Reads what the job's chunk still lacks (its data, unless an inline start
-// read it, and the tree blocks the rest needs), then calls `done`: at once for
-// a local chunk, else from the store's thread.
-void Fetch(ReadJob* job, Blob::ReadDone done) {
-  const BlockRange blocks = job->chunk_blocks();
-  job->blob().Fetch(blocks.first, blocks.end, &job->chunk(), std::move(done));
-}
-
-bool ChunkIsLocal(const ReadJob& job) {
-  return job.blob().IsLocal(job.chunk_blocks().first, job.chunk_blocks().end);
-}
-
 }  // namespace
 
 Dispatcher::Dispatcher(const DispatchOptions& options, VerifyPool* pool,
@@ -40,20 +28,71 @@ void Dispatcher::Begin(const ReadJob& job) {
   job.blob().PrefetchTree(job.blocks().first, job.blocks().end);
 }
 
-void Dispatcher::Read(ReadJob* job, Done done) {
-  ReadAhead(*job);
-  ReadChunk(job,
-            [this, job, done = std::move(done)](absl::Status status) mutable {
-              const BlockRange chunk = job->chunk_blocks();
-              if (absl::IsDataLoss(status) &&
-                  job->blob().Forget(chunk.first, chunk.end)) {
-                job->RestartChunk();
-                job->placement().on_pool = true;
-                Submit(job, std::move(done));
-                return;
-              }
-              std::move(done)(std::move(status));
-            });
+std::optional<absl::Status> Dispatcher::TryReadNow(ReadJob& job) {
+  ReadAhead(job);
+  if (job.placement().on_pool) return std::nullopt;
+  const absl::Time start = absl::Now();
+  const PriorityClass priority_class = job.priority_class();
+  const DispatchDecision decision =
+      Decide(options_.mode, Limits(), priority_class, job.bytes(),
+             ThreadBudget().HasBudget(start, options_.budget));
+  if (options_.tuner != nullptr &&
+      (decision.reason == DispatchReason::kWithinLimit ||
+       decision.reason == DispatchReason::kBudget)) {
+    options_.tuner->ObserveInlineChoice(
+        priority_class, decision.reason == DispatchReason::kBudget);
+  }
+  if (decision.path != DispatchPath::kInline) {
+    ToPool(job, decision);
+    return std::nullopt;
+  }
+  return TryInline(job, decision, start);
+}
+
+std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
+                                                  DispatchDecision decision,
+                                                  absl::Time start) {
+  const bool forced = options_.mode == DispatchMode::kInline;
+  Chunk& chunk = *job.chunk();
+  std::optional<absl::Status> status = chunk.TryLoadNow();
+  // Data that needs the network is read asynchronously, then verified on
+  // the pool (forced-inline mode: where it arrives): a completion thread
+  // never waits for it.
+  if (!status.has_value()) {
+    if (forced) {
+      Place(job, decision);
+    } else {
+      ToPool(job, {DispatchPath::kPool, DispatchReason::kCacheMiss});
+    }
+    return std::nullopt;
+  }
+  Place(job, decision);
+  if (pool_ != nullptr) pool_->NoteActivity(job.priority_class());
+  if (status->ok()) status = chunk.VerifyCached();
+  if (status->ok() && forced) status = chunk.TryFinishNow();
+  const absl::Time end = absl::Now();
+  ThreadBudget().Charge(start, end - start, options_.budget);
+  metrics_->ObserveVerify(DispatchPath::kInline, end - start);
+  if (chunk.verified()) Tune(chunk.data_bytes(), end - start, end);
+  if (status.has_value() && absl::IsDataLoss(*status) && !chunk.reread() &&
+      job.blob().Forget(chunk.blocks().first, chunk.blocks().end)) {
+    job.RestartChunk();
+    job.placement().on_pool = true;
+    return std::nullopt;
+  }
+  if (!status.has_value() || !status->ok() || chunk.verified()) return status;
+  if (!forced) ToPool(job, {DispatchPath::kPool, DispatchReason::kCacheMiss});
+  return std::nullopt;
+}
+
+void Dispatcher::ReadLater(std::shared_ptr<ReadJob> job, Done done) {
+  // Forced-inline mode has no pool: what had to be fetched is verified on
+  // the thread that fetched it.
+  if (pool_ == nullptr) {
+    FinishWhereFetched(std::move(job), std::move(done));
+    return;
+  }
+  Submit(std::move(job), std::move(done));
 }
 
 void Dispatcher::ReadAhead(const ReadJob& job) const {
@@ -63,52 +102,6 @@ void Dispatcher::ReadAhead(const ReadJob& job) const {
       DivRoundUp(options_.read_ahead_bytes, job.blob().geometry().block_size());
   const uint64_t end = std::min(job.blocks().end, first + blocks);
   if (first < end) job.blob().Prefetch(first, end);
-}
-
-void Dispatcher::ReadChunk(ReadJob* job, Done done) {
-  if (!job->placement().on_pool) {
-    const absl::Time start = absl::Now();
-    InlineBudget& budget = ThreadBudget();
-    const PriorityClass priority_class = job->priority_class();
-    DispatchDecision decision =
-        Decide(options_.mode, Limits(), priority_class, job->bytes(),
-               budget.HasBudget(start, options_.budget));
-    if (options_.tuner != nullptr &&
-        (decision.reason == DispatchReason::kWithinLimit ||
-         decision.reason == DispatchReason::kBudget)) {
-      options_.tuner->ObserveInlineChoice(
-          priority_class, decision.reason == DispatchReason::kBudget);
-    }
-    // A chunk that needs the network is read asynchronously, then verified
-    // on the pool (forced-inline mode: where it arrived): a completion thread
-    // never waits for it.
-    if (decision.path == DispatchPath::kInline && !ChunkIsLocal(*job)) {
-      if (options_.mode == DispatchMode::kInline) {
-        Place(job, decision);
-        Submit(job, std::move(done));
-        return;
-      }
-      decision = {DispatchPath::kPool, DispatchReason::kCacheMiss};
-    }
-    if (decision.path == DispatchPath::kInline) {
-      Place(job, decision);
-      if (pool_ != nullptr) pool_->NoteActivity(priority_class);
-      absl::Status status = VerifyInline(job);
-      const absl::Time end = absl::Now();
-      budget.Charge(start, end - start, options_.budget);
-      metrics_->ObserveVerify(DispatchPath::kInline, end - start);
-      if (job->chunk().verified())
-        Tune(job->chunk().data.size(), end - start, end);
-      if (!status.ok() || job->chunk().verified()) {
-        std::move(done)(status);
-        return;
-      }
-      decision = {DispatchPath::kPool, DispatchReason::kCacheMiss};
-    }
-    job->placement().on_pool = true;
-    Place(job, decision);
-  }
-  Submit(job, std::move(done));
 }
 
 InlineLimits Dispatcher::Limits() const {
@@ -126,70 +119,88 @@ absl::StatusOr<std::string> Dispatcher::TreeBlock(const VerifiedBlob& blob,
   return blob.VerifiedTreeBlock(id);
 }
 
-absl::Status Dispatcher::VerifyInline(ReadJob* job) const {
-  const BlockRange blocks = job->chunk_blocks();
-  RETURN_IF_ERROR(job->blob().Load(blocks.first, blocks.end, &job->chunk()));
-  RETURN_IF_ERROR(job->blob().VerifyCached(&job->chunk()));
-  if (options_.mode == DispatchMode::kInline) {
-    return job->blob().VerifyRest(&job->chunk());
-  }
-  return absl::OkStatus();
-}
-
-void Dispatcher::Place(ReadJob* job, DispatchDecision decision) {
+void Dispatcher::Place(ReadJob& job, DispatchDecision decision) {
   // The first placement, and a fallback to the pool, count; later chunks of
   // a request on the same path do not.
-  ReadJob::Placement& placement = job->placement();
+  ReadJob::Placement& placement = job.placement();
   if (placement.placed && decision.path == DispatchPath::kInline) return;
   placement.placed = true;
-  metrics_->CountPlacement(decision.path, job->priority_class(),
+  metrics_->CountPlacement(decision.path, job.priority_class(),
                            decision.reason);
 }
 
-void Dispatcher::Submit(ReadJob* job, Done done) {
-  if (ChunkIsLocal(*job)) {
-    // Read on the pool's thread, as a local read may still wait on a disk.
-    Verify(job, /*fetch=*/true, std::move(done));
+void Dispatcher::ToPool(ReadJob& job, DispatchDecision decision) {
+  job.placement().on_pool = true;
+  Place(job, decision);
+}
+
+void Dispatcher::Submit(std::shared_ptr<ReadJob> job, Done done) {
+  const PriorityClass priority_class = job->priority_class();
+  pool_->Submit(CurrentCpu(), priority_class,
+                [this, job = std::move(job), priority_class,
+                 done = std::move(done)](absl::Duration queue_wait) mutable {
+                  metrics_->ObserveQueueWait(priority_class, queue_wait);
+                  if (options_.tuner != nullptr) {
+                    options_.tuner->ObserveQueueWait(priority_class,
+                                                     queue_wait);
+                  }
+                  Work(std::move(job), std::move(done));
+                });
+}
+
+void Dispatcher::Work(std::shared_ptr<ReadJob> job, Done done) {
+  if (job->cancelled()) {
+    std::move(done)(absl::CancelledError("the client went away"));
     return;
   }
-  Fetch(job, [this, job, done = std::move(done)](absl::Status status) mutable {
-    if (!status.ok()) {
-      std::move(done)(status);
-      return;
+  // The chunk this work is for: a restart replaces the job's, never this.
+  std::shared_ptr<Chunk> chunk = job->chunk();
+  const absl::Time start = absl::Now();
+  std::optional<absl::Status> status = chunk->TryFinishNow();
+  if (!status.has_value()) {
+    // What it lacks comes from the network, and is verified back here.
+    chunk->FetchLater([this, job = std::move(job),
+                       done = std::move(done)](absl::Status fetched) mutable {
+      if (!fetched.ok()) {
+        Complete(std::move(job), std::move(fetched), std::move(done));
+        return;
+      }
+      Submit(std::move(job), std::move(done));
+    });
+    return;
+  }
+  const absl::Time end = absl::Now();
+  metrics_->ObserveVerify(DispatchPath::kPool, end - start);
+  if (status->ok()) Tune(chunk->data_bytes(), end - start, end);
+  Complete(std::move(job), *std::move(status), std::move(done));
+}
+
+void Dispatcher::FinishWhereFetched(std::shared_ptr<ReadJob> job, Done done) {
+  std::shared_ptr<Chunk> chunk = job->chunk();
+  chunk->FetchLater([this, job = std::move(job),
+                     done = std::move(done)](absl::Status status) mutable {
+    if (status.ok()) {
+      std::optional<absl::Status> finished = job->chunk()->TryFinishNow();
+      if (!finished.has_value()) {
+        FinishWhereFetched(std::move(job), std::move(done));
+        return;
+      }
+      status = *std::move(finished);
     }
-    Verify(job, /*fetch=*/false, std::move(done));
+    Complete(std::move(job), std::move(status), std::move(done));
   });
 }
 
-void Dispatcher::Verify(ReadJob* job, bool fetch, Done done) {
-  const PriorityClass priority_class = job->priority_class();
-  // Forced-inline mode has no pool: what had to be fetched is verified on
-  // the thread that fetched it.
-  if (pool_ == nullptr) {
-    std::move(done)(job->blob().VerifyRest(&job->chunk()));
+void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,
+                          Done done) {
+  const Chunk& chunk = *job->chunk();
+  if (absl::IsDataLoss(status) && !chunk.reread() &&
+      job->blob().Forget(chunk.blocks().first, chunk.blocks().end)) {
+    job->RestartChunk();
+    ReadLater(std::move(job), std::move(done));
     return;
   }
-  pool_->Submit(
-      CurrentCpu(), priority_class,
-      [this, job, priority_class, fetch,
-       done = std::move(done)](absl::Duration queue_wait) mutable {
-        metrics_->ObserveQueueWait(priority_class, queue_wait);
-        if (options_.tuner != nullptr) {
-          options_.tuner->ObserveQueueWait(priority_class, queue_wait);
-        }
-        if (job->cancelled()) {
-          std::move(done)(absl::CancelledError("the client went away"));
-          return;
-        }
-        const absl::Time start = absl::Now();
-        absl::Status status = absl::OkStatus();
-        if (fetch) Fetch(job, [&status](absl::Status s) { status = s; });
-        if (status.ok()) status = job->blob().VerifyRest(&job->chunk());
-        const absl::Time end = absl::Now();
-        metrics_->ObserveVerify(DispatchPath::kPool, end - start);
-        if (status.ok()) Tune(job->chunk().data.size(), end - start, end);
-        std::move(done)(status);
-      });
+  std::move(done)(std::move(status));
 }
 
 }  // namespace verity::server

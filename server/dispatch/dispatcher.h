@@ -7,6 +7,8 @@
 #ifndef VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 #define VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -44,13 +46,21 @@ class Dispatcher final : public ChunkReader {
   // cache, without waiting for them.
   void Begin(const ReadJob& job) override;
 
-  // Loads the job's chunk and verifies it, then calls `done`: before returning
-  // if it all ran inline, else on a pool thread. Pool work that finds the job
+  // Verifies the job's chunk on the calling thread if the policy puts it
+  // inline and the store has its data here, as far as the cached tree
+  // reaches (in forced-inline mode, all of it). nullopt if the chunk goes to
+  // the pool, or meets a tree block or data not here: ReadLater() then
+  // continues from its first unverified block, reading and hashing nothing
+  // twice.
+  std::optional<absl::Status> TryReadNow(ReadJob& job) override;
+
+  // Finishes the chunk on the pool (in forced-inline mode, on the store's
+  // thread that brought what it lacked). Pool work that finds the job
   // cancelled is skipped and reports CANCELLED. A chunk that fails
   // verification while the store kept a copy of its bytes (a cache) is read
   // once more from where the blob is stored: a bad cached copy is not a bad
   // blob.
-  void Read(ReadJob* job, Done done) override;
+  void ReadLater(std::shared_ptr<ReadJob> job, Done done) override;
 
   absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
                                         TreeBlockId id) const override;
@@ -60,15 +70,25 @@ class Dispatcher final : public ChunkReader {
  private:
   // Starts reading the next read_ahead_bytes after the job's chunk.
   void ReadAhead(const ReadJob& job) const;
-  // Read() without the second attempt.
-  void ReadChunk(ReadJob* job, Done done);
-  // Load + VerifyCached, and in forced-inline mode VerifyRest too.
-  absl::Status VerifyInline(ReadJob* job) const;
-  void Place(ReadJob* job, DispatchDecision decision);
-  // Verifies the rest of the chunk on the pool; a local chunk is fetched
-  // there, a remote one first.
-  void Submit(ReadJob* job, Done done);
-  void Verify(ReadJob* job, bool fetch, Done done);
+  // TryReadNow() of a chunk the policy put inline.
+  std::optional<absl::Status> TryInline(ReadJob& job,
+                                        DispatchDecision decision,
+                                        absl::Time start);
+  // Counts the request's placement (once, and a fallback to the pool).
+  void Place(ReadJob& job, DispatchDecision decision);
+  // Moves the request to the pool for good.
+  void ToPool(ReadJob& job, DispatchDecision decision);
+  // Queues the chunk's work on the pool.
+  void Submit(std::shared_ptr<ReadJob> job, Done done);
+  // On a pool thread: finishes the chunk now, or fetches what it lacks and
+  // submits it again.
+  void Work(std::shared_ptr<ReadJob> job, Done done);
+  // Forced-inline mode: fetches what the chunk lacks and finishes it where
+  // the fetch completes.
+  void FinishWhereFetched(std::shared_ptr<ReadJob> job, Done done);
+  // Reports `status`, unless it is a DATA_LOSS of a copy the store dropped:
+  // then the chunk is read again.
+  void Complete(std::shared_ptr<ReadJob> job, absl::Status status, Done done);
   // The tuner's limits if there is one, else the options'.
   InlineLimits Limits() const;
   // Feeds a verification of `bytes` to the tuner, which may close a period.

@@ -12,21 +12,25 @@ ReadJob::ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
     : blob_(std::move(blob)),
       blocks_(blocks),
       priority_class_(priority_class),
-      next_(blocks.first),
-      chunk_end_(blocks.first) {}
+      next_(blocks.first) {}
 
 uint64_t ReadJob::bytes() const {
   return blocks_.size() * blob_->geometry().block_size();
 }
 
 void ReadJob::StartChunk(uint64_t max_blocks) {
-  chunk_end_ = std::min(blocks_.end, next_ + std::max<uint64_t>(1, max_blocks));
-  chunk_ = BlockRead();
+  const uint64_t end =
+      std::min(blocks_.end, next_ + std::max<uint64_t>(1, max_blocks));
+  chunk_ = std::make_shared<Chunk>(blob_, BlockRange{next_, end});
+}
+
+void ReadJob::RestartChunk() {
+  chunk_ = std::make_shared<Chunk>(blob_, chunk_->blocks(), /*reread=*/true);
 }
 
 std::string ReadJob::TakeChunk() {
-  next_ = chunk_end_;
-  return std::move(chunk_.data);
+  next_ = chunk_->blocks().end;
+  return chunk_->TakeData();
 }
 
 }  // namespace verity::server

@@ -1,6 +1,6 @@
 // One Read request as the dispatcher runs it: the blob and the blocks asked
-// for, the priority class, the chunk being read and how far it is verified,
-// and where the request was placed.
+// for, the priority class, the chunk being read, and where the request was
+// placed.
 
 #ifndef VERITYD_SERVER_DISPATCH_READ_JOB_H_
 #define VERITYD_SERVER_DISPATCH_READ_JOB_H_
@@ -12,13 +12,15 @@
 
 #include "lib/priority_class.h"
 #include "lib/read_plan.h"
+#include "server/dispatch/chunk.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
 
-// Owned by the request (its read reactor). It moves with the request between a
-// gRPC thread and the pool and is used by one thread at a time; only Cancel()
-// may come from any thread.
+// Shared by the request (its read stream) and the dispatcher's work in flight
+// for it, which holds it until that work has completed. Used by one thread at
+// a time, handed over with each chunk read; only Cancel() may come from any
+// thread.
 class ReadJob {
  public:
   // Reads `blocks` of `blob`, a chunk at a time.
@@ -39,13 +41,14 @@ class ReadJob {
   bool done() const { return next_ == blocks_.end; }
 
   // Makes the next blocks, up to `max_blocks` (at least one), the current
-  // chunk: fresh, not loaded. Not when done().
+  // chunk: a new one, not loaded. Not when done().
   void StartChunk(uint64_t max_blocks);
-  BlockRange chunk_blocks() const { return {next_, chunk_end_}; }
-  // Makes the current chunk fresh again, to be read once more.
-  void RestartChunk() { chunk_ = BlockRead(); }
-  // The current chunk's state, which the store's VerifiedBlob fills.
-  BlockRead& chunk() { return chunk_; }
+  // The current chunk. Work in flight holds its own reference.
+  const std::shared_ptr<Chunk>& chunk() const { return chunk_; }
+  BlockRange chunk_blocks() const { return chunk_->blocks(); }
+  // Replaces the current chunk with a new one of the same blocks, to be read
+  // once more; the old one is left to whatever still holds it.
+  void RestartChunk();
   // Moves out the current chunk's data and moves past it.
   std::string TakeChunk();
 
@@ -65,8 +68,7 @@ class ReadJob {
   const BlockRange blocks_;
   const PriorityClass priority_class_;
   uint64_t next_;  // the first block not taken yet
-  uint64_t chunk_end_;
-  BlockRead chunk_;
+  std::shared_ptr<Chunk> chunk_;
   Placement placement_;
   std::atomic<bool> cancelled_{false};
 };

@@ -1,8 +1,7 @@
-// Implements the Blob base and ReadLocal.
+// Implements the Blob base and the checks every backend shares.
 
 #include "server/store/store.h"
 
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -48,19 +47,15 @@ absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
                            *std::move(geometry)};
 }
 
-absl::Status ReadLocal(const Blob& blob, BlobPart part, uint64_t offset,
-                       absl::Span<uint8_t> out) {
-  if (!blob.IsLocal(part, offset, out.size())) {
-    return absl::FailedPreconditionError(
-        "a local read of a range the store does not hold locally");
-  }
-  std::optional<absl::Status> result;
-  blob.Read(part, offset, out,
-            [&result](absl::Status status) { result = std::move(status); });
-  if (!result.has_value()) {
-    return absl::InternalError("a local read did not complete at once");
-  }
-  return *result;
+absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
+                            uint64_t length) {
+  const bool data = part == BlobPart::kData;
+  const uint64_t size =
+      data ? blob.geometry().data_size() : blob.geometry().tree_size();
+  if (offset <= size && length <= size - offset) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat(
+      "blob ", blob.digest_text(), ": ", length, " bytes at offset ", offset,
+      " are past the end of its ", size, "-byte ", data ? "data" : "tree"));
 }
 
 }  // namespace verity::server

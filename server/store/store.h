@@ -44,9 +44,16 @@ enum class BlobPart { kData, kTree };
 // VerifiedBlob checks every byte. Immutable and thread-safe; a blob deleted
 // after it was opened stays readable through this object while the backend
 // can keep it so (a file store keeps its files open).
-class Blob {
+//
+// Two reads, one contract each (RocksDB's kBlockCacheTier reads, Envoy's
+// posted completions): TryReadNow() completes before it returns or answers
+// "not here" having done nothing, and ReadAsync() always completes later, on a
+// thread of the backend, never inside the call. Neither borrows a buffer of
+// the caller's beyond the call: an asynchronous read brings its own, and
+// holds the blob (always owned by a shared_ptr) until it has completed.
+class Blob : public std::enable_shared_from_this<Blob> {
  public:
-  using ReadDone = absl::AnyInvocable<void(absl::Status) &&>;
+  using ReadDone = absl::AnyInvocable<void(absl::StatusOr<std::string>) &&>;
 
   virtual ~Blob() = default;
 
@@ -56,18 +63,22 @@ class Blob {
   const TreeGeometry& geometry() const { return geometry_; }
   const MerkleParams& params() const { return params_; }
 
-  // True if Read() of the range completes before it returns, without waiting
-  // on a network (a file, a cached range): then a gRPC thread may read it.
-  virtual bool IsLocal(BlobPart part, uint64_t offset,
-                       uint64_t length) const = 0;
+  // Fills `out` from `offset` of `part` without waiting on a network (a file
+  // may still be read from a local disk) and returns how that went; or
+  // returns nullopt, with nothing started and `out` unspecified, if the bytes
+  // are not here (a remote store's, or a cache's that it does not hold now).
+  // OUT_OF_RANGE past the size the descriptor records; DATA_LOSS naming the
+  // blob and offset if the stored part is shorter; INTERNAL or UNAVAILABLE
+  // for I/O errors.
+  virtual std::optional<absl::Status> TryReadNow(
+      BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const = 0;
 
-  // Fills `out` from `offset` of `part`, then calls `done`: before returning
-  // for a local read, else later on one of the backend's threads. `out` must
-  // stay valid until then. OUT_OF_RANGE past the size the descriptor records;
-  // DATA_LOSS naming the blob and offset if the stored part is shorter;
-  // INTERNAL or UNAVAILABLE for I/O errors.
-  virtual void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-                    ReadDone done) const = 0;
+  // Reads `length` bytes from `offset` of `part` into a buffer of its own and
+  // hands it to `done`: always later, on one of the backend's threads (which
+  // must not verify: hand the bytes on), never before ReadAsync() returns.
+  // Errors as TryReadNow's.
+  virtual void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                         ReadDone done) const = 0;
 
   // Asks the backend to start bringing [offset, offset + length) of `part`
   // close, and returns without waiting. Best effort.
@@ -115,9 +126,10 @@ struct CheckedDescriptor {
 absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
     absl::string_view bytes, const ParsedDigest& digest);
 
-// Read() of a range IsLocal() says is local; FAILED_PRECONDITION otherwise.
-absl::Status ReadLocal(const Blob& blob, BlobPart part, uint64_t offset,
-                       absl::Span<uint8_t> out);
+// OUT_OF_RANGE unless [offset, offset + length) lies within `part` of `blob`:
+// what every backend checks before it reads.
+absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
+                            uint64_t length);
 
 // One Put in progress: content streams in, is hashed as it arrives, and is
 // stored on Commit. Any failure ends the Put, and every later call returns

@@ -19,60 +19,14 @@ namespace {
 
 constexpr absl::string_view kTreeCorruption = "verityd/corruption-in-tree";
 
-// Marks a DATA_LOSS as found in the tree.
+}  // namespace
+
 absl::Status InTree(absl::Status status) {
   if (status.code() == absl::StatusCode::kDataLoss) {
     status.SetPayload(kTreeCorruption, absl::Cord("tree"));
   }
   return status;
 }
-
-// The data bytes of blocks [first_block, end_block); INVALID_ARGUMENT if none.
-absl::StatusOr<ByteRange> DataBytes(const Blob& blob, uint64_t first_block,
-                                    uint64_t end_block) {
-  const ByteRange bytes = BytesOf(blob.geometry(), {first_block, end_block});
-  if (bytes.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no data blocks in [", first_block, ", ", end_block, ")"));
-  }
-  return bytes;
-}
-
-// Collects the statuses of several reads and calls `done` with the first
-// error, or OK, once the last one and Release() are in. Thread-safe; deletes
-// itself.
-class ReadGroup {
- public:
-  explicit ReadGroup(Blob::ReadDone done) : done_(std::move(done)) {}
-
-  // A callback for one more read.
-  Blob::ReadDone Add() {
-    pending_.fetch_add(1);
-    return [this](absl::Status status) { Finish(std::move(status)); };
-  }
-
-  // Called once, after every Add(): the group completes when the reads have,
-  // possibly at once.
-  void Release() { Finish(absl::OkStatus()); }
-
- private:
-  void Finish(absl::Status status) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (status_.ok()) status_ = std::move(status);
-    }
-    if (pending_.fetch_sub(1) != 1) return;
-    std::move(done_)(status_);
-    delete this;
-  }
-
-  Blob::ReadDone done_;
-  std::atomic<int> pending_{1};  // the reads, and Release()
-  absl::Mutex mu_;
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
-};
-
-}  // namespace
 
 bool IsTreeCorruption(const absl::Status& status) {
   return status.GetPayload(kTreeCorruption).has_value();
@@ -100,124 +54,20 @@ VerifiedBlob::VerifiedBlob(std::shared_ptr<const Blob> blob,
           verify_once ? DivRoundUp(blob_->geometry().data_block_count(), 64)
                       : 0) {}
 
-absl::Status VerifiedBlob::Load(uint64_t first_block, uint64_t end_block,
-                                BlockRead* read) {
-  read->first = read->next = first_block;
-  read->end = end_block;
-  ASSIGN_OR_RETURN(const ByteRange bytes,
-                   DataBytes(*blob_, first_block, end_block));
-  read->data.resize(bytes.size());
-  RETURN_IF_ERROR(ReadLocal(*blob_, BlobPart::kData, bytes.begin,
-                            AsMutableBytes(&read->data)));
-  read->loaded = true;
-  return absl::OkStatus();
+std::vector<TreeBlockId> VerifiedBlob::MissingTree(uint64_t first_block,
+                                                  uint64_t end_block) const {
+  return tree_->Missing({first_block, end_block});
 }
 
-bool VerifiedBlob::IsLocal(uint64_t first_block, uint64_t end_block) const {
-  const ByteRange bytes = BytesOf(geometry(), {first_block, end_block});
-  if (!blob_->IsLocal(BlobPart::kData, bytes.begin, bytes.size())) {
-    return false;
-  }
-  const uint64_t bs = geometry().block_size();
-  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
-    if (!blob_->IsLocal(BlobPart::kTree, geometry().Ordinal(id) * bs, bs)) {
-      return false;
-    }
-  }
-  return true;
+absl::Status VerifiedBlob::AddTreeBlock(TreeBlockId id,
+                                        absl::Span<const uint8_t> bytes) {
+  return InTree(Annotate(tree_->Add(id, bytes).status()));
 }
 
-void VerifiedBlob::Fetch(uint64_t first_block, uint64_t end_block,
-                         BlockRead* read, Blob::ReadDone done) {
-  if (!read->loaded) {
-    read->first = read->next = first_block;
-    read->end = end_block;
-  }
-  absl::StatusOr<ByteRange> bytes = DataBytes(*blob_, read->first, read->end);
-  if (!bytes.ok()) {
-    std::move(done)(bytes.status());
-    return;
-  }
-  // Every buffer is sized before the first read starts: a local read
-  // completes inside Read().
-  const bool load = !read->loaded;
-  if (load) read->data.resize(bytes->size());
-  read->fetched_tree = TreeRunsFor(read->next, read->end);
-  auto* group = new ReadGroup(
-      [this, read, load, done = std::move(done)](absl::Status status) mutable {
-        if (status.ok() && load) read->loaded = true;
-        // The store's errors name the blob already.
-        if (!status.ok()) {
-          read->data.clear();
-          read->fetched_tree.clear();
-        }
-        std::move(done)(status);
-      });
-  if (load) {
-    blob_->Read(BlobPart::kData, bytes->begin, AsMutableBytes(&read->data),
-                group->Add());
-  }
-  const uint64_t bs = geometry().block_size();
-  for (BlockRead::TreeRun& run : read->fetched_tree) {
-    blob_->Read(BlobPart::kTree, geometry().Ordinal(run.first) * bs,
-                AsMutableBytes(&run.bytes), group->Add());
-  }
-  group->Release();
-}
-
-std::vector<BlockRead::TreeRun> VerifiedBlob::TreeRunsFor(
-    uint64_t first_block, uint64_t end_block) const {
-  std::vector<BlockRead::TreeRun> runs;
-  // Missing blocks come top level first, and those of one level are
-  // consecutive.
-  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
-    if (!runs.empty() && runs.back().first.level == id.level) {
-      ++runs.back().count;
-    } else {
-      runs.push_back({id, 1, {}});
-    }
-  }
-  for (BlockRead::TreeRun& run : runs) {
-    run.bytes.resize(run.count * geometry().block_size());
-  }
-  return runs;
-}
-
-absl::Status VerifiedBlob::VerifyCached(BlockRead* read) {
-  return VerifyLoaded(read, CachedUpTo(*read));
-}
-
-absl::Status VerifiedBlob::VerifyRest(BlockRead* read) {
-  if (read->next == read->end) return absl::OkStatus();
-  absl::Status status = AddFetchedTree(read);
-  if (status.ok()) status = VerifyTreeFor(read->next, read->end);
-  if (!status.ok()) {
-    // As for bad data: nothing of a read whose tree failed is kept.
-    read->data.clear();
-    read->loaded = false;
-    return status;
-  }
-  return VerifyLoaded(read, read->end);
-}
-
-absl::Status VerifiedBlob::AddFetchedTree(BlockRead* read) {
-  const uint64_t bs = geometry().block_size();
-  std::vector<BlockRead::TreeRun> runs = std::move(read->fetched_tree);
-  read->fetched_tree.clear();
-  for (const BlockRead::TreeRun& run : runs) {
-    for (uint64_t i = 0; i < run.count; ++i) {
-      const TreeBlockId id{run.first.level, run.first.index + i};
-      RETURN_IF_ERROR(InTree(Annotate(
-          tree_->Add(id, AsBytes(run.bytes).subspan(i * bs, bs)).status())));
-    }
-  }
-  return absl::OkStatus();
-}
-
-uint64_t VerifiedBlob::CachedUpTo(const BlockRead& read) const {
+uint64_t VerifiedBlob::VerifiableUpTo(uint64_t from, uint64_t end) const {
   const TreeGeometry& geometry = blob_->geometry();
   uint64_t checked_tree_block = UINT64_MAX;
-  for (uint64_t i = read.next; i < read.end; ++i) {
+  for (uint64_t i = from; i < end; ++i) {
     if (IsMarkedVerified(i)) continue;
     absl::StatusOr<HashLocation> location = geometry.DataBlockHashLocation(i);
     if (!location.ok()) return i;
@@ -229,44 +79,40 @@ uint64_t VerifiedBlob::CachedUpTo(const BlockRead& read) const {
     }
     checked_tree_block = location->block_index;
   }
-  return read.end;
+  return end;
 }
 
-absl::Status VerifiedBlob::VerifyLoaded(BlockRead* read, uint64_t upto) {
+absl::Status VerifiedBlob::VerifyData(uint64_t first,
+                                      absl::Span<const uint8_t> data,
+                                      uint64_t* next, uint64_t upto) {
   const uint64_t bs = geometry().block_size();
-  const absl::Span<const uint8_t> data = AsBytes(read->data);
-  const auto blocks = [&](uint64_t first, uint64_t end) {
-    return data.subspan((first - read->first) * bs, (end - first) * bs);
+  const auto blocks = [&](uint64_t from, uint64_t end) {
+    return data.subspan((from - first) * bs, (end - from) * bs);
   };
   uint64_t hashed = 0;
   absl::Status status;
-  while (read->next < upto && status.ok()) {
-    if (IsMarkedVerified(read->next)) {
-      ++read->next;
+  while (*next < upto && status.ok()) {
+    if (IsMarkedVerified(*next)) {
+      ++*next;
       continue;
     }
     // A run of blocks not verified before, hashed together (two at a time
     // with SHA-NI); only when it fails, block by block to find the culprit.
-    uint64_t end = read->next + 1;
+    uint64_t end = *next + 1;
     while (end < upto && !IsMarkedVerified(end)) ++end;
-    hashed += end - read->next;
-    if (tree_->VerifyData(read->next, blocks(read->next, end)).ok()) {
-      for (; read->next < end; ++read->next) MarkVerified(read->next);
+    hashed += end - *next;
+    if (tree_->VerifyData(*next, blocks(*next, end)).ok()) {
+      for (; *next < end; ++*next) MarkVerified(*next);
       continue;
     }
-    for (; read->next < end; ++read->next) {
+    for (; *next < end; ++*next) {
       ++hashed;
-      status = tree_->VerifyDataBlock(read->next,
-                                      blocks(read->next, read->next + 1));
+      status = tree_->VerifyDataBlock(*next, blocks(*next, *next + 1));
       if (!status.ok()) break;
-      MarkVerified(read->next);
+      MarkVerified(*next);
     }
   }
   data_blocks_hashed_.fetch_add(hashed, std::memory_order_relaxed);
-  if (!status.ok()) {
-    read->data.clear();
-    read->loaded = false;
-  }
   return Annotate(status);
 }
 
@@ -318,22 +164,6 @@ bool VerifiedBlob::Forget(uint64_t first_block, uint64_t end_block) const {
              forgot;
   }
   return forgot;
-}
-
-absl::Status VerifiedBlob::VerifyTreeFor(uint64_t first_block,
-                                         uint64_t end_block) {
-  const TreeGeometry& geometry = blob_->geometry();
-  std::string block(geometry.block_size(), '\0');
-  // What Fetch() did not bring, a local blob reads now. Streams that need the
-  // same block may both read it; the tree verifies it once and then only
-  // compares.
-  for (const TreeBlockId& id : tree_->Missing({first_block, end_block})) {
-    RETURN_IF_ERROR(InTree(Annotate(ReadLocal(
-        *blob_, BlobPart::kTree, geometry.Ordinal(id) * geometry.block_size(),
-        AsMutableBytes(&block)))));
-    RETURN_IF_ERROR(InTree(Annotate(tree_->Add(id, AsBytes(block)).status())));
-  }
-  return absl::OkStatus();
 }
 
 bool VerifiedBlob::TreeIsVerifiedFor(uint64_t first_block,

@@ -15,35 +15,12 @@
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
 #include "lib/lru_cache.h"
+#include "absl/types/span.h"
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
 #include "server/store/store.h"
 
 namespace verity::server {
-
-// Data blocks [first, end) of one read, read from the store once, and how far
-// they are verified. Made fresh for each chunk by its owner (the read) and
-// changed only by VerifiedBlob, it moves with its request from the thread that
-// started it to the pool: blocks before `next` are never hashed again.
-struct BlockRead {
-  // Consecutive tree blocks of one level, as read from the store.
-  struct TreeRun {
-    TreeBlockId first;
-    uint64_t count = 0;
-    std::string bytes;
-  };
-
-  uint64_t first = 0;
-  uint64_t end = 0;
-  uint64_t next = 0;  // the first block not verified yet
-  bool loaded = false;
-  std::string data;
-  // Tree blocks Fetch() read that the rest of the chunk needs, top level
-  // first; VerifyRest() verifies them.
-  std::vector<TreeRun> fetched_tree;
-
-  bool verified() const { return loaded && next == end; }
-};
 
 // Thread-safe. Shares ownership of the open Blob, so it stays readable while in
 // use even if the blob is deleted meanwhile. Memory: the verified tree blocks,
@@ -61,27 +38,27 @@ class VerifiedBlob {
   const ParsedDigest& digest() const { return blob_->digest(); }
   const TreeGeometry& geometry() const { return blob_->geometry(); }
 
-  // A read in steps, so that it can start on one thread and finish on
-  // another. Load() reads the data blocks (once), which must be local (see
-  // IsLocal()). Fetch() reads whatever the read still lacks, the data blocks
-  // and the tree blocks the rest needs, from wherever they are, and calls
-  // `done` when they are in `read`: before returning if all of it was local,
-  // else on the store's thread (which must not verify). VerifyCached()
-  // verifies from `next` as far as the verified tree blocks already cached
-  // reach, reading no tree blocks: cheap and bounded, for a completion
-  // thread. VerifyRest() verifies (top-down) the tree blocks the rest needs,
-  // those Fetch() read or, for a local blob, read now, then the rest.
-  // DATA_LOSS names the blob and the first bad block's offset, and drops the
-  // read's data; nothing of a bad read is kept.
-  absl::Status Load(uint64_t first_block, uint64_t end_block, BlockRead* read);
-  void Fetch(uint64_t first_block, uint64_t end_block, BlockRead* read,
-             Blob::ReadDone done);
-  absl::Status VerifyCached(BlockRead* read);
-  absl::Status VerifyRest(BlockRead* read);
+  // The steps of a verified read, which a chunk of a Read (the dispatcher's
+  // Chunk) takes in order, reading the bytes from blob() itself.
 
-  // True if the data blocks [first_block, end_block) and the tree blocks they
-  // need can be read without waiting on a network.
-  bool IsLocal(uint64_t first_block, uint64_t end_block) const;
+  // The tree blocks that data blocks [first_block, end_block) need and that
+  // are not verified yet, top level first (the order AddTreeBlock() takes
+  // them in); those of one level are consecutive.
+  std::vector<TreeBlockId> MissingTree(uint64_t first_block,
+                                       uint64_t end_block) const;
+  // Verifies `bytes`, read from the store, as tree block `id` against its
+  // parent, which must be verified, and keeps it. DATA_LOSS naming the blob,
+  // marked as found in the tree (IsTreeCorruption).
+  absl::Status AddTreeBlock(TreeBlockId id, absl::Span<const uint8_t> bytes);
+  // The first block in [from, end) whose verification needs a tree block
+  // not verified yet, or `end`.
+  uint64_t VerifiableUpTo(uint64_t from, uint64_t end) const;
+  // Verifies data blocks [*next, upto), whose bytes are in `data` (which
+  // starts at block `first`), advancing *next past each block verified (or
+  // remembered as verified, with verify_once). DATA_LOSS names the blob and
+  // the first bad block's offset. Their tree blocks must be verified.
+  absl::Status VerifyData(uint64_t first, absl::Span<const uint8_t> data,
+                          uint64_t* next, uint64_t upto);
 
   // Starts reading, without waiting, the tree blocks that data blocks
   // [first_block, end_block) need and that are not verified yet.
@@ -119,15 +96,6 @@ class VerifiedBlob {
   VerifiedBlob(std::shared_ptr<const Blob> blob,
                std::shared_ptr<VerifiedTree> tree, bool verify_once);
 
-  std::vector<BlockRead::TreeRun> TreeRunsFor(uint64_t first_block,
-                                              uint64_t end_block) const;
-  absl::Status AddFetchedTree(BlockRead* read);
-  absl::Status VerifyTreeFor(uint64_t first_block, uint64_t end_block);
-  // The first block at or after read.next that needs a tree block not
-  // verified yet, or read.end.
-  uint64_t CachedUpTo(const BlockRead& read) const;
-  // Verifies [read->next, upto), skipping blocks the bitmap remembers.
-  absl::Status VerifyLoaded(BlockRead* read, uint64_t upto);
   absl::Status Annotate(const absl::Status& status) const;
   bool IsMarkedVerified(uint64_t block) const;
   void MarkVerified(uint64_t block);
@@ -163,6 +131,9 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
 // True if `status` is a DATA_LOSS that VerifiedBlob found in the blob's tree
 // rather than in a data block.
 bool IsTreeCorruption(const absl::Status& status);
+
+// Marks a DATA_LOSS (a short tree file, say) as found in the tree.
+absl::Status InTree(absl::Status status);
 
 }  // namespace verity::server
 

@@ -3,50 +3,16 @@
 #include "server/store/cache/caching_blob.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "lib/hash.h"
+#include "server/store/read_join.h"
 
 namespace verity::server {
-namespace {
-
-// Calls `done` once every piece of a read is in, with the first error.
-class Join {
- public:
-  Join(int pieces, Blob::ReadDone done)
-      : remaining_(pieces), done_(std::move(done)) {}
-
-  void PieceDone(absl::Status status) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::Status first;
-    {
-      absl::MutexLock lock(&mu_);
-      if (status_.ok()) status_ = std::move(status);
-      if (--remaining_ > 0) return;
-      first = status_;
-    }
-    std::move(done_)(std::move(first));
-  }
-
- private:
-  absl::Mutex mu_;
-  int remaining_ ABSL_GUARDED_BY(mu_);
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
-  // Run once, by the last piece, after which nothing else touches the join.
-  Blob::ReadDone done_;
-};
-
-}  // namespace
 
 CachingBlob::CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache)
     : Blob(*source), source_(std::move(source)), cache_(cache) {}
-
-bool CachingBlob::InRange(BlobPart part, uint64_t offset,
-                          uint64_t length) const {
-  const uint64_t size =
-      part == BlobPart::kData ? geometry().data_size() : geometry().tree_size();
-  return offset <= size && length <= size - offset;
-}
 
 void CachingBlob::ForEachPiece(
     BlobPart part, uint64_t offset, uint64_t length,
@@ -63,39 +29,54 @@ void CachingBlob::ForEachPiece(
   }
 }
 
-bool CachingBlob::IsLocal(BlobPart part, uint64_t offset,
-                          uint64_t length) const {
-  if (length == 0) return true;
-  if (!InRange(part, offset, length))
-    return source_->IsLocal(part, offset, length);
-  bool local = true;
-  ForEachPiece(part, offset, length, [&](const Piece& piece) {
-    local = local && cache_->Contains(piece.key);
+std::optional<absl::Status> CachingBlob::TryReadNow(
+    BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const {
+  if (absl::Status range = CheckReadRange(*this, part, offset, out.size());
+      !range.ok() || out.empty()) {
+    return range;
+  }
+  bool here = true;
+  ForEachPiece(part, offset, out.size(), [&](const Piece& piece) {
+    here = here && cache_->TryRead(
+                       piece.key, piece.offset_in_slab,
+                       out.subspan(piece.offset_in_range, piece.length));
   });
-  return local;
+  if (!here) return std::nullopt;
+  return absl::OkStatus();
 }
 
-void CachingBlob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-                       ReadDone done) const {
-  // The source reports what is out of range, and completes an empty read.
-  if (out.empty() || !InRange(part, offset, out.size())) {
-    source_->Read(part, offset, out, std::move(done));
+void CachingBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                            ReadDone done) const {
+  // The source reports what is out of range, and answers an empty read.
+  if (!CheckReadRange(*this, part, offset, length).ok() || length == 0) {
+    source_->ReadAsync(part, offset, length, std::move(done));
     return;
   }
   int pieces = 0;
-  ForEachPiece(part, offset, out.size(), [&](const Piece&) { ++pieces; });
-  auto join = std::make_shared<Join>(pieces, std::move(done));
-  ForEachPiece(part, offset, out.size(), [&](const Piece& piece) {
-    cache_->Read(
+  ForEachPiece(part, offset, length, [&](const Piece&) { ++pieces; });
+  // The pieces write into `bytes`, which the join's completion owns and every
+  // piece's completion shares: it outlives the last write into it.
+  auto bytes = std::make_shared<std::string>(length, '\0');
+  auto join = ReadJoin::Create(
+      pieces, [bytes, done = std::move(done)](absl::Status status) mutable {
+        if (!status.ok()) {
+          std::move(done)(status);
+          return;
+        }
+        std::move(done)(std::move(*bytes));
+      });
+  const absl::Span<uint8_t> out = AsMutableBytes(bytes.get());
+  ForEachPiece(part, offset, length, [&](const Piece& piece) {
+    cache_->ReadAsync(
         source_, piece.key, piece.offset_in_slab,
         out.subspan(piece.offset_in_range, piece.length),
-        [join](absl::Status status) { join->PieceDone(std::move(status)); });
+        [join](absl::Status status) { join->Report(std::move(status)); });
   });
 }
 
 void CachingBlob::Prefetch(BlobPart part, uint64_t offset,
                            uint64_t length) const {
-  if (length == 0 || !InRange(part, offset, length)) return;
+  if (length == 0 || !CheckReadRange(*this, part, offset, length).ok()) return;
   ForEachPiece(part, offset, length, [&](const Piece& piece) {
     cache_->Prefetch(source_, piece.key);
   });
@@ -103,7 +84,9 @@ void CachingBlob::Prefetch(BlobPart part, uint64_t offset,
 
 bool CachingBlob::Forget(BlobPart part, uint64_t offset,
                          uint64_t length) const {
-  if (length == 0 || !InRange(part, offset, length)) return false;
+  if (length == 0 || !CheckReadRange(*this, part, offset, length).ok()) {
+    return false;
+  }
   bool forgot = false;
   ForEachPiece(part, offset, length, [&](const Piece& piece) {
     forgot = cache_->Forget(piece.key) || forgot;

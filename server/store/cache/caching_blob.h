@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "absl/functional/function_ref.h"
 #include "server/store/cache/slab_cache.h"
@@ -19,10 +20,13 @@ class CachingBlob final : public Blob {
  public:
   CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache);
 
-  // Local once every slab of the range is cached.
-  bool IsLocal(BlobPart part, uint64_t offset, uint64_t length) const override;
-  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-            ReadDone done) const override;
+  // Here if every slab of the range is in memory or on the disk cache.
+  std::optional<absl::Status> TryReadNow(
+      BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
+  // Each slab from memory, the disk cache or a fetch, into a buffer the
+  // read owns; completes on the cache's thread or the store's.
+  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                 ReadDone done) const override;
   // Read-ahead: starts fetching the slabs of the range that are not cached.
   void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
   bool Forget(BlobPart part, uint64_t offset, uint64_t length) const override;
@@ -39,7 +43,6 @@ class CachingBlob final : public Blob {
   // which must lie within it.
   void ForEachPiece(BlobPart part, uint64_t offset, uint64_t length,
                     absl::FunctionRef<void(const Piece&)> visit) const;
-  bool InRange(BlobPart part, uint64_t offset, uint64_t length) const;
 
   const std::shared_ptr<const Blob> source_;
   SlabCache* const cache_;

@@ -37,13 +37,13 @@ uint64_t SlabCache::SizeOf(const Blob& source, const SlabKey& key) const {
                   part_size - key.index * options_.slab_bytes);
 }
 
-bool SlabCache::Contains(const SlabKey& key) {
+bool SlabCache::IsCached(const SlabKey& key) {
   return memory_.Find(key) != nullptr ||
          (disk_ != nullptr && disk_->Contains(key));
 }
 
-bool SlabCache::ReadCached(const SlabKey& key, uint64_t offset,
-                           absl::Span<uint8_t> out) {
+bool SlabCache::TryRead(const SlabKey& key, uint64_t offset,
+                        absl::Span<uint8_t> out) {
   if (std::shared_ptr<Slab> slab = memory_.Find(key)) {
     CopyOut(*slab, offset, out);
     memory_hits_.fetch_add(1, std::memory_order_relaxed);
@@ -56,25 +56,68 @@ bool SlabCache::ReadCached(const SlabKey& key, uint64_t offset,
   return false;
 }
 
-void SlabCache::Read(std::shared_ptr<const Blob> source, const SlabKey& key,
-                     uint64_t offset, absl::Span<uint8_t> out,
-                     Blob::ReadDone done) {
-  if (ReadCached(key, offset, out)) {
-    std::move(done)(absl::OkStatus());
+void SlabCache::Post(absl::AnyInvocable<void() &&> task) {
+  // Unbounded: each task is a read in flight, which the callers bound.
+  const absl::Status queued = completions_.Submit(std::move(task));
+  (void)queued;
+}
+
+void SlabCache::ReadAsync(std::shared_ptr<const Blob> source,
+                          const SlabKey& key, uint64_t offset,
+                          absl::Span<uint8_t> out,
+                          absl::AnyInvocable<void(absl::Status) &&> done) {
+  // A slab in memory is copied now, while this holds it; only the
+  // completion waits for the cache's thread.
+  if (std::shared_ptr<Slab> slab = memory_.Find(key)) {
+    CopyOut(*slab, offset, out);
+    memory_hits_.fetch_add(1, std::memory_order_relaxed);
+    Post([done = std::move(done)]() mutable {
+      std::move(done)(absl::OkStatus());
+    });
     return;
   }
+  Waiter waiter{offset, out, std::move(done)};
+  if (disk_ == nullptr) {
+    FetchFor(std::move(source), key, std::move(waiter));
+    return;
+  }
+  // The disk is read on the cache's thread, never the caller's.
+  Post([this, source = std::move(source), key,
+        waiter = std::move(waiter)]() mutable {
+    ReadDiskOrFetch(std::move(source), key, std::move(waiter));
+  });
+}
+
+void SlabCache::ReadDiskOrFetch(std::shared_ptr<const Blob> source,
+                                const SlabKey& key, Waiter waiter) {
+  if (disk_->Read(key, waiter.offset, waiter.out)) {
+    disk_hits_.fetch_add(1, std::memory_order_relaxed);
+    std::move(waiter.done)(absl::OkStatus());
+    return;
+  }
+  FetchFor(std::move(source), key, std::move(waiter));
+}
+
+void SlabCache::FetchFor(std::shared_ptr<const Blob> source,
+                         const SlabKey& key, Waiter waiter) {
   misses_.fetch_add(1, std::memory_order_relaxed);
-  std::optional<Waiter> waiter = Waiter{offset, out, std::move(done)};
-  if (JoinOrStart(source, key, waiter) != Fetching::kRefused) return;
-  // Over budget: only the bytes asked for, straight into `out`.
-  fetched_bytes_.fetch_add(out.size(), std::memory_order_relaxed);
-  source->Read(key.part, key.index * options_.slab_bytes + offset, out,
-               std::move(waiter->done));
+  std::optional<Waiter> joining = std::move(waiter);
+  if (JoinOrStart(source, key, joining) != Fetching::kRefused) return;
+  // Over budget: only the bytes asked for, into `out` when they arrive.
+  fetched_bytes_.fetch_add(joining->out.size(), std::memory_order_relaxed);
+  source->ReadAsync(
+      key.part, key.index * options_.slab_bytes + joining->offset,
+      joining->out.size(),
+      [out = joining->out, done = std::move(joining->done)](
+          absl::StatusOr<std::string> bytes) mutable {
+        if (bytes.ok()) std::memcpy(out.data(), bytes->data(), out.size());
+        std::move(done)(bytes.status());
+      });
 }
 
 void SlabCache::Prefetch(std::shared_ptr<const Blob> source,
                          const SlabKey& key) {
-  if (Contains(key)) return;
+  if (IsCached(key)) return;
   std::optional<Waiter> none;
   if (JoinOrStart(source, key, none) == Fetching::kStarted) {
     read_ahead_.fetch_add(1, std::memory_order_relaxed);
@@ -102,42 +145,44 @@ SlabCache::Fetching SlabCache::JoinOrStart(
     }
     fetch_bytes_ += size;
     fetch = std::make_shared<Fetch>();
+    fetch->size = size;
     fetch->slab = std::make_shared<Slab>();
     fetch->slab->key = key;
-    fetch->slab->bytes.resize(size);
     if (waiter.has_value()) {
       fetch->waiters.push_back(*std::move(waiter));
       waiter.reset();
     }
     fetches_.emplace(key, fetch);
   }
-  fetched_bytes_.fetch_add(fetch->slab->bytes.size(),
-                           std::memory_order_relaxed);
-  // `source` rides along: the blob stays open until its bytes are here.
-  source->Read(key.part, key.index * options_.slab_bytes,
-               AsMutableBytes(&fetch->slab->bytes),
-               [this, key, source](absl::Status status) {
-                 Finish(key, std::move(status));
-               });
+  const uint64_t size = fetch->size;
+  fetched_bytes_.fetch_add(size, std::memory_order_relaxed);
+  // `source` rides along in the read: the blob stays open until its bytes
+  // are here.
+  source->ReadAsync(key.part, key.index * options_.slab_bytes, size,
+                    [this, key](absl::StatusOr<std::string> bytes) {
+                      Finish(key, std::move(bytes));
+                    });
   return Fetching::kStarted;
 }
 
-void SlabCache::Finish(const SlabKey& key, absl::Status status) {
+void SlabCache::Finish(const SlabKey& key, absl::StatusOr<std::string> bytes) {
   std::shared_ptr<Fetch> fetch;
   {
     absl::MutexLock lock(&mu_);
     fetch = fetches_.at(key);
   }
+  const absl::Status status = bytes.status();
   // Cached before the fetch leaves the map, so that a read in between finds
   // it in one of the two.
   if (status.ok()) {
+    fetch->slab->bytes = *std::move(bytes);
     memory_.Insert(fetch->slab);
     if (disk_ != nullptr) disk_->Write(fetch->slab);
   }
   {
     absl::MutexLock lock(&mu_);
     fetches_.erase(key);
-    fetch_bytes_ -= fetch->slab->bytes.size();
+    fetch_bytes_ -= fetch->size;
   }
   // No waiter joins once the fetch left the map.
   for (Waiter& waiter : fetch->waiters) {
@@ -147,7 +192,7 @@ void SlabCache::Finish(const SlabKey& key, absl::Status status) {
 }
 
 bool SlabCache::Forget(const SlabKey& key) {
-  const bool cached = Contains(key);
+  const bool cached = IsCached(key);
   memory_.Erase(key);
   if (disk_ != nullptr) disk_->Forget(key);
   if (cached) discarded_.fetch_add(1, std::memory_order_relaxed);

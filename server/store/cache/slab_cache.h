@@ -12,12 +12,15 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "lib/executor.h"
 #include "lib/lru_cache.h"
 #include "server/store/cache/disk_cache.h"
 #include "server/store/cache/slab.h"
@@ -59,15 +62,18 @@ class SlabCache {
 
   uint64_t slab_bytes() const { return options_.slab_bytes; }
 
-  // True if a Read() of the slab would complete before returning.
-  bool Contains(const SlabKey& key);
+  // Copies bytes [offset, offset + out.size()) of slab `key` into `out` if
+  // the slab is in memory or on the disk cache (a local read), and says
+  // whether it was: one lookup, so an eviction cannot come in between.
+  bool TryRead(const SlabKey& key, uint64_t offset, absl::Span<uint8_t> out);
 
   // Fills `out` with bytes [offset, offset + out.size()) of slab `key` of
-  // `source`, then calls `done`: before returning if the slab is cached, else
-  // once it is fetched, on the store's thread. `out` must stay valid until
-  // then. A failed fetch caches nothing.
-  void Read(std::shared_ptr<const Blob> source, const SlabKey& key,
-            uint64_t offset, absl::Span<uint8_t> out, Blob::ReadDone done)
+  // `source`, then calls `done`: always later, on the cache's thread or the
+  // store's, never inside the call. `out` must stay valid until then (the
+  // caller's completion owns it). A failed fetch caches nothing.
+  void ReadAsync(std::shared_ptr<const Blob> source, const SlabKey& key,
+                 uint64_t offset, absl::Span<uint8_t> out,
+                 absl::AnyInvocable<void(absl::Status) &&> done)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Starts fetching slab `key` of `source`, unless it is cached, on its way,
@@ -82,20 +88,30 @@ class SlabCache {
   SlabCacheStats stats() const;
 
  private:
+  using PieceDone = absl::AnyInvocable<void(absl::Status) &&>;
   // A read waiting for a slab on its way.
   struct Waiter {
     uint64_t offset;
     absl::Span<uint8_t> out;
-    Blob::ReadDone done;
+    PieceDone done;
   };
   struct Fetch {
+    uint64_t size = 0;  // charged to fetch_bytes_
     std::shared_ptr<Slab> slab;
     std::vector<Waiter> waiters;
   };
 
   // The size of slab `key` of `source`: slab_bytes, or less for the last.
   uint64_t SizeOf(const Blob& source, const SlabKey& key) const;
-  bool ReadCached(const SlabKey& key, uint64_t offset, absl::Span<uint8_t> out);
+  // In memory or on disk now: a hint, for read-ahead and Forget().
+  bool IsCached(const SlabKey& key);
+  // ReadAsync() of a slab not in memory: from the disk cache, else fetched.
+  void ReadDiskOrFetch(std::shared_ptr<const Blob> source, const SlabKey& key,
+                       Waiter waiter);
+  // Joins or starts the slab's fetch; over max_fetch_bytes, reads only the
+  // waiter's bytes from `source`.
+  void FetchFor(std::shared_ptr<const Blob> source, const SlabKey& key,
+                Waiter waiter);
   enum class Fetching { kJoined, kStarted, kRefused };
   // Adds `waiter` (if any) to the fetch of `key` in flight, or starts one;
   // kRefused, with `waiter` left as it was, if that would exceed
@@ -103,7 +119,10 @@ class SlabCache {
   Fetching JoinOrStart(const std::shared_ptr<const Blob>& source,
                        const SlabKey& key, std::optional<Waiter>& waiter)
       ABSL_LOCKS_EXCLUDED(mu_);
-  void Finish(const SlabKey& key, absl::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+  void Finish(const SlabKey& key, absl::StatusOr<std::string> bytes)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs `task` on the cache's thread.
+  void Post(absl::AnyInvocable<void() &&> task);
 
   const SlabCacheOptions options_;
   const std::unique_ptr<DiskCache> disk_;
@@ -118,6 +137,9 @@ class SlabCache {
   std::atomic<uint64_t> read_ahead_{0};
   std::atomic<uint64_t> fetched_bytes_{0};
   std::atomic<uint64_t> discarded_{0};
+  // Completions of reads answered from memory, and disk-cache reads: the
+  // last member, so that what it still runs finds the rest alive.
+  Executor completions_{CompletionThreadOptions("slab-cache")};
 };
 
 }  // namespace verity::server

@@ -66,17 +66,19 @@ absl::Status CheckSize(int fd, absl::string_view name, uint64_t expected,
 
 }  // namespace
 
-FileBlob::FileBlob(FileSystem& fs, const ParsedDigest& digest,
+FileBlob::FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
                    const Descriptor& descriptor, const MerkleParams& params,
                    const TreeGeometry& geometry, UniqueFd data_fd,
                    UniqueFd tree_fd)
     : Blob(digest, descriptor, params, geometry),
       fs_(fs),
+      reads_(reads),
       data_fd_(std::move(data_fd)),
       tree_fd_(std::move(tree_fd)) {}
 
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
-    FileSystem& fs, const std::string& dir, const ParsedDigest& digest) {
+    FileSystem& fs, Executor& reads, const std::string& dir,
+    const ParsedDigest& digest) {
   const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
   // from two different blobs should the directory be renamed meanwhile.
@@ -99,13 +101,37 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
   return std::shared_ptr<const FileBlob>(
-      new FileBlob(fs, digest, descriptor, checked.params, checked.geometry,
+      new FileBlob(fs, reads, digest, descriptor, checked.params, checked.geometry,
                    std::move(data_fd), std::move(tree_fd)));
 }
 
-void FileBlob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-                    ReadDone done) const {
-  std::move(done)(ReadNow(part, offset, out));
+std::optional<absl::Status> FileBlob::TryReadNow(
+    BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const {
+  return ReadNow(part, offset, out);
+}
+
+void FileBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                         ReadDone done) const {
+  // The executor's queue is unbounded (its reads are those in flight), so
+  // the task always runs.
+  const absl::Status queued = reads_.Submit(
+      [self = std::static_pointer_cast<const FileBlob>(shared_from_this()),
+       part, offset, length, done = std::move(done)]() mutable {
+        if (absl::Status range = CheckReadRange(*self, part, offset, length);
+            !range.ok()) {
+          std::move(done)(range);
+          return;
+        }
+        std::string bytes(length, '\0');
+        absl::Status status =
+            self->ReadNow(part, offset, AsMutableBytes(&bytes));
+        if (!status.ok()) {
+          std::move(done)(status);
+          return;
+        }
+        std::move(done)(std::move(bytes));
+      });
+  (void)queued;
 }
 
 void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
@@ -117,15 +143,11 @@ void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
 
 absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
                                absl::Span<uint8_t> out) const {
+  RETURN_IF_ERROR(CheckReadRange(*this, part, offset, out.size()));
   const bool data = part == BlobPart::kData;
   const absl::string_view file = data ? "data" : "tree";
   const uint64_t file_size =
       data ? geometry().data_size() : geometry().tree_size();
-  if (offset > file_size || out.size() > file_size - offset) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "blob ", digest_text(), ": ", out.size(), " bytes at offset ", offset,
-        " are past the end of its ", file_size, "-byte ", file));
-  }
   ASSIGN_OR_RETURN(
       const size_t n,
       PreadUpTo(fs_, data ? data_fd_.get() : tree_fd_.get(), offset, out,

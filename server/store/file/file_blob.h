@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
+#include "lib/executor.h"
 #include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/merkle_params.h"
@@ -25,8 +27,8 @@ namespace verity::server {
 // stored under, and its open data and tree files. Immutable and thread-safe.
 // Keeps its files open, so a blob deleted or quarantined after it was opened
 // stays readable through this object. Every read is local: pread(2) through
-// `fs` (one call per chunk, not per block), mostly from the page cache. `fs`
-// must outlive the blob.
+// `fs` (one call per chunk, not per block), mostly from the page cache; an
+// asynchronous one runs on `reads`. `fs` and `reads` must outlive the blob.
 class FileBlob final : public Blob {
  public:
   // Opens the blob directory `dir` (files data, tree, descriptor) and checks,
@@ -35,24 +37,24 @@ class FileBlob final : public Blob {
   // implies. NOT_FOUND if `dir` does not exist; DATA_LOSS naming the problem
   // if the blob is damaged; INTERNAL for other I/O errors.
   static absl::StatusOr<std::shared_ptr<const FileBlob>> Open(
-      FileSystem& fs, const std::string& dir, const ParsedDigest& digest);
+      FileSystem& fs, Executor& reads, const std::string& dir,
+      const ParsedDigest& digest);
 
-  bool IsLocal(BlobPart /*part*/, uint64_t /*offset*/,
-               uint64_t /*length*/) const override {
-    return true;
-  }
-  // Completes before returning. DATA_LOSS if the file on disk is shorter than
-  // the descriptor implies (truncated since it was opened); INTERNAL naming
-  // the file for an I/O error such as EIO (the bytes were not seen, so not
-  // corruption: nothing is quarantined, and a client may retry elsewhere).
-  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-            ReadDone done) const override;
+  // Always here. DATA_LOSS if the file on disk is shorter than the descriptor
+  // implies (truncated since it was opened); INTERNAL naming the file for an
+  // I/O error such as EIO (the bytes were not seen, so not corruption:
+  // nothing is quarantined, and a client may retry elsewhere).
+  std::optional<absl::Status> TryReadNow(
+      BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
+  // The same pread, on a thread of `reads`.
+  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                 ReadDone done) const override;
   // posix_fadvise(POSIX_FADV_WILLNEED): the kernel starts reading into the
   // page cache.
   void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
 
  private:
-  FileBlob(FileSystem& fs, const ParsedDigest& digest,
+  FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
            const Descriptor& descriptor, const MerkleParams& params,
            const TreeGeometry& geometry, UniqueFd data_fd, UniqueFd tree_fd);
 
@@ -60,6 +62,7 @@ class FileBlob final : public Blob {
                        absl::Span<uint8_t> out) const;
 
   FileSystem& fs_;
+  Executor& reads_;
   const UniqueFd data_fd_;
   const UniqueFd tree_fd_;
 };

@@ -145,7 +145,7 @@ absl::StatusOr<std::shared_ptr<const Blob>> FileStore::OpenBlob(
   const std::string text = digest.ToString();
   RETURN_IF_ERROR(ServedStatus(text));
   absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      FileBlob::Open(fs_, layout_.BlobDir(digest), digest);
+      FileBlob::Open(fs_, reads_, layout_.BlobDir(digest), digest);
   if (absl::IsNotFound(blob.status())) {
     // Deleted or quarantined since the check: say which.
     RETURN_IF_ERROR(ServedStatus(text));

@@ -49,6 +49,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/descriptor.h"
+#include "lib/executor.h"
 #include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/merkle_params.h"
@@ -192,6 +193,9 @@ class FileStore final : public Store {
 
   const FileStoreOptions options_;
   FileSystem& fs_;
+  // Runs the reads FileBlob::ReadAsync must complete later. Unbounded: each
+  // task is a read in flight, which the callers bound.
+  Executor reads_{CompletionThreadOptions("file-reads")};
   const StoreLayout layout_;
   const UniqueFd lock_;                    // holds the flock on <root>/LOCK
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock

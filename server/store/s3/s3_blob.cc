@@ -15,48 +15,76 @@ S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
       data_key_(layout.BlobKey(digest, BlobObject::kData)),
       tree_key_(layout.BlobKey(digest, BlobObject::kTree)) {}
 
-void S3Blob::Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-                  ReadDone done) const {
+std::optional<absl::Status> S3Blob::TryReadNow(
+    BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const {
+  if (absl::Status range = CheckReadRange(*this, part, offset, out.size());
+      !range.ok() || out.empty()) {
+    return range;
+  }
+  return std::nullopt;
+}
+
+void S3Blob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                       ReadDone done) const {
+  if (absl::Status range = CheckReadRange(*this, part, offset, length);
+      !range.ok() || length == 0) {
+    S3Response refused;
+    refused.status = range;
+    client_->Answer(std::move(refused),
+                    [done = std::move(done)](S3Response response) mutable {
+                      if (!response.status.ok()) {
+                        std::move(done)(response.status);
+                      } else {
+                        std::move(done)(std::string());
+                      }
+                    });
+    return;
+  }
   const bool data = part == BlobPart::kData;
-  const uint64_t size = data ? geometry().data_size() : geometry().tree_size();
-  const absl::string_view object = data ? "data" : "tree";
-  if (offset > size || out.size() > size - offset) {
-    std::move(done)(absl::OutOfRangeError(absl::StrCat(
-        "blob ", digest_text(), ": ", out.size(), " bytes at offset ", offset,
-        " are past the end of its ", size, "-byte ", object)));
-    return;
-  }
-  if (out.empty()) {
-    std::move(done)(absl::OkStatus());
-    return;
-  }
+  auto bytes = std::make_shared<std::string>(length, '\0');
   S3Request request;
   request.op = data ? "GetData" : "GetTree";
   request.key = data ? data_key_ : tree_key_;
   request.headers.push_back(
-      absl::StrCat("Range: bytes=", offset, "-", offset + out.size() - 1));
-  request.into = out;
-  client_->Start(std::move(request), [this, object, offset, size = out.size(),
-                                      file_size = size, done = std::move(done)](
-                                         S3Response response) mutable {
-    absl::Status status = response.status;
-    // The descriptor says the object holds these bytes: if S3 has less,
-    // or none, the blob is damaged, whatever the HTTP status.
-    if (status.ok() && response.bytes < size) {
-      status =
-          DamagedBlob(digest_text(),
-                      absl::StrCat(object, " object ends at offset ",
-                                   offset + response.bytes,
-                                   ", short of its recorded size ", file_size));
-    } else if (absl::IsOutOfRange(status) || absl::IsNotFound(status)) {
-      status = DamagedBlob(digest_text(),
-                           absl::StrCat(object,
-                                        " object has no bytes at "
-                                        "offset ",
-                                        offset, ": ", status.message()));
-    }
-    std::move(done)(status);
-  });
+      absl::StrCat("Range: bytes=", offset, "-", offset + length - 1));
+  request.into = AsMutableBytes(bytes.get());
+  // The blob and the buffer ride along until the answer.
+  client_->Start(std::move(request),
+                 [self = std::static_pointer_cast<const S3Blob>(
+                      shared_from_this()),
+                  part, offset, bytes,
+                  done = std::move(done)](S3Response response) mutable {
+                   absl::Status status =
+                       self->Check(part, offset, bytes->size(), response);
+                   if (!status.ok()) {
+                     std::move(done)(status);
+                     return;
+                   }
+                   std::move(done)(std::move(*bytes));
+                 });
+}
+
+absl::Status S3Blob::Check(BlobPart part, uint64_t offset, uint64_t length,
+                           const S3Response& response) const {
+  const bool data = part == BlobPart::kData;
+  const uint64_t file_size =
+      data ? geometry().data_size() : geometry().tree_size();
+  const absl::string_view object = data ? "data" : "tree";
+  // The descriptor says the object holds these bytes: if S3 has less, or
+  // none, the blob is damaged, whatever the HTTP status.
+  if (response.status.ok() && response.bytes < length) {
+    return DamagedBlob(
+        digest_text(),
+        absl::StrCat(object, " object ends at offset ", offset + response.bytes,
+                     ", short of its recorded size ", file_size));
+  }
+  if (absl::IsOutOfRange(response.status) ||
+      absl::IsNotFound(response.status)) {
+    return DamagedBlob(digest_text(),
+                       absl::StrCat(object, " object has no bytes at offset ",
+                                    offset, ": ", response.status.message()));
+  }
+  return response.status;
 }
 
 }  // namespace verity::server

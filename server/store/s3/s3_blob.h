@@ -7,6 +7,7 @@
 #define VERITYD_SERVER_STORE_S3_S3_BLOB_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "server/store/s3/s3_client.h"
@@ -23,16 +24,21 @@ class S3Blob final : public Blob {
   S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
          const S3Layout& layout, S3Client* client);
 
-  bool IsLocal(BlobPart, uint64_t, uint64_t length) const override {
-    return length == 0;
-  }
-  // DATA_LOSS naming the blob and offset if the object is missing or shorter
-  // than the descriptor implies; UNAVAILABLE if S3 cannot be reached.
-  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-            ReadDone done) const override;
+  // Never here: every byte is a GET away. OUT_OF_RANGE past the end.
+  std::optional<absl::Status> TryReadNow(
+      BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
+  // One ranged GET into a buffer of its own, answered on the S3 client's
+  // thread. DATA_LOSS naming the blob and offset if the object is missing or
+  // shorter than the descriptor implies; UNAVAILABLE if S3 cannot be reached.
+  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                 ReadDone done) const override;
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
 
  private:
+  // The status of `response` to a GET of `length` bytes at `offset`.
+  absl::Status Check(BlobPart part, uint64_t offset, uint64_t length,
+                     const S3Response& response) const;
+
   S3Client* const client_;
   const std::string data_key_;
   const std::string tree_key_;

@@ -128,6 +128,7 @@ struct Transfer {
   curl_slist* headers = nullptr;
   size_t sent = 0;          // body bytes given to curl in this attempt
   bool overflowed = false;  // more body arrived than `into` holds
+  bool answered = false;    // S3Client::Answer(): deliver `response` only
   absl::Time attempt_start;
   char error[CURL_ERROR_SIZE] = {};
 
@@ -265,7 +266,11 @@ void S3Client::Loop::TakeIncoming() {
     incoming.swap(incoming_);
   }
   for (std::unique_ptr<Transfer>& transfer : incoming) {
-    StartAttempt(std::move(transfer));
+    if (transfer->answered) {
+      Complete(std::move(transfer));
+    } else {
+      StartAttempt(std::move(transfer));
+    }
   }
 }
 
@@ -533,7 +538,11 @@ S3Client::S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
                    std::shared_ptr<S3Transport> transport)
     : options_(options),
       loop_(std::move(loop)),
-      transport_(std::move(transport)) {}
+      transport_(std::move(transport)),
+      deliveries_(transport_ == nullptr
+                      ? nullptr
+                      : std::make_shared<Executor>(
+                            CompletionThreadOptions("s3-answers"))) {}
 
 S3Client::~S3Client() = default;
 
@@ -541,11 +550,38 @@ const S3ClientOptions& S3Client::options() const { return options_; }
 
 void S3Client::Start(S3Request request, Done done) {
   if (transport_ != nullptr) {
-    transport_->Start(std::move(request), std::move(done));
+    // A transport may answer inside Start(): its answer is delivered on the
+    // client's own thread, as curl's are. The executor rides along, so a
+    // transport that answers after the client is gone still has it.
+    transport_->Start(
+        std::move(request), [deliveries = deliveries_, done = std::move(done)](
+                                S3Response response) mutable {
+          const absl::Status queued = deliveries->Submit(
+              [done = std::move(done), response = std::move(response)]() mutable {
+                std::move(done)(std::move(response));
+              });
+          (void)queued;  // unbounded: never refused
+        });
     return;
   }
   auto transfer = std::make_unique<Transfer>();
   transfer->request = std::move(request);
+  transfer->done = std::move(done);
+  loop_->Submit(std::move(transfer));
+}
+
+void S3Client::Answer(S3Response response, Done done) {
+  if (transport_ != nullptr) {
+    const absl::Status queued = deliveries_->Submit(
+        [done = std::move(done), response = std::move(response)]() mutable {
+          std::move(done)(std::move(response));
+        });
+    (void)queued;  // unbounded: never refused
+    return;
+  }
+  auto transfer = std::make_unique<Transfer>();
+  transfer->answered = true;
+  transfer->response = std::move(response);
   transfer->done = std::move(done);
   loop_->Submit(std::move(transfer));
 }

@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "lib/executor.h"
 
 namespace verity::server {
 
@@ -93,7 +94,7 @@ struct S3Response {
 };
 
 // How a test's S3Client reaches S3 instead of curl: an in-memory bucket, or
-// one that fails chosen requests (s3_fault_transport.h). Thread-safe.
+// one that fails chosen requests (FakeS3). Thread-safe.
 // Start() calls `done` once, before or after it returns, with the final
 // response: the curl transport's retries are not run over it.
 class S3Transport {
@@ -104,8 +105,9 @@ class S3Transport {
 };
 
 // Thread-safe. Owns its thread; destroying the client completes every
-// request in flight with CANCELLED. Calls `done` on that thread: keep it
-// short and never call Call() from it.
+// request in flight with CANCELLED. Calls `done` on that thread, never inside
+// Start(): keep it short and never call Call() from it. (Start() on a client
+// being destroyed is a caller's bug.)
 class S3Client {
  public:
   using Done = absl::AnyInvocable<void(S3Response) &&>;
@@ -114,8 +116,9 @@ class S3Client {
   // Sends nothing: see Probe().
   static absl::StatusOr<std::unique_ptr<S3Client>> Create(
       const S3ClientOptions& options);
-  // For tests: every request goes to `transport`, which `done` may call
-  // back on the caller's thread.
+  // For tests: every request goes to `transport`; its answers, even those
+  // it gives inside S3Transport::Start(), reach `done` on a thread of the
+  // client's, as curl's do.
   static std::unique_ptr<S3Client> WithTransport(
       const S3ClientOptions& options, std::shared_ptr<S3Transport> transport);
 
@@ -125,6 +128,10 @@ class S3Client {
 
   // Starts `request`; `done` runs once when it is done, retried or not.
   void Start(S3Request request, Done done);
+
+  // Hands `response` to `done` as Start() hands an answer, without sending
+  // anything: for a request refused before it was sent.
+  void Answer(S3Response response, Done done);
 
   // Start() and wait. Not on the client's own thread.
   S3Response Call(S3Request request);
@@ -139,6 +146,9 @@ class S3Client {
   const S3ClientOptions options_;
   std::unique_ptr<Loop> loop_;                    // curl, unless
   const std::shared_ptr<S3Transport> transport_;  // a test's
+  // Delivers the transport's answers later: shared with the answers in
+  // flight.
+  const std::shared_ptr<Executor> deliveries_;
 };
 
 // The status of an answer that is not 2xx, as S3Response::status describes
