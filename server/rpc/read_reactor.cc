@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
@@ -16,6 +15,17 @@
 #include "server/rpc/request_checks.h"
 
 namespace verity::server {
+namespace {
+
+ReadStreamOptions StreamOptions(const ServiceContext& context) {
+  ReadStreamOptions options;
+  options.chunk_bytes = context.options.read_chunk_bytes;
+  options.max_chunk_bytes = context.options.max_read_chunk_bytes;
+  options.budget = context.chunk_budget;
+  return options;
+}
+
+}  // namespace
 
 ReadReactor::ReadReactor(ServiceContext* context,
                          grpc::CallbackServerContext* call,
@@ -23,46 +33,37 @@ ReadReactor::ReadReactor(ServiceContext* context,
     : context_(context),
       timer_(context->metrics, RpcMethod::kRead),
       slot_(context),
-      watch_(context->watchdog, [call] { call->TryCancel(); }) {
+      watch_(context->watchdog, [call] { call->TryCancel(); }),
+      stream_(ReadStream::Create(context->reader, this,
+                                 StreamOptions(*context))) {
   if (absl::Status admitted = AdmitCall(*context, *call, Role::kRead, "Read");
       !admitted.ok()) {
-    FinishWith(admitted);
+    stream_->Start(admitted);
     return;
   }
   grpc::ByteBuffer copy(request);  // shares the slices
   if (!grpc::SerializationTraits<v1::ReadRequest>::Deserialize(&copy, &request_)
            .ok()) {
-    FinishWith(absl::InvalidArgumentError("malformed ReadRequest"));
+    stream_->Start(absl::InvalidArgumentError("malformed ReadRequest"));
     return;
   }
   // Resolving a name and opening a blob of a remote store wait on the
-  // network: on the I/O executor.
+  // network: on the I/O executor. The stream cannot finish before it
+  // starts, so the reactor is there for the task.
   if (context_->store->IsLocal()) {
-    StartAndWrite();
+    Open(request_);
     return;
   }
-  absl::Status queued = context_->io->Submit([this] { StartAndWrite(); });
-  if (!queued.ok()) FinishWith(queued);
+  absl::Status queued = context_->io->Submit([this] { Open(request_); });
+  if (!queued.ok()) stream_->Start(queued);
 }
 
-void ReadReactor::StartAndWrite() {
-  absl::Status status = Start(request_);
-  if (!status.ok()) {
-    FinishWith(status);
-    return;
-  }
-  // OnCancel() may have come before the job existed: it is cancelled now.
-  job_ready_.store(true);
-  if (cancelled_.load()) job_->Cancel();
-  {
-    absl::MutexLock lock(&mu_);
-    all_read_ = job_->done();
-    ++advancing_;
-  }
-  Advance();
+void ReadReactor::Open(const v1::ReadRequest& request) {
+  stream_->Start(CheckAndOpen(request));
 }
 
-absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
+absl::StatusOr<ReadStream::Opened> ReadReactor::CheckAndOpen(
+    const v1::ReadRequest& request) {
   RETURN_IF_ERROR(context_->CheckServing());
   RETURN_IF_ERROR(slot_.status());
   ASSIGN_OR_RETURN(
@@ -75,29 +76,19 @@ absl::Status ReadReactor::Start(const v1::ReadRequest& request) {
   ASSIGN_OR_RETURN(
       const ByteRange bytes,
       CheckByteRange(geometry.data_size(), read.offset, read.length));
-  const BlockRange blocks = BlocksOf(geometry, bytes);
   timer_.set_priority_class(read.priority_class);
-  job_.emplace(blob_, blocks, read.priority_class);
-  window_.emplace(
-      context_->options.read_chunk_bytes / geometry.block_size(),
-      context_->options.max_read_chunk_bytes / geometry.block_size(),
-      geometry.block_size(), context_->chunk_budget);
-  proofs_.emplace(
+  priority_class_ = read.priority_class;
+  charged_tree_bytes_ = blob_->cached_tree_bytes();
+  return ReadStream::Opened{
+      std::make_shared<ReadJob>(blob_, BlocksOf(geometry, bytes),
+                                read.priority_class),
       request.have_whole_tree()
           ? ProofPlanner::HoldingAll(geometry)
           : ProofPlanner(geometry, {request.have_tree_blocks().begin(),
-                                    request.have_tree_blocks().end()}));
-  charged_tree_bytes_ = blob_->cached_tree_bytes();
-  context_->reader->Begin(*job_);
-  return absl::OkStatus();
+                                    request.have_tree_blocks().end()})};
 }
 
-void ReadReactor::OnCancel() {
-  // Nothing is read before Start() has made the job. Both flags are
-  // sequentially consistent: this or StartAndWrite() sees the other's store.
-  cancelled_.store(true);
-  if (job_ready_.load()) job_->Cancel();
-}
+void ReadReactor::OnCancel() { stream_->OnCancel(); }
 
 void ReadReactor::OnDone() {
   watch_.Close();
@@ -106,166 +97,54 @@ void ReadReactor::OnDone() {
 
 void ReadReactor::OnWriteDone(bool ok) {
   watch_.StopWaiting();
-  {
-    absl::MutexLock lock(&mu_);
-    writing_ = false;
-    if (!ok) {
-      // The client went away, cancelled or stalled: stop reading and
-      // verifying at once.
-      job_->Cancel();
-      EndWith(watch_.expired() ? context_->watchdog->IdleError()
-                               : absl::CancelledError("the client went away"));
-    }
-    ++advancing_;
-  }
-  Advance();
+  // Not written: the client went away, cancelled or stalled.
+  stream_->OnWriteDone(
+      ok ? absl::OkStatus()
+         : (watch_.expired() ? context_->watchdog->IdleError()
+                             : absl::CancelledError("the client went away")));
 }
 
-void ReadReactor::Advance() {
-  for (;;) {
-    Step step;
-    {
-      absl::MutexLock lock(&mu_);
-      step = NextStep();
-    }
-    switch (step.kind) {
-      case Step::Kind::kNone:
-        return;
-      case Step::Kind::kRead:
-        ReadChunk();
-        break;
-      case Step::Kind::kWrite:
-        if (absl::Status status = Write(std::move(step)); !status.ok()) {
-          absl::MutexLock lock(&mu_);
-          writing_ = false;
-          EndWith(status);
-        }
-        break;
-      case Step::Kind::kFinish:
-        FinishWith(step.status);
-        return;
-    }
-  }
-}
-
-ReadReactor::Step ReadReactor::NextStep() {
-  Step step = ClaimStep();
-  // A thread that found nothing to do leaves Advance() now, and one that
-  // finishes never touches the reactor again.
-  if (step.kind == Step::Kind::kNone || step.kind == Step::Kind::kFinish) {
-    --advancing_;
-  }
-  return step;
-}
-
-ReadReactor::Step ReadReactor::ClaimStep() {
-  Step step;
-  if (finished_) return step;
-  if (end_.has_value()) {
-    // Another thread still in Advance() would touch the reactor after
-    // Finish() let gRPC delete it: the last one out finishes.
-    if (reading_ || writing_ || advancing_ > 1) return step;
-    finished_ = true;
-    step.kind = Step::Kind::kFinish;
-    step.status = *end_;
-    return step;
-  }
-  if (!writing_ && (ready_.has_value() || (!sent_first_ && all_read_))) {
-    writing_ = true;
-    step.kind = Step::Kind::kWrite;
-    step.first = !sent_first_;
-    sent_first_ = true;
-    step.chunk = std::move(ready_);
-    ready_.reset();
-    return step;
-  }
-  if (!reading_ && !ready_.has_value() && !all_read_) {
-    reading_ = true;
-    step.kind = Step::Kind::kRead;
-    return step;
-  }
-  if (all_read_ && sent_first_ && !ready_.has_value() && !writing_) {
-    EndWith(absl::OkStatus());
-    return ClaimStep();
-  }
-  return step;
-}
-
-void ReadReactor::ReadChunk() {
-  job_->StartChunk(window_->blocks());
-  context_->reader->Read(&*job_,
-                         [this](absl::Status status) { OnChunkRead(status); });
-}
-
-void ReadReactor::OnChunkRead(const absl::Status& status) {
-  if (status.ok()) {
-    context_->metrics->AddReadBytes(job_->priority_class(),
-                                    job_->chunk().data.size());
-    if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
-      charged_tree_bytes_ = blob_->cached_tree_bytes();
-      context_->cache->Update(*blob_);
-    }
-  }
-  {
-    absl::MutexLock lock(&mu_);
-    reading_ = false;
-    // Every chunk but the first was started while a message was being sent:
-    // if that is done, the client is waiting for this one.
-    window_->OnChunkRead(/*client_waiting=*/!writing_);
-    if (status.ok()) {
-      ready_ = ReadyChunk{job_->chunk_blocks(), job_->TakeChunk()};
-      all_read_ = job_->done();
-    } else {
-      EndWith(status);
-    }
-    ++advancing_;
-  }
-  Advance();
-}
-
-absl::Status ReadReactor::Write(Step step) {
-  response_.Clear();
-  if (step.first) {
-    response_.set_digest(blob_->blob().digest_text());
-    *response_.mutable_fsverity_descriptor() =
+void ReadReactor::StartWrite(ReadMessage message) {
+  v1::ReadResponse head;
+  if (message.first) {
+    head.set_digest(blob_->blob().digest_text());
+    *head.mutable_fsverity_descriptor() =
         DescriptorToProto(blob_->blob().descriptor());
   }
-  std::string data;
-  if (step.chunk.has_value()) {
-    RETURN_IF_ERROR(AddTreeBlocks(step.chunk->blocks));
-    response_.set_data_offset(step.chunk->blocks.first *
-                              blob_->geometry().block_size());
-    data = std::move(step.chunk->data);
+  if (!message.data.empty()) {
+    for (ReadMessage::TreeBlock& block : message.tree_blocks) {
+      v1::TreeBlock* proto = head.add_tree_blocks();
+      proto->set_index(block.index);
+      *proto->mutable_data() = std::move(block.bytes);
+    }
+    head.set_data_offset(message.data_offset);
   }
-  wire_ = SerializeReadResponse(response_, std::move(data));
+  wire_ = SerializeReadResponse(head, std::move(message.data));
   watch_.StartWaiting();
-  StartWrite(&wire_);
-  return absl::OkStatus();
+  grpc::ServerWriteReactor<grpc::ByteBuffer>::StartWrite(&wire_);
 }
 
-void ReadReactor::EndWith(const absl::Status& status) {
-  if (!end_.has_value()) end_ = status;
-}
-
-absl::Status ReadReactor::AddTreeBlocks(BlockRange chunk) {
-  for (const TreeBlockId& id : proofs_->ForChunk(chunk)) {
-    v1::TreeBlock* block = response_.add_tree_blocks();
-    block->set_index(blob_->geometry().Ordinal(id));
-    ASSIGN_OR_RETURN(*block->mutable_data(),
-                     context_->reader->TreeBlock(*blob_, id));
+void ReadReactor::ChunkRead(uint64_t bytes) {
+  context_->metrics->AddReadBytes(priority_class_, bytes);
+  // The blob's verified tree grew: the cache charges it anew.
+  if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
+    charged_tree_bytes_ = blob_->cached_tree_bytes();
+    context_->cache->Update(*blob_);
   }
-  return absl::OkStatus();
 }
 
-void ReadReactor::FinishWith(const absl::Status& status) {
+void ReadReactor::Finish(absl::Status status) {
   slot_.Release();
   timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
     ReportCorruption(context_, blob_->blob().digest(), status,
-                     [this, status] { Finish(ToGrpcStatus(status)); });
+                     [this, status] {
+                       grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(
+                           ToGrpcStatus(status));
+                     });
     return;
   }
-  Finish(ToGrpcStatus(status));
+  grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(ToGrpcStatus(status));
 }
 
 }  // namespace verity::server

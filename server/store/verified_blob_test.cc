@@ -5,10 +5,8 @@
 
 #include <string>
 
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "server/store/file/file_store_testing.h"
-#include "server/store/remote_blob_testing.h"
 
 namespace verity::server {
 namespace {
@@ -85,100 +83,15 @@ TEST_F(VerifiedBlobTest, VerifyOnceSkipsBlocksAlreadyVerified) {
   EXPECT_TRUE(ReadVerified(*blob, 160, 201, &out).ok());
 }
 
-TEST_F(VerifiedBlobTest, StepsResumeWhereTheCachedTreeEnds) {
+TEST_F(VerifiedBlobTest, VerifiableUpToEndsWhereTheCachedTreeEnds) {
   std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
-  // Nothing cached: the cheap step verifies nothing and reads no tree block.
-  BlockRead cold;
-  ASSERT_TRUE(blob->Load(0, 4, &cold).ok());
-  ASSERT_TRUE(blob->VerifyCached(&cold).ok());
-  EXPECT_EQ(cold.next, 0);
-  EXPECT_EQ(blob->cached_tree_bytes(), 0);
-
+  EXPECT_EQ(blob->VerifiableUpTo(0, 4), 0);
+  std::string out;
   // Level-0 tree block 0 covers data blocks [0, 128) with SHA-256 and 4 KiB.
-  std::string out;
-  ASSERT_TRUE(ReadVerified(*blob, 0, 10, &out).ok());
-  ASSERT_EQ(blob->data_blocks_hashed(), 10);
-  BlockRead read;
-  ASSERT_TRUE(blob->Load(100, 201, &read).ok());
-  ASSERT_TRUE(blob->VerifyCached(&read).ok());
-  EXPECT_EQ(read.next, 128);
-  EXPECT_FALSE(read.verified());
-  EXPECT_EQ(blob->data_blocks_hashed(), 10 + 28);
-  // The rest reads the missing tree block and hashes only blocks 128..200.
-  ASSERT_TRUE(blob->VerifyRest(&read).ok());
-  EXPECT_TRUE(read.verified());
-  EXPECT_EQ(blob->data_blocks_hashed(), 10 + 28 + 73);
-  EXPECT_TRUE(read.data == data_.substr(100 * 4096));
-}
-
-TEST_F(VerifiedBlobTest, CachedStepCatchesCorruption) {
-  std::shared_ptr<VerifiedBlob> blob = Open(/*verify_once=*/false);
-  std::string out;
   ASSERT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());
-  CorruptBlock(5);
-  BlockRead read;
-  ASSERT_TRUE(blob->Load(0, 8, &read).ok());
-  absl::Status status = blob->VerifyCached(&read);
-  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
-  EXPECT_NE(status.message().find("offset 20480"), absl::string_view::npos)
-      << status;
-  EXPECT_EQ(read.next, 5);
-  EXPECT_TRUE(read.data.empty());
-}
-
-// Fetch() and a wait for it, as the dispatcher runs them for a remote blob.
-absl::Status FetchAndWait(VerifiedBlob& blob, uint64_t first, uint64_t end,
-                          BlockRead* read) {
-  absl::Notification done;
-  absl::Status result;
-  blob.Fetch(first, end, read, [&](absl::Status status) {
-    result = status;
-    done.Notify();
-  });
-  done.WaitForNotification();
-  return result;
-}
-
-TEST_F(VerifiedBlobTest, FetchBringsTheDataAndTheMissingTreeFromARemoteStore) {
-  auto local = store_->OpenBlob(DigestFromText(digest_));
-  ASSERT_TRUE(local.ok());
-  auto remote = std::make_shared<RemoteBlob>(*local);
-  std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(remote);
-  EXPECT_FALSE(blob->IsLocal(100, 140));
-  BlockRead read;
-  EXPECT_EQ(blob->Load(100, 140, &read).code(),
-            absl::StatusCode::kFailedPrecondition);
-  read = BlockRead();
-  ASSERT_TRUE(FetchAndWait(*blob, 100, 140, &read).ok());
-  EXPECT_TRUE(read.loaded);
-  // One read of the data; the top tree block and level-0 blocks 0 and 1 (for
-  // data blocks 100..127 and 128..139): two runs, two reads.
-  EXPECT_EQ(remote->reads(BlobPart::kData), 1);
-  EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
-  ASSERT_TRUE(blob->VerifyRest(&read).ok());
-  EXPECT_TRUE(read.verified());
-  EXPECT_TRUE(read.data == data_.substr(100 * 4096, 40 * 4096));
-  // The tree is cached now: a later fetch reads data only.
-  BlockRead again;
-  ASSERT_TRUE(FetchAndWait(*blob, 110, 120, &again).ok());
-  EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
-  ASSERT_TRUE(blob->VerifyCached(&again).ok());
-  EXPECT_TRUE(again.verified());
-}
-
-TEST_F(VerifiedBlobTest, FetchedCorruptionIsCaught) {
-  CorruptBlock(130);
-  auto local = store_->OpenBlob(DigestFromText(digest_));
-  ASSERT_TRUE(local.ok());
-  std::shared_ptr<VerifiedBlob> blob =
-      *VerifiedBlob::Create(std::make_shared<RemoteBlob>(*local));
-  BlockRead read;
-  ASSERT_TRUE(FetchAndWait(*blob, 120, 140, &read).ok());
-  absl::Status status = blob->VerifyRest(&read);
-  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
-  EXPECT_NE(status.message().find("offset 532480"), absl::string_view::npos)
-      << status;
-  EXPECT_TRUE(read.data.empty());
+  EXPECT_EQ(blob->VerifiableUpTo(100, 201), 128);
+  EXPECT_EQ(blob->MissingTree(100, 201).size(), 1u);
+  EXPECT_TRUE(blob->MissingTree(0, 128).empty());
 }
 
 }  // namespace

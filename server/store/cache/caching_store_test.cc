@@ -11,7 +11,7 @@
 #include "lib/test_blob.h"
 #include "server/store/cache/caching_blob.h"
 #include "server/store/file/file_store_testing.h"
-#include "server/store/remote_blob_testing.h"
+#include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {

@@ -195,7 +195,7 @@ class FileStore final : public Store {
   FileSystem& fs_;
   // Runs the reads FileBlob::ReadAsync must complete later. Unbounded: each
   // task is a read in flight, which the callers bound.
-  Executor reads_{CompletionThreadOptions("file-reads")};
+  mutable Executor reads_{CompletionThreadOptions("file-reads")};
   const StoreLayout layout_;
   const UniqueFd lock_;                    // holds the flock on <root>/LOCK
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock

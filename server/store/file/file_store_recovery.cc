@@ -89,7 +89,7 @@ absl::Status FileStore::ScanShard(HashAlgorithm algorithm,
 
 absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   const absl::StatusOr<std::shared_ptr<const Blob>> blob =
-      FileBlob::Open(fs_, layout_.BlobDir(digest), digest);
+      FileBlob::Open(fs_, reads_, layout_.BlobDir(digest), digest);
   // Only damage quarantines: an I/O error such as EMFILE says nothing about
   // the blob, so it fails Open instead.
   if (absl::IsDataLoss(blob.status())) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -46,25 +47,49 @@ absl::StatusOr<PutResult> PutBytes(FileStore* store, absl::string_view data,
   return writer->Commit(expected, name);
 }
 
+namespace {
+
+// A read of a file store's blob, which is always here.
+absl::Status ReadHere(const Blob& blob, BlobPart part, uint64_t offset,
+                      absl::Span<uint8_t> out) {
+  std::optional<absl::Status> read = blob.TryReadNow(part, offset, out);
+  if (!read.has_value()) {
+    return absl::FailedPreconditionError("a file store's blob not here");
+  }
+  return *read;
+}
+
+}  // namespace
+
 absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
                           uint64_t end_block, std::string* out) {
   out->clear();
-  BlockRead read;
-  RETURN_IF_ERROR(blob.Load(first_block, end_block, &read));
-  RETURN_IF_ERROR(blob.VerifyRest(&read));
-  *out = std::move(read.data);
+  const TreeGeometry& geometry = blob.geometry();
+  const uint64_t bs = geometry.block_size();
+  std::string data(BytesOf(geometry, {first_block, end_block}).size(), '\0');
+  RETURN_IF_ERROR(ReadHere(blob.blob(), BlobPart::kData, first_block * bs,
+                           AsMutableBytes(&data)));
+  std::string block(bs, '\0');
+  for (const TreeBlockId& id : blob.MissingTree(first_block, end_block)) {
+    RETURN_IF_ERROR(ReadHere(blob.blob(), BlobPart::kTree,
+                             geometry.Ordinal(id) * bs, AsMutableBytes(&block)));
+    RETURN_IF_ERROR(blob.AddTreeBlock(id, AsBytes(block)));
+  }
+  uint64_t next = first_block;
+  RETURN_IF_ERROR(blob.VerifyData(first_block, AsBytes(data), &next, end_block));
+  *out = std::move(data);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob) {
   std::string data(blob.geometry().data_size(), '\0');
-  RETURN_IF_ERROR(ReadLocal(blob, BlobPart::kData, 0, AsMutableBytes(&data)));
+  RETURN_IF_ERROR(ReadHere(blob, BlobPart::kData, 0, AsMutableBytes(&data)));
   return data;
 }
 
 absl::StatusOr<std::string> ReadAllTree(const Blob& blob) {
   std::string tree(blob.geometry().tree_size(), '\0');
-  RETURN_IF_ERROR(ReadLocal(blob, BlobPart::kTree, 0, AsMutableBytes(&tree)));
+  RETURN_IF_ERROR(ReadHere(blob, BlobPart::kTree, 0, AsMutableBytes(&tree)));
   return tree;
 }
 

@@ -40,8 +40,8 @@ absl::StatusOr<PutResult> PutBytes(
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob);
 
-// Reads data blocks [first_block, end_block) of `blob` verified, in one go
-// (VerifiedBlob::Load, then VerifyRest); `out` is empty after a failure.
+// Reads data blocks [first_block, end_block) of `blob` verified, in one go,
+// the tree blocks they need first; `out` is empty after a failure.
 absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
                           uint64_t end_block, std::string* out);
 absl::StatusOr<std::string> ReadAllTree(const Blob& blob);

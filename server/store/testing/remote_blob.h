@@ -1,8 +1,8 @@
 // Test support: a Blob whose bytes are never here, as a network store's are:
 // every read is asynchronous, around a local blob that holds the bytes.
 
-#ifndef VERITYD_SERVER_STORE_REMOTE_BLOB_TESTING_H_
-#define VERITYD_SERVER_STORE_REMOTE_BLOB_TESTING_H_
+#ifndef VERITYD_SERVER_STORE_TESTING_REMOTE_BLOB_H_
+#define VERITYD_SERVER_STORE_TESTING_REMOTE_BLOB_H_
 
 #include <atomic>
 #include <cstdint>
@@ -38,4 +38,4 @@ class RemoteBlob final : public Blob {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_REMOTE_BLOB_TESTING_H_
+#endif  // VERITYD_SERVER_STORE_TESTING_REMOTE_BLOB_H_

@@ -1,6 +1,6 @@
 // Implements RemoteBlob.
 
-#include "server/store/remote_blob_testing.h"
+#include "server/store/testing/remote_blob.h"
 
 #include <utility>
 
