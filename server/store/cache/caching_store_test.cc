@@ -2,11 +2,14 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/executor.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
 #include "server/store/cache/caching_blob.h"
@@ -19,19 +22,28 @@ namespace {
 
 constexpr uint64_t kSlab = 64 * 1024;
 
-// Reads a range of `blob` and waits for it.
+// Reads a range of `blob` asynchronously and waits for it; the read must not
+// complete on the calling thread.
 absl::StatusOr<std::string> ReadWaiting(const Blob& blob, BlobPart part,
                                         uint64_t offset, uint64_t size) {
-  std::string out(size, '\0');
   absl::Notification done;
-  absl::Status result;
-  blob.Read(part, offset, AsMutableBytes(&out), [&](absl::Status status) {
-    result = std::move(status);
+  absl::StatusOr<std::string> result;
+  const std::thread::id caller = std::this_thread::get_id();
+  blob.ReadAsync(part, offset, size, [&](absl::StatusOr<std::string> read) {
+    EXPECT_NE(std::this_thread::get_id(), caller) << "completed inside";
+    result = std::move(read);
     done.Notify();
   });
   done.WaitForNotification();
-  if (!result.ok()) return result;
-  return out;
+  return result;
+}
+
+// True if the range is here: TryReadNow() reads it.
+bool Here(const Blob& blob, BlobPart part, uint64_t offset, uint64_t size) {
+  std::string out(size, '\0');
+  const std::optional<absl::Status> read =
+      blob.TryReadNow(part, offset, AsMutableBytes(&out));
+  return read.has_value() && read->ok();
 }
 
 // Fails every read while `fail` is set, as an unreachable store does.
@@ -39,14 +51,21 @@ class FailingBlob final : public Blob {
  public:
   explicit FailingBlob(std::shared_ptr<const Blob> source)
       : Blob(*source), source_(std::move(source)) {}
-  bool IsLocal(BlobPart, uint64_t, uint64_t) const override { return false; }
-  void Read(BlobPart part, uint64_t offset, absl::Span<uint8_t> out,
-            ReadDone done) const override {
-    if (fail) {
-      std::move(done)(absl::UnavailableError("the store is down"));
+  std::optional<absl::Status> TryReadNow(BlobPart, uint64_t,
+                                         absl::Span<uint8_t>) const override {
+    return std::nullopt;
+  }
+  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+                 ReadDone done) const override {
+    if (!fail) {
+      source_->ReadAsync(part, offset, length, std::move(done));
       return;
     }
-    source_->Read(part, offset, out, std::move(done));
+    ASSERT_TRUE(answers_
+                    .Submit([done = std::move(done)]() mutable {
+                      std::move(done)(absl::UnavailableError("down"));
+                    })
+                    .ok());
   }
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
 
@@ -54,6 +73,7 @@ class FailingBlob final : public Blob {
 
  private:
   const std::shared_ptr<const Blob> source_;
+  mutable Executor answers_{CompletionThreadOptions("failing")};
 };
 
 class CachingBlobTest : public FileStoreFixture {
@@ -81,7 +101,7 @@ class CachingBlobTest : public FileStoreFixture {
 
 TEST_F(CachingBlobTest, ReadsAcrossSlabsAreExact) {
   auto blob = Open();
-  EXPECT_FALSE(blob->IsLocal(BlobPart::kData, 0, 1));
+  EXPECT_FALSE(Here(*blob, BlobPart::kData, 0, 1));
   for (auto [offset, size] :
        std::vector<std::pair<uint64_t, uint64_t>>{{0, 1},
                                                   {kSlab - 10, 20},
@@ -99,35 +119,35 @@ TEST_F(CachingBlobTest, ASecondReadIsLocalAndFetchesNothing) {
   ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, kSlab + 3, 100).ok());
   const int reads = remote_->reads(BlobPart::kData);
   EXPECT_EQ(reads, 1);
-  EXPECT_TRUE(blob->IsLocal(BlobPart::kData, kSlab, kSlab));
-  EXPECT_FALSE(blob->IsLocal(BlobPart::kData, kSlab, kSlab + 1));
   std::string out(kSlab, '\0');
-  ASSERT_TRUE(
-      ReadLocal(*blob, BlobPart::kData, kSlab, AsMutableBytes(&out)).ok());
+  ASSERT_EQ(blob->TryReadNow(BlobPart::kData, kSlab, AsMutableBytes(&out)),
+            absl::OkStatus());
   EXPECT_EQ(out, data_.substr(kSlab, kSlab));
   EXPECT_EQ(remote_->reads(BlobPart::kData), reads);
   const SlabCacheStats stats = cache_->stats();
   EXPECT_EQ(stats.misses, 1u);
   EXPECT_EQ(stats.memory_hits, 1u);
   EXPECT_EQ(stats.fetched_bytes, kSlab);
+  // One byte more is not here, and asking fetches nothing.
+  EXPECT_FALSE(Here(*blob, BlobPart::kData, kSlab, kSlab + 1));
+  EXPECT_EQ(remote_->reads(BlobPart::kData), reads);
 }
 
 TEST_F(CachingBlobTest, ConcurrentReadsOfASlabShareOneFetch) {
   auto blob = Open();
-  std::vector<std::string> outs(8, std::string(100, '\0'));
-  std::vector<absl::Status> results(outs.size());
-  std::vector<absl::Notification> done(outs.size());
-  for (size_t i = 0; i < outs.size(); ++i) {
-    blob->Read(BlobPart::kData, 2 * kSlab + i * 1000, AsMutableBytes(&outs[i]),
-               [&, i](absl::Status status) {
-                 results[i] = std::move(status);
-                 done[i].Notify();
-               });
+  std::vector<absl::StatusOr<std::string>> results(8);
+  std::vector<absl::Notification> done(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    blob->ReadAsync(BlobPart::kData, 2 * kSlab + i * 1000, 100,
+                    [&, i](absl::StatusOr<std::string> read) {
+                      results[i] = std::move(read);
+                      done[i].Notify();
+                    });
   }
-  for (size_t i = 0; i < outs.size(); ++i) {
+  for (size_t i = 0; i < results.size(); ++i) {
     done[i].WaitForNotification();
-    ASSERT_TRUE(results[i].ok()) << results[i];
-    EXPECT_EQ(outs[i], data_.substr(2 * kSlab + i * 1000, 100));
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    EXPECT_EQ(*results[i], data_.substr(2 * kSlab + i * 1000, 100));
   }
   EXPECT_EQ(remote_->reads(BlobPart::kData), 1);
 }
@@ -135,11 +155,11 @@ TEST_F(CachingBlobTest, ConcurrentReadsOfASlabShareOneFetch) {
 TEST_F(CachingBlobTest, PrefetchMakesARangeLocal) {
   auto blob = Open();
   blob->Prefetch(BlobPart::kData, 0, 3 * kSlab);
-  for (int i = 0; i < 5000 && !blob->IsLocal(BlobPart::kData, 0, 3 * kSlab);
+  for (int i = 0; i < 5000 && !Here(*blob, BlobPart::kData, 0, 3 * kSlab);
        ++i) {
     absl::SleepFor(absl::Milliseconds(1));
   }
-  EXPECT_TRUE(blob->IsLocal(BlobPart::kData, 0, 3 * kSlab));
+  EXPECT_TRUE(Here(*blob, BlobPart::kData, 0, 3 * kSlab));
   EXPECT_EQ(remote_->reads(BlobPart::kData), 3);
   EXPECT_EQ(cache_->stats().read_ahead, 3u);
   blob->Prefetch(BlobPart::kData, 0, 3 * kSlab);
@@ -155,7 +175,7 @@ TEST_F(CachingBlobTest, OverTheFetchBudgetAReadFetchesOnlyItsBytes) {
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, data_.substr(10, 20));
   EXPECT_EQ(cache_->stats().fetched_bytes, 20u);
-  EXPECT_FALSE(blob->IsLocal(BlobPart::kData, 10, 20));
+  EXPECT_FALSE(Here(*blob, BlobPart::kData, 10, 20));
 }
 
 TEST_F(CachingBlobTest, ForgetDropsSlabsSoTheNextReadRefetches) {
@@ -163,8 +183,8 @@ TEST_F(CachingBlobTest, ForgetDropsSlabsSoTheNextReadRefetches) {
   ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, 0, 2 * kSlab).ok());
   EXPECT_TRUE(blob->Forget(BlobPart::kData, kSlab, 1));
   EXPECT_FALSE(blob->Forget(BlobPart::kData, kSlab, 1));
-  EXPECT_TRUE(blob->IsLocal(BlobPart::kData, 0, kSlab));
-  EXPECT_FALSE(blob->IsLocal(BlobPart::kData, kSlab, 1));
+  EXPECT_TRUE(Here(*blob, BlobPart::kData, 0, kSlab));
+  EXPECT_FALSE(Here(*blob, BlobPart::kData, kSlab, 1));
   ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, 0, 2 * kSlab).ok());
   EXPECT_EQ(remote_->reads(BlobPart::kData), 3);
   EXPECT_EQ(cache_->stats().discarded, 1u);
@@ -178,8 +198,8 @@ TEST_F(CachingBlobTest, TreeReadsAreCachedToo) {
   auto expected = ReadAllTree(*store_->OpenBlob(blob->digest()).value());
   ASSERT_TRUE(expected.ok());
   EXPECT_EQ(*tree, *expected);
-  EXPECT_TRUE(blob->IsLocal(BlobPart::kTree, 0, blob->geometry().tree_size()));
-  EXPECT_FALSE(blob->IsLocal(BlobPart::kData, 0, 1));
+  EXPECT_TRUE(Here(*blob, BlobPart::kTree, 0, blob->geometry().tree_size()));
+  EXPECT_FALSE(Here(*blob, BlobPart::kData, 0, 1));
 }
 
 TEST_F(CachingBlobTest, OutOfRangeReadsFailAsTheSourceSays) {
@@ -195,7 +215,7 @@ TEST_F(CachingBlobTest, AFailedFetchCachesNothing) {
   failing->fail = true;
   EXPECT_EQ(ReadWaiting(blob, BlobPart::kData, 5, 10).status().code(),
             absl::StatusCode::kUnavailable);
-  EXPECT_FALSE(blob.IsLocal(BlobPart::kData, 5, 10));
+  EXPECT_FALSE(Here(blob, BlobPart::kData, 5, 10));
   failing->fail = false;
   auto got = ReadWaiting(blob, BlobPart::kData, 5, 10);
   ASSERT_TRUE(got.ok()) << got.status();
@@ -208,19 +228,58 @@ TEST_F(CachingBlobTest, AVerifiedBlobVerifiesWhatTheCacheServes) {
   auto verified =
       VerifiedBlob::Create(std::shared_ptr<const Blob>(blob.release()));
   ASSERT_TRUE(verified.ok()) << verified.status();
-  BlockRead read;
-  absl::Notification fetched;
-  absl::Status status;
   const uint64_t blocks = (*verified)->geometry().data_block_count();
-  (*verified)->Fetch(0, blocks, &read, [&](absl::Status s) {
-    status = std::move(s);
-    fetched.Notify();
-  });
-  fetched.WaitForNotification();
-  ASSERT_TRUE(status.ok()) << status;
-  ASSERT_TRUE((*verified)->VerifyRest(&read).ok());
-  EXPECT_EQ(read.data, data_);
-  EXPECT_TRUE((*verified)->IsLocal(0, blocks));
+  std::string read;
+  ASSERT_EQ(ReadVerified(**verified, 0, blocks, &read), absl::OkStatus());
+  EXPECT_EQ(read, data_);
+  EXPECT_TRUE(Here((*verified)->blob(), BlobPart::kData, 0, data_.size()));
+}
+
+// A range of two slabs of which one is cached is not here, and asking
+// fetches nothing; a read of a cached slab still completes later.
+TEST_F(CachingBlobTest, HereMeansEverySlabAtOneLook) {
+  auto blob = Open();
+  ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, 0, 10).ok());
+  std::string out(kSlab + 10, '\0');
+  EXPECT_FALSE(
+      blob->TryReadNow(BlobPart::kData, kSlab - 5, AsMutableBytes(&out))
+          .has_value());
+  EXPECT_EQ(remote_->reads(BlobPart::kData), 1);
+  auto cached = ReadWaiting(*blob, BlobPart::kData, 3, 7);  // checks "later"
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_EQ(*cached, data_.substr(3, 7));
+  EXPECT_EQ(remote_->reads(BlobPart::kData), 1);
+}
+
+// One slab of memory, many readers of many slabs: slabs are evicted while
+// reads are in flight, and every read still gets its bytes, which the read
+// owns until it completes.
+TEST_F(CachingBlobTest, EvictionUnderConcurrentReadsKeepsEveryByte) {
+  options_.memory_bytes = kSlab;
+  auto blob = Open();
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 8; ++r) {
+    readers.emplace_back([&, r] {
+      for (int i = 0; i < 40; ++i) {
+        const uint64_t offset = (r * 7919 + i * 104729) % data_.size();
+        const uint64_t size =
+            std::min<uint64_t>(1 + (i * 31337) % (3 * kSlab),
+                               data_.size() - offset);
+        std::string out(size, '\0');
+        std::optional<absl::Status> now =
+            blob->TryReadNow(BlobPart::kData, offset, AsMutableBytes(&out));
+        if (!now.has_value()) {
+          auto got = ReadWaiting(*blob, BlobPart::kData, offset, size);
+          ASSERT_TRUE(got.ok()) << got.status();
+          out = *std::move(got);
+        } else {
+          ASSERT_TRUE(now->ok()) << *now;
+        }
+        ASSERT_EQ(out, data_.substr(offset, size)) << offset << "+" << size;
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
 }
 
 class CachingStoreTest : public FileStoreFixture {};

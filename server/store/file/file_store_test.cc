@@ -314,16 +314,14 @@ TEST_F(BlobStoreTest, ReadsOfATruncatedFileAreDataLoss) {
       store_->OpenBlob(DigestFromText(text));
   ASSERT_TRUE(blob.ok()) << blob.status();
   ASSERT_EQ(truncate((BlobDirFor(root_, text) + "/data").c_str(), 100), 0);
-  std::string out(4096, '\0');
   const absl::Status read =
-      ReadLocal(**blob, BlobPart::kData, 0, AsMutableBytes(&out));
+      ReadBlobPart(**blob, BlobPart::kData, 0, 4096).status();
   EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(read.message(), HasSubstr(text));
   EXPECT_THAT(read.message(), HasSubstr("offset 100"));
   // Past the recorded size is the caller's mistake, not damage.
-  EXPECT_EQ(
-      ReadLocal(**blob, BlobPart::kData, 9000, AsMutableBytes(&out)).code(),
-      absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(ReadBlobPart(**blob, BlobPart::kData, 9000, 4096).status().code(),
+            absl::StatusCode::kOutOfRange);
   // Opened afresh, the size mismatch is caught up front.
   EXPECT_EQ(store_->OpenBlob(DigestFromText(text)).status().code(),
             absl::StatusCode::kDataLoss);

@@ -61,26 +61,6 @@ absl::Status ReadHere(const Blob& blob, BlobPart part, uint64_t offset,
 
 }  // namespace
 
-absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
-                          uint64_t end_block, std::string* out) {
-  out->clear();
-  const TreeGeometry& geometry = blob.geometry();
-  const uint64_t bs = geometry.block_size();
-  std::string data(BytesOf(geometry, {first_block, end_block}).size(), '\0');
-  RETURN_IF_ERROR(ReadHere(blob.blob(), BlobPart::kData, first_block * bs,
-                           AsMutableBytes(&data)));
-  std::string block(bs, '\0');
-  for (const TreeBlockId& id : blob.MissingTree(first_block, end_block)) {
-    RETURN_IF_ERROR(ReadHere(blob.blob(), BlobPart::kTree,
-                             geometry.Ordinal(id) * bs, AsMutableBytes(&block)));
-    RETURN_IF_ERROR(blob.AddTreeBlock(id, AsBytes(block)));
-  }
-  uint64_t next = first_block;
-  RETURN_IF_ERROR(blob.VerifyData(first_block, AsBytes(data), &next, end_block));
-  *out = std::move(data);
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::string> ReadAllData(const Blob& blob) {
   std::string data(blob.geometry().data_size(), '\0');
   RETURN_IF_ERROR(ReadHere(blob, BlobPart::kData, 0, AsMutableBytes(&data)));

@@ -22,6 +22,7 @@
 #include "lib/merkle_params.h"
 #include "lib/test_blob.h"
 #include "server/store/file/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -40,10 +41,6 @@ absl::StatusOr<PutResult> PutBytes(
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob);
 
-// Reads data blocks [first_block, end_block) of `blob` verified, in one go,
-// the tree blocks they need first; `out` is empty after a failure.
-absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
-                          uint64_t end_block, std::string* out);
 absl::StatusOr<std::string> ReadAllTree(const Blob& blob);
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);

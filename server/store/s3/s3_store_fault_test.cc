@@ -20,6 +20,7 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/fake_s3.h"
 #include "server/store/s3/s3_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -96,21 +97,14 @@ class S3StoreFaultTest : public ::testing::Test {
     absl::StatusOr<std::shared_ptr<VerifiedBlob>> verified =
         VerifiedBlob::Create(*std::move(blob));
     if (!verified.ok()) return verified.status();
-    BlockRead read;
-    absl::Notification fetched;
-    absl::Status status;
-    (*verified)->Fetch(0, (*verified)->geometry().data_block_count(), &read,
-                       [&](absl::Status done) {
-                         status = done;
-                         fetched.Notify();
-                       });
-    fetched.WaitForNotification();
-    if (status.ok()) status = (*verified)->VerifyRest(&read);
+    std::string read;
+    const absl::Status status = ReadVerified(
+        **verified, 0, (*verified)->geometry().data_block_count(), &read);
     if (!status.ok()) {
-      EXPECT_TRUE(read.data.empty()) << "bytes of a failed read were kept";
+      EXPECT_TRUE(read.empty()) << "bytes of a failed read were kept";
       return status;
     }
-    return read.data;
+    return read;
   }
 
   void ExpectAcknowledgedIntact() {

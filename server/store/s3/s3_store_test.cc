@@ -19,6 +19,7 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
@@ -83,19 +84,11 @@ class S3StoreTest : public ::testing::Test {
     const uint64_t blocks = (*blob)->geometry().data_block_count();
     std::string out;
     for (uint64_t first = 0; first < blocks; first += 64) {
-      BlockRead read;
-      absl::Notification done;
-      absl::Status fetched;
-      (*verified)->Fetch(first, std::min(blocks, first + 64), &read,
-                         [&](absl::Status status) {
-                           fetched = status;
-                           done.Notify();
-                         });
-      done.WaitForNotification();
-      if (!fetched.ok()) return fetched;
-      absl::Status checked = (*verified)->VerifyRest(&read);
-      if (!checked.ok()) return checked;
-      out += read.data;
+      std::string chunk;
+      absl::Status read = server::ReadVerified(
+          **verified, first, std::min(blocks, first + 64), &chunk);
+      if (!read.ok()) return read;
+      out += chunk;
     }
     return out;
   }

@@ -7,6 +7,8 @@
 
 #include "absl/synchronization/notification.h"
 #include "lib/hash.h"
+#include "lib/read_plan.h"
+#include "lib/status_macros.h"
 
 namespace verity::server {
 
@@ -32,6 +34,26 @@ absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
                  });
   done.WaitForNotification();
   return result;
+}
+
+absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
+                          uint64_t end_block, std::string* out) {
+  out->clear();
+  const TreeGeometry& geometry = blob.geometry();
+  const uint64_t bs = geometry.block_size();
+  const ByteRange bytes = BytesOf(geometry, {first_block, end_block});
+  ASSIGN_OR_RETURN(std::string data, ReadBlobPart(blob.blob(), BlobPart::kData,
+                                                  bytes.begin, bytes.size()));
+  for (const TreeBlockId& id : blob.MissingTree(first_block, end_block)) {
+    ASSIGN_OR_RETURN(const std::string block,
+                     ReadBlobPart(blob.blob(), BlobPart::kTree,
+                                  geometry.Ordinal(id) * bs, bs));
+    RETURN_IF_ERROR(blob.AddTreeBlock(id, AsBytes(block)));
+  }
+  uint64_t next = first_block;
+  RETURN_IF_ERROR(blob.VerifyData(first_block, AsBytes(data), &next, end_block));
+  *out = std::move(data);
+  return absl::OkStatus();
 }
 
 }  // namespace verity::server

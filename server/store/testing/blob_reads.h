@@ -1,5 +1,5 @@
 // Test support: a blob's bytes, however the blob answers (now, or later on
-// its backend's thread), waited for.
+// its backend's thread), waited for; and verified as the server verifies them.
 
 #ifndef VERITYD_SERVER_STORE_TESTING_BLOB_READS_H_
 #define VERITYD_SERVER_STORE_TESTING_BLOB_READS_H_
@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "server/store/store.h"
+#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -16,6 +17,12 @@ namespace verity::server {
 // here, else Blob::ReadAsync(), waited for. Not on a backend's thread.
 absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
                                          uint64_t offset, uint64_t length);
+
+// Reads data blocks [first_block, end_block) of `blob` verified, in one go,
+// the tree blocks they need first, with ReadBlobPart(); `out` is empty after
+// a failure.
+absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
+                          uint64_t end_block, std::string* out);
 
 }  // namespace verity::server
 
