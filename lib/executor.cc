@@ -24,7 +24,9 @@ ExecutorOptions CompletionThreadOptions(std::string name) {
 Executor::Executor(const ExecutorOptions& options) : options_(options) {
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
     threads_.emplace_back([this, i] {
-      pthread_setname_np(pthread_self(), absl::StrCat(options_.name.substr(0, 12), "/", i).c_str());
+      pthread_setname_np(
+          pthread_self(),
+          absl::StrCat(options_.name.substr(0, 12), "/", i).c_str());
       Run();
     });
   }
@@ -42,8 +44,9 @@ Executor::~Executor() {
 absl::Status Executor::Submit(Task task) {
   absl::MutexLock lock(&mu_);
   if (tasks_.size() >= options_.max_queued) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        options_.name, " has ", tasks_.size(), " operations waiting; retry later"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(options_.name, " has ", tasks_.size(),
+                     " operations waiting; retry later"));
   }
   tasks_.push_back(std::move(task));
   work_or_stop_.Signal();

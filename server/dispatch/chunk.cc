@@ -10,8 +10,7 @@
 
 namespace verity::server {
 
-Chunk::Chunk(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-             bool reread)
+Chunk::Chunk(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks, bool reread)
     : blob_(std::move(blob)),
       blocks_(blocks),
       reread_(reread),
@@ -21,9 +20,8 @@ std::optional<absl::Status> Chunk::TryLoadNow() {
   if (loaded_) return absl::OkStatus();
   const ByteRange bytes = BytesOf(blob_->geometry(), blocks_);
   std::string data(bytes.size(), '\0');
-  std::optional<absl::Status> read =
-      blob_->blob().TryReadNow(BlobPart::kData, bytes.begin,
-                               AsMutableBytes(&data));
+  std::optional<absl::Status> read = blob_->blob().TryReadNow(
+      BlobPart::kData, bytes.begin, AsMutableBytes(&data));
   // The store's errors name the blob already.
   if (!read.has_value() || !read->ok()) return read;
   data_ = std::move(data);

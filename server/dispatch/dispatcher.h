@@ -71,8 +71,7 @@ class Dispatcher final : public ChunkReader {
   // Starts reading the next read_ahead_bytes after the job's chunk.
   void ReadAhead(const ReadJob& job) const;
   // TryReadNow() of a chunk the policy put inline.
-  std::optional<absl::Status> TryInline(ReadJob& job,
-                                        DispatchDecision decision,
+  std::optional<absl::Status> TryInline(ReadJob& job, DispatchDecision decision,
                                         absl::Time start);
   // Counts the request's placement (once, and a fallback to the pool).
   void Place(ReadJob& job, DispatchDecision decision);

@@ -60,15 +60,15 @@ class CachedCopyBlob final : public Blob {
       remote_->ReadAsync(part, offset, length, std::move(done));
       return;
     }
-    local_->ReadAsync(part, offset, length,
-                      [bad = copy_is_bad_ && part == BlobPart::kData,
-                       done = std::move(done)](
-                          absl::StatusOr<std::string> bytes) mutable {
-                        if (bytes.ok() && bad && !bytes->empty()) {
-                          (*bytes)[0] ^= 1;
-                        }
-                        std::move(done)(std::move(bytes));
-                      });
+    local_->ReadAsync(
+        part, offset, length,
+        [bad = copy_is_bad_ && part == BlobPart::kData,
+         done = std::move(done)](absl::StatusOr<std::string> bytes) mutable {
+          if (bytes.ok() && bad && !bytes->empty()) {
+            (*bytes)[0] ^= 1;
+          }
+          std::move(done)(std::move(bytes));
+        });
   }
   void Prefetch(BlobPart part, uint64_t offset,
                 uint64_t length) const override {
@@ -155,8 +155,8 @@ class DispatcherTest : public FileStoreFixture {
               PriorityClass c, uint64_t first, uint64_t end,
               bool cancelled = false, uint64_t chunk_blocks = 0) {
     // One chunk: the whole range, unless `chunk_blocks` says how many.
-    auto job = std::make_shared<ReadJob>(std::move(blob),
-                                         BlockRange{first, end}, c);
+    auto job =
+        std::make_shared<ReadJob>(std::move(blob), BlockRange{first, end}, c);
     if (cancelled) job->Cancel();
     job->StartChunk(chunk_blocks != 0 ? chunk_blocks : end - first);
     Outcome outcome;

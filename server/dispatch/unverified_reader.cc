@@ -15,8 +15,8 @@ std::optional<absl::Status> UnverifiedReader::TryReadNow(ReadJob& job) {
 void UnverifiedReader::ReadLater(std::shared_ptr<ReadJob> job, Done done) {
   // The chunk holds itself, the job is held here, until the fetch is in.
   std::shared_ptr<Chunk> chunk = job->chunk();
-  chunk->FetchLater([job = std::move(job), done = std::move(done)](
-                        absl::Status status) mutable {
+  chunk->FetchLater([job = std::move(job),
+                     done = std::move(done)](absl::Status status) mutable {
     std::move(done)(std::move(status));
   });
 }

@@ -34,8 +34,8 @@ ReadReactor::ReadReactor(ServiceContext* context,
       timer_(context->metrics, RpcMethod::kRead),
       slot_(context),
       watch_(context->watchdog, [call] { call->TryCancel(); }),
-      stream_(ReadStream::Create(context->reader, this,
-                                 StreamOptions(*context))) {
+      stream_(
+          ReadStream::Create(context->reader, this, StreamOptions(*context))) {
   if (absl::Status admitted = AdmitCall(*context, *call, Role::kRead, "Read");
       !admitted.ok()) {
     stream_->Start(admitted);
@@ -137,11 +137,9 @@ void ReadReactor::Finish(absl::Status status) {
   slot_.Release();
   timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
-    ReportCorruption(context_, blob_->blob().digest(), status,
-                     [this, status] {
-                       grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(
-                           ToGrpcStatus(status));
-                     });
+    ReportCorruption(context_, blob_->blob().digest(), status, [this, status] {
+      grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(ToGrpcStatus(status));
+    });
     return;
   }
   grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(ToGrpcStatus(status));

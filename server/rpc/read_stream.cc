@@ -174,8 +174,8 @@ std::optional<ReadStream::Event> ReadStream::Read(Step step) {
   }
   // The stream cannot end while the read is in flight, so the output is
   // still there when it completes.
-  reader_->ReadLater(step.job, [self = shared_from_this(), job = step.job](
-                                   absl::Status status) {
+  reader_->ReadLater(step.job, [self = shared_from_this(),
+                                job = step.job](absl::Status status) {
     if (status.ok()) self->output_->ChunkRead(job->chunk()->data_bytes());
     self->Handle({Event::Kind::kChunkRead, std::move(status), std::nullopt});
   });

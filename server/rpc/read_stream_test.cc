@@ -104,7 +104,8 @@ class FakeOutput final : public ReadStreamOutput {
   size_t tree_blocks() const {
     absl::MutexLock lock(&mu_);
     size_t n = 0;
-    for (const ReadMessage& message : messages_) n += message.tree_blocks.size();
+    for (const ReadMessage& message : messages_)
+      n += message.tree_blocks.size();
     return n;
   }
   size_t messages() const {
@@ -129,7 +130,8 @@ class FakeOutput final : public ReadStreamOutput {
 class ScriptedReader final : public ChunkReader {
  public:
   // `now(i)`: whether chunk read i completes at once.
-  explicit ScriptedReader(std::function<bool(int)> now) : now_(std::move(now)) {}
+  explicit ScriptedReader(std::function<bool(int)> now)
+      : now_(std::move(now)) {}
 
   void Begin(const ReadJob&) override {}
   std::optional<absl::Status> TryReadNow(ReadJob& job) override {
@@ -213,9 +215,9 @@ class ReadStreamTest : public FileStoreFixture {
                           uint64_t length,
                           PriorityClass c = PriorityClass::kBe) {
     const TreeGeometry& geometry = blob->geometry();
-    const BlockRange blocks =
-        BlocksOf(geometry, {offset, std::min<uint64_t>(offset + length,
-                                                       geometry.data_size())});
+    const BlockRange blocks = BlocksOf(
+        geometry,
+        {offset, std::min<uint64_t>(offset + length, geometry.data_size())});
     return {std::make_shared<ReadJob>(std::move(blob), blocks, c),
             ProofPlanner(geometry)};
   }
@@ -333,8 +335,7 @@ TEST_F(ReadStreamTest, AFailedWriteEndsTheStreamAndCancelsTheRead) {
   EXPECT_TRUE(job->cancelled());
   EXPECT_FALSE(output.finished());
   ASSERT_TRUE(reader.CompleteRead());
-  EXPECT_EQ(output.WaitForFinish().code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(output.WaitForFinish().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(output.messages(), 1u);
 }
 
@@ -494,9 +495,9 @@ TEST_F(DispatchedReadStreamTest, AChunkFailingVerificationIsFetchedAgain) {
   for (PriorityClass c : {PriorityClass::kRt, PriorityClass::kBe}) {
     std::shared_ptr<VerifiedBlob> blob =
         *VerifiedBlob::Create(std::make_shared<BadCopyBlob>(Stored()));
-    EXPECT_EQ(RunStream(blob, 0, c == PriorityClass::kRt ? kBlock : 40 * kBlock,
-                        c),
-              absl::OkStatus());
+    EXPECT_EQ(
+        RunStream(blob, 0, c == PriorityClass::kRt ? kBlock : 40 * kBlock, c),
+        absl::OkStatus());
   }
 }
 

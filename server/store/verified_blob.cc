@@ -55,7 +55,7 @@ VerifiedBlob::VerifiedBlob(std::shared_ptr<const Blob> blob,
                       : 0) {}
 
 std::vector<TreeBlockId> VerifiedBlob::MissingTree(uint64_t first_block,
-                                                  uint64_t end_block) const {
+                                                   uint64_t end_block) const {
   return tree_->Missing({first_block, end_block});
 }
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "lib/descriptor.h"
 #include "lib/lru_cache.h"
-#include "absl/types/span.h"
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
 #include "server/store/store.h"

@@ -37,9 +37,9 @@ std::optional<absl::Status> CachingBlob::TryReadNow(
   }
   bool here = true;
   ForEachPiece(part, offset, out.size(), [&](const Piece& piece) {
-    here = here && cache_->TryRead(
-                       piece.key, piece.offset_in_slab,
-                       out.subspan(piece.offset_in_range, piece.length));
+    here = here &&
+           cache_->TryRead(piece.key, piece.offset_in_slab,
+                           out.subspan(piece.offset_in_range, piece.length));
   });
   if (!here) return std::nullopt;
   return absl::OkStatus();

@@ -262,9 +262,8 @@ TEST_F(CachingBlobTest, EvictionUnderConcurrentReadsKeepsEveryByte) {
     readers.emplace_back([&, r] {
       for (int i = 0; i < 40; ++i) {
         const uint64_t offset = (r * 7919 + i * 104729) % data_.size();
-        const uint64_t size =
-            std::min<uint64_t>(1 + (i * 31337) % (3 * kSlab),
-                               data_.size() - offset);
+        const uint64_t size = std::min<uint64_t>(1 + (i * 31337) % (3 * kSlab),
+                                                 data_.size() - offset);
         std::string out(size, '\0');
         std::optional<absl::Status> now =
             blob->TryReadNow(BlobPart::kData, offset, AsMutableBytes(&out));

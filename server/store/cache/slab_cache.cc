@@ -98,21 +98,21 @@ void SlabCache::ReadDiskOrFetch(std::shared_ptr<const Blob> source,
   FetchFor(std::move(source), key, std::move(waiter));
 }
 
-void SlabCache::FetchFor(std::shared_ptr<const Blob> source,
-                         const SlabKey& key, Waiter waiter) {
+void SlabCache::FetchFor(std::shared_ptr<const Blob> source, const SlabKey& key,
+                         Waiter waiter) {
   misses_.fetch_add(1, std::memory_order_relaxed);
   std::optional<Waiter> joining = std::move(waiter);
   if (JoinOrStart(source, key, joining) != Fetching::kRefused) return;
   // Over budget: only the bytes asked for, into `out` when they arrive.
   fetched_bytes_.fetch_add(joining->out.size(), std::memory_order_relaxed);
-  source->ReadAsync(
-      key.part, key.index * options_.slab_bytes + joining->offset,
-      joining->out.size(),
-      [out = joining->out, done = std::move(joining->done)](
-          absl::StatusOr<std::string> bytes) mutable {
-        if (bytes.ok()) std::memcpy(out.data(), bytes->data(), out.size());
-        std::move(done)(bytes.status());
-      });
+  source->ReadAsync(key.part, key.index * options_.slab_bytes + joining->offset,
+                    joining->out.size(),
+                    [out = joining->out, done = std::move(joining->done)](
+                        absl::StatusOr<std::string> bytes) mutable {
+                      if (bytes.ok())
+                        std::memcpy(out.data(), bytes->data(), out.size());
+                      std::move(done)(bytes.status());
+                    });
 }
 
 void SlabCache::Prefetch(std::shared_ptr<const Blob> source,

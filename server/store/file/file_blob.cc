@@ -101,8 +101,8 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
   return std::shared_ptr<const FileBlob>(
-      new FileBlob(fs, reads, digest, descriptor, checked.params, checked.geometry,
-                   std::move(data_fd), std::move(tree_fd)));
+      new FileBlob(fs, reads, digest, descriptor, checked.params,
+                   checked.geometry, std::move(data_fd), std::move(tree_fd)));
 }
 
 std::optional<absl::Status> FileBlob::TryReadNow(

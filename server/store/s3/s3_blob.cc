@@ -15,8 +15,8 @@ S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
       data_key_(layout.BlobKey(digest, BlobObject::kData)),
       tree_key_(layout.BlobKey(digest, BlobObject::kTree)) {}
 
-std::optional<absl::Status> S3Blob::TryReadNow(
-    BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const {
+std::optional<absl::Status> S3Blob::TryReadNow(BlobPart part, uint64_t offset,
+                                               absl::Span<uint8_t> out) const {
   if (absl::Status range = CheckReadRange(*this, part, offset, out.size());
       !range.ok() || out.empty()) {
     return range;
@@ -49,19 +49,18 @@ void S3Blob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
       absl::StrCat("Range: bytes=", offset, "-", offset + length - 1));
   request.into = AsMutableBytes(bytes.get());
   // The blob and the buffer ride along until the answer.
-  client_->Start(std::move(request),
-                 [self = std::static_pointer_cast<const S3Blob>(
-                      shared_from_this()),
-                  part, offset, bytes,
-                  done = std::move(done)](S3Response response) mutable {
-                   absl::Status status =
-                       self->Check(part, offset, bytes->size(), response);
-                   if (!status.ok()) {
-                     std::move(done)(status);
-                     return;
-                   }
-                   std::move(done)(std::move(*bytes));
-                 });
+  client_->Start(
+      std::move(request),
+      [self = std::static_pointer_cast<const S3Blob>(shared_from_this()), part,
+       offset, bytes, done = std::move(done)](S3Response response) mutable {
+        absl::Status status =
+            self->Check(part, offset, bytes->size(), response);
+        if (!status.ok()) {
+          std::move(done)(status);
+          return;
+        }
+        std::move(done)(std::move(*bytes));
+      });
 }
 
 absl::Status S3Blob::Check(BlobPart part, uint64_t offset, uint64_t length,

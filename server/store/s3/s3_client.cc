@@ -553,15 +553,15 @@ void S3Client::Start(S3Request request, Done done) {
     // A transport may answer inside Start(): its answer is delivered on the
     // client's own thread, as curl's are. The executor rides along, so a
     // transport that answers after the client is gone still has it.
-    transport_->Start(
-        std::move(request), [deliveries = deliveries_, done = std::move(done)](
-                                S3Response response) mutable {
-          const absl::Status queued = deliveries->Submit(
-              [done = std::move(done), response = std::move(response)]() mutable {
-                std::move(done)(std::move(response));
-              });
-          (void)queued;  // unbounded: never refused
-        });
+    transport_->Start(std::move(request), [deliveries = deliveries_,
+                                           done = std::move(done)](
+                                              S3Response response) mutable {
+      const absl::Status queued = deliveries->Submit(
+          [done = std::move(done), response = std::move(response)]() mutable {
+            std::move(done)(std::move(response));
+          });
+      (void)queued;  // unbounded: never refused
+    });
     return;
   }
   auto transfer = std::make_unique<Transfer>();

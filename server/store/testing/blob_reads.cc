@@ -27,11 +27,10 @@ absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
   }
   absl::Notification done;
   absl::StatusOr<std::string> result;
-  blob.ReadAsync(part, offset, length,
-                 [&](absl::StatusOr<std::string> read) {
-                   result = std::move(read);
-                   done.Notify();
-                 });
+  blob.ReadAsync(part, offset, length, [&](absl::StatusOr<std::string> read) {
+    result = std::move(read);
+    done.Notify();
+  });
   done.WaitForNotification();
   return result;
 }
@@ -51,7 +50,8 @@ absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,
     RETURN_IF_ERROR(blob.AddTreeBlock(id, AsBytes(block)));
   }
   uint64_t next = first_block;
-  RETURN_IF_ERROR(blob.VerifyData(first_block, AsBytes(data), &next, end_block));
+  RETURN_IF_ERROR(
+      blob.VerifyData(first_block, AsBytes(data), &next, end_block));
   *out = std::move(data);
   return absl::OkStatus();
 }
