@@ -15,7 +15,8 @@ namespace verity::server {
 IoExecutor::IoExecutor(const IoExecutorOptions& options) : options_(options) {
   for (int i = 0; i < std::max(1, options_.threads); ++i) {
     threads_.emplace_back([this, i] {
-      pthread_setname_np(pthread_self(), absl::StrCat("store-io/", i).c_str());
+      pthread_setname_np(pthread_self(),
+                         absl::StrCat(options_.name, "/", i).c_str());
       Run();
     });
   }

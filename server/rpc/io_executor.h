@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "server/store/executor.h"
 
 namespace verity::server {
 
@@ -24,22 +26,22 @@ struct IoExecutorOptions {
   // Tasks waiting for a thread; Submit() refuses more. Every task belongs to
   // a call in flight, so max_streams and gRPC bound this in practice too.
   size_t max_queued = 1024;
+  // The threads' names, followed by "/<index>" (at most 15 bytes in all).
+  std::string name = "store-io";
 };
 
 // Thread-safe. Tasks run in submission order, `threads` at a time.
-class IoExecutor {
+class IoExecutor final : public Executor {
  public:
-  using Task = absl::AnyInvocable<void() &&>;
-
   explicit IoExecutor(const IoExecutorOptions& options = {});
   IoExecutor(const IoExecutor&) = delete;
   IoExecutor& operator=(const IoExecutor&) = delete;
   // Runs what is queued, then joins the threads. Must not run on one of them.
-  ~IoExecutor();
+  ~IoExecutor() override;
 
   // Queues `task`; RESOURCE_EXHAUSTED, with `task` dropped unrun, if
   // max_queued tasks are waiting already.
-  absl::Status Submit(Task task) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Submit(Task task) override ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
