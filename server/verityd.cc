@@ -176,6 +176,14 @@ absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() {
     }
     S3StoreOptions s3 = options_.s3;
     if (!s3.log) s3.log = Log;
+    // Threads of the S3 Puts' own, apart from io_'s, which open blobs and
+    // run Stat and List for reads: a Put waiting for a part slot or for its
+    // parts in flight holds one of these, never one of those.
+    ExecutorOptions puts;
+    puts.threads = 16;
+    puts.name = "s3-put";
+    put_io_ = std::make_unique<Executor>(puts);
+    s3.put_executor = put_io_.get();
     s3_metrics_ = std::make_unique<S3Metrics>(*registry_);
     s3.client.observe = [metrics = s3_metrics_.get()](
                             absl::string_view op, int http_status,

@@ -134,6 +134,9 @@ class Verityd {
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;
+  // The S3 store's Put steps (S3StoreOptions::put_executor); null for a
+  // local store. Made with the store, destroyed like io_ before it.
+  std::unique_ptr<Executor> put_io_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import and probe threads
   // use it until joined.

@@ -21,7 +21,8 @@ PutReactor::PutReactor(ServiceContext* context,
       response_(response),
       slot_(context),
       put_slot_(&context->active_puts, context->options.max_puts, "Puts"),
-      watch_(context->watchdog, [call] { call->TryCancel(); }) {
+      watch_(context->watchdog, [call] { call->TryCancel(); }),
+      steps_(context->io) {
   absl::Status status = AdmitCall(*context, *call, Role::kWrite, "Put");
   if (status.ok()) status = context_->CheckServing();
   if (status.ok()) status = slot_.status();
@@ -41,9 +42,8 @@ void PutReactor::ReadNext() {
 void PutReactor::OnDone() {
   watch_.Close();
   // A Put that ended unfinished still has its writer, whose destruction
-  // removes the staging directory: that, too, on the I/O threads.
-  if (writer_ != nullptr &&
-      context_->io->Submit([this] { delete this; }).ok()) {
+  // removes the staging directory: that, too, where the steps run.
+  if (writer_ != nullptr && steps_->Submit([this] { delete this; }).ok()) {
     return;
   }
   delete this;
@@ -57,10 +57,11 @@ void PutReactor::FinishWith(const absl::Status& status) {
 }
 
 void PutReactor::OnReadDone(bool ok) {
-  // Writing and hashing the content, and the commit's fsyncs and renames, run
-  // on the store's I/O threads; the next read starts from there.
+  // Writing and hashing the content, and the commit's fsyncs, renames and
+  // uploads, run off the gRPC threads (steps_); the next read starts from
+  // there.
   watch_.StopWaiting();
-  absl::Status queued = context_->io->Submit([this, ok] {
+  absl::Status queued = steps_->Submit([this, ok] {
     if (!ok) {
       // Either the client half-closed (all content sent) or the stream broke
       // (or stalled and was cancelled). Only the first may store anything.
@@ -109,6 +110,7 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   name_ = std::move(checked.name);
   ASSIGN_OR_RETURN(writer_,
                    context_->store->BeginPut(checked.params, expected_));
+  if (writer_->executor() != nullptr) steps_ = writer_->executor();
   return absl::OkStatus();
 }
 

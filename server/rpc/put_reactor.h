@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "lib/descriptor.h"
+#include "lib/executor.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/service_context.h"
 #include "server/store/store.h"
@@ -21,9 +22,10 @@ namespace verity::server {
 
 // Owned by gRPC: deletes itself in OnDone() (on the I/O executor if that
 // discards an uncommitted Put).
-// One read or one store step (on the I/O executor) is in flight at a time, so
-// the steps never run concurrently and memory per stream is one message plus
-// the tree being built.
+// One read or one store step (on the I/O executor, or on the executor the
+// store's writer names) is in flight at a time, so the steps never run
+// concurrently and memory per stream is one message plus the tree being
+// built.
 class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
  public:
   PutReactor(ServiceContext* context, grpc::CallbackServerContext* call,
@@ -51,6 +53,10 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   StreamWatchdog::Stream watch_;
   v1::PutRequest request_;
   std::unique_ptr<PutWriter> writer_;
+  // Where the store steps run: the I/O executor until the writer names its
+  // own (PutWriter::executor), on which a Put may wait for capacity other
+  // Puts hold without holding a thread that reads need.
+  Executor* steps_;
   std::optional<ParsedDigest> expected_;
   std::string name_;
 };

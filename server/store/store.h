@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
+#include "lib/executor.h"
 #include "lib/merkle_params.h"
 
 namespace verity::server {
@@ -153,6 +154,13 @@ class PutWriter {
 
   // Bytes appended so far.
   virtual uint64_t size() const = 0;
+
+  // Where a caller that runs the Put's steps off its own threads should run
+  // Append, Commit and the writer's destruction: a writer that may wait for
+  // capacity shared with other Puts (an S3 store's part buffers) names an
+  // executor of its store's own, so that a waiting Put holds no thread that
+  // reads need. nullptr: wherever the caller runs store work.
+  virtual Executor* executor() const { return nullptr; }
 };
 
 // Served blobs and the sum of their data sizes.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
+#include "server/store/put_pipeline.h"
 
 namespace verity::server {
 namespace {
@@ -20,17 +21,6 @@ absl::Status ValidateDigest(const ParsedDigest& digest) {
   if (!IsValidHashAlgorithm(static_cast<uint8_t>(digest.algorithm)) ||
       digest.digest.size() != DigestSize(digest.algorithm)) {
     return absl::InvalidArgumentError("malformed digest");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateStoreParams(const MerkleParams& params) {
-  RETURN_IF_ERROR(ValidateMerkleParams(params));
-  if (params.block_size < kMinServedBlockSize ||
-      params.block_size > kMaxServedBlockSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "block size ", params.block_size, " is outside the store's range [",
-        kMinServedBlockSize, ", ", kMaxServedBlockSize, "]"));
   }
   return absl::OkStatus();
 }
@@ -59,53 +49,61 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
 }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
-    const MerkleParams& params,
-    const std::optional<ParsedDigest>& /*expected*/) {
-  RETURN_IF_ERROR(ValidateStoreParams(params));
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
+  RETURN_IF_ERROR(ValidatePutParams(params));
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(fs_.MakeDir(dir).status());
-  return FilePutWriter::Create(
-      fs_, std::move(dir), params, options_.max_blob_bytes,
-      [this](const StagedBlob& staged) { return Install(staged); });
+  ASSIGN_OR_RETURN(std::unique_ptr<FileBlobSink> sink,
+                   FileBlobSink::Create(fs_, std::move(dir),
+                                        [this](const std::string& staged,
+                                               const SealedBlob& blob) {
+                                          return Install(staged, blob);
+                                        }));
+  // No executor of its own: a file Put waits only on the disk, never on
+  // capacity other Puts hold, and the caller's I/O threads bound that.
+  return std::make_unique<PutPipeline>(
+      params, PutPipelineOptions{options_.max_blob_bytes, expected, nullptr},
+      std::move(sink));
 }
 
-absl::StatusOr<PutResult> FileStore::Install(const StagedBlob& staged) {
+absl::StatusOr<PutResult> FileStore::Install(const std::string& dir,
+                                             const SealedBlob& blob) {
   absl::MutexLock mutation(&mutation_mu_);
-  const std::string& text = staged.digest_text;
+  const std::string& text = blob.digest_text;
   bool present;
   {
     absl::ReaderMutexLock lock(&mu_);
     present = blobs_.count(text) > 0;
   }
   if (!present) {
-    RETURN_IF_ERROR(MakeShardDir(staged.digest));
-    RETURN_IF_ERROR(fs_.Rename(staged.dir, layout_.BlobDir(staged.digest)));
+    RETURN_IF_ERROR(MakeShardDir(blob.digest));
+    RETURN_IF_ERROR(fs_.Rename(dir, layout_.BlobDir(blob.digest)));
     // Served only once durable, so that no reader sees a blob a crash can
     // take away.
-    const absl::Status synced = FsyncDir(fs_, layout_.ShardDir(staged.digest));
-    if (!synced.ok() && TakeBack(staged)) return synced;
+    const absl::Status synced = FsyncDir(fs_, layout_.ShardDir(blob.digest));
+    if (!synced.ok() && TakeBack(blob)) return synced;
     {
       absl::MutexLock lock(&mu_);
-      AddEntry(text, Entry{staged.descriptor, staged.tree_size});
+      AddEntry(text, Entry{blob.tree.descriptor, blob.tree.tree.size()});
       quarantined_.erase(text);
     }
     RETURN_IF_ERROR(synced);
     // The served copy is durable, so the damaged one can go. Failing to
     // remove it must not fail the Put: the next Open drops it.
-    const absl::Status dropped = DropQuarantined(staged.digest);
+    const absl::Status dropped = DropQuarantined(blob.digest);
     if (!dropped.ok()) Log(dropped.message());
   }
-  if (!staged.name.empty()) RETURN_IF_ERROR(WriteName(staged.name, text));
+  if (!blob.name.empty()) RETURN_IF_ERROR(WriteName(blob.name, text));
   absl::ReaderMutexLock lock(&mu_);
   return PutResult{InfoOf(text, blobs_.at(text)), present};
 }
 
-bool FileStore::TakeBack(const StagedBlob& staged) {
+bool FileStore::TakeBack(const SealedBlob& blob) {
   // Not fsync'd either: after a crash the blob is there whole, or absent.
-  if (!fs_.Rename(layout_.BlobDir(staged.digest), TempPath("undo-")).ok()) {
+  if (!fs_.Rename(layout_.BlobDir(blob.digest), TempPath("undo-")).ok()) {
     return false;
   }
-  Log(absl::StrCat("put of ", staged.digest_text,
+  Log(absl::StrCat("put of ", blob.digest_text,
                    " undone: its directory could not be fsync'd"));
   return true;
 }

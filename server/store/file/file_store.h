@@ -54,7 +54,7 @@
 #include "lib/file_util.h"
 #include "lib/merkle_params.h"
 #include "server/store/file/file_blob.h"
-#include "server/store/file/file_put_writer.h"
+#include "server/store/file/file_blob_sink.h"
 #include "server/store/file/store_layout.h"
 #include "server/store/name_index.h"
 #include "server/store/store.h"
@@ -99,7 +99,8 @@ class FileStore final : public Store {
   // The Store interface; see store.h. Open Blob objects stay readable after
   // their blob is deleted or quarantined. Only Commit may fail partway:
   // everything else changes the store by one rename, fsync'd before return.
-  // `expected` is not needed: the content is staged and renamed into place.
+  // The content is staged and renamed into place whatever `expected` says;
+  // Commit checks it (PutPipeline).
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
       const std::optional<ParsedDigest>& expected = std::nullopt) override;
@@ -150,7 +151,9 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
 
   // Changes to the files, serialized by mutation_mu_.
-  absl::StatusOr<PutResult> Install(const StagedBlob& staged);
+  // The file store's InstallFn (file_blob_sink.h).
+  absl::StatusOr<PutResult> Install(const std::string& dir,
+                                    const SealedBlob& blob);
   absl::Status MakeShardDir(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status WriteName(const std::string& name,
@@ -172,7 +175,7 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Moves a blob just renamed into place back out after its directory's
   // fsync failed; false if it could not, and the blob stays.
-  bool TakeBack(const StagedBlob& staged)
+  bool TakeBack(const SealedBlob& blob)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   void RemoveNameFiles(const std::vector<std::string>& names)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);

@@ -13,7 +13,9 @@
 #include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "server/store/name_index.h"
+#include "server/store/put_pipeline.h"
 #include "server/store/s3/s3_blob.h"
+#include "server/store/s3/s3_put_sink.h"
 #include "server/store/s3/s3_xml.h"
 
 namespace verity::server {
@@ -209,18 +211,17 @@ absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
 
 absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
     const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
-  RETURN_IF_ERROR(ValidateMerkleParams(params));
-  if (params.block_size < kMinServedBlockSize ||
-      params.block_size > kMaxServedBlockSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("block size ", params.block_size, " is outside [",
-                     kMinServedBlockSize, ", ", kMaxServedBlockSize, "]"));
-  }
+  RETURN_IF_ERROR(ValidatePutParams(params));
+  // The data goes to the expected blob's object as it arrives.
   if (expected.has_value() && expected->algorithm != params.hash_algorithm) {
     return absl::InvalidArgumentError(
         "the expected digest uses another hash algorithm than params");
   }
-  return std::make_unique<S3PutWriter>(this, params, expected);
+  return std::make_unique<PutPipeline>(
+      params,
+      PutPipelineOptions{options_.max_blob_bytes, expected,
+                         options_.put_executor},
+      std::make_unique<PutSink>(*this, part_budget_, expected));
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(

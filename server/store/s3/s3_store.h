@@ -20,10 +20,11 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "lib/descriptor.h"
+#include "lib/executor.h"
 #include "lib/merkle_params.h"
+#include "server/store/s3/part_budget.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
-#include "server/store/s3/s3_put_writer.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -37,8 +38,15 @@ struct S3StoreOptions {
   // Multipart part size (S3's minimum is 5 MiB; all but the last are this).
   size_t part_bytes = size_t{8} << 20;
   // Part buffers of all Puts together (filling or uploading); a Put waits for
-  // a slot. 32 x 8 MiB = 256 MiB at most.
+  // a slot. 32 x 8 MiB = 256 MiB at most. No more Puts should run at once
+  // than there are slots (see PartBudget).
   int part_slots = 32;
+  // Where the RPC layer runs this store's Put steps (PutWriter::executor):
+  // a Put waits there for a part slot and for its parts in flight, so it must
+  // not be the executor that runs Stat, List and OpenBlob for reads, which a
+  // burst of large Puts would otherwise stall. Must outlive the store's
+  // PutWriters. nullptr: the caller's own threads wait (tests, the import).
+  Executor* put_executor = nullptr;
   // At Open, multipart uploads under the prefix started longer ago than this
   // are aborted: what a crashed or killed verityd left.
   absl::Duration abandoned_upload_age = absl::Hours(24);
@@ -52,7 +60,9 @@ struct S3StoreOptions {
 };
 
 // Thread-safe. Every call but OpenBlob's reads may wait on the network: call
-// them off the gRPC threads (the I/O executor). Names: the last writer wins;
+// them off the gRPC threads (the I/O executor). A PutWriter's steps may also
+// wait for part slots other Puts hold: run them on its executor(). Names:
+// the last writer wins;
 // a blob's names are found through the hints under it, each checked against
 // the name's own object.
 class S3Store final : public Store {
@@ -89,22 +99,11 @@ class S3Store final : public Store {
   absl::Status CheckHealth() const override { return CheckBucket(); }
   void Log(absl::string_view message) const override;
 
-  // For S3PutWriter.
-  S3Client& client() const { return *client_; }
-  const S3Layout& layout() const { return layout_; }
-  const S3StoreOptions& options() const { return options_; }
-  PartBudget& part_budget() const { return part_budget_; }
-  // OK if the blob's descriptor is there; NOT_FOUND if not.
-  absl::Status Exists(const ParsedDigest& digest) const;
-  absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
-  absl::Status Unquarantine(const ParsedDigest& digest) const;
-  // Points `name` at `digest`, and moves its hint from the blob it pointed at.
-  absl::Status SetName(absl::string_view name,
-                       const ParsedDigest& digest) const;
-  absl::Status PutObject(const std::string& key, std::string body,
-                         std::vector<std::string> headers = {}) const;
-
  private:
+  // One Put's storage (s3_put_sink.h): nested, for what only a Put needs of
+  // the store's objects.
+  class PutSink;
+
   explicit S3Store(const S3StoreOptions& options,
                    std::unique_ptr<S3Client> client);
 
@@ -121,11 +120,20 @@ class S3Store final : public Store {
       const ParsedDigest& digest) const;
   absl::StatusOr<std::vector<std::string>> ListKeys(
       const std::string& prefix) const;
+  absl::Status PutObject(const std::string& key, std::string body,
+                         std::vector<std::string> headers = {}) const;
+  // OK if the blob's descriptor is there; NOT_FOUND if not.
+  absl::Status Exists(const ParsedDigest& digest) const;
+  absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
+  absl::Status Unquarantine(const ParsedDigest& digest) const;
+  // Points `name` at `digest`, and moves its hint from the blob it pointed at.
+  absl::Status SetName(absl::string_view name,
+                       const ParsedDigest& digest) const;
 
   const S3StoreOptions options_;
   const S3Layout layout_;
   const std::unique_ptr<S3Client> client_;
-  mutable PartBudget part_budget_;
+  PartBudget part_budget_;
 };
 
 }  // namespace verity::server

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/executor.h"
 #include "lib/hash.h"
 #include "lib/merkle_builder.h"
 #include "lib/test_blob.h"
@@ -57,6 +58,7 @@ class S3StoreFaultTest : public ::testing::Test {
     options.client.bucket = "bucket";
     options.prefix = "p/";
     options.part_bytes = size_t{5} << 20;
+    options.put_executor = put_executor_;
     options.log = [](absl::string_view) {};
     options.make_client = [s3 = s3_](const S3ClientOptions& client)
         -> absl::StatusOr<std::unique_ptr<S3Client>> {
@@ -152,6 +154,7 @@ class S3StoreFaultTest : public ::testing::Test {
   }
 
   std::shared_ptr<FakeS3> s3_ = std::make_shared<FakeS3>();
+  Executor* put_executor_ = nullptr;
   std::unique_ptr<S3Store> store_;
   std::map<std::string, std::string> acked_;
   int loops_ = 0;
@@ -274,6 +277,25 @@ TEST_F(S3StoreFaultTest, EveryRequestOfADeleteFailingInTurn) {
       break;
     }
   }
+}
+
+// A Put may wait for a part slot: its writer names the store's executor for
+// Puts, where the RPC layer then runs its steps instead of where reads run.
+TEST_F(S3StoreFaultTest, WritersNameTheStoresPutExecutor) {
+  Executor executor(CompletionThreadOptions("test-puts"));
+  // Without one, none: the caller's own threads wait.
+  EXPECT_EQ(store_->BeginPut(MerkleParams{}, std::nullopt).value()->executor(),
+            nullptr);
+  put_executor_ = &executor;
+  OpenStore();
+  std::unique_ptr<PutWriter> writer =
+      *store_->BeginPut(MerkleParams{}, std::nullopt);
+  EXPECT_EQ(writer->executor(), &executor);
+  // Still an ordinary writer for a caller that runs it itself.
+  ASSERT_TRUE(writer->Append(AsBytes(Small())).ok());
+  EXPECT_TRUE(writer->Commit(std::nullopt, "").ok());
+  acked_[DigestOf(Small()).ToString()] = Small();
+  ExpectAcknowledgedIntact();
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
+#include "server/store/s3/s3_client.h"
+#include "server/store/s3/s3_layout.h"
 #include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
 #include "server/store/testing/blob_reads.h"
@@ -51,7 +53,15 @@ class S3StoreTest : public ::testing::Test {
         S3Store::Open(RadosgwOptions(prefix_));
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
+    absl::StatusOr<std::unique_ptr<S3Client>> client =
+        S3Client::Create(TestRadosgwOptions());
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
   }
+
+  // The bucket and the layout the store uses, seen from outside it.
+  S3Client& client() { return *client_; }
+  S3Layout layout() const { return S3Layout(prefix_); }
 
   // Puts `data` in pieces of `chunk` bytes; with the digest in advance or not.
   absl::StatusOr<PutResult> Put(const std::string& data,
@@ -101,18 +111,19 @@ class S3StoreTest : public ::testing::Test {
     request.method = "PUT";
     request.key = key;
     request.body = body;
-    ASSERT_TRUE(store_->client().Call(std::move(request)).status.ok());
+    ASSERT_TRUE(client().Call(std::move(request)).status.ok());
   }
 
   std::string Fetch(const std::string& key) {
     S3Request request;
     request.op = "GetObject";
     request.key = key;
-    return store_->client().Call(std::move(request)).body;
+    return client().Call(std::move(request)).body;
   }
 
   std::string prefix_;
   std::unique_ptr<S3Store> store_;
+  std::unique_ptr<S3Client> client_;
 };
 
 TEST_F(S3StoreTest, RoundTripsOfEveryTreeParameterAndSize) {
@@ -137,8 +148,8 @@ TEST_F(S3StoreTest, RoundTripsOfEveryTreeParameterAndSize) {
       ASSERT_TRUE(read.ok()) << read.status();
       EXPECT_TRUE(*read == blob.data);
       // The objects are the blob's, byte for byte.
-      EXPECT_TRUE(Fetch(store_->layout().BlobKey(
-                      blob.digest, BlobObject::kTree)) == blob.tree.tree);
+      EXPECT_TRUE(Fetch(layout().BlobKey(blob.digest, BlobObject::kTree)) ==
+                  blob.tree.tree);
     }
   }
 }
@@ -151,8 +162,7 @@ TEST_F(S3StoreTest, APutWithoutTheDigestInAdvanceIsStagedThenMoved) {
   S3Request list;
   list.op = "ListObjectsV2";
   list.query = {{"list-type", "2"}, {"prefix", prefix_ + "uploads/"}};
-  EXPECT_THAT(ParseListObjects(store_->client().Call(list).body)->objects,
-              IsEmpty());
+  EXPECT_THAT(ParseListObjects(client().Call(list).body)->objects, IsEmpty());
 }
 
 TEST_F(S3StoreTest, AgainIsAlreadyPresentAndAWrongDigestStoresNothing) {
@@ -184,7 +194,7 @@ TEST_F(S3StoreTest, AnUnfinishedPutLeavesNothingVisible) {
   S3Request uploads;
   uploads.op = "ListMultipartUploads";
   uploads.query = {{"uploads", ""}, {"prefix", prefix_}};
-  EXPECT_THAT(ParseListUploads(store_->client().Call(uploads).body)->uploads,
+  EXPECT_THAT(ParseListUploads(client().Call(uploads).body)->uploads,
               IsEmpty());
 }
 
@@ -232,10 +242,8 @@ TEST_F(S3StoreTest, DamageBehindTheStoresBackIsDataLoss) {
   const TestBlob other = MakeRandomTestBlob(3 * 4096 * 64, MerkleParams{}, 5);
   ASSERT_TRUE(Put(blob.data).ok());
   ASSERT_TRUE(Put(other.data).ok());
-  const std::string data_key =
-      store_->layout().BlobKey(blob.digest, BlobObject::kData);
-  const std::string tree_key =
-      store_->layout().BlobKey(blob.digest, BlobObject::kTree);
+  const std::string data_key = layout().BlobKey(blob.digest, BlobObject::kData);
+  const std::string tree_key = layout().BlobKey(blob.digest, BlobObject::kTree);
   std::string flipped = blob.data;
   flipped[100000] ^= 1;
   struct Damage {
@@ -267,7 +275,7 @@ TEST_F(S3StoreTest, DamageBehindTheStoresBackIsDataLoss) {
     Overwrite(tree_key, blob.tree.tree);
     EXPECT_TRUE(ReadVerified(blob.digest).ok());
   }
-  Overwrite(store_->layout().BlobKey(blob.digest, BlobObject::kDescriptor),
+  Overwrite(layout().BlobKey(blob.digest, BlobObject::kDescriptor),
             "not a descriptor");
   EXPECT_EQ(store_->OpenBlob(blob.digest).status().code(),
             absl::StatusCode::kDataLoss);

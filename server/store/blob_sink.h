@@ -1,0 +1,62 @@
+// What a backend does for a Put: keep the content as it arrives, then store it
+// as a blob. Everything else of a Put (hashing, the size limit, the name and
+// digest checks, the order of the steps, what a failure ends) is PutPipeline's
+// (put_pipeline.h), written once for every backend.
+
+#ifndef VERITYD_SERVER_STORE_BLOB_SINK_H_
+#define VERITYD_SERVER_STORE_BLOB_SINK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lib/descriptor.h"
+#include "lib/merkle_builder.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// A Put's content, hashed and checked: what a sink stores. Plain value.
+struct SealedBlob {
+  ParsedDigest digest;
+  std::string digest_text;  // digest.ToString()
+  MerkleTree tree;          // its descriptor and serialized tree
+  std::string name;         // a valid name, or empty: no name to record
+};
+
+// One Put's storage. Not thread-safe. PutPipeline calls Append for each piece
+// of content in order; then, only for content that hashed to the digest
+// expected and with a valid name, Stage and, if it succeeded, Publish. After
+// any failure, and for a Put abandoned before Publish succeeded, it calls
+// Abort instead, once. A sink never sees a call after Abort, nor after
+// Publish succeeded.
+class BlobSink {
+ public:
+  virtual ~BlobSink() = default;
+
+  // Keeps `data`, the next bytes of the content. RESOURCE_EXHAUSTED if the
+  // space is full; INTERNAL or UNAVAILABLE for I/O errors.
+  virtual absl::Status Append(absl::Span<const uint8_t> data) = 0;
+
+  // Makes the content and blob.tree durable as blob.digest's, but not yet
+  // visible: from here on a crash must leave the blob whole or absent. A sink
+  // may skip what the store serves already.
+  virtual absl::Status Stage(const SealedBlob& blob) = 0;
+
+  // The commit point: makes the staged blob visible, all of it at once (or
+  // finds it stored and served already: PutResult::already_present), then
+  // points blob.name at it. Returns only once that is durable. If the blob is
+  // stored but the name fails, the error is returned and the blob stays.
+  virtual absl::StatusOr<PutResult> Publish(const SealedBlob& blob) = 0;
+
+  // Discards at once whatever this Put holds that is not part of a stored
+  // blob (a staging directory, a multipart upload, part buffers), so that a
+  // failed Put frees its space now, not when its writer goes.
+  virtual void Abort() = 0;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_BLOB_SINK_H_

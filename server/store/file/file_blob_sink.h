@@ -1,0 +1,71 @@
+// The file store's part of a Put (PutPipeline does the rest): the content goes
+// to a staging directory as it arrives, is made durable there with its tree
+// and descriptor, and is then handed to the store to rename into place.
+
+#ifndef VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
+#define VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lib/file_system.h"
+#include "lib/file_util.h"
+#include "server/store/blob_sink.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// Moves `dir`, the staged `blob` (its data, tree and descriptor files, all
+// fsync'd along with the directory), into the store, or finds the blob
+// there already; then records its name. The sink removes whatever the
+// function leaves of `dir`.
+using InstallFn = std::function<absl::StatusOr<PutResult>(
+    const std::string& dir, const SealedBlob& blob)>;
+
+// Not thread-safe. Abort, and Publish whatever its outcome, remove the
+// staging directory at once, freeing its disk space.
+class FileBlobSink final : public BlobSink {
+ public:
+  // Takes ownership of `dir`, an existing empty staging directory, and
+  // creates its data file, all through `fs`, which must outlive the sink.
+  static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
+      FileSystem& fs, std::string dir, InstallFn install);
+
+  FileBlobSink(const FileBlobSink&) = delete;
+  FileBlobSink& operator=(const FileBlobSink&) = delete;
+  ~FileBlobSink() override { Discard(); }
+
+  // RESOURCE_EXHAUSTED if the disk or quota is full; INTERNAL for other I/O
+  // errors.
+  absl::Status Append(absl::Span<const uint8_t> data) override;
+  // Syncs the data, writes the tree and the descriptor, syncs the directory.
+  absl::Status Stage(const SealedBlob& blob) override;
+  absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
+  void Abort() override { Discard(); }
+
+ private:
+  FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
+               UniqueFd data_fd);
+
+  // Closes the data file and removes the staging directory, once.
+  void Discard();
+
+  FileSystem& fs_;
+  const std::string dir_;
+  const InstallFn install_;
+  UniqueFd data_fd_;
+  uint64_t size_ = 0;
+  // Data bytes whose writeback was started while the Put went on, so that
+  // Stage's fsync waits for the last few MiB only, not the whole blob.
+  uint64_t written_back_ = 0;
+  bool discarded_ = false;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_

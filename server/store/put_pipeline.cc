@@ -1,0 +1,108 @@
+// Implements PutPipeline: hash, check, then Stage and Publish through the
+// backend's sink; any failure Aborts it.
+
+#include "server/store/put_pipeline.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+#include "server/store/name_index.h"
+
+namespace verity::server {
+namespace {
+
+// DATA_LOSS unless `want`, if given, is `digest`.
+absl::Status CheckExpected(const std::optional<ParsedDigest>& want,
+                           const ParsedDigest& digest,
+                           absl::string_view digest_text) {
+  if (!want.has_value() || *want == digest) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("content hashes to ", digest_text,
+                                          ", not the expected ",
+                                          want->ToString()));
+}
+
+}  // namespace
+
+absl::Status ValidatePutParams(const MerkleParams& params) {
+  RETURN_IF_ERROR(ValidateMerkleParams(params));
+  if (params.block_size < kMinServedBlockSize ||
+      params.block_size > kMaxServedBlockSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block size ", params.block_size, " is outside the store's range [",
+        kMinServedBlockSize, ", ", kMaxServedBlockSize, "]"));
+  }
+  return absl::OkStatus();
+}
+
+PutPipeline::PutPipeline(const MerkleParams& params, PutPipelineOptions options,
+                         std::unique_ptr<BlobSink> sink)
+    : options_(std::move(options)), sink_(std::move(sink)), builder_(params) {}
+
+PutPipeline::~PutPipeline() {
+  if (!finished_) sink_->Abort();
+}
+
+absl::Status PutPipeline::Fail(absl::Status status) {
+  if (!finished_) {
+    finished_ = true;
+    failure_ = status;
+    sink_->Abort();
+  }
+  return status;
+}
+
+absl::Status PutPipeline::Ended() const {
+  if (!failure_.ok()) return failure_;
+  return absl::FailedPreconditionError("the Put was already committed");
+}
+
+absl::Status PutPipeline::Append(absl::Span<const uint8_t> data) {
+  if (finished_) return Ended();
+  if (data.size() > options_.max_bytes - size_) {
+    return Fail(absl::ResourceExhaustedError(absl::StrCat(
+        "blob exceeds the store's limit of ", options_.max_bytes, " bytes")));
+  }
+  absl::Status status = builder_.Update(data);
+  if (status.ok()) status = sink_->Append(data);
+  if (!status.ok()) return Fail(std::move(status));
+  size_ += data.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PutResult> PutPipeline::Commit(
+    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+  if (finished_) return Ended();
+  absl::StatusOr<SealedBlob> sealed = Seal(expected, name);
+  if (!sealed.ok()) return Fail(sealed.status());
+  absl::StatusOr<PutResult> result = Install(*sealed);
+  if (!result.ok()) return Fail(result.status());
+  finished_ = true;
+  return result;
+}
+
+absl::StatusOr<SealedBlob> PutPipeline::Seal(
+    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+  // Before the tree is finished: a bad name costs no hashing.
+  if (!name.empty()) RETURN_IF_ERROR(ValidateBlobName(name));
+  SealedBlob blob;
+  ASSIGN_OR_RETURN(blob.tree, builder_.Finish());
+  blob.digest =
+      ParsedDigest{blob.tree.descriptor.hash_algorithm, blob.tree.digest};
+  blob.digest_text = blob.digest.ToString();
+  for (const std::optional<ParsedDigest>* want :
+       {&expected, &options_.expected}) {
+    RETURN_IF_ERROR(CheckExpected(*want, blob.digest, blob.digest_text));
+  }
+  blob.name = std::string(name);
+  return blob;
+}
+
+absl::StatusOr<PutResult> PutPipeline::Install(const SealedBlob& blob) {
+  // Durable but invisible first, then visible at once: a crash between the
+  // two leaves no partial blob, only leftovers the store cleans up.
+  RETURN_IF_ERROR(sink_->Stage(blob));
+  return sink_->Publish(blob);
+}
+
+}  // namespace verity::server

@@ -1,0 +1,229 @@
+// Implements S3Store::PutSink: parts go up on the S3 client's thread while the
+// next one fills; Stage and Publish order the objects so that a crash at any
+// point leaves the blob either complete or invisible.
+
+#include "server/store/s3/s3_put_sink.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "lib/status_macros.h"
+#include "server/store/s3/s3_xml.h"
+
+namespace verity::server {
+namespace {
+
+// Two parts in flight keep the network busy while the next part fills.
+constexpr int kPartsInFlight = 2;
+
+// A staging object's name: random, so concurrent Puts never share one.
+std::string RandomId() {
+  absl::BitGen gen;
+  std::string bytes(16, '\0');
+  for (char& c : bytes) c = static_cast<char>(absl::Uniform<uint8_t>(gen));
+  return absl::BytesToHexString(bytes);
+}
+
+}  // namespace
+
+S3Store::PutSink::PutSink(const S3Store& store, PartBudget& budget,
+                          const std::optional<ParsedDigest>& expected)
+    : store_(store),
+      budget_(budget),
+      data_key_(expected.has_value()
+                    ? store.layout_.BlobKey(*expected, BlobObject::kData)
+                    : store.layout_.UploadKey(RandomId())) {}
+
+void S3Store::PutSink::Discard() {
+  // Parts in flight reference this object.
+  WaitForParts().IgnoreError();
+  AbortUpload();
+  ReleaseSlot();
+  std::string().swap(buffer_);
+}
+
+void S3Store::PutSink::ReleaseSlot() {
+  if (!holds_slot_) return;
+  budget_.Release();
+  holds_slot_ = false;
+}
+
+absl::Status S3Store::PutSink::Append(absl::Span<const uint8_t> data) {
+  const size_t part_bytes = store_.options_.part_bytes;
+  while (!data.empty()) {
+    if (!holds_slot_) {
+      budget_.Acquire();
+      holds_slot_ = true;
+    }
+    const size_t n = std::min(data.size(), part_bytes - buffer_.size());
+    buffer_.append(reinterpret_cast<const char*>(data.data()), n);
+    data.remove_prefix(n);
+    if (buffer_.size() == part_bytes) RETURN_IF_ERROR(StartPart());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status S3Store::PutSink::CreateUpload() {
+  S3Request request;
+  request.op = "CreateMultipartUpload";
+  request.method = "POST";
+  request.key = data_key_;
+  request.query = {{"uploads", ""}};
+  // A retry could start a second upload; the first would be abandoned.
+  request.idempotent = false;
+  S3Response response = store_.client_->Call(std::move(request));
+  RETURN_IF_ERROR(response.status);
+  ASSIGN_OR_RETURN(upload_id_, ParseUploadId(response.body));
+  return absl::OkStatus();
+}
+
+absl::Status S3Store::PutSink::StartPart() {
+  if (upload_id_.empty()) RETURN_IF_ERROR(CreateUpload());
+  const int number = ++parts_;
+  {
+    absl::MutexLock lock(&mu_);
+    while (in_flight_ >= kPartsInFlight && part_error_.ok()) {
+      part_done_.Wait(&mu_);
+    }
+    RETURN_IF_ERROR(part_error_);
+    ++in_flight_;
+    etags_.resize(number);
+  }
+  S3Request request;
+  request.op = "UploadPart";
+  request.method = "PUT";
+  request.key = data_key_;
+  request.query = {{"partNumber", absl::StrCat(number)},
+                   {"uploadId", upload_id_}};
+  request.body = std::move(buffer_);
+  buffer_.clear();
+  // The slot goes with the part and comes back when it is uploaded.
+  holds_slot_ = false;
+  store_.client_->Start(
+      std::move(request), [this, number](S3Response response) {
+        budget_.Release();
+        absl::MutexLock lock(&mu_);
+        if (response.status.ok() && response.etag.empty()) {
+          response.status = absl::InternalError(
+              absl::StrCat("S3 gave part ", number, " no ETag"));
+        }
+        if (response.status.ok()) {
+          etags_[number - 1] = response.etag;
+        } else if (part_error_.ok()) {
+          part_error_ = response.status;
+        }
+        --in_flight_;
+        part_done_.SignalAll();
+      });
+  return absl::OkStatus();
+}
+
+absl::Status S3Store::PutSink::WaitForParts() {
+  absl::MutexLock lock(&mu_);
+  while (in_flight_ > 0) part_done_.Wait(&mu_);
+  return part_error_;
+}
+
+void S3Store::PutSink::AbortUpload() {
+  if (upload_id_.empty()) return;
+  S3Request request;
+  request.op = "AbortMultipartUpload";
+  request.method = "DELETE";
+  request.key = data_key_;
+  request.query = {{"uploadId", upload_id_}};
+  S3Response response = store_.client_->Call(std::move(request));
+  // What is left is aborted at the next start (abandoned_upload_age).
+  if (!response.status.ok() && !absl::IsNotFound(response.status)) {
+    store_.Log(absl::StrCat("could not abort the upload of ", data_key_, ": ",
+                            response.status.message()));
+  }
+  upload_id_.clear();
+}
+
+absl::Status S3Store::PutSink::PutData(const ParsedDigest& digest) {
+  if (upload_id_.empty()) {
+    // Smaller than one part: a single PUT of what the buffer holds.
+    RETURN_IF_ERROR(store_.PutObject(data_key_, std::move(buffer_)));
+    buffer_.clear();
+  } else {
+    if (!buffer_.empty()) RETURN_IF_ERROR(StartPart());
+    RETURN_IF_ERROR(WaitForParts());
+    S3Request complete;
+    complete.op = "CompleteMultipartUpload";
+    complete.method = "POST";
+    complete.key = data_key_;
+    complete.query = {{"uploadId", upload_id_}};
+    {
+      absl::MutexLock lock(&mu_);
+      complete.body = CompleteMultipartBody(etags_);
+    }
+    RETURN_IF_ERROR(store_.client_->Call(std::move(complete)).status);
+    upload_id_.clear();
+  }
+  ReleaseSlot();
+  const std::string final_key =
+      store_.layout_.BlobKey(digest, BlobObject::kData);
+  if (data_key_ == final_key) return absl::OkStatus();
+  return MoveIntoPlace(final_key);
+}
+
+absl::Status S3Store::PutSink::MoveIntoPlace(const std::string& final_key) {
+  // Staged: the digest is known only now. S3 copies it server-side.
+  RETURN_IF_ERROR(store_.PutObject(
+      final_key, "",
+      {absl::StrCat("x-amz-copy-source: /",
+                    S3Escape(store_.client_->options().bucket, false), "/",
+                    S3Escape(data_key_, true))}));
+  S3Request remove;
+  remove.op = "DeleteObject";
+  remove.method = "DELETE";
+  remove.key = data_key_;
+  store_.client_->Call(std::move(remove)).status.IgnoreError();
+  return absl::OkStatus();
+}
+
+absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
+  const absl::Status exists = store_.Exists(blob.digest);
+  if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
+  stored_ = exists.ok();
+  ASSIGN_OR_RETURN(quarantined_, store_.IsQuarantined(blob.digest));
+  // Stored and served: keep what is there, and nothing of this Put. Stored
+  // but quarantined: its objects are replaced by these, which hash right.
+  if (stored_ && !quarantined_) {
+    Discard();
+    return absl::OkStatus();
+  }
+  // Data, then tree, then (Publish) the descriptor, only if absent.
+  RETURN_IF_ERROR(PutData(blob.digest));
+  return store_.PutObject(
+      store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree);
+}
+
+absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
+  PutResult result;
+  result.already_present = stored_ && !quarantined_;
+  if (!result.already_present) {
+    // A concurrent Put of the same content wrote the same bytes; whichever
+    // descriptor lands first wins.
+    ASSIGN_OR_RETURN(std::string descriptor, blob.tree.descriptor.Serialize());
+    const absl::Status committed = store_.PutObject(
+        store_.layout_.BlobKey(blob.digest, BlobObject::kDescriptor),
+        std::move(descriptor), {"If-None-Match: *"});
+    if (absl::IsFailedPrecondition(committed)) {
+      result.already_present = !quarantined_;
+    } else {
+      RETURN_IF_ERROR(committed);
+    }
+    if (quarantined_) RETURN_IF_ERROR(store_.Unquarantine(blob.digest));
+  }
+  if (!blob.name.empty()) {
+    RETURN_IF_ERROR(store_.SetName(blob.name, blob.digest));
+  }
+  ASSIGN_OR_RETURN(result.info, store_.Stat(blob.digest));
+  return result;
+}
+
+}  // namespace verity::server

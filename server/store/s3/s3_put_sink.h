@@ -1,0 +1,86 @@
+// The S3 store's part of a Put (PutPipeline does the rest): the content goes
+// up as fixed-size multipart parts while it arrives, never held whole; Stage
+// completes the data and puts the tree, and Publish puts the descriptor, only
+// if absent, so that the blob appears whole or not at all. Private to the
+// S3 store's library.
+
+#ifndef VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
+#define VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/descriptor.h"
+#include "server/store/blob_sink.h"
+#include "server/store/s3/part_budget.h"
+#include "server/store/s3/s3_store.h"
+
+namespace verity::server {
+
+// Not thread-safe, like every sink; its parts complete on the S3 client's
+// thread. The store and the budget must outlive it. Its waits (for a part
+// slot, for parts in flight) are why S3Store's Puts run on their own
+// executor (S3StoreOptions::put_executor).
+//
+// Memory: under the store's PartBudget, at most two parts in flight and one
+// filling.
+class S3Store::PutSink final : public BlobSink {
+ public:
+  // With `expected` (the client's expected_digest), the data goes straight to
+  // that blob's data object; without, to a staging object that Stage copies
+  // into place once the digest is known.
+  PutSink(const S3Store& store, PartBudget& budget,
+          const std::optional<ParsedDigest>& expected);
+  PutSink(const PutSink&) = delete;
+  PutSink& operator=(const PutSink&) = delete;
+  ~PutSink() override { Discard(); }
+
+  absl::Status Append(absl::Span<const uint8_t> data) override;
+  // Unless the blob is stored and served already: the data object (the last
+  // part and CompleteMultipartUpload, or one PUT for less than a part, then
+  // the copy out of staging), then the tree.
+  absl::Status Stage(const SealedBlob& blob) override;
+  // The descriptor, if absent; the quarantine lifted; the name.
+  absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
+  void Abort() override { Discard(); }
+
+ private:
+  // Uploads buffer_ as the next part, waiting while two are in flight.
+  absl::Status StartPart();
+  absl::Status WaitForParts() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status PutData(const ParsedDigest& digest);
+  // Moves the staged data object to `final_key`, server-side.
+  absl::Status MoveIntoPlace(const std::string& final_key);
+  absl::Status CreateUpload();
+  void AbortUpload();
+  void ReleaseSlot();
+  // Waits for the parts in flight, aborts the upload, frees the buffer and
+  // its slot. Idempotent.
+  void Discard();
+
+  const S3Store& store_;
+  PartBudget& budget_;
+  const std::string data_key_;  // the blob's data object, or a staging one
+  std::string upload_id_;       // empty until the first part
+  std::string buffer_;
+  bool holds_slot_ = false;  // buffer_ is charged to the PartBudget
+  int parts_ = 0;            // started so far
+  // What Stage found: the blob stored (its descriptor there), quarantined.
+  bool stored_ = false;
+  bool quarantined_ = false;
+
+  absl::Mutex mu_;
+  absl::CondVar part_done_;
+  std::vector<std::string> etags_ ABSL_GUARDED_BY(mu_);  // by part number - 1
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status part_error_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
