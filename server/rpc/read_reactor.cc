@@ -203,7 +203,7 @@ void ReadReactor::OnChunkRead(const absl::Status& status) {
                                     job_->chunk().data.size());
     if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
       charged_tree_bytes_ = blob_->cached_tree_bytes();
-      context_->cache->Update(*blob_);
+      context_->blobs->Update(*blob_);
     }
   }
   {
