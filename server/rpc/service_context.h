@@ -40,7 +40,8 @@ enum class OnCorruption {
 struct ServiceOptions {
   OnCorruption on_corruption = OnCorruption::kError;
   // Blobs remember which data blocks they verified and skip hashing them again
-  // (see VerifiedBlob::Create); forgotten when a blob leaves the cache.
+  // (see VerifiedBlob::Create); forgotten when a blob leaves the cache. The
+  // server hands it to ServedBlobs, which opens the blobs.
   bool verify_once = false;
   // Data bytes per Read response message (rounded down to whole blocks, at
   // least one block): each stream's chunks grow from the first to the second
