@@ -42,7 +42,7 @@ LruCacheOptions CacheOptionsOf(const VerifiedBlobCacheOptions& options);
 //
 // A blob leaves the cache only after the store stopped serving it, and an open
 // that overlapped that is not cached (LruCache::FindOrCreate): once
-// Quarantine() or DeleteBlob() returns, no read opens the old copy again.
+// Quarantine() or DeleteBlob() succeeds, no read opens the old copy again.
 // Readers that hold it already finish with it, each block still verified.
 class ServedBlobs {
  public:
