@@ -65,27 +65,31 @@ class LruCache {
   // returned instead, so every caller shares the first.
   std::shared_ptr<T> Insert(std::shared_ptr<T> entry) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    if (auto it = index_.find(KeyOf()(*entry)); it != index_.end()) {
-      return Touch(it->second);
-    }
-    const uint64_t charge = entry->cached_bytes();
-    lru_.push_front({entry, charge});
-    index_.emplace(KeyOf()(*entry), lru_.begin());
-    bytes_ += charge;
-    Evict();
-    return entry;
+    return InsertLocked(std::move(entry));
   }
 
   // Find(), or else `create()` (a StatusOr<std::shared_ptr<T>>, called
   // without the lock, so a slow open does not stall other lookups) and
-  // Insert().
+  // Insert(). If `key` was erased while create() ran, what it made may
+  // predate the erasure (a blob opened just before it was deleted): it is
+  // returned to this caller only, uncached, so that no later lookup finds it.
   template <typename Create>
   absl::StatusOr<std::shared_ptr<T>> FindOrCreate(const Key& key, Create create)
       ABSL_LOCKS_EXCLUDED(mu_) {
-    if (std::shared_ptr<T> found = Find(key)) return found;
+    uint64_t erasures_seen = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = index_.find(key); it != index_.end()) {
+        return Touch(it->second);
+      }
+      Creating& creating = creating_[key];
+      ++creating.creators;
+      erasures_seen = creating.erasures;
+    }
     absl::StatusOr<std::shared_ptr<T>> created = create();
-    if (!created.ok()) return created.status();
-    return Insert(*std::move(created));
+    absl::MutexLock lock(&mu_);
+    if (!EndCreating(key, erasures_seen) || !created.ok()) return created;
+    return InsertLocked(*std::move(created));
   }
 
   // Charges `entry` its cached_bytes() now and evicts while over budget: call
@@ -102,9 +106,13 @@ class LruCache {
     Evict();
   }
 
-  // Drops the entry for `key`, if any.
+  // Drops the entry for `key`, if any; one that FindOrCreate() is creating
+  // for it meanwhile is not cached either.
   void Erase(const Key& key) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
+    if (auto creating = creating_.find(key); creating != creating_.end()) {
+      ++creating->second.erasures;
+    }
     auto it = index_.find(key);
     if (it == index_.end()) return;
     bytes_ -= it->second->charged;
@@ -128,6 +136,36 @@ class LruCache {
     uint64_t charged = 0;  // cached_bytes() when last settled
   };
   using Lru = std::list<Entry>;  // most recently used first
+  // FindOrCreate() calls whose create() is running for one key, and the
+  // Erase() calls of that key since the first of them began; dropped when
+  // the last ends, so it holds only keys being created.
+  struct Creating {
+    int creators = 0;
+    uint64_t erasures = 0;
+  };
+
+  std::shared_ptr<T> InsertLocked(std::shared_ptr<T> entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (auto it = index_.find(KeyOf()(*entry)); it != index_.end()) {
+      return Touch(it->second);
+    }
+    const uint64_t charge = entry->cached_bytes();
+    lru_.push_front({entry, charge});
+    index_.emplace(KeyOf()(*entry), lru_.begin());
+    bytes_ += charge;
+    Evict();
+    return entry;
+  }
+
+  // Ends one create() for `key` that began when its erasures were
+  // `erasures_seen`: false if `key` was erased since.
+  bool EndCreating(const Key& key, uint64_t erasures_seen)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = creating_.find(key);
+    const bool erased = it->second.erasures != erasures_seen;
+    if (--it->second.creators == 0) creating_.erase(it);
+    return !erased;
+  }
 
   std::shared_ptr<T> Touch(typename Lru::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -150,6 +188,7 @@ class LruCache {
   Lru lru_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<Key, typename Lru::iterator> index_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<Key, Creating> creating_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace verity

@@ -165,6 +165,107 @@ TEST_F(LruCacheTest, FindOrCreateCreatesOnlyOnAMiss) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
+// Erase() called from inside create() stands for one that runs on another
+// thread while create() opens the entry: what create() made is out of date
+// (a blob opened just before it was quarantined or deleted), so it must not be
+// cached for later lookups.
+TEST_F(LruCacheTest, AnEntryErasedWhileBeingCreatedIsNotCached) {
+  Cache cache = MakeCache(1 << 20);
+  std::shared_ptr<VerifiedTree> made;
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> created = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        made = TreeOf(0);
+        cache.Erase(blobs_[0].digest);
+        return made;
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(*created, made);  // its caller still gets it
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  // The erasure is forgotten with the create() it overlapped: the next one
+  // caches.
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> again = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        return TreeOf(0);
+      });
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_NE(*again, made);
+  EXPECT_EQ(cache.Find(blobs_[0].digest), *again);
+}
+
+TEST_F(LruCacheTest, AnEntryCachedDuringItsCreationIsGoneIfErasedToo) {
+  // A second lookup of the same key caches its entry while the first one is
+  // still creating; then the key is erased, then the first create() ends.
+  Cache cache = MakeCache(1 << 20);
+  std::shared_ptr<VerifiedTree> inner;
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> outer = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        inner = *cache.FindOrCreate(
+            blobs_[0].digest,
+            [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+              return TreeOf(0);
+            });
+        EXPECT_EQ(cache.Find(blobs_[0].digest), inner);
+        cache.Erase(blobs_[0].digest);
+        return TreeOf(0);
+      });
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  ASSERT_NE(*outer, nullptr);
+  EXPECT_EQ(cache.Find(blobs_[0].digest), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST_F(LruCacheTest, ALookupThatStartsAfterAnEraseCachesItsEntry) {
+  // The outer create() erases the key, then a second lookup of it starts and
+  // creates: that one's entry is current, and cached; the outer one is not.
+  Cache cache = MakeCache(1 << 20);
+  std::shared_ptr<VerifiedTree> inner;
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> outer = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        cache.Erase(blobs_[0].digest);
+        inner = *cache.FindOrCreate(
+            blobs_[0].digest,
+            [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+              return TreeOf(0);
+            });
+        return TreeOf(0);
+      });
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  EXPECT_NE(*outer, inner);
+  EXPECT_EQ(cache.Find(blobs_[0].digest), inner);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST_F(LruCacheTest, ErasingAnotherKeyDuringCreationStillCaches) {
+  Cache cache = MakeCache(1 << 20);
+  std::shared_ptr<VerifiedTree> other = Insert(cache, 1);
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> created = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        cache.Erase(blobs_[1].digest);
+        return TreeOf(0);
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(cache.Find(blobs_[0].digest), *created);
+  EXPECT_EQ(cache.Find(blobs_[1].digest), nullptr);
+}
+
+TEST_F(LruCacheTest, AFailedCreationThatWasErasedLeavesNothingBehind) {
+  Cache cache = MakeCache(1 << 20);
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> failed = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        cache.Erase(blobs_[0].digest);
+        return absl::NotFoundError("deleted");
+      });
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<std::shared_ptr<VerifiedTree>> created = cache.FindOrCreate(
+      blobs_[0].digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+        return TreeOf(0);
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(cache.Find(blobs_[0].digest), *created);
+}
+
 TEST_F(LruCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
   Cache cache = MakeCache(3 * kPerTree + 5 * kPerBlock);
   std::vector<std::thread> threads;
@@ -187,6 +288,38 @@ TEST_F(LruCacheTest, ConcurrentUseKeepsTheCountsConsistent) {
     }
   }
   EXPECT_EQ(cache.bytes(), sum);
+}
+
+TEST_F(LruCacheTest, ConcurrentCreationAndErasureKeepTheCountsConsistent) {
+  Cache cache = MakeCache(3 * kPerTree + 5 * kPerBlock);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        const int i = (t + round) % 4;
+        absl::StatusOr<std::shared_ptr<VerifiedTree>> tree = cache.FindOrCreate(
+            blobs_[i].digest,
+            [&]() -> absl::StatusOr<std::shared_ptr<VerifiedTree>> {
+              return TreeOf(i);
+            });
+        ASSERT_TRUE(tree.ok()) << tree.status();
+        if (round % 3 == 0) Grow(cache, i, **tree, 1);
+        if (round % 2 == 0) cache.Erase(blobs_[(i + t) % 4].digest);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  uint64_t sum = 0;
+  for (const TestBlob& blob : blobs_) {
+    if (std::shared_ptr<VerifiedTree> tree = cache.Find(blob.digest)) {
+      sum += tree->cached_bytes();
+    }
+    cache.Erase(blob.digest);
+    EXPECT_EQ(cache.Find(blob.digest), nullptr);
+  }
+  EXPECT_LE(sum, 3 * kPerTree + 5 * kPerBlock);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
 }
 
 // Entries of another kind, keyed by something other than a digest.

@@ -15,7 +15,7 @@
 #include "server/store/cache/caching_store.h"
 #include "server/store/file/file_store.h"
 #include "server/store/s3/s3_store.h"
-#include "server/store/verified_blob.h"
+#include "server/store/served_blobs.h"
 #include "server/store_location.h"
 
 namespace verity::server {

@@ -116,9 +116,10 @@ absl::Status Verityd::Init() {
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   ASSIGN_OR_RETURN(store_, OpenStore());
-  cache_ = std::make_unique<VerifiedBlobCache>(CacheOptionsOf(options_.cache));
+  blobs_ = std::make_unique<ServedBlobs>(store_.get(), options_.cache,
+                                         options_.service.verify_once);
   context_.store = store_.get();
-  context_.cache = cache_.get();
+  context_.blobs = blobs_.get();
   if (options_.verify_on_read) {
     context_.reader = dispatcher_.get();
   } else {

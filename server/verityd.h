@@ -38,8 +38,8 @@
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
 #include "server/store/cache/caching_store.h"
+#include "server/store/served_blobs.h"
 #include "server/store/store.h"
-#include "server/store/verified_blob.h"
 
 namespace verity::server {
 
@@ -114,7 +114,9 @@ class Verityd {
   std::unique_ptr<Store> store_;
   // The cache in front of a remote store: store_ itself; null for a local one.
   const CachingStore* caching_store_ = nullptr;
-  std::unique_ptr<VerifiedBlobCache> cache_;
+  // The store with the cache of blobs open for reading: what the service reads
+  // through and changes the store through.
+  std::unique_ptr<ServedBlobs> blobs_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
   std::unique_ptr<ServiceMetrics> metrics_;
   // Tunes the dispatcher's inline limits in adaptive mode.

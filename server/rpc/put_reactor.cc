@@ -109,7 +109,7 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   expected_ = std::move(checked.expected);
   name_ = std::move(checked.name);
   ASSIGN_OR_RETURN(writer_,
-                   context_->store->BeginPut(checked.params, expected_));
+                   context_->blobs->BeginPut(checked.params, expected_));
   if (writer_->executor() != nullptr) steps_ = writer_->executor();
   return absl::OkStatus();
 }
@@ -118,13 +118,11 @@ absl::Status PutReactor::Commit() {
   if (writer_ == nullptr) {
     return absl::InvalidArgumentError("a Put needs a header");
   }
-  ASSIGN_OR_RETURN(PutResult result, writer_->Commit(expected_, name_));
+  // New content may replace a quarantined copy: CommitPut drops it from the
+  // cache.
+  ASSIGN_OR_RETURN(PutResult result,
+                   context_->blobs->CommitPut(*writer_, expected_, name_));
   writer_.reset();
-  if (!result.already_present) {
-    // The content may replace a quarantined copy the cache still holds.
-    ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(result.info.digest));
-    context_->cache->Erase(digest);
-  }
   *response_->mutable_info() = BlobInfoToProto(result.info);
   response_->set_already_present(result.already_present);
   return absl::OkStatus();

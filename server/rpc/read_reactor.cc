@@ -129,7 +129,7 @@ void ReadReactor::ChunkRead(uint64_t bytes) {
   // The blob's verified tree grew: the cache charges it anew.
   if (blob_->cached_tree_bytes() != charged_tree_bytes_) {
     charged_tree_bytes_ = blob_->cached_tree_bytes();
-    context_->cache->Update(*blob_);
+    context_->blobs->Update(*blob_);
   }
 }
 

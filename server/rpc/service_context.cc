@@ -8,12 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert.h"
+#include "server/store/served_blobs.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
 namespace {
 
-void LogIfFailed(Store* store, const ParsedDigest& digest,
+void LogIfFailed(const Store* store, const ParsedDigest& digest,
                  const absl::Status& quarantined) {
   if (quarantined.ok()) return;
   store->Log(absl::StrCat("could not quarantine ", digest.ToString(), ": ",
@@ -30,8 +31,7 @@ absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
     ServiceContext& context, const ParsedDigest& digest) {
-  return OpenVerifiedBlob(*context.cache, *context.store, digest,
-                          context.options.verify_once);
+  return context.blobs->Open(digest);
 }
 
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
@@ -53,16 +53,17 @@ void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
     std::move(then)();
     return;
   }
-  context->cache->Erase(digest);
   // Marking the blob writes to the store: on the I/O executor, never on the
-  // thread that found the damage (a gRPC thread, or the store's own). `then`
-  // runs either way; shared, so that a refused task does not take it along.
+  // thread that found the damage (a gRPC thread, or the store's own). The
+  // cached copy goes only after that (ServedBlobs::Quarantine), or a read in
+  // between would cache it again. `then` runs either way; shared, so that a
+  // refused task does not take it along.
   auto finish =
       std::make_shared<absl::AnyInvocable<void() &&>>(std::move(then));
   absl::Status queued = context->io->Submit(
       [context, digest, why = std::string(status.message()), finish] {
         LogIfFailed(context->store, digest,
-                    context->store->Quarantine(digest, why));
+                    context->blobs->Quarantine(digest, why));
         std::move (*finish)();
       });
   if (!queued.ok()) {

@@ -1,6 +1,6 @@
-// What every RPC of the Verity service shares: the store, the verified-blob
-// cache, the service's options and its state. Owned by the server; outlives
-// every call.
+// What every RPC of the Verity service shares: the served blobs (the store and
+// the cache of open blobs), the service's options and its state. Owned by the
+// server; outlives every call.
 
 #ifndef VERITYD_SERVER_RPC_SERVICE_CONTEXT_H_
 #define VERITYD_SERVER_RPC_SERVICE_CONTEXT_H_
@@ -26,6 +26,7 @@
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/stream_watchdog.h"
+#include "server/store/served_blobs.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
@@ -39,7 +40,8 @@ enum class OnCorruption {
 struct ServiceOptions {
   OnCorruption on_corruption = OnCorruption::kError;
   // Blobs remember which data blocks they verified and skip hashing them again
-  // (see VerifiedBlob::Create); forgotten when a blob leaves the cache.
+  // (see VerifiedBlob::Create); forgotten when a blob leaves the cache. The
+  // server hands it to ServedBlobs, which opens the blobs.
   bool verify_once = false;
   // Data bytes per Read response message (rounded down to whole blocks, at
   // least one block): each stream's chunks grow from the first to the second
@@ -63,9 +65,11 @@ struct ServiceOptions {
 };
 
 struct ServiceContext {
-  Store* store = nullptr;
-  // Blobs open for reading, with their verified trees.
-  VerifiedBlobCache* cache = nullptr;
+  // What changes nothing: names, Stat, List, Totals, IsLocal, the log.
+  const Store* store = nullptr;
+  // Everything else: opening blobs for reading (cached, with their verified
+  // trees), Put, Delete and quarantine, which decide what stays cached.
+  ServedBlobs* blobs = nullptr;
   // How Read chunks come out of the store: verified (the Dispatcher, inline or
   // on the verification pool) unless --verify_on_read=false.
   ChunkReader* reader = nullptr;
@@ -144,7 +148,7 @@ class StreamSlot {
 absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
                                          const BlobSelector& blob);
 
-// The blob `digest` from the cache, or opened from the store and cached.
+// The blob `digest`, through ServedBlobs::Open.
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
     ServiceContext& context, const ParsedDigest& digest);
 

@@ -91,11 +91,9 @@ absl::Status DoDelete(ServiceContext* context,
                       const v1::DeleteRequest& request) {
   ASSIGN_OR_RETURN(ParsedDigest digest, Resolve(*context, request));
   if (request.blob_case() == v1::DeleteRequest::kName) {
-    return context->store->DeleteName(request.name());
+    return context->blobs->DeleteName(request.name());
   }
-  RETURN_IF_ERROR(context->store->DeleteBlob(digest));
-  context->cache->Erase(digest);
-  return absl::OkStatus();
+  return context->blobs->DeleteBlob(digest);
 }
 
 }  // namespace

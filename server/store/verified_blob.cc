@@ -182,22 +182,4 @@ absl::Status VerifiedBlob::Annotate(const absl::Status& status) const {
                                                   ": ", status.message()));
 }
 
-LruCacheOptions CacheOptionsOf(const VerifiedBlobCacheOptions& options) {
-  LruCacheOptions cache;
-  cache.max_bytes = options.max_tree_bytes;
-  cache.max_entries = options.max_blobs;
-  return cache;
-}
-
-absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
-    VerifiedBlobCache& cache, const Store& store, const ParsedDigest& digest,
-    bool verify_once) {
-  return cache.FindOrCreate(
-      digest, [&]() -> absl::StatusOr<std::shared_ptr<VerifiedBlob>> {
-        ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob,
-                         store.OpenBlob(digest));
-        return VerifiedBlob::Create(std::move(blob), verify_once);
-      });
-}
-
 }  // namespace verity::server

@@ -15,7 +15,6 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
-#include "lib/lru_cache.h"
 #include "lib/read_plan.h"
 #include "lib/verified_tree.h"
 #include "server/store/store.h"
@@ -107,26 +106,6 @@ class VerifiedBlob {
   // Atomic words, so readers of different ranges never contend on a lock.
   std::vector<std::atomic<uint64_t>> verified_blocks_;
 };
-
-// The blobs the server has open, with their verified trees: see
-// LruCache. A stream that holds a blob keeps it alive.
-using VerifiedBlobCache = LruCache<VerifiedBlob>;
-
-// What the server's VerifiedBlobCache keeps.
-struct VerifiedBlobCacheOptions {
-  // Most blobs kept open: each holds two file descriptors.
-  size_t max_blobs = 1024;
-  // Verified tree bytes kept across all cached blobs.
-  uint64_t max_tree_bytes = uint64_t{256} << 20;
-};
-
-LruCacheOptions CacheOptionsOf(const VerifiedBlobCacheOptions& options);
-
-// The blob `digest` from `cache`, opened from `store` (and cached) on a miss:
-// NOT_FOUND and DATA_LOSS as the store and VerifiedBlob::Create report them.
-absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenVerifiedBlob(
-    VerifiedBlobCache& cache, const Store& store, const ParsedDigest& digest,
-    bool verify_once);
 
 // True if `status` is a DATA_LOSS that VerifiedBlob found in the blob's tree
 // rather than in a data block.
