@@ -21,7 +21,7 @@ struct ReadStressOptions {
   uint64_t blob_bytes = uint64_t{24} << 20;
   int readers = 8;
   // Reads by all readers together, spread evenly over them.
-  int reads = 240;
+  int reads = 400;
   // Each read picks a blob and an offset uniformly, and a length
   // log-uniformly from one 4 KiB block to this, cut at the blob's end: many
   // small reads within a slab, some across several.
