@@ -1,6 +1,6 @@
 """Tests against a real single-node Ceph (tests/testing/ceph_cluster.sh)."""
 
-def ceph_cc_test(name, srcs, deps, size = "medium"):
+def ceph_cc_test(name, srcs, deps, size = "medium", tags = []):
     """A C++ test program run by with_ceph.sh, which starts a Ceph around it.
 
     The program gets S3_ENDPOINT, S3_BUCKET, AWS_REGION, the credentials and CEPH_DIR in its
@@ -11,6 +11,7 @@ def ceph_cc_test(name, srcs, deps, size = "medium"):
       srcs: the program's sources.
       deps: the program's dependencies.
       size: the test's size.
+      tags: more tags (e.g. "manual").
     """
     native.cc_binary(
         name = name + "_bin",
@@ -27,5 +28,5 @@ def ceph_cc_test(name, srcs, deps, size = "medium"):
             ":%s_bin" % name,
             "//tests/testing:ceph_cluster",
         ],
-        tags = ["ceph"],
+        tags = ["ceph"] + tags,
     )

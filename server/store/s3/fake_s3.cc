@@ -115,8 +115,78 @@ const S3Fault* FakeS3::Check(const S3Request& request) {
   return hit;
 }
 
-void FakeS3::Start(S3Request request,
-                   absl::AnyInvocable<void(S3Response) &&> done) {
+FakeS3::FakeS3(const FakeS3Options& options)
+    : options_(options), random_(options.seed) {
+  if (!options_.answer_gets_later) return;
+  for (int i = 0; i < options_.answer_threads; ++i) {
+    answerers_.emplace_back([this] { AnswerDue(); });
+  }
+}
+
+FakeS3::~FakeS3() {
+  {
+    absl::MutexLock lock(&delay_mu_);
+    stopping_ = true;
+    wake_.SignalAll();
+  }
+  for (std::thread& answerer : answerers_) answerer.join();
+}
+
+int FakeS3::answered_later() const {
+  absl::MutexLock lock(&delay_mu_);
+  return answered_later_;
+}
+
+void FakeS3::Start(S3Request request, Done done) {
+  if (Delay(request, done)) return;
+  AnswerNow(std::move(request), std::move(done));
+}
+
+bool FakeS3::Delay(S3Request& request, Done& done) {
+  if (!options_.answer_gets_later || request.method != "GET" ||
+      request.into.empty()) {
+    return false;
+  }
+  absl::MutexLock lock(&delay_mu_);
+  // While the fake is going, its answer threads may be gone.
+  if (stopping_) return false;
+  const int64_t max_us = absl::ToInt64Microseconds(options_.max_get_delay);
+  const int64_t delay_us =
+      std::uniform_int_distribution<int64_t>(0, max_us)(random_);
+  pending_.emplace(absl::Now() + absl::Microseconds(delay_us),
+                   Pending{std::move(request), std::move(done)});
+  ++answered_later_;
+  wake_.SignalAll();
+  return true;
+}
+
+void FakeS3::AnswerDue() {
+  while (std::optional<Pending> next = NextDue()) {
+    AnswerNow(std::move(next->request), std::move(next->done));
+  }
+}
+
+std::optional<FakeS3::Pending> FakeS3::NextDue() {
+  absl::MutexLock lock(&delay_mu_);
+  while (true) {
+    if (pending_.empty()) {
+      if (stopping_) return std::nullopt;
+      wake_.Wait(&delay_mu_);
+      continue;
+    }
+    const auto first = pending_.begin();
+    // Going: what is still queued is answered at once.
+    if (!stopping_ && absl::Now() < first->first) {
+      wake_.WaitWithDeadline(&delay_mu_, first->first);
+      continue;
+    }
+    Pending next = std::move(first->second);
+    pending_.erase(first);
+    return next;
+  }
+}
+
+void FakeS3::AnswerNow(S3Request request, Done done) {
   S3Response response;
   {
     absl::MutexLock lock(&mu_);
