@@ -27,34 +27,42 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   using Tamper = std::function<void(std::vector<verity::v1::ReadResponse>*)>;
 
   // Stores `blob`, optionally under `name`.
-  void Add(const TestBlob& blob, const std::string& name = "");
-  void SetTamper(Tamper tamper);
+  void Add(const TestBlob& blob, const std::string& name = "")
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void SetTamper(Tamper tamper) ABSL_LOCKS_EXCLUDED(mu_);
   // The status each Read ends with after its (tampered) stream; OK unless
   // set. With a tamper that truncates, this makes a broken stream.
-  void SetReadStatus(std::function<grpc::Status()> status);
+  void SetReadStatus(std::function<grpc::Status()> status)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Caps List pages, as the real server caps them at 1000.
-  void SetMaxPageSize(uint32_t max_page_size);
+  void SetMaxPageSize(uint32_t max_page_size) ABSL_LOCKS_EXCLUDED(mu_);
   // The content stored for `digest_text`; empty if none.
-  std::string Content(const std::string& digest_text) const;
+  std::string Content(const std::string& digest_text) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The last ReadRequest received, and every one.
-  verity::v1::ReadRequest last_read() const;
-  std::vector<verity::v1::ReadRequest> reads() const;
+  verity::v1::ReadRequest last_read() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<verity::v1::ReadRequest> reads() const ABSL_LOCKS_EXCLUDED(mu_);
 
   grpc::Status Put(grpc::ServerContext* context,
                    grpc::ServerReader<verity::v1::PutRequest>* reader,
-                   verity::v1::PutResponse* response) override;
+                   verity::v1::PutResponse* response) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   grpc::Status Read(
       grpc::ServerContext* context, const verity::v1::ReadRequest* request,
-      grpc::ServerWriter<verity::v1::ReadResponse>* writer) override;
+      grpc::ServerWriter<verity::v1::ReadResponse>* writer) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   grpc::Status Stat(grpc::ServerContext* context,
                     const verity::v1::StatRequest* request,
-                    verity::v1::BlobInfo* response) override;
+                    verity::v1::BlobInfo* response) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   grpc::Status List(grpc::ServerContext* context,
                     const verity::v1::ListRequest* request,
-                    verity::v1::ListResponse* response) override;
+                    verity::v1::ListResponse* response) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   grpc::Status Delete(grpc::ServerContext* context,
                       const verity::v1::DeleteRequest* request,
-                      verity::v1::DeleteResponse* response) override;
+                      verity::v1::DeleteResponse* response) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // The digest text `digest` or `name` refers to; empty if none.

@@ -71,16 +71,19 @@ class InlineTuner {
   InlineLimits limits() const;
 
   // A verification of `bytes` that took `spent`, on either path.
-  void ObserveVerify(uint64_t bytes, absl::Duration spent);
+  void ObserveVerify(uint64_t bytes, absl::Duration spent)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // How long a pool job of the class waited to start.
-  void ObserveQueueWait(PriorityClass priority_class, absl::Duration wait);
+  void ObserveQueueWait(PriorityClass priority_class, absl::Duration wait)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // A request within the class's limit: verified inline, or sent to the pool
   // because the thread's budget was spent.
-  void ObserveInlineChoice(PriorityClass priority_class, bool budget_declined);
+  void ObserveInlineChoice(PriorityClass priority_class, bool budget_declined)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Closes the period if `now` is past its end: updates the estimates and
   // the limits. Before the end, a single atomic load.
-  void Adjust(absl::Time now);
+  void Adjust(absl::Time now) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct ClassState {

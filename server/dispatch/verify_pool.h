@@ -144,10 +144,11 @@ class VerifyPool {
   absl::Status StartWorkers(const std::vector<int>& cpus, int threads);
   void CreateQueues(const std::vector<int>& cpus, int threads);
   // Waits for every started worker to set itself up; what they got.
-  PoolScheduling AwaitWorkerSetups(const std::vector<int>& cpus);
+  PoolScheduling AwaitWorkerSetups(const std::vector<int>& cpus)
+      ABSL_LOCKS_EXCLUDED(setup_mu_);
   bool AllSetUp() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_);
   static void* ThreadMain(void* worker);
-  void Run(const Worker& worker);
+  void Run(const Worker& worker) ABSL_LOCKS_EXCLUDED(setup_mu_);
   WorkerSetup SetUpThread(const Worker& worker) const;
   size_t QueueIndex(int cpu) const;
 

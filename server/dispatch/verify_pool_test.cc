@@ -389,11 +389,11 @@ TEST(VerifyPoolTest, AgedIdleWorkRunsAtTheBandOfWaitingRtWork) {
 
 class Recorder {
  public:
-  void Add(absl::string_view name) {
+  void Add(absl::string_view name) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     names_.emplace_back(name);
   }
-  std::vector<std::string> Get() const {
+  std::vector<std::string> Get() const ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     return names_;
   }

@@ -47,7 +47,8 @@ class ServiceMetrics {
 
   // Calls without a priority class (all but Read) pass kNone.
   void Observe(RpcMethod method, PriorityClass priority_class,
-               absl::StatusCode code, absl::Duration duration);
+               absl::StatusCode code, absl::Duration duration)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   void AddReadBytes(PriorityClass priority_class, uint64_t bytes) {
     read_bytes_[Index(priority_class)]->Increment(static_cast<double>(bytes));

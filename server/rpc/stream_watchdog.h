@@ -41,8 +41,8 @@ class StreamWatchdog {
   absl::Status IdleError() const;
 
  private:
-  void Run();
-  void CancelIdle();
+  void Run() ABSL_LOCKS_EXCLUDED(cancel_mu_, mu_);
+  void CancelIdle() ABSL_LOCKS_EXCLUDED(cancel_mu_, mu_);
   void Add(Stream* stream) ABSL_LOCKS_EXCLUDED(mu_);
   void Remove(Stream* stream) ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "tests/testing/test_server.h"
 #include "verity/client.h"
@@ -16,12 +17,14 @@ namespace {
 class RecordingSink final : public sdk::Sink {
  public:
   bool SupportsRandomAccess() const override { return true; }
-  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override {
+  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override
+      ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     writes_.emplace_back(offset, std::string(data.begin(), data.end()));
     return absl::OkStatus();
   }
-  std::vector<std::pair<uint64_t, std::string>> writes() {
+  std::vector<std::pair<uint64_t, std::string>> writes()
+      ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     return writes_;
   }

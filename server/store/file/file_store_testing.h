@@ -58,10 +58,11 @@ std::vector<std::string> EntriesOf(const std::string& path);
 // Collects log lines. Thread-safe; must outlive the sinks it hands out.
 class LogCapture {
  public:
+  // The sink takes mu_ for each line.
   std::function<void(absl::string_view)> Sink();
   // True if some line contains `text`.
-  bool Contains(absl::string_view text) const;
-  std::vector<std::string> lines() const;
+  bool Contains(absl::string_view text) const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<std::string> lines() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   mutable absl::Mutex mu_;
