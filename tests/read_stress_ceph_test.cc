@@ -22,8 +22,8 @@ TEST(ReadStressCephTest, RandomRangesUnderCachePressureAreExact) {
   stress.seed = ReadStressSeed();
   // Twice the readers, of shorter ranges: radosgw answers in tens of
   // milliseconds, so an eviction falls between "is it local?" and the read
-  // far less often than over FakeS3. On the code with the bug, eight readers
-  // failed none of 6 runs, sixteen 2 of 6.
+  // far less often than over FakeS3. On the read path before the two-call
+  // contract, eight readers failed none of 6 runs, sixteen 2 of 6.
   stress.readers = 16;
   stress.reads = 800;
   stress.max_read_bytes = uint64_t{1} << 20;
