@@ -548,20 +548,30 @@ S3Client::~S3Client() = default;
 
 const S3ClientOptions& S3Client::options() const { return options_; }
 
+namespace {
+
+// Hands `response` to `done` on a thread of `deliveries` (unbounded: never
+// refused).
+void Deliver(Executor& deliveries, S3Response response, S3Client::Done done) {
+  const absl::Status queued = deliveries.Submit(
+      [done = std::move(done), response = std::move(response)]() mutable {
+        std::move(done)(std::move(response));
+      });
+  (void)queued;
+}
+
+}  // namespace
+
 void S3Client::Start(S3Request request, Done done) {
   if (transport_ != nullptr) {
     // A transport may answer inside Start(): its answer is delivered on the
     // client's own thread, as curl's are. The executor rides along, so a
     // transport that answers after the client is gone still has it.
-    transport_->Start(std::move(request), [deliveries = deliveries_,
-                                           done = std::move(done)](
-                                              S3Response response) mutable {
-      const absl::Status queued = deliveries->Submit(
-          [done = std::move(done), response = std::move(response)]() mutable {
-            std::move(done)(std::move(response));
-          });
-      (void)queued;  // unbounded: never refused
-    });
+    transport_->Start(
+        std::move(request), [deliveries = deliveries_, done = std::move(done)](
+                                S3Response response) mutable {
+          Deliver(*deliveries, std::move(response), std::move(done));
+        });
     return;
   }
   auto transfer = std::make_unique<Transfer>();
@@ -572,11 +582,7 @@ void S3Client::Start(S3Request request, Done done) {
 
 void S3Client::Answer(S3Response response, Done done) {
   if (transport_ != nullptr) {
-    const absl::Status queued = deliveries_->Submit(
-        [done = std::move(done), response = std::move(response)]() mutable {
-          std::move(done)(std::move(response));
-        });
-    (void)queued;  // unbounded: never refused
+    Deliver(*deliveries_, std::move(response), std::move(done));
     return;
   }
   auto transfer = std::make_unique<Transfer>();
