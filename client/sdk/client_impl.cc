@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/backoff.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "client/sdk/cancellation.h"
 #include "client/sdk/channel.h"
 #include "client/sdk/fetch_runner.h"

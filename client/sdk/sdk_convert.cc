@@ -4,7 +4,7 @@
 #include "client/sdk/sdk_convert.h"
 
 #include "absl/strings/str_cat.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
