@@ -1,5 +1,6 @@
-// Maps field by field; the enums share fs-verity's numbers, so algorithms are
-// converted by value after a range check.
+// Maps field by field. The enums share lib's numbers (fs-verity's for hash
+// algorithms, IOPRIO_CLASS_* for priority classes), so they are converted by
+// value after a range check.
 
 #include "proto/convert.h"
 
@@ -8,6 +9,29 @@
 #include "lib/status_macros.h"
 
 namespace verity {
+
+// Both follow IOPRIO_CLASS_*, so a class converts by value.
+static_assert(static_cast<int>(PriorityClass::kNone) ==
+              verity::v1::PRIORITY_CLASS_NONE);
+static_assert(static_cast<int>(PriorityClass::kRt) ==
+              verity::v1::PRIORITY_CLASS_RT);
+static_assert(static_cast<int>(PriorityClass::kBe) ==
+              verity::v1::PRIORITY_CLASS_BE);
+static_assert(static_cast<int>(PriorityClass::kIdle) ==
+              verity::v1::PRIORITY_CLASS_IDLE);
+static_assert(kNumPriorityClasses == verity::v1::PriorityClass_ARRAYSIZE);
+
+verity::v1::PriorityClass PriorityClassToProto(PriorityClass priority) {
+  return static_cast<verity::v1::PriorityClass>(priority);
+}
+
+absl::StatusOr<PriorityClass> PriorityClassFromProto(int priority) {
+  if (!verity::v1::PriorityClass_IsValid(priority)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown priority class ", priority));
+  }
+  return static_cast<PriorityClass>(priority);
+}
 
 verity::v1::HashAlgorithm HashAlgorithmToProto(HashAlgorithm algorithm) {
   return static_cast<verity::v1::HashAlgorithm>(algorithm);

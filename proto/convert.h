@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
+#include "lib/priority_class.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity {
@@ -29,6 +30,14 @@ verity::v1::TreeParams TreeParamsToProto(const MerkleParams& params);
 // fails ValidateMerkleParams.
 absl::StatusOr<MerkleParams> TreeParamsFromProto(
     const verity::v1::TreeParams& proto);
+
+// The one mapping between lib's priority classes and the wire's; the SDK's
+// public enum maps to lib's first (client/sdk/sdk_convert.h).
+verity::v1::PriorityClass PriorityClassToProto(PriorityClass priority);
+
+// INVALID_ARGUMENT for a number the protocol does not define: proto3 keeps an
+// unknown enum value as it came.
+absl::StatusOr<PriorityClass> PriorityClassFromProto(int priority);
 
 }  // namespace verity
 

@@ -61,5 +61,21 @@ TEST(ProtoConvertTest, TreeParamsDefaultsAndLimits) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(ProtoConvertTest, PriorityClassRoundTrips) {
+  for (const PriorityClass priority : kAllPriorityClasses) {
+    const verity::v1::PriorityClass proto = PriorityClassToProto(priority);
+    EXPECT_EQ(static_cast<int>(proto), Index(priority));
+    const absl::StatusOr<PriorityClass> back = PriorityClassFromProto(proto);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, priority);
+  }
+  EXPECT_EQ(PriorityClassToProto(PriorityClass::kRt),
+            verity::v1::PRIORITY_CLASS_RT);
+  EXPECT_EQ(PriorityClassFromProto(4).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(PriorityClassFromProto(-1).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace verity

@@ -23,7 +23,7 @@ declare -A allowed=(
   [client/cli]="lib client/include client/sdk"
 )
 # What tests (and test support) may include on top.
-test_support="lib proto client/testing server/store server/store/file server/store/testing client/sdk client/cli"
+test_support="lib proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/cli"
 
 bad=0
 while IFS= read -r file; do

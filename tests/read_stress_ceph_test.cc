@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "server/store/s3/s3_testing.h"
+#include "server/store/s3/testing/radosgw.h"
 #include "tests/testing/read_stress.h"
 
 namespace verity::testing {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "server/store/s3/fake_s3.h"
+#include "server/store/s3/testing/fake_s3.h"
 
 namespace verity::testing {
 namespace {

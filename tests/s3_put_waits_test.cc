@@ -15,8 +15,8 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/test_blob.h"
-#include "server/store/s3/fake_s3.h"
 #include "server/store/s3/s3_client.h"
+#include "server/store/s3/testing/fake_s3.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {

@@ -19,7 +19,7 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
-#include "server/store/s3/s3_testing.h"
+#include "server/store/s3/testing/radosgw.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/backoff.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "client/sdk/cancellation.h"
 #include "client/sdk/channel.h"
 #include "client/sdk/fetch_runner.h"
@@ -21,6 +21,7 @@
 #include "lib/hash.h"
 #include "lib/status_macros.h"
 #include "lib/verified_tree.h"
+#include "proto/convert.h"
 
 namespace verity::sdk {
 
@@ -88,8 +89,8 @@ absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
   FetchPlan plan;
   plan.target.stub = stub_.get();
   plan.target.trusted = ToParsedDigest(digest);
-  plan.target.priority =
-      PriorityToProto(options.priority.value_or(options_.default_priority));
+  plan.target.priority = PriorityClassToProto(
+      ToPriorityClass(options.priority.value_or(options_.default_priority)));
   plan.target.cache = &cache_;
   plan.target.counters = &counters_;
   plan.retry = options_.retry;

@@ -12,7 +12,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "client/sdk/grpc_status.h"
 #include "lib/file_digest.h"
 #include "lib/hash.h"

@@ -4,7 +4,7 @@
 #include "client/sdk/sdk_convert.h"
 
 #include "absl/strings/str_cat.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
@@ -13,18 +13,30 @@ ParsedDigest ToParsedDigest(const sdk::Digest& digest) {
   return {static_cast<HashAlgorithm>(digest.algorithm()), digest.bytes()};
 }
 
-v1::PriorityClass PriorityToProto(sdk::PriorityClass priority) {
+// Both enums are IOPRIO_CLASS_*; the public one spells out its numbers, and
+// they must stay lib's.
+static_assert(static_cast<int>(sdk::PriorityClass::kUnset) ==
+              static_cast<int>(PriorityClass::kNone));
+static_assert(static_cast<int>(sdk::PriorityClass::kRealtime) ==
+              static_cast<int>(PriorityClass::kRt));
+static_assert(static_cast<int>(sdk::PriorityClass::kBestEffort) ==
+              static_cast<int>(PriorityClass::kBe));
+static_assert(static_cast<int>(sdk::PriorityClass::kIdle) ==
+              static_cast<int>(PriorityClass::kIdle));
+
+PriorityClass ToPriorityClass(sdk::PriorityClass priority) {
   switch (priority) {
     case sdk::PriorityClass::kRealtime:
-      return v1::PRIORITY_CLASS_RT;
+      return PriorityClass::kRt;
     case sdk::PriorityClass::kBestEffort:
-      return v1::PRIORITY_CLASS_BE;
+      return PriorityClass::kBe;
     case sdk::PriorityClass::kIdle:
-      return v1::PRIORITY_CLASS_IDLE;
+      return PriorityClass::kIdle;
     case sdk::PriorityClass::kUnset:
       break;
   }
-  return v1::PRIORITY_CLASS_NONE;
+  // A value outside the enum is the server's default, as kUnset is.
+  return PriorityClass::kNone;
 }
 
 absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
+#include "lib/priority_class.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "verity/blob_info.h"
 #include "verity/digest.h"
@@ -16,7 +17,9 @@ namespace verity::client {
 
 ParsedDigest ToParsedDigest(const sdk::Digest& digest);
 
-v1::PriorityClass PriorityToProto(sdk::PriorityClass priority);
+// The public enum as lib's (the public headers include nothing of lib/), whose
+// proto/convert mapping is then the only one to the wire.
+PriorityClass ToPriorityClass(sdk::PriorityClass priority);
 
 // The checked report: DATA_LOSS unless its descriptor hashes to its digest
 // and, if `expected` is given, that is the expected digest (CheckBlobInfo).

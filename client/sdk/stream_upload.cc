@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 #include "client/sdk/file_upload.h"
 #include "lib/hash.h"
 #include "lib/merkle_builder.h"

@@ -12,7 +12,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 

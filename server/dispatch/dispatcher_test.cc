@@ -18,7 +18,7 @@
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 

@@ -27,7 +27,7 @@
 #include "server/dispatch/verify_pool.h"
 #include "server/store/cache/caching_blob.h"
 #include "server/store/cache/slab_cache.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/testing/remote_blob.h"
 
 namespace verity::server {

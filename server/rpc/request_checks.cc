@@ -35,10 +35,8 @@ absl::StatusOr<BlobSelector> CheckBlobSelector(absl::string_view digest,
 
 absl::StatusOr<CheckedRead> CheckReadRequest(const v1::ReadRequest& request,
                                              size_t max_have_tree_blocks) {
-  if (!v1::PriorityClass_IsValid(request.priority_class())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown priority class ", request.priority_class()));
-  }
+  ASSIGN_OR_RETURN(const PriorityClass priority_class,
+                   PriorityClassFromProto(request.priority_class()));
   const size_t held = request.have_tree_blocks_size();
   if (held > max_have_tree_blocks) {
     return absl::InvalidArgumentError(
@@ -50,7 +48,7 @@ absl::StatusOr<CheckedRead> CheckReadRequest(const v1::ReadRequest& request,
       read.blob,
       CheckBlobSelector(request.digest(), request.name(),
                         request.blob_case() == v1::ReadRequest::kName));
-  read.priority_class = static_cast<PriorityClass>(request.priority_class());
+  read.priority_class = priority_class;
   read.offset = request.offset();
   // A zero length asks for the rest of the blob.
   if (request.length() != 0) read.length = request.length();

@@ -17,7 +17,7 @@
 #include "lib/descriptor.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 

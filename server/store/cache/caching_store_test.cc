@@ -13,7 +13,7 @@
 #include "lib/hash.h"
 #include "lib/test_blob.h"
 #include "server/store/cache/caching_blob.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 

@@ -11,7 +11,7 @@
 #include "lib/file_util.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 
 namespace verity::server {
 namespace {

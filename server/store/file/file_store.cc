@@ -1,5 +1,5 @@
 // Implements FileStore's operations; start-up recovery is in
-// blob_store_recovery.cc.
+// file_store_recovery.cc.
 
 #include "server/store/file/file_store.h"
 

@@ -133,7 +133,7 @@ class FileStore final : public Store {
 
   FileStore(const FileStoreOptions& options, FileSystem& fs, UniqueFd lock);
 
-  // Start-up (blob_store_recovery.cc).
+  // Start-up (file_store_recovery.cc).
   absl::Status Recover();
   absl::Status LoadQuarantine() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status ScanBlobs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);

@@ -11,8 +11,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/test_blob.h"
-#include "server/store/file/fault_file_system.h"
-#include "server/store/file/file_store_fault_testing.h"
+#include "server/store/file/testing/fault_file_system.h"
+#include "server/store/file/testing/file_store_fault.h"
 
 namespace verity::server {
 namespace {

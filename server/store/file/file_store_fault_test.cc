@@ -6,6 +6,8 @@
 // blob is whole or absent, nothing is partial, tmp/ is emptied, and the Put
 // succeeds when tried again.
 
+#include "server/store/file/testing/file_store_fault.h"
+
 #include <errno.h>
 
 #include <string>
@@ -14,8 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/test_blob.h"
-#include "server/store/file/fault_file_system.h"
-#include "server/store/file/file_store_fault_testing.h"
+#include "server/store/file/testing/fault_file_system.h"
 
 namespace verity::server {
 namespace {

@@ -19,7 +19,7 @@
 #include "lib/file_util.h"
 #include "lib/hash.h"
 #include "server/store/file/file_store.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 #include "server/store/name_index.h"
 
 namespace verity::server {

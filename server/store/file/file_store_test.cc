@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "lib/file_digest.h"
 #include "lib/hash.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 
 namespace verity::server {
 namespace {

@@ -1,4 +1,4 @@
-// Paths of the blob store's on-disk layout (documented in blob_store.h) and
+// Paths of the file store's on-disk layout (documented in file_store.h) and
 // the start-up steps that need no index: lock, version check, directories.
 
 #ifndef VERITYD_SERVER_STORE_FILE_STORE_LAYOUT_H_

@@ -12,8 +12,8 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/hash.h"
-#include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
+#include "server/store/s3/testing/radosgw.h"
 
 namespace verity::server {
 namespace {

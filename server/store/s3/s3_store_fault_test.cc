@@ -19,8 +19,8 @@
 #include "lib/hash.h"
 #include "lib/merkle_builder.h"
 #include "lib/test_blob.h"
-#include "server/store/s3/fake_s3.h"
 #include "server/store/s3/s3_store.h"
+#include "server/store/s3/testing/fake_s3.h"
 #include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 

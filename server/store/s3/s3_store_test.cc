@@ -19,8 +19,8 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
-#include "server/store/s3/s3_testing.h"
 #include "server/store/s3/s3_xml.h"
+#include "server/store/s3/testing/radosgw.h"
 #include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 

@@ -2,7 +2,7 @@
 // relies on), and with answer_gets_later, blob reads answered after Start()
 // returns, on another thread; destroying the fake answers what still waits.
 
-#include "server/store/s3/fake_s3.h"
+#include "server/store/s3/testing/fake_s3.h"
 
 #include <memory>
 #include <string>

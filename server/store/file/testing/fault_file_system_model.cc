@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
-#include "server/store/file/fault_file_system.h"
+#include "server/store/file/testing/fault_file_system.h"
 
 namespace verity::server {
 namespace {

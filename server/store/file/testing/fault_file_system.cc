@@ -1,7 +1,7 @@
 // Implements FaultFileSystem: a counter and a list of faults in front of the
 // POSIX calls, and a model of what fsync made durable, by inode.
 
-#include "server/store/file/fault_file_system.h"
+#include "server/store/file/testing/fault_file_system.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

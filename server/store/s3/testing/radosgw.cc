@@ -1,6 +1,6 @@
 // Implements the radosgw test options.
 
-#include "server/store/s3/s3_testing.h"
+#include "server/store/s3/testing/radosgw.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,8 +1,8 @@
 // Consistency checks on the BlobInfo a server reports, so that stat, ls and
 // put never print a digest its own descriptor contradicts.
 
-#ifndef VERITYD_CLIENT_SDK_BLOB_INFO_H_
-#define VERITYD_CLIENT_SDK_BLOB_INFO_H_
+#ifndef VERITYD_CLIENT_SDK_BLOB_INFO_CHECK_H_
+#define VERITYD_CLIENT_SDK_BLOB_INFO_CHECK_H_
 
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
@@ -25,4 +25,4 @@ absl::StatusOr<CheckedBlobInfo> CheckBlobInfo(
 
 }  // namespace verity::client
 
-#endif  // VERITYD_CLIENT_SDK_BLOB_INFO_H_
+#endif  // VERITYD_CLIENT_SDK_BLOB_INFO_CHECK_H_

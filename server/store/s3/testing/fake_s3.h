@@ -7,8 +7,8 @@
 // before Start() returns; it can answer blob reads later, on its own threads,
 // as the curl client does.
 
-#ifndef VERITYD_SERVER_STORE_S3_FAKE_S3_H_
-#define VERITYD_SERVER_STORE_S3_FAKE_S3_H_
+#ifndef VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_H_
+#define VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_H_
 
 #include <cstdint>
 #include <map>
@@ -158,4 +158,4 @@ class FakeS3 final : public S3Transport {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_S3_FAKE_S3_H_
+#endif  // VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_H_

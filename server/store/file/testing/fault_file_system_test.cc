@@ -1,7 +1,7 @@
 // Tests FaultFileSystem: that it fails the calls it is told to, and that a
 // power cut keeps exactly what fsync made durable.
 
-#include "server/store/file/fault_file_system.h"
+#include "server/store/file/testing/fault_file_system.h"
 
 #include <fcntl.h>
 
@@ -12,7 +12,7 @@
 #include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "lib/hash.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 
 namespace verity::server {
 namespace {

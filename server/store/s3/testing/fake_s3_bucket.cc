@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "server/store/s3/fake_s3.h"
+#include "server/store/s3/testing/fake_s3.h"
 
 namespace verity::server {
 namespace {

@@ -3,8 +3,8 @@
 // the file store. It remembers what each successful fsync made durable, and
 // DropUnsynced() rewrites the tracked directory to exactly that.
 
-#ifndef VERITYD_SERVER_STORE_FILE_FAULT_FILE_SYSTEM_H_
-#define VERITYD_SERVER_STORE_FILE_FAULT_FILE_SYSTEM_H_
+#ifndef VERITYD_SERVER_STORE_FILE_TESTING_FAULT_FILE_SYSTEM_H_
+#define VERITYD_SERVER_STORE_FILE_TESTING_FAULT_FILE_SYSTEM_H_
 
 #include <errno.h>
 #include <sys/types.h>
@@ -151,4 +151,4 @@ class FaultFileSystem final : public FileSystem {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_FILE_FAULT_FILE_SYSTEM_H_
+#endif  // VERITYD_SERVER_STORE_FILE_TESTING_FAULT_FILE_SYSTEM_H_

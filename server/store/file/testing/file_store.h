@@ -1,8 +1,8 @@
 // Test support shared by the store's and the dispatcher's tests: fresh store
 // roots, generated data, whole-blob puts and reads, a log capture.
 
-#ifndef VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_
-#define VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_
+#ifndef VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_H_
+#define VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -90,4 +90,4 @@ class FileStoreFixture : public ::testing::Test {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_FILE_FILE_STORE_TESTING_H_
+#endif  // VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_H_

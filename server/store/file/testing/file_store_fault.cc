@@ -1,6 +1,6 @@
 // Implements the fault matrix's fixture and checks.
 
-#include "server/store/file/file_store_fault_testing.h"
+#include "server/store/file/testing/file_store_fault.h"
 
 #include <errno.h>
 

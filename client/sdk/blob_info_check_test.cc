@@ -1,6 +1,6 @@
 // A BlobInfo is believed only when its descriptor hashes to its digest.
 
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 
 #include "client/testing/read_stream_fixture.h"
 #include "gtest/gtest.h"

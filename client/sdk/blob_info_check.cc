@@ -1,6 +1,6 @@
 // Implements CheckBlobInfo by recomputing the digest from the descriptor.
 
-#include "client/sdk/blob_info.h"
+#include "client/sdk/blob_info_check.h"
 
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"

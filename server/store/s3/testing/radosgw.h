@@ -2,8 +2,8 @@
 // tests/testing/with_ceph.sh started, from the environment it exports
 // (S3_ENDPOINT, S3_BUCKET, AWS_REGION and the credentials).
 
-#ifndef VERITYD_SERVER_STORE_S3_S3_TESTING_H_
-#define VERITYD_SERVER_STORE_S3_S3_TESTING_H_
+#ifndef VERITYD_SERVER_STORE_S3_TESTING_RADOSGW_H_
+#define VERITYD_SERVER_STORE_S3_TESTING_RADOSGW_H_
 
 #include "server/store/s3/s3_client.h"
 
@@ -17,4 +17,4 @@ S3ClientOptions TestRadosgwOptions();
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_S3_S3_TESTING_H_
+#endif  // VERITYD_SERVER_STORE_S3_TESTING_RADOSGW_H_

@@ -1,6 +1,6 @@
 // Implements the blob store test helpers.
 
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/file_store.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

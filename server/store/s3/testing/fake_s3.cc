@@ -1,7 +1,7 @@
 // Implements FakeS3's faults and crash point; the bucket itself is in
 // fake_s3_bucket.cc.
 
-#include "server/store/s3/fake_s3.h"
+#include "server/store/s3/testing/fake_s3.h"
 
 #include <utility>
 

@@ -2,8 +2,8 @@
 // FaultFileSystem, power cuts and restarts, and the checks every case makes
 // (what was acknowledged survives and verifies; nothing is partly visible).
 
-#ifndef VERITYD_SERVER_STORE_FILE_FILE_STORE_FAULT_TESTING_H_
-#define VERITYD_SERVER_STORE_FILE_FILE_STORE_FAULT_TESTING_H_
+#ifndef VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_FAULT_H_
+#define VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_FAULT_H_
 
 #include <cstddef>
 #include <functional>
@@ -16,9 +16,9 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "lib/descriptor.h"
-#include "server/store/file/fault_file_system.h"
 #include "server/store/file/file_store.h"
-#include "server/store/file/file_store_testing.h"
+#include "server/store/file/testing/fault_file_system.h"
+#include "server/store/file/testing/file_store.h"
 
 namespace verity::server {
 
@@ -97,4 +97,4 @@ class FaultStoreTest : public ::testing::Test {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_STORE_FILE_FILE_STORE_FAULT_TESTING_H_
+#endif  // VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_FAULT_H_
