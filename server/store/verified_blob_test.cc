@@ -28,10 +28,7 @@ class VerifiedBlobTest : public FileStoreFixture {
   }
 
   void CorruptBlock(uint64_t block) {
-    const std::string path = BlobDirFor(root_, digest_) + "/data";
-    std::string bytes = *ReadWholeFile(path);
-    bytes[block * 4096 + 10] ^= 0x01;
-    ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+    FlipStoredDataBit(digest_, block * 4096 + 10);
   }
 
   std::string data_;

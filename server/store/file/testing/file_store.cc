@@ -149,4 +149,13 @@ std::string FileStoreFixture::MustPut(absl::string_view data,
   return put.ok() ? put->info.digest : "";
 }
 
+void FileStoreFixture::FlipStoredDataBit(absl::string_view digest_text,
+                                         uint64_t offset) {
+  const std::string path = BlobDirFor(root_, digest_text) + "/data";
+  absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  (*bytes)[offset] ^= 0x01;
+  ASSERT_TRUE(WriteWholeFile(path, *bytes).ok());
+}
+
 }  // namespace verity::server

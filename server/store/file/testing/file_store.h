@@ -81,6 +81,9 @@ class FileStoreFixture : public ::testing::Test {
   std::string MustPut(absl::string_view data, absl::string_view name = "",
                       const MerkleParams& params = {});
   std::string tmp_dir() const { return root_ + "/tmp"; }
+  // Flips one bit of byte `offset` of the stored data of `digest_text`, as a
+  // failing disk would.
+  void FlipStoredDataBit(absl::string_view digest_text, uint64_t offset);
 
   std::string root_;
   uint64_t max_blob_bytes_ = uint64_t{4} << 30;
