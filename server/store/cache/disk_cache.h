@@ -53,7 +53,8 @@ class DiskCache {
   bool Read(const SlabKey& key, uint64_t offset, absl::Span<uint8_t> out);
   // Queues `slab` to be written; not written if the queue is full.
   void Write(std::shared_ptr<const Slab> slab) ABSL_LOCKS_EXCLUDED(mu_);
-  // Deletes the slab's file, if cached.
+  // Uncaches the slab; its file is deleted once no reader (or the writer
+  // that just wrote it) still holds it.
   void Forget(const SlabKey& key) { files_.Erase(key); }
 
   // Slab bytes on disk.
