@@ -28,10 +28,12 @@ namespace verity::sdk {
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     const ClientOptions& options) {
   RETURN_IF_ERROR(client::ValidateRetryPolicy(options.retry));
+  ASSIGN_OR_RETURN(std::unique_ptr<client::NameTrust> trust,
+                   client::NameTrust::Create(options));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   return std::make_unique<client::ClientImpl>(
-      options, v1::Verity::NewStub(std::move(channel)));
+      options, v1::Verity::NewStub(std::move(channel)), std::move(trust));
 }
 
 }  // namespace verity::sdk
@@ -55,7 +57,11 @@ absl::Status ToPutSettings(const sdk::PutOptions& options,
                            PutSettings* settings) {
   RETURN_IF_ERROR(CheckChunkBytes(options.chunk_bytes));
   ASSIGN_OR_RETURN(settings->params, MerkleParamsOf(options));
+  if (!options.name_statement.empty() && options.name.empty()) {
+    return absl::InvalidArgumentError("a name statement needs a name");
+  }
   settings->name = options.name;
+  settings->name_statement = options.name_statement;
   if (options.expected_digest.has_value()) {
     settings->expected = ToParsedDigest(*options.expected_digest);
   }
@@ -78,10 +84,12 @@ absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
 }  // namespace
 
 ClientImpl::ClientImpl(const sdk::ClientOptions& options,
-                       std::unique_ptr<v1::Verity::StubInterface> stub)
+                       std::unique_ptr<v1::Verity::StubInterface> stub,
+                       std::unique_ptr<NameTrust> trust)
     : options_(options),
       stub_(std::move(stub)),
-      cache_(TreeCacheOptions(options)) {}
+      cache_(TreeCacheOptions(options)),
+      trust_(std::move(trust)) {}
 
 absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                                const sdk::FetchOptions& options) {
@@ -101,6 +109,18 @@ absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
     return Describe(plan.target.trusted, plan.deadline);
   };
   return RunFetch(plan, options, describe, sink);
+}
+
+absl::Status ClientImpl::FetchName(absl::string_view name, sdk::Sink& sink,
+                                   const sdk::FetchOptions& options) {
+  // The name is settled before the first Read: a refused one never starts
+  // the sink, and every stream of the fetch reads the one digest, by digest.
+  absl::StatusOr<sdk::BlobInfo> info = ResolveName(name, options.deadline);
+  if (!info.ok()) {
+    sink.Abort();
+    return info.status();
+  }
+  return Fetch(info->digest, sink, options);
 }
 
 absl::StatusOr<std::shared_ptr<VerifiedTree>> ClientImpl::Describe(
@@ -148,11 +168,38 @@ absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest) {
 }
 
 absl::StatusOr<sdk::BlobInfo> ClientImpl::StatName(absl::string_view name) {
+  return ResolveName(name, absl::InfiniteFuture());
+}
+
+absl::StatusOr<sdk::BlobInfo> ClientImpl::ResolveName(absl::string_view name,
+                                                      absl::Time deadline) {
   v1::StatRequest request;
   request.set_name(std::string(name));
-  ASSIGN_OR_RETURN(const v1::BlobInfo info,
-                   StatRpc(request, absl::InfiniteFuture()));
-  return BlobInfoFromProto(info);
+  ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
+  if (trust_ == nullptr) return BlobInfoFromProto(info);
+  ASSIGN_OR_RETURN(const NameStatement statement,
+                   trust_->Check(name, info, absl::Now()));
+  ASSIGN_OR_RETURN(sdk::BlobInfo checked,
+                   BlobInfoFromProto(info, &statement.claim.digest));
+  checked.name_statement = ToNameStatementInfo(statement, /*verified=*/true);
+  return checked;
+}
+
+absl::StatusOr<sdk::BlobInfo> ClientImpl::SetName(
+    absl::string_view name, const sdk::Digest& digest,
+    absl::string_view name_statement) {
+  v1::SetNameRequest request;
+  request.set_name(std::string(name));
+  request.set_digest(digest.ToString());
+  request.set_name_statement(std::string(name_statement));
+  // Not retried, as Put is not: a repeat whose first try landed is refused
+  // as stale by a server with --name_keys.
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::BlobInfo info;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->SetName(&context, request, &info)));
+  const ParsedDigest expected = ToParsedDigest(digest);
+  return BlobInfoFromProto(info, &expected);
 }
 
 absl::StatusOr<v1::BlobInfo> ClientImpl::StatRpc(const v1::StatRequest& request,

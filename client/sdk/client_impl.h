@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/sdk/fetch_counters.h"
+#include "client/sdk/name_trust.h"
 #include "client/sdk/read_stream_verifier.h"
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
@@ -16,22 +17,29 @@
 
 namespace verity::client {
 
-// Thread-safe: the stub is, the cache and counters are, and the rest is
-// immutable.
+// Thread-safe: the stub is, the cache and counters are, the name trust is,
+// and the rest is immutable.
 class ClientImpl final : public sdk::Client {
  public:
   // `stub` may be any implementation, e.g. one on an in-process channel.
+  // `trust` checks names; null takes names as the server's word.
   ClientImpl(const sdk::ClientOptions& options,
-             std::unique_ptr<v1::Verity::StubInterface> stub);
+             std::unique_ptr<v1::Verity::StubInterface> stub,
+             std::unique_ptr<NameTrust> trust);
 
   absl::Status Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                      const sdk::FetchOptions& options) override;
+  absl::Status FetchName(absl::string_view name, sdk::Sink& sink,
+                         const sdk::FetchOptions& options) override;
   absl::StatusOr<sdk::PutResult> PutFile(
       absl::string_view path, const sdk::PutOptions& options) override;
   absl::StatusOr<sdk::PutResult> PutStream(
       const sdk::ByteSource& source, const sdk::PutOptions& options) override;
   absl::StatusOr<sdk::BlobInfo> Stat(const sdk::Digest& digest) override;
   absl::StatusOr<sdk::BlobInfo> StatName(absl::string_view name) override;
+  absl::StatusOr<sdk::BlobInfo> SetName(
+      absl::string_view name, const sdk::Digest& digest,
+      absl::string_view name_statement) override;
   absl::StatusOr<sdk::ListPage> List(absl::string_view page_token,
                                      uint32_t page_size) override;
   absl::Status Delete(const sdk::Digest& digest) override;
@@ -42,6 +50,9 @@ class ClientImpl final : public sdk::Client {
   // The blob's authenticated tree, from the cache or a Stat.
   absl::StatusOr<std::shared_ptr<VerifiedTree>> Describe(
       const ParsedDigest& digest, absl::Time deadline);
+  // StatName's work: the name's blob, its statement checked if keys are set.
+  absl::StatusOr<sdk::BlobInfo> ResolveName(absl::string_view name,
+                                            absl::Time deadline);
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
   absl::Status DeleteRpc(const v1::DeleteRequest& request);
@@ -51,6 +62,7 @@ class ClientImpl final : public sdk::Client {
   const std::unique_ptr<v1::Verity::StubInterface> stub_;
   ReadStreamVerifier::TreeCache cache_;
   FetchCounters counters_;
+  const std::unique_ptr<NameTrust> trust_;  // null without trusted keys
 };
 
 }  // namespace verity::client

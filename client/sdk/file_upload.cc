@@ -102,6 +102,7 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
   *header.mutable_params() = TreeParamsToProto(options.params);
   header.set_expected_digest(result.digest.ToString());
   header.set_name(options.name);
+  header.set_name_statement(options.name_statement);
   const uint64_t size = tree.descriptor.data_size;
   ASSIGN_OR_RETURN(const verity::v1::PutResponse response,
                    RunPut(stub, context, [&](PutWriter& writer) {

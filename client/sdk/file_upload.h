@@ -25,6 +25,7 @@ namespace verity::client {
 struct PutSettings {
   MerkleParams params;
   std::string name;  // empty: store without naming it
+  std::string name_statement;  // with `name` only: its signed statement
   // If set, the content must have this digest, else DATA_LOSS: a file is
   // checked before anything is sent, a stream by the server as it arrives.
   std::optional<ParsedDigest> expected;

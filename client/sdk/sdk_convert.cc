@@ -39,6 +39,20 @@ PriorityClass ToPriorityClass(sdk::PriorityClass priority) {
   return PriorityClass::kNone;
 }
 
+sdk::NameStatementInfo ToNameStatementInfo(const NameStatement& statement,
+                                           bool verified) {
+  sdk::NameStatementInfo info;
+  info.version = statement.claim.version;
+  info.issued = statement.claim.issued;
+  info.expires = statement.claim.expires;
+  for (const KeyId& id : statement.signers) {
+    info.signer_key_ids.push_back(KeyIdToHex(id));
+  }
+  info.verified = verified;
+  info.encoded = statement.encoded;
+  return info;
+}
+
 absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
                                                 const ParsedDigest* expected) {
   ASSIGN_OR_RETURN(const CheckedBlobInfo checked,
@@ -55,11 +69,20 @@ absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
         absl::StrCat("the server reported a block size of 2^",
                      descriptor.log_block_size, " bytes for ", info.digest()));
   }
-  return sdk::BlobInfo{
+  sdk::BlobInfo result{
       std::move(digest),  descriptor.data_size,
       params->block_size, descriptor.salt,
       info.tree_size(),   {info.names().begin(), info.names().end()},
+      std::nullopt,
   };
+  if (!info.name_statement().empty()) {
+    const absl::StatusOr<NameStatement> statement =
+        ParseNameStatement(info.name_statement());
+    if (statement.ok()) {
+      result.name_statement = ToNameStatementInfo(*statement, false);
+    }
+  }
+  return result;
 }
 
 absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options) {

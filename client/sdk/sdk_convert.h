@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
+#include "lib/name_statement.h"
 #include "lib/priority_class.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "verity/blob_info.h"
@@ -21,8 +22,14 @@ ParsedDigest ToParsedDigest(const sdk::Digest& digest);
 // proto/convert mapping is then the only one to the wire.
 PriorityClass ToPriorityClass(sdk::PriorityClass priority);
 
+// What `statement` says, for callers; `verified` if it passed NameTrust.
+sdk::NameStatementInfo ToNameStatementInfo(const NameStatement& statement,
+                                           bool verified);
+
 // The checked report: DATA_LOSS unless its descriptor hashes to its digest
 // and, if `expected` is given, that is the expected digest (CheckBlobInfo).
+// A name statement in it is parsed, not verified (one that does not parse is
+// left out: unverified, it is only the server's word anyway).
 absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(
     const v1::BlobInfo& info, const ParsedDigest* expected = nullptr);
 

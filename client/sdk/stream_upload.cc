@@ -22,6 +22,7 @@ v1::PutHeader MakeHeader(const StreamUploadOptions& options) {
   v1::PutHeader header;
   *header.mutable_params() = TreeParamsToProto(options.params);
   header.set_name(options.name);
+  header.set_name_statement(options.name_statement);
   if (options.expected.has_value()) {
     header.set_expected_digest(options.expected->ToString());
   }

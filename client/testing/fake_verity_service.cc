@@ -26,6 +26,21 @@ void FakeVerityService::Add(const TestBlob& blob, const std::string& name) {
   if (!name.empty()) names_[name] = blob.digest_text;
 }
 
+void FakeVerityService::SetStatement(const std::string& name,
+                                     std::string statement) {
+  absl::MutexLock lock(&mu_);
+  if (statement.empty()) {
+    statements_.erase(name);
+  } else {
+    statements_[name] = std::move(statement);
+  }
+}
+
+std::string FakeVerityService::Statement(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  return StatementLocked(name);
+}
+
 void FakeVerityService::SetTamper(Tamper tamper) {
   absl::MutexLock lock(&mu_);
   tamper_ = std::move(tamper);
@@ -80,7 +95,9 @@ grpc::Status FakeVerityService::Put(
   absl::MutexLock lock(&mu_);
   response->set_already_present(blobs_.count(blob.digest_text) > 0);
   blobs_[blob.digest_text] = blob;
-  if (!header.name().empty()) names_[header.name()] = blob.digest_text;
+  if (!header.name().empty()) {
+    SetNameLocked(header.name(), blob.digest_text, header.name_statement());
+  }
   *response->mutable_info() = InfoOf(blob.digest_text);
   return grpc::Status::OK;
 }
@@ -89,6 +106,7 @@ grpc::Status FakeVerityService::Read(
     grpc::ServerContext*, const verity::v1::ReadRequest* request,
     grpc::ServerWriter<verity::v1::ReadResponse>* writer) {
   std::optional<TestBlob> blob;
+  std::string statement;
   Tamper tamper;
   std::function<grpc::Status()> read_status;
   {
@@ -98,6 +116,7 @@ grpc::Status FakeVerityService::Read(
     const std::string digest = Resolve(request->digest(), request->name());
     if (digest.empty()) return NotFound(request->digest() + request->name());
     blob = blobs_.at(digest);
+    if (!request->name().empty()) statement = StatementLocked(request->name());
     tamper = tamper_;
   }
   const uint64_t size = blob->data.size();
@@ -106,6 +125,7 @@ grpc::Status FakeVerityService::Read(
     return grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "range past the end");
   }
   std::vector<verity::v1::ReadResponse> stream = StreamFor(*request, *blob);
+  if (!stream.empty()) stream.front().set_name_statement(statement);
   if (tamper) tamper(&stream);
   for (const verity::v1::ReadResponse& msg : stream) {
     if (!writer->Write(msg)) break;
@@ -120,6 +140,20 @@ grpc::Status FakeVerityService::Stat(grpc::ServerContext*,
   const std::string digest = Resolve(request->digest(), request->name());
   if (digest.empty()) return NotFound(request->digest() + request->name());
   *response = InfoOf(digest);
+  if (!request->name().empty()) {
+    response->set_name_statement(StatementLocked(request->name()));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status FakeVerityService::SetName(
+    grpc::ServerContext*, const verity::v1::SetNameRequest* request,
+    verity::v1::BlobInfo* response) {
+  absl::MutexLock lock(&mu_);
+  if (blobs_.count(request->digest()) == 0) return NotFound(request->digest());
+  SetNameLocked(request->name(), request->digest(), request->name_statement());
+  *response = InfoOf(request->digest());
+  response->set_name_statement(request->name_statement());
   return grpc::Status::OK;
 }
 
@@ -148,11 +182,17 @@ grpc::Status FakeVerityService::Delete(grpc::ServerContext*,
   if (digest.empty()) return NotFound(request->digest() + request->name());
   if (!request->name().empty()) {
     names_.erase(request->name());
+    statements_.erase(request->name());
     return grpc::Status::OK;
   }
   blobs_.erase(digest);
   for (auto it = names_.begin(); it != names_.end();) {
-    it = it->second == digest ? names_.erase(it) : std::next(it);
+    if (it->second != digest) {
+      ++it;
+      continue;
+    }
+    statements_.erase(it->first);
+    it = names_.erase(it);
   }
   return grpc::Status::OK;
 }
@@ -164,6 +204,22 @@ std::string FakeVerityService::Resolve(const std::string& digest,
     return it == names_.end() ? "" : it->second;
   }
   return blobs_.count(digest) ? digest : "";
+}
+
+std::string FakeVerityService::StatementLocked(const std::string& name) const {
+  auto it = statements_.find(name);
+  return it == statements_.end() ? "" : it->second;
+}
+
+void FakeVerityService::SetNameLocked(const std::string& name,
+                                      const std::string& digest_text,
+                                      const std::string& statement) {
+  names_[name] = digest_text;
+  if (statement.empty()) {
+    statements_.erase(name);
+  } else {
+    statements_[name] = statement;
+  }
 }
 
 verity::v1::BlobInfo FakeVerityService::InfoOf(

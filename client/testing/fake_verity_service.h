@@ -1,6 +1,6 @@
 // Test support: an in-memory verityd on 127.0.0.1:0 that streams honest Read
-// responses, with a hook to tamper with them, for testing the CLI commands
-// without the real server.
+// responses, with a hook to tamper with them, and keeps names' statements
+// unchecked, for testing the SDK and the CLI without the real server.
 
 #ifndef VERITYD_CLIENT_TESTING_FAKE_VERITY_SERVICE_H_
 #define VERITYD_CLIENT_TESTING_FAKE_VERITY_SERVICE_H_
@@ -26,8 +26,16 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   // Rewrites a Read stream before it is sent.
   using Tamper = std::function<void(std::vector<verity::v1::ReadResponse>*)>;
 
-  // Stores `blob`, optionally under `name`.
+  // Stores `blob`, optionally under `name` (whose statement stays as it
+  // was: a bucket writer re-pointing a name).
   void Add(const TestBlob& blob, const std::string& name = "")
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Replaces the statement stored with `name` (empty removes it), which Stat
+  // and Read by name then return, as a bucket writer could.
+  void SetStatement(const std::string& name, std::string statement)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The statement stored with `name`; empty if none.
+  std::string Statement(const std::string& name) const
       ABSL_LOCKS_EXCLUDED(mu_);
   void SetTamper(Tamper tamper) ABSL_LOCKS_EXCLUDED(mu_);
   // The status each Read ends with after its (tampered) stream; OK unless
@@ -63,6 +71,11 @@ class FakeVerityService final : public verity::v1::Verity::Service {
                       const verity::v1::DeleteRequest* request,
                       verity::v1::DeleteResponse* response) override
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Stores the name and statement as given: the fake checks no statement.
+  grpc::Status SetName(grpc::ServerContext* context,
+                       const verity::v1::SetNameRequest* request,
+                       verity::v1::BlobInfo* response) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // The digest text `digest` or `name` refers to; empty if none.
@@ -70,12 +83,20 @@ class FakeVerityService final : public verity::v1::Verity::Service {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   verity::v1::BlobInfo InfoOf(const std::string& digest_text) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The statement of `name`, as Stat and Read by name return it.
+  std::string StatementLocked(const std::string& name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetNameLocked(const std::string& name, const std::string& digest_text,
+                     const std::string& statement)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<verity::v1::ReadResponse> StreamFor(
       const verity::v1::ReadRequest& request, const TestBlob& blob) const;
 
   mutable absl::Mutex mu_;
   std::map<std::string, TestBlob> blobs_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> names_ ABSL_GUARDED_BY(mu_);
+  // Name -> its statement, for the names that have one.
+  std::map<std::string, std::string> statements_ ABSL_GUARDED_BY(mu_);
   Tamper tamper_ ABSL_GUARDED_BY(mu_);
   uint32_t max_page_size_ ABSL_GUARDED_BY(mu_) = 1000;
   std::function<grpc::Status()> read_status_ ABSL_GUARDED_BY(mu_);

@@ -5,12 +5,29 @@
 #define VERITYD_CLIENT_INCLUDE_VERITY_BLOB_INFO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "verity/digest.h"
 
 namespace verity::sdk {
+
+// What a name's signed statement says. Plain value.
+struct NameStatementInfo {
+  uint64_t version = 0;
+  absl::Time issued;
+  absl::Time expires;
+  // Lowercase hex key ids of the keys that signed it: the SHA-256 of each
+  // DER public key, as `openssl pkey -pubin -outform DER | sha256sum` prints.
+  std::vector<std::string> signer_key_ids;
+  // Checked against ClientOptions::trusted_keys (signatures, name, expiry,
+  // digest, rollback). False without trusted keys: then nothing above was
+  // checked and it is the server's word.
+  bool verified = false;
+  std::string encoded;  // the statement as stored and sent
+};
 
 // A stored blob. The descriptor fields (size, block size, salt) hash to
 // `digest`, which the SDK checks; the names and tree size are as the server
@@ -22,6 +39,9 @@ struct BlobInfo {
   std::string salt;  // raw bytes; empty if unsalted
   uint64_t tree_size = 0;
   std::vector<std::string> names;  // the names that refer to the blob
+  // StatName, SetName and a Put with a name only: the name's statement, if
+  // the server stores one (without trusted keys, one that parses).
+  std::optional<NameStatementInfo> name_statement;
 };
 
 // One page of a listing. Plain value.

@@ -73,6 +73,16 @@ class Client {
   virtual absl::Status Fetch(const Digest& digest, Sink& sink,
                              const FetchOptions& options) = 0;
 
+  // Fetches a range of the blob `name` refers to, as Fetch does, by the
+  // digest the name resolves to (StatName). With trusted keys, nothing is
+  // read before the name's statement has passed every check, and the blob
+  // is then read by the statement's digest; a refusal is DATA_LOSS and the
+  // sink is only aborted, never started. Without them, the digest is the
+  // server's word: the content is verified against it, but a server that
+  // lies about names is not detected.
+  virtual absl::Status FetchName(absl::string_view name, Sink& sink,
+                                 const FetchOptions& options) = 0;
+
   // Fetch into memory of [offset, offset + length); `options` supplies the
   // rest (its range is ignored).
   absl::StatusOr<std::string> ReadRange(const Digest& digest, uint64_t offset,
@@ -95,9 +105,19 @@ class Client {
 
   // NOT_FOUND if the server has no such blob.
   virtual absl::StatusOr<BlobInfo> Stat(const Digest& digest) = 0;
-  // Resolves a name. The digest returned is the server's word: fetching it
+  // Resolves a name. With trusted keys, the name's statement is checked as
+  // FetchName checks it (DATA_LOSS on refusal) and recorded as seen.
+  // Without them, the digest returned is the server's word: fetching it
   // detects corruption, but not a server that lies about names.
   virtual absl::StatusOr<BlobInfo> StatName(absl::string_view name) = 0;
+
+  // Points `name` at the stored blob `digest`, with `name_statement` (signed
+  // by the publisher; may be empty for a server without --name_keys). Not
+  // retried. NOT_FOUND if the blob is not stored; the server's
+  // INVALID_ARGUMENT or FAILED_PRECONDITION for a statement it refuses.
+  virtual absl::StatusOr<BlobInfo> SetName(absl::string_view name,
+                                           const Digest& digest,
+                                           absl::string_view name_statement) = 0;
 
   // One page of the blobs in digest order: pass "" for the first, then each
   // page's next_page_token. `page_size` 0 means the server's default (at

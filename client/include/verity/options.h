@@ -84,6 +84,28 @@ struct ClientOptions {
   // The largest message accepted from the server; bounds the memory one
   // stream can make the client hold.
   int max_message_bytes = 16 << 20;
+
+  // Signed names (README, "Who says which digest a name means"; the
+  // statement and its checks are in docs/protocol.md). The text of a PEM
+  // file holding the Ed25519 public keys ("PUBLIC KEY" blocks, as `openssl
+  // pkey -pubout` writes them) trusted to sign name statements. Empty turns
+  // the checks off: a name then means whatever digest the server says.
+  // When set, FetchName and StatName accept a name only with a statement
+  // signed by `trusted_keys_threshold` of these keys, naming it exactly,
+  // current (5 minutes of clock skew allowed either way), binding the
+  // digest the server names, and not older than the newest this client has
+  // seen for the name under these keys; each refusal is DATA_LOSS saying
+  // which check failed. Fetches by digest need no statement.
+  std::string trusted_keys;
+  // How many distinct trusted keys must sign a statement: from 1 to the
+  // number of keys (INVALID_ARGUMENT otherwise).
+  int trusted_keys_threshold = 1;
+  // Where the newest statement version seen per name is kept, one file per
+  // set of trusted keys and threshold, shared by every client using the
+  // directory (names-<root id>.seen, written atomically under a lock). Empty
+  // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
+  // with trusted keys.
+  std::string state_dir;
 };
 
 struct FetchOptions {
@@ -109,6 +131,10 @@ struct PutOptions {
   std::string salt;
   // If set, the name then refers to the new blob.
   std::string name;
+  // With `name` only: a signed statement binding `name` to the content's
+  // digest (lib/name_statement.h's SignNameStatement makes one), stored with
+  // the name. A server run with --name_keys requires one.
+  std::string name_statement;
   // If set, the server stores nothing unless the content has this digest
   // (DATA_LOSS otherwise).
   std::optional<Digest> expected_digest;

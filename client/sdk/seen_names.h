@@ -1,0 +1,58 @@
+// Where a client remembers the newest name statement it accepted per name,
+// so that no server, replica or bucket writer can roll a name back to an
+// older signed statement, nor swap the statement of an equal version.
+
+#ifndef VERITYD_CLIENT_SDK_SEEN_NAMES_H_
+#define VERITYD_CLIENT_SDK_SEEN_NAMES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/name_statement.h"
+
+namespace verity::client {
+
+// $XDG_STATE_HOME/verity if XDG_STATE_HOME is an absolute path (the XDG
+// Base Directory spec ignores relative ones), else $HOME/.local/state/verity;
+// FAILED_PRECONDITION if neither is set.
+absl::StatusOr<std::string> DefaultStateDir();
+
+// One trust root's seen names in `dir`: the file names-<root id>.seen
+// (seen_names_file.h), replaced atomically (written to a temporary, fsync'd,
+// renamed, the directory fsync'd) under an exclusive flock(2) of
+// names-<root id>.lock, so that concurrent clients, in one process or many,
+// never lose each other's records and never lower a version. Keys of another
+// trust root have their own file: what one set of keys signed says nothing
+// about another's versions.
+//
+// Thread-safe: only immutable paths; every call takes the lock afresh.
+class SeenNamesStore {
+ public:
+  SeenNamesStore(std::string dir, std::string root_id);
+
+  // Under the lock: refuses `next` if it rolls back what was recorded for
+  // `name` (CheckNotRolledBack's FAILED_PRECONDITION, saying which version
+  // was seen), else records it if it is newer. DATA_LOSS if the file is
+  // damaged: it is left as it is, and every check fails until someone
+  // removes it (forgetting what was seen) rather than silently starting
+  // over. RESOURCE_EXHAUSTED when the file is full (kMaxSeenNames).
+  absl::Status CheckAndRecord(absl::string_view name,
+                              const NameStatement& next) const;
+
+  // What is recorded for `name`; version 0 and no hash if nothing.
+  absl::StatusOr<SeenName> Lookup(absl::string_view name) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  const std::string dir_;
+  const std::string root_id_;
+  const std::string path_;
+  const std::string lock_path_;
+};
+
+}  // namespace verity::client
+
+#endif  // VERITYD_CLIENT_SDK_SEEN_NAMES_H_
