@@ -200,6 +200,20 @@ Ed25519PrivateKey Ed25519PrivateKey::Generate() {
   return result;
 }
 
+absl::StatusOr<Ed25519PrivateKey> Ed25519PrivateKey::FromSeed(
+    absl::string_view seed) {
+  if (seed.size() != 32) {
+    return absl::InvalidArgumentError("an Ed25519 seed is 32 bytes");
+  }
+  std::array<uint8_t, kEd25519PublicKeySize> public_key;
+  std::array<uint8_t, 64> expanded;
+  ED25519_keypair_from_seed(public_key.data(), expanded.data(),
+                            reinterpret_cast<const uint8_t*>(seed.data()));
+  Ed25519PrivateKey result(expanded, Ed25519PublicKey(public_key));
+  OPENSSL_cleanse(expanded.data(), expanded.size());
+  return result;
+}
+
 absl::StatusOr<Ed25519PrivateKey> Ed25519PrivateKey::ParsePem(
     absl::string_view pem) {
   for (const PemBlock& block : ReadPemBlocks(pem)) {
@@ -213,12 +227,9 @@ absl::StatusOr<Ed25519PrivateKey> Ed25519PrivateKey::ParsePem(
       return absl::InvalidArgumentError(
           "the PRIVATE KEY block is not an Ed25519 key");
     }
-    std::array<uint8_t, kEd25519PublicKeySize> public_key;
-    std::array<uint8_t, 64> expanded;
-    ED25519_keypair_from_seed(public_key.data(), expanded.data(), seed.data());
-    Ed25519PrivateKey result(expanded, Ed25519PublicKey(public_key));
+    absl::StatusOr<Ed25519PrivateKey> result = FromSeed(absl::string_view(
+        reinterpret_cast<const char*>(seed.data()), seed.size()));
     OPENSSL_cleanse(seed.data(), seed.size());
-    OPENSSL_cleanse(expanded.data(), expanded.size());
     return result;
   }
   return absl::InvalidArgumentError(

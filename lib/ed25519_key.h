@@ -53,6 +53,10 @@ class Ed25519PublicKey {
 class Ed25519PrivateKey {
  public:
   static Ed25519PrivateKey Generate();
+  // The key RFC 8032 derives from a 32-byte seed (what PKCS#8 stores): for
+  // tests and fuzzers that need the same key every run. INVALID_ARGUMENT
+  // unless `seed` is 32 bytes.
+  static absl::StatusOr<Ed25519PrivateKey> FromSeed(absl::string_view seed);
   // A "PRIVATE KEY" (PKCS#8) PEM block holding an Ed25519 key, as
   // `openssl genpkey -algorithm ed25519` writes it. INVALID_ARGUMENT
   // otherwise; the message never contains key material.

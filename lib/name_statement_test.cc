@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,6 +15,19 @@ namespace {
 using ::testing::HasSubstr;
 
 const absl::Time kIssued = absl::FromUnixSeconds(1'800'000'000);
+
+// Made by tests/fuzz/make_corpus.py with Python's `cryptography` from the
+// layout in docs/protocol.md: "model/latest", version 7, issued 1.8e9 - 60,
+// expiring a day after 1.8e9, SHA-256 of the name as digest, signed by the
+// key of seed 'a' x 32. Another implementation's statement must verify.
+constexpr char kForeignStatementHex[] =
+    "76657269747964206e616d652073746174656d656e742076310a070000000000"
+    "0000c4d1496b0000000080234b6b00000000012794a83410deb6097c0e0a8b29"
+    "083656247ca14cc283f9a3d40472e1c40fee2b0c006d6f64656c2f6c61746573"
+    "7401af9073360066253d1d3c7f62a142eeff25d4bb70628b6056145fc879084a"
+    "2655fe1158d626bb632fc56f8e376492e5d18ea9bc15fa13f222b012108a5e17"
+    "15857b15c7039b0b182eaad4408697dc1f9526024c42d78955170a65950ba2a8"
+    "bd0e";
 
 NameClaim ClaimFor(absl::string_view name, uint64_t version = 7) {
   NameClaim claim;
@@ -95,6 +109,20 @@ TEST_F(NameStatementTest, HasTheDocumentedLayout) {
   expected.append(reinterpret_cast<const char*>(id.data()), id.size());
   EXPECT_EQ(statement.body, expected);
   EXPECT_TRUE(a_.public_key().Verify(expected, statement.signatures[0]));
+}
+
+TEST_F(NameStatementTest, VerifiesAStatementSignedByAnotherImplementation) {
+  const Ed25519PrivateKey key =
+      Ed25519PrivateKey::FromSeed(std::string(32, 'a')).value();
+  const std::string encoded = absl::HexStringToBytes(kForeignStatementHex);
+  const NameStatement statement = Parse(encoded);
+  EXPECT_EQ(statement.claim.digest, ClaimFor("model/latest").digest);
+  EXPECT_EQ(statement.claim.issued, kIssued - absl::Seconds(60));
+  EXPECT_TRUE(Check(encoded, Trust({&key})).ok());
+  // And this implementation signs the same bytes (Ed25519 is deterministic).
+  NameClaim claim = ClaimFor("model/latest");
+  claim.issued = kIssued - absl::Seconds(60);
+  EXPECT_EQ(Sign(claim, {&key}), encoded);
 }
 
 TEST_F(NameStatementTest, EveryChangedByteIsRefused) {
