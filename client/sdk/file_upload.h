@@ -24,7 +24,7 @@ namespace verity::client {
 // What every Put sends in its header, and the content bytes per message.
 struct PutSettings {
   MerkleParams params;
-  std::string name;  // empty: store without naming it
+  std::string name;            // empty: store without naming it
   std::string name_statement;  // with `name` only: its signed statement
   // If set, the content must have this digest, else DATA_LOSS: a file is
   // checked before anything is sent, a stream by the server as it arrives.

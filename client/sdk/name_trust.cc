@@ -12,8 +12,7 @@ namespace verity::client {
 namespace {
 
 absl::Status Refused(absl::string_view name, absl::string_view why) {
-  return absl::DataLossError(
-      absl::StrCat("refused name '", name, "': ", why));
+  return absl::DataLossError(absl::StrCat("refused name '", name, "': ", why));
 }
 
 }  // namespace
@@ -28,7 +27,9 @@ absl::StatusOr<std::unique_ptr<NameTrust>> NameTrust::Create(
         absl::StrCat("trusted keys: ", keys.status().message()));
   }
   std::string dir = options.state_dir;
-  if (dir.empty()) ASSIGN_OR_RETURN(dir, DefaultStateDir());
+  if (dir.empty()) {
+    ASSIGN_OR_RETURN(dir, DefaultStateDir());
+  }
   return std::make_unique<NameTrust>(*std::move(keys), std::move(dir));
 }
 
@@ -59,8 +60,8 @@ absl::StatusOr<NameStatement> NameTrust::Check(absl::string_view name,
   }
   if (absl::Status s = seen_.CheckAndRecord(name, *statement); !s.ok()) {
     if (!absl::IsFailedPrecondition(s)) return s;
-    return Refused(name, absl::StrCat(s.message(), " (rollback; state file ",
-                                      seen_.path(), ")"));
+    return Refused(
+        name, absl::StrCat(s.message(), " (state file ", seen_.path(), ")"));
   }
   return statement;
 }

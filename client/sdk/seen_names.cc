@@ -45,8 +45,8 @@ absl::StatusOr<SeenNames> Load(const std::string& path,
       ReadSmallRegularFile(path, kMaxSeenNamesFileBytes);
   if (absl::IsNotFound(text.status())) return SeenNames{root_id, {}};
   if (absl::IsOutOfRange(text.status())) {
-    return absl::DataLossError(absl::StrCat("the state file ", path,
-                                            " is larger than it can be"));
+    return absl::DataLossError(
+        absl::StrCat("the state file ", path, " is larger than it can be"));
   }
   RETURN_IF_ERROR(text.status());
   absl::StatusOr<SeenNames> seen = ParseSeenNames(*text);

@@ -113,8 +113,8 @@ absl::StatusOr<SeenNames> ParseSeenNames(absl::string_view text) {
                             std::move(entry));
   }
   if (seen.names.size() > kMaxSeenNames) {
-    return absl::DataLossError(absl::StrCat("more than ", kMaxSeenNames,
-                                            " names"));
+    return absl::DataLossError(
+        absl::StrCat("more than ", kMaxSeenNames, " names"));
   }
   return seen;
 }

@@ -24,7 +24,7 @@ inline constexpr size_t kMaxSeenNamesFileBytes = size_t{16} << 20;
 
 // What one trust root's file holds. Plain value.
 struct SeenNames {
-  std::string root_id;                    // TrustedKeys::RootId()
+  std::string root_id;  // TrustedKeys::RootId()
   // By name, in byte order.
   std::map<std::string, SeenName, std::less<>> names;
 };

@@ -35,8 +35,7 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   void SetStatement(const std::string& name, std::string statement)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The statement stored with `name`; empty if none.
-  std::string Statement(const std::string& name) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+  std::string Statement(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_);
   void SetTamper(Tamper tamper) ABSL_LOCKS_EXCLUDED(mu_);
   // The status each Read ends with after its (tampered) stream; OK unless
   // set. With a tamper that truncates, this makes a broken stream.

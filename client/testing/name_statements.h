@@ -28,8 +28,8 @@ struct TestClaim {
 
 // The encoded statement of `claim`, signed by every key of `keys`; fails the
 // test (and returns "") if signing fails.
-std::string SignTestStatement(const TestClaim& claim,
-                              const std::vector<const Ed25519PrivateKey*>& keys);
+std::string SignTestStatement(
+    const TestClaim& claim, const std::vector<const Ed25519PrivateKey*>& keys);
 
 // The same, parsed.
 NameStatement ParseTestStatement(absl::string_view encoded);

@@ -115,9 +115,9 @@ class Client {
   // by the publisher; may be empty for a server without --name_keys). Not
   // retried. NOT_FOUND if the blob is not stored; the server's
   // INVALID_ARGUMENT or FAILED_PRECONDITION for a statement it refuses.
-  virtual absl::StatusOr<BlobInfo> SetName(absl::string_view name,
-                                           const Digest& digest,
-                                           absl::string_view name_statement) = 0;
+  virtual absl::StatusOr<BlobInfo> SetName(
+      absl::string_view name, const Digest& digest,
+      absl::string_view name_statement) = 0;
 
   // One page of the blobs in digest order: pass "" for the first, then each
   // page's next_page_token. `page_size` 0 means the server's default (at
