@@ -133,12 +133,8 @@ client::ConnectionOptions DefaultConnectionOptions() {
   return options;
 }
 
-absl::StatusOr<CommandLine> ParseCommandLine(
-    int argc, char** argv, const std::vector<CommandFlag>& command_flags) {
-  CommandLine line;
-  line.connection = DefaultConnectionOptions();
-  std::vector<CommandFlag> flags = ConnectionFlags(&line.connection);
-  flags.insert(flags.end(), command_flags.begin(), command_flags.end());
+absl::StatusOr<std::vector<std::string>> ParseFlags(
+    int argc, char** argv, const std::vector<CommandFlag>& flags) {
   const GetoptTables tables = MakeTables(flags);
   absl::flat_hash_set<int> seen;
   optind = 0;  // glibc: restart scanning, so parsing can run more than once
@@ -154,8 +150,17 @@ absl::StatusOr<CommandLine> ParseCommandLine(
     }
     RETURN_IF_ERROR(flags[index].apply(optarg ? optarg : ""));
   }
+  return std::vector<std::string>(argv + optind, argv + argc);
+}
+
+absl::StatusOr<CommandLine> ParseCommandLine(
+    int argc, char** argv, const std::vector<CommandFlag>& command_flags) {
+  CommandLine line;
+  line.connection = DefaultConnectionOptions();
+  std::vector<CommandFlag> flags = ConnectionFlags(&line.connection);
+  flags.insert(flags.end(), command_flags.begin(), command_flags.end());
+  ASSIGN_OR_RETURN(line.operands, ParseFlags(argc, argv, flags));
   RETURN_IF_ERROR(client::ValidateConnectionOptions(line.connection));
-  line.operands.assign(argv + optind, argv + argc);
   return line;
 }
 

@@ -39,6 +39,11 @@ client::ConnectionOptions DefaultConnectionOptions();
 absl::StatusOr<CommandLine> ParseCommandLine(
     int argc, char** argv, const std::vector<CommandFlag>& flags);
 
+// Parses `flags` alone, for commands that talk to no server; returns the
+// operands. Errors as ParseCommandLine's.
+absl::StatusOr<std::vector<std::string>> ParseFlags(
+    int argc, char** argv, const std::vector<CommandFlag>& flags);
+
 // The single DIGEST_OR_NAME operand of `line`, or `line`'s error;
 // INVALID_ARGUMENT unless there is exactly one operand.
 absl::StatusOr<client::BlobRef> OneBlobOperand(

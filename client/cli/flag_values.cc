@@ -10,6 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace verity::cli {
 namespace {
@@ -64,6 +65,27 @@ absl::StatusOr<absl::Duration> ParseSecondsFlag(absl::string_view flag,
         "invalid ", flag, " '", text, "': must be a number of seconds"));
   }
   return absl::Seconds(seconds);
+}
+
+absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag,
+                                                 absl::string_view text) {
+  absl::Duration duration;
+  absl::string_view days = text;
+  bool ok = false;
+  if (absl::ConsumeSuffix(&days, "d")) {
+    uint32_t count = 0;
+    ok = AllOf(days, "0123456789") && absl::SimpleAtoi(days, &count);
+    duration = absl::Hours(24) * count;
+  } else {
+    ok = absl::ParseDuration(text, &duration);
+  }
+  if (!ok || duration <= absl::ZeroDuration() ||
+      duration == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid ", flag, " '", text,
+                     "': must be a positive duration such as 720h or 30d"));
+  }
+  return duration;
 }
 
 bool AsksForHelp(int argc, char** argv) {

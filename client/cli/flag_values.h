@@ -34,6 +34,11 @@ bool AsksForHelp(int argc, char** argv);
 absl::StatusOr<absl::Duration> ParseSecondsFlag(absl::string_view flag,
                                                 absl::string_view text);
 
+// A positive duration: Go's and Abseil's form ("720h", "90m", "1h30m",
+// "45s") or whole days ("30d").
+absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag,
+                                                 absl::string_view text);
+
 }  // namespace verity::cli
 
 #endif  // VERITYD_CLIENT_CLI_FLAG_VALUES_H_

@@ -44,6 +44,19 @@ TEST(FlagValuesTest, Seconds) {
   }
 }
 
+TEST(FlagValuesTest, Duration) {
+  EXPECT_EQ(*ParseDurationFlag("--expires-in", "720h"), absl::Hours(720));
+  EXPECT_EQ(*ParseDurationFlag("--expires-in", "1h30m"), absl::Minutes(90));
+  EXPECT_EQ(*ParseDurationFlag("--expires-in", "30d"), absl::Hours(720));
+  EXPECT_EQ(*ParseDurationFlag("--expires-in", "1d"), absl::Hours(24));
+  for (const char* bad : {"", "0", "0d", "0s", "-1h", "d", "1.5d", "-1d", "+1d",
+                          "inf", "1", "1 h", "1hx", "99999999999d"}) {
+    EXPECT_EQ(ParseDurationFlag("--expires-in", bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 TEST(FlagValuesTest, AsksForHelp) {
   auto asks = [](std::vector<std::string> args) {
     TestArgv argv(std::move(args));

@@ -28,9 +28,10 @@ constexpr char kUsage[] =
     "Without --length, reads to the end. --parallel splits the range over N\n"
     "concurrent streams (1 to 64). --deadline bounds the whole get, retries\n"
     "and resumed streams included (default none; --timeout bounds each\n"
-    "attempt). A name is resolved by the server, whose\n"
-    "digest is then trusted; pass the digest to be protected from a lying\n"
-    "server.\n";
+    "attempt). A name is resolved by the server. With --trusted-keys the\n"
+    "name's signed statement must pass (see below) and the blob is read by\n"
+    "the digest it signs; without, the server's digest is trusted: pass the\n"
+    "digest to be protected from a lying server.\n";
 
 absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
   if (v == "rt") return sdk::PriorityClass::kRealtime;
@@ -52,7 +53,8 @@ absl::StatusOr<int> ParseParallel(absl::string_view v) {
 
 std::vector<CommandFlag> GetFlags(GetOptions* opts) {
   sdk::FetchOptions* fetch = &opts->fetch;
-  return {
+  std::vector<CommandFlag> flags = TrustFlags(&opts->trust);
+  std::vector<CommandFlag> own = {
       {"output", 'o', true,
        [opts](absl::string_view v) -> absl::Status {
          if (v.empty()) return absl::InvalidArgumentError("-o is empty");
@@ -85,24 +87,26 @@ std::vector<CommandFlag> GetFlags(GetOptions* opts) {
          return absl::OkStatus();
        }},
   };
+  flags.insert(flags.end(), own.begin(), own.end());
+  return flags;
 }
 
-// The digest to fetch: the operand's, or the one the server names for it.
-absl::StatusOr<sdk::Digest> Resolve(sdk::Client& client,
-                                    const client::BlobRef& blob) {
-  if (!blob.digest.has_value()) {
-    ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.StatName(blob.name));
-    return info.digest;
+// By digest, or by name (the SDK checks the name's statement first).
+absl::Status FetchInto(sdk::Client& client, const GetOptions& opts,
+                       sdk::Sink& sink) {
+  if (!opts.blob.digest.has_value()) {
+    return client.FetchName(opts.blob.name, sink, opts.fetch);
   }
-  return sdk::Digest::Parse(blob.ToString());
+  ASSIGN_OR_RETURN(const sdk::Digest digest,
+                   sdk::Digest::Parse(opts.blob.ToString()));
+  return client.Fetch(digest, sink, opts.fetch);
 }
 
 absl::Status Fetch(sdk::Client& client, const GetOptions& opts, sdk::Sink& sink,
                    std::FILE* err) {
-  ASSIGN_OR_RETURN(const sdk::Digest digest, Resolve(client, opts.blob));
-  if (!isatty(fileno(err))) return client.Fetch(digest, sink, opts.fetch);
+  if (!isatty(fileno(err))) return FetchInto(client, opts, sink);
   ProgressSink progress(sink, err);
-  return client.Fetch(digest, progress, opts.fetch);
+  return FetchInto(client, opts, progress);
 }
 
 // Verified bytes in order to `out`, named `what` in errors.
@@ -156,6 +160,7 @@ absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
 
 absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
   GetOptions opts;
+  opts.trust = DefaultTrustOptions();
   const absl::StatusOr<CommandLine> line =
       ParseCommandLine(argc, argv, GetFlags(&opts));
   ASSIGN_OR_RETURN(opts.blob, OneBlobOperand(line));
@@ -164,14 +169,15 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
 }
 
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
+  const std::string usage = absl::StrCat(kUsage, kTrustUsage);
+  if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
-  if (!opts.ok()) return UsageError("get", opts.status(), kUsage, err);
+  if (!opts.ok()) return UsageError("get", opts.status(), usage, err);
   if (opts->deadline > absl::ZeroDuration()) {
     opts->fetch.deadline = absl::Now() + opts->deadline;
   }
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =
-      client::CreateClient(opts->connection);
+      CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("get", client.status(), err);
   const absl::Status status =
       opts->output.empty()

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "client/cli/blob_ref.h"
 #include "client/cli/connection.h"
+#include "client/cli/trust_options.h"
 #include "verity/options.h"
 
 namespace verity::cli {
@@ -23,6 +24,8 @@ struct GetOptions {
   sdk::FetchOptions fetch;
   // --deadline: the whole fetch, retries included; zero for none.
   absl::Duration deadline = absl::ZeroDuration();
+  // --trusted-keys, --trusted-keys-threshold, --state-dir.
+  TrustOptions trust;
 };
 
 // Parses `argv` (argv[0] is "get"); INVALID_ARGUMENT naming the problem.
@@ -30,7 +33,9 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv);
 
 // Runs `verity get` and returns its exit code. Without -o, verified bytes are
 // written to `out` as they arrive, so a failure can leave a verified prefix
-// there. With -o FILE, FILE appears only once the whole range is verified;
+// there. With trusted keys, a name whose statement is refused is never read:
+// exit 3, nothing written. With -o FILE, FILE appears only once the whole
+// range is verified;
 // otherwise it is left absent or as it was. When `err` is a terminal, a large
 // transfer shows a progress line there.
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err);

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/cli/connection.h"
+#include "client/cli/name_signing.h"
 #include "lib/merkle_params.h"
 
 namespace verity::cli {
@@ -19,6 +20,9 @@ struct PutOptions {
   client::ConnectionOptions connection;
   MerkleParams params;  // --hash-alg, --block-size, --salt
   std::string name;     // --name, only with a single FILE
+  // --sign-key (with --name), --version, --expires-in: the name's statement,
+  // signed for the file's digest and stored with the name.
+  SigningOptions signing;
   std::vector<std::string> files;
 };
 

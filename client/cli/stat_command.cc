@@ -4,21 +4,44 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
 #include "client/cli/flag_values.h"
+#include "client/cli/trust_options.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
 namespace verity::cli {
 namespace {
 
-constexpr char kUsage[] = "Usage: verity stat DIGEST_OR_NAME\n";
+constexpr char kUsage[] =
+    "Usage: verity stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
+    "                   [--trusted-keys-threshold=K] [--state-dir=DIR]\n"
+    "By name, also shows the name's signed statement: its version, times and\n"
+    "signer key ids, verified with --trusted-keys (else the server's word).\n";
 
-absl::Status Stat(const CommandLine& line, const client::BlobRef& blob,
-                  std::FILE* out) {
+std::string Rfc3339(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
+std::string FormatStatement(const sdk::NameStatementInfo& statement) {
+  std::string text =
+      absl::StrCat("statement-version: ", statement.version,
+                   "\nstatement-issued: ", Rfc3339(statement.issued),
+                   "\nstatement-expires: ", Rfc3339(statement.expires), "\n");
+  for (const std::string& id : statement.signer_key_ids) {
+    absl::StrAppend(&text, "statement-signer: ", id, "\n");
+  }
+  absl::StrAppend(&text, "statement-verified: ",
+                  statement.verified ? "yes" : "no (no trusted keys)", "\n");
+  return text;
+}
+
+absl::Status Stat(const CommandLine& line, const TrustOptions& trust,
+                  const client::BlobRef& blob, std::FILE* out) {
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
-                   client::CreateClient(line.connection));
+                   CreateTrustingClient(line.connection, trust));
   absl::StatusOr<sdk::BlobInfo> info;
   if (blob.digest.has_value()) {
     ASSIGN_OR_RETURN(const sdk::Digest digest,
@@ -46,15 +69,21 @@ std::string FormatStat(const sdk::BlobInfo& info) {
   for (const std::string& name : info.names) {
     absl::StrAppend(&text, "name: ", name, "\n");
   }
+  if (info.name_statement.has_value()) {
+    absl::StrAppend(&text, FormatStatement(*info.name_statement));
+  }
   return text;
 }
 
 int RunStatCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
-  absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
+  const std::string usage = absl::StrCat(kUsage, kTrustUsage);
+  if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
+  TrustOptions trust = DefaultTrustOptions();
+  absl::StatusOr<CommandLine> line =
+      ParseCommandLine(argc, argv, TrustFlags(&trust));
   absl::StatusOr<client::BlobRef> blob = OneBlobOperand(line);
-  if (!blob.ok()) return UsageError("stat", blob.status(), kUsage, err);
-  return ReportStatus("stat", Stat(*line, *blob, out), err);
+  if (!blob.ok()) return UsageError("stat", blob.status(), usage, err);
+  return ReportStatus("stat", Stat(*line, trust, *blob, out), err);
 }
 
 }  // namespace verity::cli

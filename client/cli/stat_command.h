@@ -12,7 +12,9 @@
 namespace verity::cli {
 
 // The lines `verity stat` prints: digest, size, hash algorithm, block size,
-// salt (hex), tree size, then one line per name.
+// salt (hex), tree size, one line per name, then for a name with a signed
+// statement its version, issue and expiry times (RFC 3339, UTC), one line
+// per signer key id, and whether trusted keys verified it.
 std::string FormatStat(const sdk::BlobInfo& info);
 
 // Runs `verity stat DIGEST_OR_NAME` (argv[0] is "stat"); returns the exit

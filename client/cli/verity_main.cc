@@ -6,9 +6,11 @@
 #include "client/cli/digest_command.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/get_command.h"
+#include "client/cli/keygen_command.h"
 #include "client/cli/ls_command.h"
 #include "client/cli/put_command.h"
 #include "client/cli/rm_command.h"
+#include "client/cli/sign_command.h"
 #include "client/cli/stat_command.h"
 
 namespace {
@@ -22,21 +24,32 @@ constexpr char kUsage[] =
     "      print the fs-verity digest of local files, as `fsverity digest` "
     "does\n"
     "  put FILE... [--hash-alg=] [--block-size=] [--salt=] [--name=NAME]\n"
-    "      store files on the server; print their digests once it agrees\n"
+    "              [--sign-key=FILE [--version=N] [--expires-in=DURATION]]\n"
+    "      store files on the server; print their digests once it agrees;\n"
+    "      --sign-key also stores a signed statement for the name\n"
     "  get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
     "                     [--priority=rt|be|idle|none] [--parallel=N]\n"
+    "                     [--trusted-keys=FILE] [--state-dir=DIR]\n"
     "      read a blob, verified against its digest (by name, against the\n"
-    "      digest the server names: pass the digest to distrust the server)\n"
-    "  stat DIGEST_OR_NAME   show what the server knows about a blob\n"
+    "      digest the server names, or with --trusted-keys the one its\n"
+    "      signed statement names: pass the digest to distrust the server)\n"
+    "  stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
+    "      show what the server knows about a blob, and a name's statement\n"
+    "  keygen --out=FILE     make an Ed25519 key for signing names\n"
+    "  sign NAME DIGEST --key=FILE [--version=N] [--expires-in=DURATION]\n"
+    "                   [--out=FILE | --store]\n"
+    "      sign \"NAME means DIGEST\"; print, write or store the statement\n"
     "  ls                    list the stored blobs: digest, size, names\n"
     "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
     "\n"
-    "put, get, stat, ls and rm also take --server=HOST:PORT (default\n"
+    "put, get, stat, ls, rm and sign also take --server=HOST:PORT (default\n"
     "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
+    "get and stat take --trusted-keys=FILE (default $VERITY_TRUSTED_KEYS),\n"
+    "--trusted-keys-threshold=K and --state-dir=DIR: `verity get --help`.\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 not found, 3 verification failed, 4 "
     "unavailable,\n"
@@ -56,6 +69,8 @@ constexpr Command kCommands[] = {
     {"stat", verity::cli::RunStatCommand},
     {"ls", verity::cli::RunLsCommand},
     {"rm", verity::cli::RunRmCommand},
+    {"keygen", verity::cli::RunKeygenCommand},
+    {"sign", verity::cli::RunSignCommand},
 };
 
 }  // namespace

@@ -1,0 +1,90 @@
+// Implements the trust flags: the keys file is read here, once, and passed
+// to the SDK as text.
+
+#include "client/cli/trust_options.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/flag_values.h"
+#include "lib/file_util.h"
+#include "lib/name_statement.h"
+#include "lib/status_macros.h"
+
+namespace verity::cli {
+namespace {
+
+// Far more than kMaxStatementSigners PEM public keys take.
+constexpr size_t kMaxKeysFileBytes = 64 << 10;
+
+absl::StatusOr<int> ParseThreshold(absl::string_view text) {
+  ASSIGN_OR_RETURN(const uint64_t value,
+                   ParseUint64Flag("--trusted-keys-threshold", text));
+  // The SDK checks it against the number of keys.
+  if (value < 1 || value > kMaxStatementSigners) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --trusted-keys-threshold '", text,
+                     "': must be from 1 to ", kMaxStatementSigners));
+  }
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+TrustOptions DefaultTrustOptions() {
+  TrustOptions options;
+  if (const char* keys = std::getenv("VERITY_TRUSTED_KEYS"); keys != nullptr) {
+    options.keys_file = keys;
+  }
+  return options;
+}
+
+std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
+  return {
+      {"trusted-keys", 0, true,
+       [options](absl::string_view v) {
+         options->keys_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"trusted-keys-threshold", 0, true,
+       [options](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(options->threshold, ParseThreshold(v));
+         return absl::OkStatus();
+       }},
+      {"state-dir", 0, true,
+       [options](absl::string_view v) -> absl::Status {
+         if (v.empty())
+           return absl::InvalidArgumentError("--state-dir is empty");
+         options->state_dir = std::string(v);
+         return absl::OkStatus();
+       }},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
+    const client::ConnectionOptions& connection, const TrustOptions& trust) {
+  RETURN_IF_ERROR(client::ValidateConnectionOptions(connection));
+  sdk::ClientOptions options = client::ToClientOptions(connection);
+  if (!trust.keys_file.empty()) {
+    absl::StatusOr<std::string> keys =
+        ReadSmallFile(trust.keys_file, kMaxKeysFileBytes);
+    if (!keys.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trusted-keys: ", keys.status().message()));
+    }
+    // An empty string would turn the checks off: refuse, never fail open.
+    if (keys->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trusted-keys ", trust.keys_file, " is empty"));
+    }
+    options.trusted_keys = *std::move(keys);
+  } else if (trust.threshold != 1) {
+    return absl::InvalidArgumentError(
+        "--trusted-keys-threshold needs --trusted-keys");
+  }
+  options.trusted_keys_threshold = trust.threshold;
+  options.state_dir = trust.state_dir;
+  return sdk::Client::Create(options);
+}
+
+}  // namespace verity::cli
