@@ -10,7 +10,8 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do ours+=("$1"); shift; done
 shift
 [[ ${#ours[@]} -gt 0 && $# -gt 0 ]] || { echo "usage: $0 ARCHIVE... -- BORINGSSL_ARCHIVE..." >&2; exit 2; }
 
-libcrypto=$(/sbin/ldconfig -p | awk '$1 == "libcrypto.so.3" {print $NF; exit}')
+# No early exit in awk: ldconfig would die of SIGPIPE, which pipefail turns into a silent failure.
+libcrypto=$(/sbin/ldconfig -p | awk '$1 == "libcrypto.so.3" && !found {print $NF; found = 1}')
 [[ -n "$libcrypto" ]] || { echo "libcrypto.so.3 not found by ldconfig" >&2; exit 1; }
 
 tmp=$(mktemp -d)
