@@ -276,7 +276,7 @@ absl::Status VerifyDetachedPkcs7(absl::string_view der,
   ErrorQueueGuard errors(l);
   absl::StatusOr<Pkcs7Ptr> p7 = ParseDetached(l, der);
   if (!p7.ok()) return p7.status();
-  auto* certs = static_cast<STACK_OF(X509)*>(pinned.stack());
+  auto* certs = static_cast<STACK_OF(X509)*>(pinned.stack_);
   // Looked up first, apart from the verification, only to say which failed.
   STACK_OF(X509)* signers =
       l.PKCS7_get0_signers(p7->get(), certs, PKCS7_NOINTERN);

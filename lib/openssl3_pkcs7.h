@@ -30,13 +30,14 @@ class Openssl3Certificates {
   ~Openssl3Certificates();
 
   size_t size() const { return size_; }
-  // The STACK_OF(X509) that owns the certificates, for openssl3_pkcs7.cc.
-  void* stack() const { return stack_; }
 
  private:
+  friend absl::Status VerifyDetachedPkcs7(absl::string_view, absl::string_view,
+                                          const Openssl3Certificates&);
+
   Openssl3Certificates(void* stack, size_t size) : stack_(stack), size_(size) {}
 
-  void* stack_;
+  void* stack_;  // the STACK_OF(X509) that owns the certificates
   size_t size_;
 };
 
