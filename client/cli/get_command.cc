@@ -24,7 +24,9 @@ namespace {
 constexpr char kUsage[] =
     "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
     "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
-    "                  [--deadline=SECONDS]\n"
+    "                  [--deadline=SECONDS] [--trusted-keys=FILE]\n"
+    "                  [--trusted-keys-threshold=K] [--state-dir=DIR]\n"
+    "                  [--fsverity-cert=PEM]\n"
     "Without --length, reads to the end. --parallel splits the range over N\n"
     "concurrent streams (1 to 64). --deadline bounds the whole get, retries\n"
     "and resumed streams included (default none; --timeout bounds each\n"

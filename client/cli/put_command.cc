@@ -10,16 +10,22 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "lib/file_digest.h"
+#include "lib/file_util.h"
 #include "lib/status_macros.h"
 #include "verity/client.h"
 
 namespace verity::cli {
 namespace {
 
+// The kernel's limit on a signature (FS_VERITY_MAX_SIGNATURE_SIZE); the
+// server checks the signature's form.
+constexpr size_t kMaxFsveritySignatureBytes = 16384;
+
 constexpr char kUsage[] =
     "Usage: verity put FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
     "[--salt=HEX]\n"
-    "                          [--name=NAME] (only with one FILE)\n"
+    "                          [--name=NAME] [--fsverity-sig=SIG] (only with "
+    "one FILE)\n"
     "                          [--sign-key=FILE [--version=N]\n"
     "                           [--expires-in=DURATION]] (with --name)\n"
     "--sign-key signs the statement \"NAME means the file's digest\" with the\n"
@@ -44,6 +50,14 @@ std::vector<CommandFlag> PutFlags(PutOptions* opts) {
       {"salt", 0, true,
        [opts](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(opts->params.salt, ParseHexFlag("salt", v));
+         return absl::OkStatus();
+       }},
+      {"fsverity-sig", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         if (v.empty()) {
+           return absl::InvalidArgumentError("--fsverity-sig is empty");
+         }
+         opts->fsverity_sig_file = std::string(v);
          return absl::OkStatus();
        }},
       {"name", 0, true,
@@ -91,6 +105,11 @@ absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
   if (!opts.signing.key_file.empty()) {
     RETURN_IF_ERROR(Sign(client, opts, file, &put));
   }
+  if (!opts.fsverity_sig_file.empty()) {
+    ASSIGN_OR_RETURN(
+        put.fsverity_signature,
+        ReadSmallFile(opts.fsverity_sig_file, kMaxFsveritySignatureBytes));
+  }
   ASSIGN_OR_RETURN(const sdk::PutResult result, client.PutFile(file, put));
   const std::string line =
       absl::StrCat(result.info.digest.ToString(), " ", file, "\n");
@@ -110,6 +129,9 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
   if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
   if (!opts.name.empty() && opts.files.size() != 1) {
     return absl::InvalidArgumentError("--name needs exactly one FILE");
+  }
+  if (!opts.fsverity_sig_file.empty() && opts.files.size() != 1) {
+    return absl::InvalidArgumentError("--fsverity-sig needs exactly one FILE");
   }
   if (opts.signing.key_file.empty() &&
       (opts.signing.version.has_value() ||

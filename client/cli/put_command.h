@@ -23,6 +23,9 @@ struct PutOptions {
   // --sign-key (with --name), --version, --expires-in: the name's statement,
   // signed for the file's digest and stored with the name.
   SigningOptions signing;
+  // --fsverity-sig: a detached signature by `fsverity sign` (only with one
+  // FILE), stored with the blob.
+  std::string fsverity_sig_file;
   std::vector<std::string> files;
 };
 

@@ -18,6 +18,7 @@
 #include "client/cli/sign_command.h"
 #include "client/cli/stat_command.h"
 #include "client/testing/fake_verity_service.h"
+#include "client/testing/fsverity_signer.h"
 #include "client/testing/name_statements.h"
 #include "client/testing/read_stream_fixture.h"
 #include "client/testing/test_argv.h"
@@ -277,6 +278,47 @@ TEST_F(SignedNamesCommandTest, StatShowsTheStatement) {
       << Err();
   EXPECT_TRUE(absl::StrContains(Out(), "statement-verified: yes\n")) << Out();
   EXPECT_TRUE(absl::StrContains(Out(), "statement-signer: " + id)) << Out();
+}
+
+TEST_F(SignedNamesCommandTest, FsverityCertificatesArePinned) {
+  const MerkleParams params = TestParams(HashAlgorithm::kSha256, 4096);
+  const absl::StatusOr<client::FsveritySigner> pinned =
+      client::MakeFsveritySigner("cli-pinned", 21);
+  const absl::StatusOr<client::FsveritySigner> stranger =
+      client::MakeFsveritySigner("cli-stranger", 22);
+  ASSERT_TRUE(pinned.ok() && stranger.ok()) << pinned.status();
+  const absl::StatusOr<std::string> signature =
+      client::FsveritySign(*pinned, blob_, params);
+  ASSERT_TRUE(signature.ok()) << signature.status();
+  const std::string out_dir = dir_ + "/out";
+  ASSERT_TRUE(MakeDirs(out_dir).ok());
+  const auto get = [&](const std::string& cert) {
+    const int code =
+        Run(RunGetCommand, {"get", blob_.digest_text, "-o", out_dir + "/file",
+                            "--fsverity-cert=" + cert});
+    if (code != kExitOk) {
+      EXPECT_TRUE(ListDir(out_dir)->empty());
+    }
+    return code;
+  };
+  // Unsigned, then signed through put --fsverity-sig.
+  EXPECT_EQ(get(pinned->cert_path), kExitVerificationFailed);
+  EXPECT_TRUE(absl::StrContains(Err(), "no fs-verity signature")) << Err();
+  const std::string file = dir_ + "/file";
+  const std::string sig = dir_ + "/file.sig";
+  ASSERT_TRUE(WriteNewFileDurably(file, blob_.data).ok());
+  ASSERT_TRUE(WriteNewFileDurably(sig, *signature).ok());
+  ASSERT_EQ(Run(RunPutCommand, {"put", file, "--fsverity-sig=" + sig}), kExitOk)
+      << Err();
+  ASSERT_EQ(get(pinned->cert_path), kExitOk) << Err();
+  EXPECT_EQ(*ReadSmallFile(out_dir + "/file", 1 << 20), blob_.data);
+  ASSERT_EQ(unlink((out_dir + "/file").c_str()), 0);
+  EXPECT_EQ(get(stranger->cert_path), kExitVerificationFailed);
+  EXPECT_TRUE(absl::StrContains(Err(), "pinned")) << Err();
+  EXPECT_EQ(Run(RunStatCommand, {"stat", blob_.digest_text}), kExitOk);
+  EXPECT_TRUE(absl::StrContains(
+      Out(), absl::StrCat("fsverity-signature-bytes: ", signature->size())));
+  EXPECT_EQ(get(dir_ + "/missing.crt"), kExitUsage);
 }
 
 }  // namespace

@@ -72,6 +72,10 @@ std::string FormatStat(const sdk::BlobInfo& info) {
   if (info.name_statement.has_value()) {
     absl::StrAppend(&text, FormatStatement(*info.name_statement));
   }
+  if (!info.fsverity_signature.empty()) {
+    absl::StrAppend(&text, "fsverity-signature-bytes: ",
+                    info.fsverity_signature.size(), "\n");
+  }
   return text;
 }
 

@@ -14,8 +14,9 @@
 namespace verity::cli {
 namespace {
 
-// Far more than kMaxStatementSigners PEM public keys take.
-constexpr size_t kMaxKeysFileBytes = 64 << 10;
+// Far more than kMaxStatementSigners PEM public keys, or a few certificates,
+// take.
+constexpr size_t kMaxTrustFileBytes = 1 << 20;
 
 absl::StatusOr<int> ParseThreshold(absl::string_view text) {
   ASSIGN_OR_RETURN(const uint64_t value,
@@ -36,6 +37,10 @@ TrustOptions DefaultTrustOptions() {
   if (const char* keys = std::getenv("VERITY_TRUSTED_KEYS"); keys != nullptr) {
     options.keys_file = keys;
   }
+  if (const char* certs = std::getenv("VERITY_FSVERITY_CERT");
+      certs != nullptr) {
+    options.fsverity_cert_file = certs;
+  }
   return options;
 }
 
@@ -51,6 +56,11 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
          ASSIGN_OR_RETURN(options->threshold, ParseThreshold(v));
          return absl::OkStatus();
        }},
+      {"fsverity-cert", 0, true,
+       [options](absl::string_view v) {
+         options->fsverity_cert_file = std::string(v);
+         return absl::OkStatus();
+       }},
       {"state-dir", 0, true,
        [options](absl::string_view v) -> absl::Status {
          if (v.empty())
@@ -61,26 +71,41 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
   };
 }
 
+namespace {
+
+// The text of `path` for `flag`; an empty file is refused, since empty text
+// turns the check off: never fail open.
+absl::StatusOr<std::string> ReadTrustFile(absl::string_view flag,
+                                          const std::string& path) {
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxTrustFileBytes);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": ", text.status().message()));
+  }
+  if (text->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " ", path, " is empty"));
+  }
+  return text;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
     const client::ConnectionOptions& connection, const TrustOptions& trust) {
   RETURN_IF_ERROR(client::ValidateConnectionOptions(connection));
   sdk::ClientOptions options = client::ToClientOptions(connection);
   if (!trust.keys_file.empty()) {
-    absl::StatusOr<std::string> keys =
-        ReadSmallFile(trust.keys_file, kMaxKeysFileBytes);
-    if (!keys.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--trusted-keys: ", keys.status().message()));
-    }
-    // An empty string would turn the checks off: refuse, never fail open.
-    if (keys->empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--trusted-keys ", trust.keys_file, " is empty"));
-    }
-    options.trusted_keys = *std::move(keys);
+    ASSIGN_OR_RETURN(options.trusted_keys,
+                     ReadTrustFile("--trusted-keys", trust.keys_file));
   } else if (trust.threshold != 1) {
     return absl::InvalidArgumentError(
         "--trusted-keys-threshold needs --trusted-keys");
+  }
+  if (!trust.fsverity_cert_file.empty()) {
+    ASSIGN_OR_RETURN(
+        options.fsverity_certs,
+        ReadTrustFile("--fsverity-cert", trust.fsverity_cert_file));
   }
   options.trusted_keys_threshold = trust.threshold;
   options.state_dir = trust.state_dir;

@@ -1,6 +1,7 @@
 // The flags of `verity get` and `verity stat` that make a name mean only
-// what trusted keys signed: --trusted-keys, --trusted-keys-threshold and
-// --state-dir, turned into the SDK's options.
+// what trusted keys signed (--trusted-keys, --trusted-keys-threshold,
+// --state-dir) and a blob only what pinned certificates signed
+// (--fsverity-cert), turned into the SDK's options.
 
 #ifndef VERITYD_CLIENT_CLI_TRUST_OPTIONS_H_
 #define VERITYD_CLIENT_CLI_TRUST_OPTIONS_H_
@@ -27,23 +28,30 @@ inline constexpr char kTrustUsage[] =
     "            default 1)\n"
     "            [--state-dir=DIR] (where the newest versions seen are kept;\n"
     "            default $XDG_STATE_HOME/verity, else\n"
-    "            ~/.local/state/verity)\n";
+    "            ~/.local/state/verity)\n"
+    "fs-verity signatures: [--fsverity-cert=PEM] (certificates, pinned;\n"
+    "            default $VERITY_FSVERITY_CERT) requires the blob's `fsverity\n"
+    "            sign` signature to verify with one of them; a refusal\n"
+    "            exits 3, nothing written\n";
 
 // Plain value.
 struct TrustOptions {
   std::string keys_file;  // empty: names are the server's word
   int threshold = 1;
-  std::string state_dir;  // empty: the SDK's default
+  std::string state_dir;           // empty: the SDK's default
+  std::string fsverity_cert_file;  // empty: blobs need no signature
 };
 
-// The defaults: keys_file from $VERITY_TRUSTED_KEYS when it is set.
+// The defaults: keys_file from $VERITY_TRUSTED_KEYS and fsverity_cert_file
+// from $VERITY_FSVERITY_CERT when they are set.
 TrustOptions DefaultTrustOptions();
 
-// The three flags, writing into `options`.
+// The four flags, writing into `options`.
 std::vector<CommandFlag> TrustFlags(TrustOptions* options);
 
-// A client for `connection` that checks names with `trust`: reads the keys
-// file (INVALID_ARGUMENT naming it if it cannot be read).
+// A client for `connection` that checks names and signatures with `trust`:
+// reads the keys and certificate files (INVALID_ARGUMENT naming one that
+// cannot be read or is empty).
 absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
     const client::ConnectionOptions& connection, const TrustOptions& trust);
 

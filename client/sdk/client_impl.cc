@@ -30,10 +30,13 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   RETURN_IF_ERROR(client::ValidateRetryPolicy(options.retry));
   ASSIGN_OR_RETURN(std::unique_ptr<client::NameTrust> trust,
                    client::NameTrust::Create(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<client::SignatureCheck> signature,
+                   client::SignatureCheck::Create(options));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   return std::make_unique<client::ClientImpl>(
-      options, v1::Verity::NewStub(std::move(channel)), std::move(trust));
+      options, v1::Verity::NewStub(std::move(channel)), std::move(trust),
+      std::move(signature));
 }
 
 }  // namespace verity::sdk
@@ -62,6 +65,7 @@ absl::Status ToPutSettings(const sdk::PutOptions& options,
   }
   settings->name = options.name;
   settings->name_statement = options.name_statement;
+  settings->fsverity_signature = options.fsverity_signature;
   if (options.expected_digest.has_value()) {
     settings->expected = ToParsedDigest(*options.expected_digest);
   }
@@ -85,11 +89,13 @@ absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
 
 ClientImpl::ClientImpl(const sdk::ClientOptions& options,
                        std::unique_ptr<v1::Verity::StubInterface> stub,
-                       std::unique_ptr<NameTrust> trust)
+                       std::unique_ptr<NameTrust> trust,
+                       std::unique_ptr<SignatureCheck> signature)
     : options_(options),
       stub_(std::move(stub)),
       cache_(TreeCacheOptions(options)),
-      trust_(std::move(trust)) {}
+      trust_(std::move(trust)),
+      signature_(std::move(signature)) {}
 
 absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                                const sdk::FetchOptions& options) {
@@ -101,6 +107,7 @@ absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
       ToPriorityClass(options.priority.value_or(options_.default_priority)));
   plan.target.cache = &cache_;
   plan.target.counters = &counters_;
+  plan.target.signature = signature_.get();
   plan.retry = options_.retry;
   plan.rpc_timeout = options_.rpc_timeout;
   plan.deadline = options.deadline;

@@ -11,6 +11,7 @@
 #include "client/sdk/fetch_counters.h"
 #include "client/sdk/name_trust.h"
 #include "client/sdk/read_stream_verifier.h"
+#include "client/sdk/signature_check.h"
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "verity/client.h"
@@ -23,9 +24,11 @@ class ClientImpl final : public sdk::Client {
  public:
   // `stub` may be any implementation, e.g. one on an in-process channel.
   // `trust` checks names; null takes names as the server's word.
+  // `signature` checks fs-verity signatures; null reads unsigned blobs.
   ClientImpl(const sdk::ClientOptions& options,
              std::unique_ptr<v1::Verity::StubInterface> stub,
-             std::unique_ptr<NameTrust> trust);
+             std::unique_ptr<NameTrust> trust,
+             std::unique_ptr<SignatureCheck> signature = nullptr);
 
   absl::Status Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                      const sdk::FetchOptions& options) override;
@@ -63,6 +66,7 @@ class ClientImpl final : public sdk::Client {
   ReadStreamVerifier::TreeCache cache_;
   FetchCounters counters_;
   const std::unique_ptr<NameTrust> trust_;  // null without trusted keys
+  const std::unique_ptr<SignatureCheck> signature_;  // null without certs
 };
 
 }  // namespace verity::client

@@ -103,6 +103,7 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
   header.set_expected_digest(result.digest.ToString());
   header.set_name(options.name);
   header.set_name_statement(options.name_statement);
+  header.set_fsverity_signature(options.fsverity_signature);
   const uint64_t size = tree.descriptor.data_size;
   ASSIGN_OR_RETURN(const verity::v1::PutResponse response,
                    RunPut(stub, context, [&](PutWriter& writer) {

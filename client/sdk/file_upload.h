@@ -24,8 +24,9 @@ namespace verity::client {
 // What every Put sends in its header, and the content bytes per message.
 struct PutSettings {
   MerkleParams params;
-  std::string name;            // empty: store without naming it
-  std::string name_statement;  // with `name` only: its signed statement
+  std::string name;                // empty: store without naming it
+  std::string name_statement;      // with `name` only: its signed statement
+  std::string fsverity_signature;  // `fsverity sign`'s, stored with the blob
   // If set, the content must have this digest, else DATA_LOSS: a file is
   // checked before anything is sent, a stream by the server as it arrives.
   std::optional<ParsedDigest> expected;

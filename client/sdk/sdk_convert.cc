@@ -73,7 +73,7 @@ absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
       std::move(digest),  descriptor.data_size,
       params->block_size, descriptor.salt,
       info.tree_size(),   {info.names().begin(), info.names().end()},
-      std::nullopt,
+      std::nullopt,       info.fsverity_signature(),
   };
   if (!info.name_statement().empty()) {
     const absl::StatusOr<NameStatement> statement =

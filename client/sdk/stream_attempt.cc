@@ -84,6 +84,13 @@ AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
 
 absl::Status StreamAttempt::OnMessage(const v1::ReadResponse& msg,
                                       FetchWriter& writer, int part) {
+  if (first_message_) {
+    first_message_ = false;
+    if (target_.signature != nullptr) {
+      RETURN_IF_ERROR(
+          target_.signature->Check(target_.trusted, msg.fsverity_signature()));
+    }
+  }
   FetchCounters& counters = *target_.counters;
   const uint64_t added_before = verifier_.tree_blocks_added();
   const auto deliver = [&](absl::Span<const uint8_t> bytes) {

@@ -15,6 +15,7 @@
 #include "client/sdk/fetch_counters.h"
 #include "client/sdk/fetch_writer.h"
 #include "client/sdk/read_stream_verifier.h"
+#include "client/sdk/signature_check.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_verifier.h"
 #include "lib/verified_tree.h"
@@ -31,6 +32,9 @@ struct ReadTarget {
   ReadStreamVerifier::TreeCache* cache = nullptr;
   FetchCounters* counters = nullptr;
   VerifierOptions verifier;
+  // If set, each stream's first message must carry a good fs-verity
+  // signature of `trusted`, checked before the message is processed.
+  const SignatureCheck* signature = nullptr;
 };
 
 struct AttemptResult {
@@ -76,6 +80,7 @@ class StreamAttempt {
   const uint64_t begin_;
   const std::optional<uint64_t> end_;
   ReadStreamVerifier verifier_;
+  bool first_message_ = true;
 };
 
 }  // namespace verity::client

@@ -23,6 +23,7 @@ v1::PutHeader MakeHeader(const StreamUploadOptions& options) {
   *header.mutable_params() = TreeParamsToProto(options.params);
   header.set_name(options.name);
   header.set_name_statement(options.name_statement);
+  header.set_fsverity_signature(options.fsverity_signature);
   if (options.expected.has_value()) {
     header.set_expected_digest(options.expected->ToString());
   }

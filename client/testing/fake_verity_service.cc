@@ -36,6 +36,16 @@ void FakeVerityService::SetStatement(const std::string& name,
   }
 }
 
+void FakeVerityService::SetSignature(const std::string& digest_text,
+                                     std::string signature) {
+  absl::MutexLock lock(&mu_);
+  if (signature.empty()) {
+    signatures_.erase(digest_text);
+  } else {
+    signatures_[digest_text] = std::move(signature);
+  }
+}
+
 std::string FakeVerityService::Statement(const std::string& name) const {
   absl::MutexLock lock(&mu_);
   return StatementLocked(name);
@@ -95,6 +105,9 @@ grpc::Status FakeVerityService::Put(
   absl::MutexLock lock(&mu_);
   response->set_already_present(blobs_.count(blob.digest_text) > 0);
   blobs_[blob.digest_text] = blob;
+  if (!header.fsverity_signature().empty()) {
+    signatures_[blob.digest_text] = header.fsverity_signature();
+  }
   if (!header.name().empty()) {
     SetNameLocked(header.name(), blob.digest_text, header.name_statement());
   }
@@ -107,6 +120,7 @@ grpc::Status FakeVerityService::Read(
     grpc::ServerWriter<verity::v1::ReadResponse>* writer) {
   std::optional<TestBlob> blob;
   std::string statement;
+  std::string signature;
   Tamper tamper;
   std::function<grpc::Status()> read_status;
   {
@@ -117,6 +131,9 @@ grpc::Status FakeVerityService::Read(
     if (digest.empty()) return NotFound(request->digest() + request->name());
     blob = blobs_.at(digest);
     if (!request->name().empty()) statement = StatementLocked(request->name());
+    if (auto it = signatures_.find(digest); it != signatures_.end()) {
+      signature = it->second;
+    }
     tamper = tamper_;
   }
   const uint64_t size = blob->data.size();
@@ -125,7 +142,10 @@ grpc::Status FakeVerityService::Read(
     return grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "range past the end");
   }
   std::vector<verity::v1::ReadResponse> stream = StreamFor(*request, *blob);
-  if (!stream.empty()) stream.front().set_name_statement(statement);
+  if (!stream.empty()) {
+    stream.front().set_name_statement(statement);
+    stream.front().set_fsverity_signature(signature);
+  }
   if (tamper) tamper(&stream);
   for (const verity::v1::ReadResponse& msg : stream) {
     if (!writer->Write(msg)) break;
@@ -186,6 +206,7 @@ grpc::Status FakeVerityService::Delete(grpc::ServerContext*,
     return grpc::Status::OK;
   }
   blobs_.erase(digest);
+  signatures_.erase(digest);
   for (auto it = names_.begin(); it != names_.end();) {
     if (it->second != digest) {
       ++it;
@@ -229,6 +250,9 @@ verity::v1::BlobInfo FakeVerityService::InfoOf(
   info.set_digest(digest_text);
   *info.mutable_fsverity_descriptor() = DescriptorToProto(blob.tree.descriptor);
   info.set_tree_size(blob.tree.tree.size());
+  if (auto it = signatures_.find(digest_text); it != signatures_.end()) {
+    info.set_fsverity_signature(it->second);
+  }
   for (const auto& [name, digest] : names_) {
     if (digest == digest_text) info.add_names(name);
   }

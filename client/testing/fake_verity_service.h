@@ -34,6 +34,10 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   // and Read by name then return, as a bucket writer could.
   void SetStatement(const std::string& name, std::string statement)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Replaces the fs-verity signature stored with the blob `digest_text`
+  // (empty removes it), which Stat and the first Read message then carry.
+  void SetSignature(const std::string& digest_text, std::string signature)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The statement stored with `name`; empty if none.
   std::string Statement(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_);
   void SetTamper(Tamper tamper) ABSL_LOCKS_EXCLUDED(mu_);
@@ -96,6 +100,8 @@ class FakeVerityService final : public verity::v1::Verity::Service {
   std::map<std::string, std::string> names_ ABSL_GUARDED_BY(mu_);
   // Name -> its statement, for the names that have one.
   std::map<std::string, std::string> statements_ ABSL_GUARDED_BY(mu_);
+  // Digest text -> the blob's fs-verity signature, for blobs that have one.
+  std::map<std::string, std::string> signatures_ ABSL_GUARDED_BY(mu_);
   Tamper tamper_ ABSL_GUARDED_BY(mu_);
   uint32_t max_page_size_ ABSL_GUARDED_BY(mu_) = 1000;
   std::function<grpc::Status()> read_status_ ABSL_GUARDED_BY(mu_);

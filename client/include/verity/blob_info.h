@@ -42,6 +42,9 @@ struct BlobInfo {
   // StatName, SetName and a Put with a name only: the name's statement, if
   // the server stores one (without trusted keys, one that parses).
   std::optional<NameStatementInfo> name_statement;
+  // The blob's detached fs-verity signature (DER PKCS#7), if one is stored;
+  // as the server says: fetches check it against ClientOptions::fsverity_certs.
+  std::string fsverity_signature;
 };
 
 // One page of a listing. Plain value.

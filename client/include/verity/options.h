@@ -106,6 +106,16 @@ struct ClientOptions {
   // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
   // with trusted keys.
   std::string state_dir;
+
+  // fs-verity built-in signatures: the text of a PEM file of X.509
+  // certificates ("CERTIFICATE" blocks) whose keys may sign blobs with
+  // `fsverity sign`. Empty turns the check off. When set, every fetch
+  // (Fetch, FetchName) that delivers bytes requires the blob's detached
+  // signature, which the server returns with each Read, to verify for the
+  // digest being fetched with one of these certificates (pinned: no chain
+  // is checked); otherwise it fails with DATA_LOSS before any byte reaches
+  // the sink. Verifying uses the system's OpenSSL 3 (libcrypto.so.3).
+  std::string fsverity_certs;
 };
 
 struct FetchOptions {
@@ -135,6 +145,9 @@ struct PutOptions {
   // digest (lib/name_statement.h's SignNameStatement makes one), stored with
   // the name. A server run with --name_keys requires one.
   std::string name_statement;
+  // A detached fs-verity signature of the content's digest, as `fsverity
+  // sign` writes it (DER PKCS#7), stored with the blob.
+  std::string fsverity_signature;
   // If set, the server stores nothing unless the content has this digest
   // (DATA_LOSS otherwise).
   std::optional<Digest> expected_digest;
