@@ -102,7 +102,7 @@ TEST_F(SeenNamesTest, DamagedFileIsAnErrorAndIsKept) {
 // Each worker records versions 1..kVersions of a shared name in its own
 // order, and its own name once: afterwards the shared name is at the top
 // and no worker's record was lost; no worker ever saw the version go down.
-constexpr int kVersions = 12;
+constexpr int kVersions = 8;
 
 // Returns the number of failures.
 int RunWorker(const SeenNamesStore& store,
@@ -111,7 +111,7 @@ int RunWorker(const SeenNamesStore& store,
   int failures = 0;
   uint64_t high = 0;
   for (int i = 0; i < kVersions; ++i) {
-    const NameStatement& next = shared[(i * 5 + seed) % kVersions];
+    const NameStatement& next = shared[(i * 3 + seed) % kVersions];
     const absl::Status status = store.CheckAndRecord("shared", next);
     if (!status.ok() && !absl::IsFailedPrecondition(status)) ++failures;
     if (status.ok()) high = std::max(high, next.claim.version);
