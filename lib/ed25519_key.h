@@ -34,9 +34,7 @@ class Ed25519PublicKey {
   // INVALID_ARGUMENT unless `raw` is 32 bytes.
   static absl::StatusOr<Ed25519PublicKey> FromRaw(absl::string_view raw);
 
-  const std::array<uint8_t, kEd25519PublicKeySize>& raw() const {
-    return raw_;
-  }
+  const std::array<uint8_t, kEd25519PublicKeySize>& raw() const { return raw_; }
   const KeyId& id() const { return id_; }
   // A "PUBLIC KEY" PEM block, as `openssl pkey -pubout` writes it.
   std::string ToPem() const;
@@ -44,6 +42,7 @@ class Ed25519PublicKey {
   bool Verify(absl::string_view message, absl::string_view signature) const;
 
  private:
+  friend class Ed25519PrivateKey;
   explicit Ed25519PublicKey(const std::array<uint8_t, 32>& raw);
 
   std::array<uint8_t, kEd25519PublicKeySize> raw_;
@@ -54,6 +53,10 @@ class Ed25519PublicKey {
 class Ed25519PrivateKey {
  public:
   static Ed25519PrivateKey Generate();
+  // The key RFC 8032 derives from a 32-byte seed (what PKCS#8 stores): for
+  // tests and fuzzers that need the same key every run. INVALID_ARGUMENT
+  // unless `seed` is 32 bytes.
+  static absl::StatusOr<Ed25519PrivateKey> FromSeed(absl::string_view seed);
   // A "PRIVATE KEY" (PKCS#8) PEM block holding an Ed25519 key, as
   // `openssl genpkey -algorithm ed25519` writes it. INVALID_ARGUMENT
   // otherwise; the message never contains key material.

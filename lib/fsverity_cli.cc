@@ -20,10 +20,6 @@
 namespace verity {
 namespace {
 
-std::string ShellQuote(absl::string_view s) {
-  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
-}
-
 std::string BuildCommand(absl::string_view path, const MerkleParams& params,
                          absl::string_view tree_path,
                          absl::string_view descriptor_path) {
@@ -39,7 +35,21 @@ std::string BuildCommand(absl::string_view path, const MerkleParams& params,
   return absl::StrCat(command, " 2>&1");
 }
 
-absl::StatusOr<std::string> RunCommand(const std::string& command) {
+absl::Status CheckFsverityInstalled() {
+  if (access(kFsverityPath, X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        kFsverityPath, " is missing: install the Debian package fsverity"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ShellQuote(absl::string_view s) {
+  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
+}
+
+absl::StatusOr<std::string> RunShellCommand(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError("popen failed");
   std::string output;
@@ -55,8 +65,6 @@ absl::StatusOr<std::string> RunCommand(const std::string& command) {
   }
   return output;
 }
-
-}  // namespace
 
 std::string TestTempDir() {
   const char* dir = getenv("TEST_TMPDIR");
@@ -83,14 +91,12 @@ absl::StatusOr<std::string> ReadTestFile(absl::string_view path) {
 
 absl::StatusOr<FsverityOutput> RunFsverityDigest(absl::string_view path,
                                                  const MerkleParams& params) {
-  if (access(kFsverityPath, X_OK) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        kFsverityPath, " is missing: install the Debian package fsverity"));
-  }
+  absl::Status installed = CheckFsverityInstalled();
+  if (!installed.ok()) return installed;
   const std::string tree_path = absl::StrCat(path, ".tree");
   const std::string descriptor_path = absl::StrCat(path, ".descriptor");
   const absl::StatusOr<std::string> output =
-      RunCommand(BuildCommand(path, params, tree_path, descriptor_path));
+      RunShellCommand(BuildCommand(path, params, tree_path, descriptor_path));
   if (!output.ok()) return output.status();
   FsverityOutput result;
   result.line = std::string(absl::StripSuffix(*output, "\n"));
@@ -103,6 +109,29 @@ absl::StatusOr<FsverityOutput> RunFsverityDigest(absl::string_view path,
   result.tree = *std::move(tree);
   result.descriptor = *std::move(descriptor);
   return result;
+}
+
+absl::StatusOr<FsveritySignOutput> RunFsveritySign(
+    absl::string_view path, const MerkleParams& params,
+    absl::string_view key_path, absl::string_view cert_path) {
+  absl::Status installed = CheckFsverityInstalled();
+  if (!installed.ok()) return installed;
+  if (!params.salt.empty()) {
+    return absl::UnimplementedError("RunFsveritySign takes no salt");
+  }
+  const std::string signature_path = absl::StrCat(path, ".sig");
+  const absl::StatusOr<std::string> output = RunShellCommand(
+      absl::StrCat(kFsverityPath, " sign ", ShellQuote(path), " ",
+                   ShellQuote(signature_path), " --key=", ShellQuote(key_path),
+                   " --cert=", ShellQuote(cert_path),
+                   " --hash-alg=", HashAlgorithmName(params.hash_algorithm),
+                   " --block-size=", params.block_size, " 2>&1"));
+  if (!output.ok()) return output.status();
+  absl::StatusOr<std::string> signature = ReadTestFile(signature_path);
+  unlink(signature_path.c_str());
+  if (!signature.ok()) return signature.status();
+  return FsveritySignOutput{*std::move(signature),
+                            std::string(absl::StripSuffix(*output, "\n"))};
 }
 
 }  // namespace verity

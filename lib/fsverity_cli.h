@@ -1,5 +1,6 @@
-// Test support: runs the reference `fsverity digest` (fsverity-utils) so
-// tests can compare our trees, descriptors and digests byte for byte.
+// Test support: runs the reference `fsverity digest` and `fsverity sign`
+// (fsverity-utils), and other tools through a shell, so tests can compare our
+// trees, descriptors and digests byte for byte and check real signatures.
 
 #ifndef VERITYD_LIB_FSVERITY_CLI_H_
 #define VERITYD_LIB_FSVERITY_CLI_H_
@@ -24,6 +25,26 @@ struct FsverityOutput {
 // FAILED_PRECONDITION if kFsverityPath is not executable.
 absl::StatusOr<FsverityOutput> RunFsverityDigest(absl::string_view path,
                                                  const MerkleParams& params);
+
+// Runs `fsverity sign` on the file at `path` with `params` (salt unsupported)
+// and the PEM key and certificate files, and returns the DER PKCS#7 signature
+// it writes and the line it prints ("Signed file 'PATH' (sha256:<hex>)").
+// FAILED_PRECONDITION if kFsverityPath is not executable.
+struct FsveritySignOutput {
+  std::string signature;
+  std::string line;
+};
+absl::StatusOr<FsveritySignOutput> RunFsveritySign(absl::string_view path,
+                                                   const MerkleParams& params,
+                                                   absl::string_view key_path,
+                                                   absl::string_view cert_path);
+
+// Runs `command` with /bin/sh and returns its stdout and stderr; INTERNAL,
+// with them, if it does not exit with 0.
+absl::StatusOr<std::string> RunShellCommand(const std::string& command);
+
+// Quotes `s` for /bin/sh.
+std::string ShellQuote(absl::string_view s);
 
 // $TEST_TMPDIR if set (Bazel sets it), else /tmp.
 std::string TestTempDir();

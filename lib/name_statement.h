@@ -46,7 +46,7 @@ struct NameStatement {
   NameClaim claim;
   std::vector<KeyId> signers;           // distinct, in body order
   std::vector<std::string> signatures;  // 64 bytes each, one per signer
-  std::string body;     // the signed bytes, exactly as encoded
+  std::string body;                     // the signed bytes, exactly as encoded
   std::string encoded;  // body || signatures, as stored and sent
 };
 
@@ -54,8 +54,7 @@ struct NameStatement {
 // INVALID_ARGUMENT for an empty or oversized name, expiry not after issue,
 // times before the epoch, no key, too many keys or the same key twice.
 absl::StatusOr<std::string> SignNameStatement(
-    const NameClaim& claim,
-    absl::Span<const Ed25519PrivateKey* const> keys);
+    const NameClaim& claim, absl::Span<const Ed25519PrivateKey* const> keys);
 
 // Decodes a statement's structure (no signature is checked).
 // INVALID_ARGUMENT, saying what is wrong, for anything but an exact encoding:
@@ -96,8 +95,8 @@ class TrustedKeys {
 // ... "is expired", "names X", "has N valid signatures by trusted keys, M
 // needed").
 absl::Status CheckNameStatement(const NameStatement& statement,
-                                const TrustedKeys& keys,
-                                absl::string_view name, absl::Time now);
+                                const TrustedKeys& keys, absl::string_view name,
+                                absl::Time now);
 
 // What a client remembers of the newest statement it accepted for a name.
 struct SeenName {

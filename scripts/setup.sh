@@ -18,6 +18,9 @@ PACKAGES=(
   # clang-14 with libFuzzer and its sanitizer runtimes: --config=fuzz (tests/fuzz/run.sh)
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   fsverity curl python3
+  # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/openssl3_pkcs7.cc, dlopen), built
+  # against libssl-dev's headers; the openssl tool makes keys and certificates for its oracle tests
+  libssl3 libssl-dev openssl
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml
   # prometheus: promtool and a real server for tests/metrics_test.sh and prometheus_rules_test.sh;

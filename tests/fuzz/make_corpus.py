@@ -160,6 +160,48 @@ def name_seeds():
     }
 
 
+def name_statement(name, version, issued, expires, seeds, alg=1, digest=None, sign=True):
+    """A statement as docs/protocol.md ("Signed names") lays it out, signed here with Python's
+    `cryptography` (another Ed25519 implementation than the one under test)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    keys = [Ed25519PrivateKey.from_private_bytes(s) for s in seeds]
+    spki = [k.public_key().public_bytes(serialization.Encoding.DER,
+                                        serialization.PublicFormat.SubjectPublicKeyInfo) for k in keys]
+    digest = digest if digest is not None else hashlib.new('sha256' if alg == 1 else 'sha512', name).digest()
+    body = (b'verityd name statement v1\n' + u64(version) + u64(issued) + u64(expires) + u8(alg) +
+            digest + u16(len(name)) + name + u8(len(keys)) + b''.join(hashlib.sha256(d).digest() for d in spki))
+    return body + b''.join(k.sign(body) if sign else bytes(64) for k in keys)
+
+
+NOW = 1_800_000_000  # the fuzzer's clock
+
+
+def name_statement_seeds():
+    a, b, c = b'a' * 32, b'b' * 32, b'c' * 32
+    valid = name_statement(b'model/latest', 7, NOW - 60, NOW + 86400, [a])
+    return {
+        'stored_valid': u8(0) + valid,
+        'stored_two_signers': u8(0) + name_statement(b'a/b', 1, NOW, NOW + 1, [a, c]),
+        'stored_sha512': u8(0) + name_statement(b'x', 2**64 - 1, NOW - 10, NOW + 10, [b], alg=2),
+        'stored_untrusted': u8(0) + name_statement(b'x', 1, NOW, NOW + 9, [b'd' * 32]),
+        'stored_expired': u8(0) + name_statement(b'x', 1, NOW - 9000, NOW - 4000, [a]),
+        'stored_future': u8(0) + name_statement(b'x', 1, NOW + 4000, NOW + 9000, [a]),
+        'stored_zero_signatures': u8(0) + name_statement(b'x', 1, NOW, NOW + 9, [a], sign=False),
+        'stored_truncated': u8(0) + valid[:-1],
+        'stored_extended': u8(0) + valid + b'\0',
+        'stored_bad_magic': u8(0) + b'verityd name statement v2\n' + valid[26:],
+        'signed_flip': u8(1) + u16(12) + b'model/latest' + u64(3) + u8(0, 5) + b'hello' +
+                       u8(0, 0, 0, 0) + u16(0) + u8(0x80, 0x51, 1, 0) + u8(1) + u16(40) + u8(0, 3),
+        'signed_truncate': u8(1) + u16(1) + b'n' + u64(1) + u8(1, 0) + u8(0) * 6 + u8(1, 0, 0, 0) +
+                           u8(7) + u16(100) + u8(1),
+        'signed_extend': u8(1) + u16(3) + b'a/b' + u64(9) + u8(0, 1) + b'x' + u8(0) * 6 +
+                         u8(0xff, 0xff, 0, 0) + u8(2) + u16(0) + u8(2, 4) + b'tail',
+        'signed_overwrite': u8(1) + u16(4) + b'name' + u64(2) + u8(0, 0) + u8(0) * 6 +
+                            u8(0, 1, 0, 0) + u8(4) + u16(77) + u8(3, 0x41),
+    }
+
+
 def request_seeds():
     read = proto_field(1, 2, SHA256) + proto_field(3, 0, 100) + proto_field(4, 0, 5000) + proto_field(5, 0, 1)
     read_name = proto_field(2, 2, b'a/b') + proto_field(5, 0, 3) + proto_field(6, 0, 4) + proto_field(7, 0, 1)
@@ -246,6 +288,7 @@ def flags_seeds():
 
 
 TARGETS = {
+    'name_statement': name_statement_seeds,
     'flags': flags_seeds,
     'store_recovery': store_recovery_seeds,
     'name': name_seeds,
