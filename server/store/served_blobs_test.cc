@@ -107,7 +107,7 @@ class ServedBlobsTest : public FileStoreFixture {
         !appended.ok()) {
       return appended;
     }
-    return blobs_->CommitPut(**writer, digest_, "");
+    return blobs_->CommitPut(**writer, PutCommit{digest_, {}, ""});
   }
 
   std::string data_;

@@ -20,13 +20,10 @@
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
 #include "lib/executor.h"
+#include "lib/fsverity_signature.h"
 #include "lib/merkle_params.h"
 
 namespace verity::server {
-
-// The largest detached fs-verity signature a blob may carry (DER PKCS#7, as
-// `fsverity sign` writes it; a few KiB with a certificate chain).
-inline constexpr size_t kMaxFsveritySignatureSize = size_t{64} << 10;
 
 // What the store knows about a blob without opening it. Plain value.
 struct BlobInfo {
@@ -200,7 +197,8 @@ class PutWriter {
   // Commit with no statement, check or signature.
   absl::StatusOr<PutResult> Commit(const std::optional<ParsedDigest>& expected,
                                    absl::string_view name) {
-    return Commit(PutCommit{expected, NameWrite{std::string(name), "", {}}, ""});
+    return Commit(
+        PutCommit{expected, NameWrite{std::string(name), "", {}}, ""});
   }
 
   // Bytes appended so far.
@@ -257,7 +255,8 @@ class Store {
   // The digest `name` points at and the statement stored with it (empty:
   // none). INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no
   // such name.
-  virtual absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const = 0;
+  virtual absl::StatusOr<NamedBlob> LookupName(
+      absl::string_view name) const = 0;
 
   // LookupName's digest.
   absl::StatusOr<ParsedDigest> ResolveName(absl::string_view name) const;
