@@ -10,11 +10,11 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
-#include "lib/name_statement.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/name_statement.h"
 
 namespace verity::server {
 namespace {
@@ -88,8 +88,8 @@ void ExpectStatementsGoWithNames(Store& store) {
   // Nothing to name, or a bad request.
   EXPECT_TRUE(absl::IsNotFound(store.SetName(a.digest, Named("m")).status()));
   EXPECT_TRUE(absl::IsNotFound(store.LookupName("m").status()));
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      store.SetName(b.digest, Named("../m")).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(store.SetName(b.digest, Named("../m")).status()));
   EXPECT_TRUE(absl::IsInvalidArgument(
       store
           .SetName(b.digest,
@@ -165,8 +165,9 @@ void ExpectSignaturesGoWithBlobs(Store& store) {
   EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, "");
   EXPECT_EQ((*store.OpenBlob(a.digest))->fsverity_signature(), "");
   EXPECT_TRUE(absl::IsInvalidArgument(
-      PutWith(store, a,
-              PutCommit{{}, {}, std::string(kMaxFsveritySignatureSize + 1, 's')})
+      PutWith(
+          store, a,
+          PutCommit{{}, {}, std::string(kMaxFsveritySignatureSize + 1, 's')})
           .status()));
   EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, "");
 }
