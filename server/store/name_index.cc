@@ -66,9 +66,8 @@ absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
     record.statement = std::string(rest.substr(nul + 1));
     if (record.statement.empty() ||
         record.statement.size() > kMaxNameStatementSize) {
-      return absl::DataLossError(
-          absl::StrCat("name file has a statement of ",
-                       record.statement.size(), " bytes"));
+      return absl::DataLossError(absl::StrCat(
+          "name file has a statement of ", record.statement.size(), " bytes"));
     }
   }
   const absl::Status valid = ValidateBlobName(record.name);

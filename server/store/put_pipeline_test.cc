@@ -174,7 +174,8 @@ TEST_F(PutPipelineTest, AnOversizedStatementOrSignatureStoresNothing) {
   statement.name.name = "n";
   statement.name.statement = std::string(kMaxNameStatementSize + 1, 's');
   PutCommit signature;
-  signature.fsverity_signature = std::string(kMaxFsveritySignatureSize + 1, 's');
+  signature.fsverity_signature =
+      std::string(kMaxFsveritySignatureSize + 1, 's');
   for (const PutCommit* commit : {&statement, &signature}) {
     std::unique_ptr<PutPipeline> put = Begin();
     ASSERT_TRUE(put->Append(AsBytes("content")).ok());

@@ -85,9 +85,9 @@ absl::StatusOr<std::string> ReadSignature(FileSystem& fs, int dir_fd,
                                 kMaxFsveritySignatureSize, " bytes"));
   }
   std::string bytes(st.st_size + 1, '\0');
-  ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(fs, fd->get(), 0, AsMutableBytes(&bytes),
-                             JoinPath(dir, name)));
+  ASSIGN_OR_RETURN(
+      const size_t size,
+      PreadUpTo(fs, fd->get(), 0, AsMutableBytes(&bytes), JoinPath(dir, name)));
   if (size != static_cast<uint64_t>(st.st_size)) {
     return Damaged(digest_text, absl::StrCat(name, " changed while read"));
   }

@@ -67,8 +67,8 @@ absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
   RETURN_IF_ERROR(
       WriteNewFileDurably(fs_, JoinPath(dir_, "descriptor"), descriptor));
   if (!blob.fsverity_signature.empty()) {
-    RETURN_IF_ERROR(WriteNewFileDurably(
-        fs_, JoinPath(dir_, kSignatureFileName), blob.fsverity_signature));
+    RETURN_IF_ERROR(WriteNewFileDurably(fs_, JoinPath(dir_, kSignatureFileName),
+                                        blob.fsverity_signature));
   }
   return FsyncDir(fs_, dir_);
 }

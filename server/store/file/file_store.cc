@@ -97,7 +97,8 @@ absl::StatusOr<PutResult> FileStore::Install(const std::string& dir,
   if (present && !blob.fsverity_signature.empty()) {
     RETURN_IF_ERROR(ReplaceSignature(blob.digest, blob.fsverity_signature));
   }
-  if (!blob.name.name.empty()) RETURN_IF_ERROR(WriteName(blob.name, blob.digest));
+  if (!blob.name.name.empty())
+    RETURN_IF_ERROR(WriteName(blob.name, blob.digest));
   absl::ReaderMutexLock lock(&mu_);
   PutResult result{InfoOf(text, blobs_.at(text)), present};
   result.info.name_statement = blob.name.statement;
@@ -391,8 +392,12 @@ std::optional<StoreTotals> FileStore::Totals() const {
 
 BlobInfo FileStore::InfoOf(const std::string& digest_text,
                            const Entry& entry) const {
-  return BlobInfo{digest_text, entry.descriptor, entry.tree_size,
-                  names_.NamesOf(digest_text), entry.fsverity_signature, ""};
+  return BlobInfo{digest_text,
+                  entry.descriptor,
+                  entry.tree_size,
+                  names_.NamesOf(digest_text),
+                  entry.fsverity_signature,
+                  ""};
 }
 
 void FileStore::AddEntry(const std::string& digest_text, const Entry& entry) {

@@ -47,11 +47,10 @@ TEST_F(FileStoreNamesTest, StatementsAndSignaturesSurviveARestart) {
   EXPECT_EQ(store_->LookupName("n")->statement, statement);
   EXPECT_EQ(store_->LookupName("m")->statement, "");
   EXPECT_EQ(store_->Stat(blob.digest)->fsverity_signature, "sig");
-  EXPECT_EQ(
-      ReadWholeFile(JoinPath(BlobDirFor(root_, blob.digest_text),
-                             std::string(kSignatureFileName)))
-          .value(),
-      "sig");
+  EXPECT_EQ(ReadWholeFile(JoinPath(BlobDirFor(root_, blob.digest_text),
+                                   std::string(kSignatureFileName)))
+                .value(),
+            "sig");
 }
 
 TEST_F(FileStoreNamesTest, ANameFileWithoutAStatementStillLoads) {
@@ -68,9 +67,9 @@ TEST_F(FileStoreNamesTest, ANameFileWithoutAStatementStillLoads) {
 TEST_F(FileStoreNamesTest, ADamagedStatementDropsItsNameFile) {
   const std::string digest = MustPut("content");
   const std::string file = root_ + "/names/" + NameFileName("n");
-  ASSERT_TRUE(WriteWholeFile(file, absl::StrCat(digest, "\nn",
-                                                std::string(1, '\0')))
-                  .ok());
+  ASSERT_TRUE(
+      WriteWholeFile(file, absl::StrCat(digest, "\nn", std::string(1, '\0')))
+          .ok());
   Reopen();
   EXPECT_TRUE(absl::IsNotFound(store_->LookupName("n").status()));
   EXPECT_TRUE(log_.Contains("name file has a statement of 0 bytes"));
@@ -79,8 +78,8 @@ TEST_F(FileStoreNamesTest, ADamagedStatementDropsItsNameFile) {
 
 TEST_F(FileStoreNamesTest, ADamagedSignatureQuarantinesItsBlob) {
   const std::string digest = MustPut("content");
-  const std::string file = JoinPath(BlobDirFor(root_, digest),
-                                    std::string(kSignatureFileName));
+  const std::string file =
+      JoinPath(BlobDirFor(root_, digest), std::string(kSignatureFileName));
   ASSERT_TRUE(WriteWholeFile(file, "").ok());  // empty: never written so
   Reopen();
   EXPECT_TRUE(

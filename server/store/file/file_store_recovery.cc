@@ -100,9 +100,8 @@ absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   bool stale_copy;
   {
     absl::MutexLock lock(&mu_);
-    AddEntry(text,
-             Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
-                   (*blob)->fsverity_signature()});
+    AddEntry(text, Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
+                         (*blob)->fsverity_signature()});
     stale_copy = quarantined_.erase(text) > 0;
   }
   // A re-put that crashed before removing the damaged copy.

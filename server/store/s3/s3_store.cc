@@ -291,8 +291,8 @@ absl::StatusOr<BlobInfo> S3Store::SetName(const ParsedDigest& digest,
   const absl::Status exists = Exists(digest);
   ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
   if (exists.ok() && quarantined) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot name ", digest.ToString(), ": it is quarantined"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot name ", digest.ToString(), ": it is quarantined"));
   }
   RETURN_IF_ERROR(exists);
   RETURN_IF_ERROR(WriteName(write, digest));
@@ -341,7 +341,8 @@ absl::StatusOr<bool> S3Store::TryWriteName(
   // A damaged name object is replaced like one without a statement: the
   // bucket is untrusted, and clients check what they are given.
   absl::StatusOr<NameRecord> record =
-      absent ? absl::NotFoundError("") : DecodeNameObject(write.name, current.body);
+      absent ? absl::NotFoundError("")
+             : DecodeNameObject(write.name, current.body);
   if (record.ok()) *old = record->digest;
   RETURN_IF_ERROR(
       RunNameCheck(write, digest, record.ok() ? record->statement : ""));
@@ -349,10 +350,10 @@ absl::StatusOr<bool> S3Store::TryWriteName(
     return absl::UnavailableError(
         absl::StrCat("S3 gave the name object ", key, " no ETag"));
   }
-  const absl::Status put = PutObject(
-      key, body,
-      {absent ? std::string("If-None-Match: *")
-              : absl::StrCat("If-Match: ", Unquoted(current.etag))});
+  const absl::Status put =
+      PutObject(key, body,
+                {absent ? std::string("If-None-Match: *")
+                        : absl::StrCat("If-Match: ", Unquoted(current.etag))});
   if (absl::IsFailedPrecondition(put)) return false;  // lost a race
   RETURN_IF_ERROR(put);
   return true;
@@ -407,9 +408,9 @@ absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
   }
   ASSIGN_OR_RETURN(std::vector<std::string> names, NamesOf(digest));
   ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
-  return BlobInfo{digest.ToString(), checked.descriptor,
-                  checked.geometry.tree_size(), std::move(names),
-                  std::move(signature), ""};
+  return BlobInfo{
+      digest.ToString(), checked.descriptor,   checked.geometry.tree_size(),
+      std::move(names),  std::move(signature), ""};
 }
 
 absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,
