@@ -119,6 +119,11 @@ ABSL_FLAG(std::string, auth_identities, "",
           "file of `ROLE IDENTITY` lines: a client certificate's subject "
           "alternative name or common name gets that role (with "
           "--tls_client_ca); reloaded on SIGHUP");
+ABSL_FLAG(std::string, name_keys, "",
+          "PEM file of Ed25519 public keys (as `openssl pkey -pubout` writes "
+          "them) allowed to sign names: every Put with a name and every "
+          "SetName then needs a statement signed by one of them, for that "
+          "name and blob, of a higher version than the name's current one");
 ABSL_FLAG(double, max_call_rate, 2000,
           "calls (new streams and unary calls) each client connection may "
           "start per second, a second's worth at once; more get "
@@ -240,6 +245,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.service.max_call_rate = absl::GetFlag(FLAGS_max_call_rate);
   options.auth.tokens_file = absl::GetFlag(FLAGS_auth_tokens);
   options.auth.identities_file = absl::GetFlag(FLAGS_auth_identities);
+  options.name_keys_file = absl::GetFlag(FLAGS_name_keys);
   options.service.max_have_tree_blocks =
       absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);

@@ -47,6 +47,10 @@ struct ServerOptions {
   bool allow_insecure = false;
   // Who may call what; without files, everyone everything.
   AuthOptions auth;
+  // A PEM file of Ed25519 public keys ("PUBLIC KEY" blocks, as `openssl pkey
+  // -pubout` writes them) allowed to sign names: every name write then needs
+  // a statement one of them signed (NamePolicy). Empty: names need none.
+  std::string name_keys_file;
   ServiceOptions service;
   // Verify every block read from the store before sending it. Off only for
   // benchmarks and diagnostics: clients still verify, but the server would

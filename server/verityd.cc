@@ -7,12 +7,17 @@
 #include <sys/stat.h>
 
 #include <exception>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/ed25519_key.h"
 #include "lib/file_util.h"
 #include "lib/loopback_address.h"
+#include "lib/name_statement.h"
 #include "lib/status_macros.h"
 #include "server/dispatch/calibration.h"
 #include "server/log.h"
@@ -98,6 +103,30 @@ std::string HostOf(const std::string& listen) {
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<NamePolicy>> Verityd::LoadNamePolicy() {
+  const std::string& file = options_.name_keys_file;
+  if (file.empty()) return std::make_unique<NamePolicy>();
+  absl::StatusOr<std::string> pem = ReadSmallFile(file, 1 << 20);
+  absl::StatusOr<std::vector<Ed25519PublicKey>> keys =
+      pem.ok() ? Ed25519PublicKey::ParsePem(*pem)
+               : absl::StatusOr<std::vector<Ed25519PublicKey>>(pem.status());
+  if (!keys.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--name_keys=", file, ": ", keys.status().message()));
+  }
+  std::vector<std::string> ids;
+  for (const Ed25519PublicKey& key : *keys) ids.push_back(KeyIdToHex(key.id()));
+  absl::StatusOr<TrustedKeys> trusted = TrustedKeys::Create(*std::move(keys));
+  if (!trusted.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--name_keys=", file, ": ", trusted.status().message()));
+  }
+  // Key ids name the keys and say nothing secret.
+  Log(absl::StrCat("name writes need statements signed by a key of ", file,
+                   " (ids ", absl::StrJoin(ids, ", "), ")"));
+  return std::make_unique<NamePolicy>(*std::move(trusted));
+}
+
 absl::StatusOr<std::unique_ptr<Verityd>> Verityd::Start(
     const ServerOptions& options) {
   std::unique_ptr<Verityd> server(new Verityd(options));
@@ -113,6 +142,8 @@ absl::Status Verityd::Init() {
     Log(absl::StrCat("auth: on, ", authorizer_->Summary()));
   }
   context_.authorizer = authorizer_.get();
+  ASSIGN_OR_RETURN(names_, LoadNamePolicy());
+  context_.names = names_.get();
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   ASSIGN_OR_RETURN(store_, OpenStore());

@@ -32,6 +32,7 @@
 #include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
+#include "server/rpc/name_policy.h"
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/service_context.h"
 #include "server/rpc/stream_watchdog.h"
@@ -92,6 +93,8 @@ class Verityd {
   absl::StatusOr<std::unique_ptr<Store>> OpenStore();
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
+  // The NamePolicy of --name_keys (the keys' ids logged).
+  absl::StatusOr<std::unique_ptr<NamePolicy>> LoadNamePolicy();
   // The online tuner of the inline limits, starting from `limits`.
   absl::StatusOr<std::unique_ptr<InlineTuner>> StartTuner(
       const InlineLimits& limits, const Calibration& calibration);
@@ -132,6 +135,8 @@ class Verityd {
   std::unique_ptr<StreamWatchdog> watchdog_;
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<PeerRateLimiter> rate_limiter_;
+  // --name_keys; never null once Init() has run.
+  std::unique_ptr<NamePolicy> names_;
   ServiceContext context_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.

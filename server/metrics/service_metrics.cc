@@ -12,7 +12,7 @@ namespace verity::server {
 namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
-    "Put", "Read", "Stat", "List", "Delete"};
+    "Put", "Read", "Stat", "List", "Delete", "SetName"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {

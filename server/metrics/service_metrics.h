@@ -29,10 +29,10 @@
 
 namespace verity::server {
 
-enum class RpcMethod { kPut = 0, kRead, kStat, kList, kDelete };
-inline constexpr int kNumRpcMethods = 5;
+enum class RpcMethod { kPut = 0, kRead, kStat, kList, kDelete, kSetName };
+inline constexpr int kNumRpcMethods = 6;
 
-// "Put", "Read", "Stat", "List", "Delete".
+// "Put", "Read", "Stat", "List", "Delete", "SetName".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

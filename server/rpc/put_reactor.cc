@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
@@ -106,10 +107,17 @@ absl::Status PutReactor::Consume(const v1::PutRequest& request) {
 
 absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   ASSIGN_OR_RETURN(CheckedPutHeader checked, CheckPutHeader(header));
-  expected_ = std::move(checked.expected);
-  name_ = std::move(checked.name);
+  commit_.expected = std::move(checked.expected);
+  commit_.fsverity_signature = std::move(checked.fsverity_signature);
+  // A statement that the request alone shows is bad fails before any
+  // content is taken; its digest and version are checked at the commit.
+  if (!checked.name.empty()) {
+    ASSIGN_OR_RETURN(commit_.name, context_->names->Prepare(
+                                       checked.name, checked.name_statement,
+                                       commit_.expected, absl::Now()));
+  }
   ASSIGN_OR_RETURN(writer_,
-                   context_->blobs->BeginPut(checked.params, expected_));
+                   context_->blobs->BeginPut(checked.params, commit_.expected));
   if (writer_->executor() != nullptr) steps_ = writer_->executor();
   return absl::OkStatus();
 }
@@ -119,9 +127,10 @@ absl::Status PutReactor::Commit() {
     return absl::InvalidArgumentError("a Put needs a header");
   }
   // New content may replace a quarantined copy: CommitPut drops it from the
-  // cache.
+  // cache. A name write its check refuses leaves the name as it was and the
+  // blob stored, as a failure to record the name always has.
   ASSIGN_OR_RETURN(PutResult result,
-                   context_->blobs->CommitPut(*writer_, expected_, name_));
+                   context_->blobs->CommitPut(*writer_, commit_));
   writer_.reset();
   *response_->mutable_info() = BlobInfoToProto(result.info);
   response_->set_already_present(result.already_present);

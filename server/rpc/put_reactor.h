@@ -57,8 +57,8 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   // own (PutWriter::executor), on which a Put may wait for capacity other
   // Puts hold without holding a thread that reads need.
   Executor* steps_;
-  std::optional<ParsedDigest> expected_;
-  std::string name_;
+  // What Commit commits besides the content (the header's).
+  PutCommit commit_;
 };
 
 }  // namespace verity::server

@@ -69,9 +69,9 @@ absl::StatusOr<ReadStream::Opened> ReadReactor::CheckAndOpen(
   ASSIGN_OR_RETURN(
       const CheckedRead read,
       CheckReadRequest(request, context_->options.max_have_tree_blocks));
-  ASSIGN_OR_RETURN(const ParsedDigest digest,
-                   ResolveBlob(*context_->store, read.blob));
-  ASSIGN_OR_RETURN(blob_, OpenForRead(*context_, digest));
+  ASSIGN_OR_RETURN(NamedBlob named, ResolveBlob(*context_->store, read.blob));
+  name_statement_ = std::move(named.statement);
+  ASSIGN_OR_RETURN(blob_, OpenForRead(*context_, named.digest));
   const TreeGeometry& geometry = blob_->geometry();
   ASSIGN_OR_RETURN(
       const ByteRange bytes,
@@ -110,6 +110,8 @@ void ReadReactor::StartWrite(ReadMessage message) {
     head.set_digest(blob_->blob().digest_text());
     *head.mutable_fsverity_descriptor() =
         DescriptorToProto(blob_->blob().descriptor());
+    head.set_name_statement(name_statement_);
+    head.set_fsverity_signature(blob_->blob().fsverity_signature());
   }
   if (!message.data.empty()) {
     for (ReadMessage::TreeBlock& block : message.tree_blocks) {

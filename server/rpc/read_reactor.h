@@ -9,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -55,6 +56,9 @@ class ReadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
   v1::ReadRequest request_;
   // Set by Open() before the stream starts; read by the stream's steps.
   std::shared_ptr<VerifiedBlob> blob_;
+  // A Read by name: the statement stored with the name, for the first
+  // message (empty: none, or by digest).
+  std::string name_statement_;
   PriorityClass priority_class_ = PriorityClass::kNone;
   // The write in flight (one at most): the stream's steps, one thread at a
   // time.

@@ -8,6 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lib/fsverity_signature.h"
+#include "lib/name_statement.h"
 #include "lib/read_plan.h"
 #include "lib/status_macros.h"
 #include "proto/convert.h"
@@ -56,6 +58,17 @@ absl::StatusOr<CheckedRead> CheckReadRequest(const v1::ReadRequest& request,
   return read;
 }
 
+namespace {
+
+absl::Status CheckStatementSize(absl::string_view statement) {
+  if (statement.size() <= kMaxNameStatementSize) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("name_statement is ", statement.size(), " bytes; at most ",
+                   kMaxNameStatementSize, " may be given"));
+}
+
+}  // namespace
+
 absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
   CheckedPutHeader checked;
   ASSIGN_OR_RETURN(checked.params, TreeParamsFromProto(header.params()));
@@ -68,6 +81,30 @@ absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
   }
   if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
   checked.name = header.name();
+  if (!header.name_statement().empty() && header.name().empty()) {
+    return absl::InvalidArgumentError(
+        "a Put's name_statement needs its name: set name too");
+  }
+  RETURN_IF_ERROR(CheckStatementSize(header.name_statement()));
+  checked.name_statement = header.name_statement();
+  if (!header.fsverity_signature().empty()) {
+    RETURN_IF_ERROR(CheckFsveritySignatureFormat(header.fsverity_signature()));
+  }
+  checked.fsverity_signature = header.fsverity_signature();
+  return checked;
+}
+
+absl::StatusOr<CheckedSetName> CheckSetNameRequest(
+    const v1::SetNameRequest& request) {
+  CheckedSetName checked;
+  RETURN_IF_ERROR(ValidateBlobName(request.name()));
+  checked.name = request.name();
+  if (request.digest().empty()) {
+    return absl::InvalidArgumentError("SetName needs the blob's digest");
+  }
+  ASSIGN_OR_RETURN(checked.digest, ParseDigest(request.digest()));
+  RETURN_IF_ERROR(CheckStatementSize(request.name_statement()));
+  checked.name_statement = request.name_statement();
   return checked;
 }
 

@@ -60,11 +60,27 @@ struct CheckedPutHeader {
   MerkleParams params;
   std::optional<ParsedDigest> expected;  // expected_digest, if given
   std::string name;                      // empty: no name
+  std::string name_statement;            // empty: none; only with a name
+  std::string fsverity_signature;        // empty: none
 };
 
 // Refuses invalid tree params, a malformed expected digest or one of another
-// algorithm than the params, and an invalid name.
+// algorithm than the params, an invalid name, a name statement without a
+// name or over kMaxNameStatementSize bytes (what it says is NamePolicy's to
+// check), and a signature that CheckFsveritySignatureFormat refuses.
 absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header);
+
+// A SetName as asked.
+struct CheckedSetName {
+  ParsedDigest digest;
+  std::string name;
+  std::string name_statement;  // empty: none
+};
+
+// Refuses an invalid name, a malformed digest, and a statement over
+// kMaxNameStatementSize bytes.
+absl::StatusOr<CheckedSetName> CheckSetNameRequest(
+    const v1::SetNameRequest& request);
 
 // The blobs one List page holds: page_size, at most kMaxListPageSize, which
 // page_size 0 also means.

@@ -23,10 +23,10 @@ void LogIfFailed(const Store* store, const ParsedDigest& digest,
 
 }  // namespace
 
-absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
-                                         const BlobSelector& blob) {
-  if (blob.by_name) return store.ResolveName(blob.name);
-  return blob.digest;
+absl::StatusOr<NamedBlob> ResolveBlob(const Store& store,
+                                      const BlobSelector& blob) {
+  if (blob.by_name) return store.LookupName(blob.name);
+  return NamedBlob{blob.digest, ""};
 }
 
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
@@ -40,6 +40,8 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
   *proto.mutable_fsverity_descriptor() = DescriptorToProto(info.descriptor);
   for (const std::string& name : info.names) proto.add_names(name);
   proto.set_tree_size(info.tree_size);
+  proto.set_name_statement(info.name_statement);
+  proto.set_fsverity_signature(info.fsverity_signature);
   return proto;
 }
 

@@ -23,6 +23,7 @@
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
+#include "server/rpc/name_policy.h"
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/stream_watchdog.h"
@@ -81,6 +82,8 @@ struct ServiceContext {
   ChunkBudget* chunk_budget = nullptr;
   // Cancels Read and Put streams whose client stalls; null watches none.
   StreamWatchdog* watchdog = nullptr;
+  // What a name write needs (--name_keys). Never null.
+  const NamePolicy* names = nullptr;
   // Who may call what (null: everyone everything), and how often each
   // connection may start a call (null: unbounded). See call_admission.h.
   const Authorizer* authorizer = nullptr;
@@ -143,10 +146,10 @@ class StreamSlot {
   bool released_ = false;
 };
 
-// The digest of the blob a checked request names: its own, or the one its
-// name points at (NOT_FOUND if unknown).
-absl::StatusOr<ParsedDigest> ResolveBlob(const Store& store,
-                                         const BlobSelector& blob);
+// The blob a checked request names: its own digest, or the one its name
+// points at (NOT_FOUND if unknown) with the name's statement.
+absl::StatusOr<NamedBlob> ResolveBlob(const Store& store,
+                                      const BlobSelector& blob);
 
 // The blob `digest`, through ServedBlobs::Open.
 absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(

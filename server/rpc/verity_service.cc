@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lib/status_macros.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
@@ -52,8 +53,8 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
 }
 
 template <typename Request>
-absl::StatusOr<ParsedDigest> Resolve(const ServiceContext& context,
-                                     const Request& request) {
+absl::StatusOr<NamedBlob> Resolve(const ServiceContext& context,
+                                  const Request& request) {
   RETURN_IF_ERROR(context.CheckServing());
   ASSIGN_OR_RETURN(const BlobSelector blob,
                    CheckBlobSelector(request.digest(), request.name(),
@@ -63,8 +64,10 @@ absl::StatusOr<ParsedDigest> Resolve(const ServiceContext& context,
 
 absl::Status DoStat(const ServiceContext& context,
                     const v1::StatRequest& request, v1::BlobInfo* response) {
-  ASSIGN_OR_RETURN(ParsedDigest digest, Resolve(context, request));
-  ASSIGN_OR_RETURN(BlobInfo info, context.store->Stat(digest));
+  ASSIGN_OR_RETURN(NamedBlob blob, Resolve(context, request));
+  ASSIGN_OR_RETURN(BlobInfo info, context.store->Stat(blob.digest));
+  // Empty unless by name: the statement belongs to the name, not the blob.
+  info.name_statement = std::move(blob.statement);
   *response = BlobInfoToProto(info);
   return absl::OkStatus();
 }
@@ -89,14 +92,39 @@ absl::Status DoList(const ServiceContext& context,
 
 absl::Status DoDelete(ServiceContext* context,
                       const v1::DeleteRequest& request) {
-  ASSIGN_OR_RETURN(ParsedDigest digest, Resolve(*context, request));
+  ASSIGN_OR_RETURN(NamedBlob blob, Resolve(*context, request));
   if (request.blob_case() == v1::DeleteRequest::kName) {
     return context->blobs->DeleteName(request.name());
   }
-  return context->blobs->DeleteBlob(digest);
+  return context->blobs->DeleteBlob(blob.digest);
+}
+
+absl::Status DoSetName(ServiceContext* context,
+                       const v1::SetNameRequest& request,
+                       v1::BlobInfo* response) {
+  RETURN_IF_ERROR(context->CheckServing());
+  ASSIGN_OR_RETURN(const CheckedSetName checked, CheckSetNameRequest(request));
+  ASSIGN_OR_RETURN(const NameWrite write,
+                   context->names->Prepare(checked.name, checked.name_statement,
+                                           checked.digest, absl::Now()));
+  ASSIGN_OR_RETURN(const BlobInfo info,
+                   context->blobs->SetName(checked.digest, write));
+  *response = BlobInfoToProto(info);
+  return absl::OkStatus();
 }
 
 }  // namespace
+
+grpc::ServerUnaryReactor* VerityService::SetName(
+    grpc::CallbackServerContext* call, const v1::SetNameRequest* request,
+    v1::BlobInfo* response) {
+  // Re-pointing a name is what a Put with a name does (write); it renames
+  // and fsyncs, or waits on the network: never inline.
+  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite,
+                /*blocks=*/true, [this, request, response] {
+                  return DoSetName(context_, *request, response);
+                });
+}
 
 grpc::ServerReadReactor<v1::PutRequest>* VerityService::Put(
     grpc::CallbackServerContext* call, v1::PutResponse* response) {

@@ -1,5 +1,6 @@
 // The verity.v1.Verity gRPC service on the callback API: Put and Read are
-// streams with their own reactors; Stat, List and Delete answer at once.
+// streams with their own reactors; Stat, List, Delete and SetName answer at
+// once.
 
 #ifndef VERITYD_SERVER_RPC_VERITY_SERVICE_H_
 #define VERITYD_SERVER_RPC_VERITY_SERVICE_H_
@@ -33,6 +34,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* Delete(grpc::CallbackServerContext* call,
                                    const v1::DeleteRequest* request,
                                    v1::DeleteResponse* response) override;
+  grpc::ServerUnaryReactor* SetName(grpc::CallbackServerContext* call,
+                                    const v1::SetNameRequest* request,
+                                    v1::BlobInfo* response) override;
 
  private:
   ServiceContext* const context_;

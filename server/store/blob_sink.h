@@ -23,7 +23,12 @@ struct SealedBlob {
   ParsedDigest digest;
   std::string digest_text;  // digest.ToString()
   MerkleTree tree;          // its descriptor and serialized tree
-  std::string name;         // a valid name, or empty: no name to record
+  // name.name is a valid name, or empty: no name to record; its statement
+  // fits.
+  NameWrite name;
+  // Stored with the blob, replacing the one it had; empty: the stored one
+  // stays. At most kMaxFsveritySignatureSize bytes.
+  std::string fsverity_signature;
 };
 
 // One Put's storage. Not thread-safe. PutPipeline calls Append for each piece
@@ -40,15 +45,17 @@ class BlobSink {
   // space is full; INTERNAL or UNAVAILABLE for I/O errors.
   virtual absl::Status Append(absl::Span<const uint8_t> data) = 0;
 
-  // Makes the content and blob.tree durable as blob.digest's, but not yet
-  // visible: from here on a crash must leave the blob whole or absent. A sink
-  // may skip what the store serves already.
+  // Makes the content, blob.tree and blob.fsverity_signature durable as
+  // blob.digest's, but not yet visible: from here on a crash must leave the
+  // blob whole or absent. A sink may skip what the store serves already.
   virtual absl::Status Stage(const SealedBlob& blob) = 0;
 
   // The commit point: makes the staged blob visible, all of it at once (or
-  // finds it stored and served already: PutResult::already_present), then
-  // points blob.name at it. Returns only once that is durable. If the blob is
-  // stored but the name fails, the error is returned and the blob stays.
+  // finds it stored and served already: PutResult::already_present, and then
+  // replaces its signature if blob.fsverity_signature is set), then writes
+  // blob.name as Store::SetName does (its check included). Returns only once
+  // that is durable. If the blob is stored but the name fails, the error is
+  // returned, the blob stays and the name is as it was.
   virtual absl::StatusOr<PutResult> Publish(const SealedBlob& blob) = 0;
 
   // Discards at once whatever this Put holds that is not part of a stored

@@ -39,8 +39,11 @@ std::string NameFileName(absl::string_view name) {
 }
 
 std::string EncodeNameFile(absl::string_view digest_text,
-                           absl::string_view name) {
-  return absl::StrCat(digest_text, "\n", name);
+                           absl::string_view name,
+                           absl::string_view statement) {
+  if (statement.empty()) return absl::StrCat(digest_text, "\n", name);
+  return absl::StrCat(digest_text, "\n", name, absl::string_view("\0", 1),
+                      statement);
 }
 
 absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
@@ -56,7 +59,17 @@ absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
   }
   NameRecord record;
   record.digest = *std::move(digest);
-  record.name = std::string(contents.substr(newline + 1));
+  const absl::string_view rest = contents.substr(newline + 1);
+  const size_t nul = rest.find('\0');
+  record.name = std::string(rest.substr(0, nul));
+  if (nul != absl::string_view::npos) {
+    record.statement = std::string(rest.substr(nul + 1));
+    if (record.statement.empty() ||
+        record.statement.size() > kMaxNameStatementSize) {
+      return absl::DataLossError(absl::StrCat(
+          "name file has a statement of ", record.statement.size(), " bytes"));
+    }
+  }
   const absl::Status valid = ValidateBlobName(record.name);
   if (!valid.ok()) {
     return absl::DataLossError(
@@ -65,25 +78,31 @@ absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
   return record;
 }
 
-void NameIndex::Set(const std::string& name, const std::string& digest_text) {
+void NameIndex::Set(const std::string& name, const std::string& digest_text,
+                    std::string statement) {
   Remove(name);
-  digest_of_[name] = digest_text;
+  target_of_[name] = Target{digest_text, std::move(statement)};
   names_of_[digest_text].insert(name);
 }
 
 bool NameIndex::Remove(const std::string& name) {
-  const auto it = digest_of_.find(name);
-  if (it == digest_of_.end()) return false;
-  const auto names = names_of_.find(it->second);
+  const auto it = target_of_.find(name);
+  if (it == target_of_.end()) return false;
+  const auto names = names_of_.find(it->second.digest_text);
   names->second.erase(name);
   if (names->second.empty()) names_of_.erase(names);
-  digest_of_.erase(it);
+  target_of_.erase(it);
   return true;
 }
 
 const std::string* NameIndex::Find(const std::string& name) const {
-  const auto it = digest_of_.find(name);
-  return it == digest_of_.end() ? nullptr : &it->second;
+  const auto it = target_of_.find(name);
+  return it == target_of_.end() ? nullptr : &it->second.digest_text;
+}
+
+const std::string* NameIndex::StatementOf(const std::string& name) const {
+  const auto it = target_of_.find(name);
+  return it == target_of_.end() ? nullptr : &it->second.statement;
 }
 
 std::vector<std::string> NameIndex::NamesOf(
@@ -96,7 +115,7 @@ std::vector<std::string> NameIndex::NamesOf(
 std::vector<std::string> NameIndex::RemoveAllOf(
     const std::string& digest_text) {
   std::vector<std::string> names = NamesOf(digest_text);
-  for (const std::string& name : names) digest_of_.erase(name);
+  for (const std::string& name : names) target_of_.erase(name);
   names_of_.erase(digest_text);
   return names;
 }

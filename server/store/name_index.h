@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "lib/descriptor.h"
+#include "lib/name_statement.h"
 
 namespace verity::server {
 
@@ -27,38 +28,57 @@ absl::Status ValidateBlobName(absl::string_view name);
 // name, so any valid name maps to one fixed-length, slash-free file name.
 std::string NameFileName(absl::string_view name);
 
-// The contents of a name file: "<digest text>\n<name>".
+// The contents of a name file (the file store's names/ files and the S3
+// store's names/ objects alike): "<digest text>\n<name>", followed, if the
+// name has a signed statement, by NUL and the statement's bytes. A name holds
+// no NUL, so the first NUL ends it, and a file written before statements
+// existed reads as a name without one. `statement` is opaque here, at most
+// kMaxNameStatementSize bytes; empty: none.
 std::string EncodeNameFile(absl::string_view digest_text,
-                           absl::string_view name);
+                           absl::string_view name,
+                           absl::string_view statement = "");
 
 // Large enough for any file EncodeNameFile makes.
-inline constexpr size_t kMaxNameFileSize = 256 + kMaxBlobNameSize;
+inline constexpr size_t kMaxNameFileSize =
+    256 + kMaxBlobNameSize + 1 + kMaxNameStatementSize;
 
 struct NameRecord {
   ParsedDigest digest;
   std::string name;
+  std::string statement;  // empty: none
 };
 
-// Parses EncodeNameFile's output; DATA_LOSS if it is malformed.
+// Parses EncodeNameFile's output; DATA_LOSS if it is malformed (an empty or
+// oversized statement included). The statement is not parsed: whoever reads
+// it checks it.
 absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents);
 
-// Names pointing at digests (by digest text), each name at one digest.
-// Thread-compatible.
+// Names pointing at digests (by digest text), each name at one digest, with
+// the statement stored with it. Thread-compatible.
 class NameIndex {
  public:
-  // Points `name` at `digest_text`, replacing what it pointed at.
-  void Set(const std::string& name, const std::string& digest_text);
+  // Points `name` at `digest_text` with `statement` (empty: none), replacing
+  // what it pointed at and the statement it had.
+  void Set(const std::string& name, const std::string& digest_text,
+           std::string statement = "");
   // Returns false if there was no such name.
   bool Remove(const std::string& name);
-  // nullptr if there is no such name.
+  // The digest text; nullptr if there is no such name.
   const std::string* Find(const std::string& name) const;
+  // The name's statement (empty: none); nullptr if there is no such name.
+  const std::string* StatementOf(const std::string& name) const;
   // The names pointing at `digest_text`, sorted.
   std::vector<std::string> NamesOf(const std::string& digest_text) const;
   // Removes the names pointing at `digest_text`; returns them, sorted.
   std::vector<std::string> RemoveAllOf(const std::string& digest_text);
 
  private:
-  absl::flat_hash_map<std::string, std::string> digest_of_;
+  struct Target {
+    std::string digest_text;
+    std::string statement;
+  };
+
+  absl::flat_hash_map<std::string, Target> target_of_;
   absl::flat_hash_map<std::string, std::set<std::string>> names_of_;
 };
 

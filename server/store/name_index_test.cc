@@ -62,6 +62,70 @@ TEST(NameFileTest, MalformedIsDataLoss) {
   }
 }
 
+TEST(NameFileTest, RoundTripsAStatementOfAnyBytes) {
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha256, AsBytes(std::string(32, '\x02')));
+  const std::string statement("sig\0with\nnul\0and\nnewlines\xff", 27);
+  const std::string file = EncodeNameFile(digest, "a/b", statement);
+  const absl::StatusOr<NameRecord> record = DecodeNameFile(file);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->digest.digest, std::string(32, '\x02'));
+  EXPECT_EQ(record->name, "a/b");
+  EXPECT_EQ(record->statement, statement);
+  EXPECT_LE(EncodeNameFile(digest, std::string(kMaxBlobNameSize, 'n'),
+                           std::string(kMaxNameStatementSize, 's'))
+                .size(),
+            kMaxNameFileSize);
+}
+
+TEST(NameFileTest, AFileWithoutAStatementReadsAsBefore) {
+  // Exactly what verityd wrote before names had statements.
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha256, AsBytes(std::string(32, '\x03')));
+  EXPECT_EQ(EncodeNameFile(digest, "old/name"), digest + "\nold/name");
+  const absl::StatusOr<NameRecord> record =
+      DecodeNameFile(digest + "\nold/name");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->name, "old/name");
+  EXPECT_EQ(record->statement, "");
+}
+
+TEST(NameFileTest, ADamagedStatementIsDataLoss) {
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha256, AsBytes(std::string(32, 'x')));
+  const std::string nul("\0", 1);
+  for (const std::string& contents : std::vector<std::string>{
+           digest + "\nname" + nul,  // a NUL and no statement
+           digest + "\nname" + nul +
+               std::string(kMaxNameStatementSize + 1, 's'),
+           digest + "\n" + nul + "statement"}) {  // no name
+    EXPECT_EQ(DecodeNameFile(contents).status().code(),
+              absl::StatusCode::kDataLoss)
+        << contents;
+  }
+}
+
+TEST(NameIndexTest, KeepsEachNamesStatement) {
+  NameIndex index;
+  index.Set("a", "d1", "statement 1");
+  index.Set("b", "d1");
+  ASSERT_NE(index.StatementOf("a"), nullptr);
+  EXPECT_EQ(*index.StatementOf("a"), "statement 1");
+  EXPECT_EQ(*index.StatementOf("b"), "");
+  EXPECT_EQ(index.StatementOf("c"), nullptr);
+
+  index.Set("a", "d2", "statement 2");  // re-pointed: replaced
+  EXPECT_EQ(*index.StatementOf("a"), "statement 2");
+  index.Set("a", "d2");  // re-pointed without one: none
+  EXPECT_EQ(*index.StatementOf("a"), "");
+  index.Set("a", "d2", "statement 3");
+  EXPECT_TRUE(index.Remove("a"));
+  EXPECT_EQ(index.StatementOf("a"), nullptr);
+  index.Set("b", "d1", "statement 4");
+  EXPECT_THAT(index.RemoveAllOf("d1"), ElementsAre("b"));
+  EXPECT_EQ(index.StatementOf("b"), nullptr);
+}
+
 TEST(NameIndexTest, TracksNamesBothWays) {
   NameIndex index;
   index.Set("b", "d1");

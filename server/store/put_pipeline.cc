@@ -70,10 +70,9 @@ absl::Status PutPipeline::Append(absl::Span<const uint8_t> data) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PutResult> PutPipeline::Commit(
-    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+absl::StatusOr<PutResult> PutPipeline::Commit(const PutCommit& commit) {
   if (finished_) return Ended();
-  absl::StatusOr<SealedBlob> sealed = Seal(expected, name);
+  absl::StatusOr<SealedBlob> sealed = Seal(commit);
   if (!sealed.ok()) return Fail(sealed.status());
   absl::StatusOr<PutResult> result = Install(*sealed);
   if (!result.ok()) return Fail(result.status());
@@ -81,20 +80,25 @@ absl::StatusOr<PutResult> PutPipeline::Commit(
   return result;
 }
 
-absl::StatusOr<SealedBlob> PutPipeline::Seal(
-    const std::optional<ParsedDigest>& expected, absl::string_view name) {
+absl::StatusOr<SealedBlob> PutPipeline::Seal(const PutCommit& commit) {
   // Before the tree is finished: a bad name costs no hashing.
-  if (!name.empty()) RETURN_IF_ERROR(ValidateBlobName(name));
+  if (!commit.name.name.empty()) RETURN_IF_ERROR(CheckNameWrite(commit.name));
+  if (commit.fsverity_signature.size() > kMaxFsveritySignatureSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the fs-verity signature is ", commit.fsverity_signature.size(),
+        " bytes; at most ", kMaxFsveritySignatureSize, " may be stored"));
+  }
   SealedBlob blob;
   ASSIGN_OR_RETURN(blob.tree, builder_.Finish());
   blob.digest =
       ParsedDigest{blob.tree.descriptor.hash_algorithm, blob.tree.digest};
   blob.digest_text = blob.digest.ToString();
   for (const std::optional<ParsedDigest>* want :
-       {&expected, &options_.expected}) {
+       {&commit.expected, &options_.expected}) {
     RETURN_IF_ERROR(CheckExpected(*want, blob.digest, blob.digest_text));
   }
-  blob.name = std::string(name);
+  blob.name = commit.name;
+  blob.fsverity_signature = commit.fsverity_signature;
   return blob;
 }
 

@@ -40,7 +40,8 @@ struct PutPipelineOptions {
 // Not thread-safe. Owns the sink; the store the sink writes to must outlive
 // it.
 //
-// Commit's order: the name is checked, the tree finished, the digest checked
+// Commit's order: the name (and the sizes of its statement and of the
+// signature) is checked, the tree finished, the digest checked
 // against both expectations; only then does the sink Stage the blob, and
 // only after that Publish it. Any failure Aborts the sink at once and is
 // returned by every later call; after a successful Commit, they return
@@ -62,15 +63,14 @@ class PutPipeline final : public PutWriter {
   // RESOURCE_EXHAUSTED past max_bytes, with nothing of `data` kept; else
   // the sink's error.
   absl::Status Append(absl::Span<const uint8_t> data) override;
-  absl::StatusOr<PutResult> Commit(const std::optional<ParsedDigest>& expected,
-                                   absl::string_view name) override;
+  absl::StatusOr<PutResult> Commit(const PutCommit& commit) override;
+  using PutWriter::Commit;
   uint64_t size() const override { return size_; }
   Executor* executor() const override { return options_.executor; }
 
  private:
   // The hashed content, once the name and the digest are checked.
-  absl::StatusOr<SealedBlob> Seal(const std::optional<ParsedDigest>& expected,
-                                  absl::string_view name);
+  absl::StatusOr<SealedBlob> Seal(const PutCommit& commit);
   absl::StatusOr<PutResult> Install(const SealedBlob& blob);
   // Ends the Put with `status`: Aborts the sink and remembers it.
   absl::Status Fail(absl::Status status);

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/hash.h"
+#include "lib/name_statement.h"
 #include "lib/test_blob.h"
 
 namespace verity::server {
@@ -103,7 +104,7 @@ TEST_F(PutPipelineTest, ContentIsHashedThenStagedThenPublished) {
     EXPECT_EQ((*seen)->digest_text, blob.digest_text);
     EXPECT_EQ((*seen)->tree.descriptor, blob.tree.descriptor);
     EXPECT_TRUE((*seen)->tree.tree == blob.tree.tree);
-    EXPECT_EQ((*seen)->name, "a/name");
+    EXPECT_EQ((*seen)->name.name, "a/name");
   }
   // Committed: the Put is over, and the sink hears nothing more, not even
   // an Abort when the writer goes.
@@ -149,6 +150,37 @@ TEST_F(PutPipelineTest, ABadNameStoresNothing) {
     EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(put->Commit(std::nullopt, "").status(), bad);
     EXPECT_EQ(put->Append(AsBytes("x")), bad);
+    put.reset();
+    EXPECT_THAT(record_.calls, ElementsAre("Append", "Abort"));
+  }
+}
+
+TEST_F(PutPipelineTest, TheStatementAndSignatureReachTheSink) {
+  const TestBlob blob = MakeTestBlob("content", MerkleParams{});
+  std::unique_ptr<PutPipeline> put = Begin();
+  ASSERT_TRUE(put->Append(AsBytes(blob.data)).ok());
+  PutCommit commit;
+  commit.name.name = "n";
+  commit.name.statement = "a statement";
+  commit.fsverity_signature = "a signature";
+  ASSERT_TRUE(put->Commit(commit).ok());
+  ASSERT_TRUE(record_.published.has_value());
+  EXPECT_EQ(record_.published->name.statement, "a statement");
+  EXPECT_EQ(record_.published->fsverity_signature, "a signature");
+}
+
+TEST_F(PutPipelineTest, AnOversizedStatementOrSignatureStoresNothing) {
+  PutCommit statement;
+  statement.name.name = "n";
+  statement.name.statement = std::string(kMaxNameStatementSize + 1, 's');
+  PutCommit signature;
+  signature.fsverity_signature =
+      std::string(kMaxFsveritySignatureSize + 1, 's');
+  for (const PutCommit* commit : {&statement, &signature}) {
+    std::unique_ptr<PutPipeline> put = Begin();
+    ASSERT_TRUE(put->Append(AsBytes("content")).ok());
+    EXPECT_EQ(put->Commit(*commit).status().code(),
+              absl::StatusCode::kInvalidArgument);
     put.reset();
     EXPECT_THAT(record_.calls, ElementsAre("Append", "Abort"));
   }

@@ -37,21 +37,25 @@ absl::StatusOr<std::unique_ptr<PutWriter>> ServedBlobs::BeginPut(
   return store_->BeginPut(params, expected);
 }
 
-absl::StatusOr<PutResult> ServedBlobs::CommitPut(
-    PutWriter& writer, const std::optional<ParsedDigest>& expected,
-    absl::string_view name) {
-  absl::StatusOr<PutResult> result = writer.Commit(expected, name);
+absl::StatusOr<PutResult> ServedBlobs::CommitPut(PutWriter& writer,
+                                                 const PutCommit& commit) {
+  absl::StatusOr<PutResult> result = writer.Commit(commit);
   if (!result.ok()) {
     // The content may be stored even so (recording the name failed).
-    if (expected.has_value()) cache_.Erase(*expected);
+    if (commit.expected.has_value()) cache_.Erase(*commit.expected);
     return result;
   }
-  if (!result->already_present) {
+  if (!result->already_present || !commit.fsverity_signature.empty()) {
     ASSIGN_OR_RETURN(const ParsedDigest digest,
                      ParseDigest(result->info.digest));
     cache_.Erase(digest);
   }
   return result;
+}
+
+absl::StatusOr<BlobInfo> ServedBlobs::SetName(const ParsedDigest& digest,
+                                              const NameWrite& write) {
+  return store_->SetName(digest, write);
 }
 
 absl::Status ServedBlobs::DeleteBlob(const ParsedDigest& digest) {

@@ -70,12 +70,16 @@ class ServedBlobs {
       const MerkleParams& params, const std::optional<ParsedDigest>& expected);
 
   // PutWriter::Commit; new content for a digest drops its cached blob, which
-  // may be a copy quarantined elsewhere (another replica of a shared store).
-  // A commit that fails drops the blob `expected`, if given: the content may
-  // be stored even so.
-  absl::StatusOr<PutResult> CommitPut(
-      PutWriter& writer, const std::optional<ParsedDigest>& expected,
-      absl::string_view name);
+  // may be a copy quarantined elsewhere (another replica of a shared store),
+  // and so does a new signature (a cached blob keeps the one it opened with).
+  // A commit that fails drops the blob commit.expected, if given: the
+  // content may be stored even so.
+  absl::StatusOr<PutResult> CommitPut(PutWriter& writer,
+                                      const PutCommit& commit);
+
+  // Store::SetName. The cache is by digest: nothing of it goes.
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write);
 
   // Store::DeleteBlob, then the cached blob goes (whatever the store said:
   // what it did not delete is opened again from it).

@@ -45,9 +45,12 @@ class HookedStore final : public Store {
     if (after_open) std::exchange(after_open, nullptr)();
     return blob;
   }
-  absl::StatusOr<ParsedDigest> ResolveName(
-      absl::string_view name) const override {
-    return store_->ResolveName(name);
+  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override {
+    return store_->LookupName(name);
+  }
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write) override {
+    return store_->SetName(digest, write);
   }
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
     return store_->Stat(digest);
@@ -104,7 +107,7 @@ class ServedBlobsTest : public FileStoreFixture {
         !appended.ok()) {
       return appended;
     }
-    return blobs_->CommitPut(**writer, digest_, "");
+    return blobs_->CommitPut(**writer, PutCommit{digest_, {}, ""});
   }
 
   std::string data_;

@@ -7,16 +7,43 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
+#include "lib/name_statement.h"
+#include "lib/status_macros.h"
+#include "server/store/name_index.h"
 
 namespace verity::server {
 
 Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
-           const MerkleParams& params, const TreeGeometry& geometry)
+           const MerkleParams& params, const TreeGeometry& geometry,
+           std::string fsverity_signature)
     : digest_(digest),
       digest_text_(digest.ToString()),
       descriptor_(descriptor),
       params_(params),
-      geometry_(geometry) {}
+      geometry_(geometry),
+      fsverity_signature_(std::move(fsverity_signature)) {}
+
+absl::StatusOr<ParsedDigest> Store::ResolveName(absl::string_view name) const {
+  ASSIGN_OR_RETURN(NamedBlob named, LookupName(name));
+  return named.digest;
+}
+
+absl::Status CheckNameWrite(const NameWrite& write) {
+  RETURN_IF_ERROR(ValidateBlobName(write.name));
+  if (write.statement.size() > kMaxNameStatementSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the name statement for \"", write.name, "\" is ",
+                     write.statement.size(), " bytes; at most ",
+                     kMaxNameStatementSize, " may be stored"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunNameCheck(const NameWrite& write, const ParsedDigest& digest,
+                          absl::string_view current_statement) {
+  if (!write.check) return absl::OkStatus();
+  return write.check(digest, current_statement);
+}
 
 absl::Status DamagedBlob(absl::string_view digest_text,
                          absl::string_view what) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/types/span.h"
 #include "lib/descriptor.h"
 #include "lib/executor.h"
+#include "lib/fsverity_signature.h"
 #include "lib/merkle_params.h"
 
 namespace verity::server {
@@ -29,6 +31,39 @@ struct BlobInfo {
   Descriptor descriptor;
   uint64_t tree_size = 0;          // bytes of the serialized Merkle tree
   std::vector<std::string> names;  // names pointing at it, sorted
+  // The blob's detached fs-verity signature, as stored (empty: none). Opaque
+  // and untrusted: clients verify it.
+  std::string fsverity_signature;
+  // Only where a name was looked up or written: that name's statement, as
+  // stored (empty: none). Opaque and untrusted, as the signature.
+  std::string name_statement;
+};
+
+// Points a name at a blob, with the statement stored with it. Plain value.
+struct NameWrite {
+  std::string name;       // a valid name; empty: no name to write
+  std::string statement;  // opaque, at most kMaxNameStatementSize; empty: none
+  // Decides whether the name may be written: called by the store with the
+  // digest the name is to point at and the statement the name has now
+  // (empty: none, or no such name), as the compare of a compare-and-set: no
+  // other writer of the name can change it between the check and the write
+  // (a lock, or a conditional write for a store replicas share). OK lets the
+  // write happen; an error refuses it and is the write's error. Empty:
+  // always allowed. May be called more than once (a conditional write that
+  // lost a race checks again).
+  std::function<absl::Status(const ParsedDigest& digest,
+                             absl::string_view current_statement)>
+      check;
+};
+
+// What a Put commits besides its content. Plain value.
+struct PutCommit {
+  // The digest the content must have (DATA_LOSS otherwise), if known.
+  std::optional<ParsedDigest> expected;
+  NameWrite name;
+  // Stored with the blob, replacing the one it had (empty: the stored one,
+  // if any, stays). At most kMaxFsveritySignatureSize bytes.
+  std::string fsverity_signature;
 };
 
 struct PutResult {
@@ -63,6 +98,10 @@ class Blob : public std::enable_shared_from_this<Blob> {
   const Descriptor& descriptor() const { return descriptor_; }
   const TreeGeometry& geometry() const { return geometry_; }
   const MerkleParams& params() const { return params_; }
+  // The blob's detached fs-verity signature as it was when the blob was
+  // opened (empty: none); untrusted. A blob kept open does not see a later
+  // Put replace it (ServedBlobs drops its own cached copy then).
+  const std::string& fsverity_signature() const { return fsverity_signature_; }
 
   // Fills `out` from `offset` of `part` without waiting on a network (a file
   // may still be read from a local disk) and returns how that went; or
@@ -98,7 +137,8 @@ class Blob : public std::enable_shared_from_this<Blob> {
  protected:
   // `params` and `geometry` must be those of `descriptor`.
   Blob(const ParsedDigest& digest, const Descriptor& descriptor,
-       const MerkleParams& params, const TreeGeometry& geometry);
+       const MerkleParams& params, const TreeGeometry& geometry,
+       std::string fsverity_signature = "");
   // A blob that stands for `other` (a cache or a test double around it): the
   // same digest, descriptor, params and geometry.
   Blob(const Blob& other) = default;
@@ -109,6 +149,7 @@ class Blob : public std::enable_shared_from_this<Blob> {
   const Descriptor descriptor_;
   const MerkleParams params_;
   const TreeGeometry geometry_;
+  const std::string fsverity_signature_;
 };
 
 // DATA_LOSS "blob <digest text>: <what>": a stored blob that is not what its
@@ -144,13 +185,21 @@ class PutWriter {
   // space is full; INTERNAL or UNAVAILABLE for I/O errors.
   virtual absl::Status Append(absl::Span<const uint8_t> data) = 0;
 
-  // Completes the Put. INVALID_ARGUMENT if `name` is neither empty (no name)
-  // nor a valid name; DATA_LOSS if `expected` is given and the content does
-  // not hash to it. Returns only once the blob is durable. If the blob is
-  // stored but recording the name fails, the error is returned and the blob
-  // stays stored.
-  virtual absl::StatusOr<PutResult> Commit(
-      const std::optional<ParsedDigest>& expected, absl::string_view name) = 0;
+  // Completes the Put. INVALID_ARGUMENT if commit.name.name is neither
+  // empty (no name) nor a valid name, or a statement or signature is too
+  // large; DATA_LOSS if commit.expected is given and the content does not
+  // hash to it. Returns only once the blob, its signature and its name are
+  // durable. If the blob is stored but the name is refused (its check) or
+  // recording it fails, the error is returned, the blob stays stored and the
+  // name is as it was. The result's info carries the name's statement.
+  virtual absl::StatusOr<PutResult> Commit(const PutCommit& commit) = 0;
+
+  // Commit with no statement, check or signature.
+  absl::StatusOr<PutResult> Commit(const std::optional<ParsedDigest>& expected,
+                                   absl::string_view name) {
+    return Commit(
+        PutCommit{expected, NameWrite{std::string(name), "", {}}, ""});
+  }
 
   // Bytes appended so far.
   virtual uint64_t size() const = 0;
@@ -162,6 +211,20 @@ class PutWriter {
   // reads need. nullptr: wherever the caller runs store work.
   virtual Executor* executor() const { return nullptr; }
 };
+
+// What a name points at. Plain value.
+struct NamedBlob {
+  ParsedDigest digest;
+  std::string statement;  // as stored, untrusted; empty: none
+};
+
+// INVALID_ARGUMENT unless `write` names a valid name and its statement fits
+// (what every backend checks before it writes a name).
+absl::Status CheckNameWrite(const NameWrite& write);
+
+// OK if `write` has no check, else what it says of `current_statement`.
+absl::Status RunNameCheck(const NameWrite& write, const ParsedDigest& digest,
+                          absl::string_view current_statement);
 
 // Served blobs and the sum of their data sizes.
 struct StoreTotals {
@@ -189,9 +252,21 @@ class Store {
   virtual absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const = 0;
 
-  // INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no such name.
-  virtual absl::StatusOr<ParsedDigest> ResolveName(
+  // The digest `name` points at and the statement stored with it (empty:
+  // none). INVALID_ARGUMENT for an invalid name; NOT_FOUND if there is no
+  // such name.
+  virtual absl::StatusOr<NamedBlob> LookupName(
       absl::string_view name) const = 0;
+
+  // LookupName's digest.
+  absl::StatusOr<ParsedDigest> ResolveName(absl::string_view name) const;
+
+  // Points write.name at the stored blob `digest`, with write.statement, if
+  // write.check allows, and returns the blob's info with that statement.
+  // INVALID_ARGUMENT for an invalid name or an oversized statement;
+  // NOT_FOUND unless the blob is stored and served; the check's error.
+  virtual absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                           const NameWrite& write) = 0;
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined.
   virtual absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const = 0;

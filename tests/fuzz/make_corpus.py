@@ -224,6 +224,10 @@ def request_seeds():
         'stat_by_digest': u8(3) + proto_field(1, 2, SHA512),
         'delete_by_name': u8(4) + proto_field(2, 2, b'n'),
         'delete_bad_digest': u8(4) + proto_field(1, 2, b'sha256:zz'),
+        'set_name': u8(5) + proto_field(1, 2, b'a/b') + proto_field(2, 2, SHA256) +
+                    proto_field(3, 2, b'statement'),
+        'set_name_bad_digest': u8(5) + proto_field(1, 2, b'n') + proto_field(2, 2, b'sha256:zz'),
+        'put_statement_without_name': u8(1) + proto_field(1, 2, proto_field(4, 2, b'statement')),
     }
 
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "client/cli/blob_ref.h"
+#include "lib/name_statement.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/request_checks.h"
 #include "server/store/name_index.h"
@@ -36,31 +37,47 @@ void CheckName(absl::string_view name) {
   FUZZ_CHECK(file.size() == 64 && file.find_first_not_of("0123456789abcdef") ==
                                       std::string::npos,
              file);
-  // A valid name survives its name file; an invalid one is refused there too.
-  const absl::StatusOr<server::NameRecord> record =
-      server::DecodeNameFile(server::EncodeNameFile(kDigest, name));
-  FUZZ_CHECK(record.ok() == valid.ok(), record.status().message());
-  if (record.ok()) {
-    FUZZ_CHECK(record->name == name && record->digest.ToString() == kDigest,
-               record->name);
+  // A valid name survives its name file, with a statement or without; an
+  // invalid one never does (one with a NUL reads back as a shorter name with
+  // a statement, if at all).
+  for (const absl::string_view statement : {"", "a statement"}) {
+    const absl::StatusOr<server::NameRecord> record = server::DecodeNameFile(
+        server::EncodeNameFile(kDigest, name, statement));
+    const bool survives = record.ok() && record->name == name;
+    FUZZ_CHECK(survives == valid.ok(), record.status().message());
+    if (survives) {
+      FUZZ_CHECK(record->digest.ToString() == kDigest &&
+                     record->statement == statement,
+                 record->name);
+    }
   }
 }
 
-// Any file found under names/: "<digest>\n<name>", nothing else.
+// Any file found under names/: "<digest>\n<name>", then optionally NUL and
+// a statement of 1 to kMaxNameStatementSize bytes, nothing else.
 void CheckNameFile(absl::string_view contents) {
   const absl::StatusOr<server::NameRecord> record =
       server::DecodeNameFile(contents);
   const size_t newline = contents.find('\n');
-  const bool valid = newline != absl::string_view::npos &&
-                     LooksLikeDigest(contents.substr(0, newline)) &&
-                     LooksLikeName(contents.substr(newline + 1));
+  bool valid = newline != absl::string_view::npos &&
+               LooksLikeDigest(contents.substr(0, newline));
+  if (valid) {
+    const absl::string_view rest = contents.substr(newline + 1);
+    const size_t nul = rest.find('\0');
+    valid = LooksLikeName(rest.substr(0, nul));
+    if (nul != absl::string_view::npos) {
+      const size_t statement = rest.size() - nul - 1;
+      valid = valid && statement >= 1 && statement <= kMaxNameStatementSize;
+    }
+  }
   FUZZ_CHECK(record.ok() == valid, record.status().message());
   if (!record.ok()) {
     FUZZ_CHECK(record.status().code() == absl::StatusCode::kDataLoss, "");
     return;
   }
   FUZZ_CHECK(
-      server::EncodeNameFile(record->digest.ToString(), record->name) ==
+      server::EncodeNameFile(record->digest.ToString(), record->name,
+                             record->statement) ==
           absl::StrCat(absl::AsciiStrToLower(contents.substr(0, newline)),
                        contents.substr(newline)),
       "");

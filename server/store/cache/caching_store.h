@@ -45,9 +45,12 @@ class CachingStore final : public Store {
   }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
-  absl::StatusOr<ParsedDigest> ResolveName(
-      absl::string_view name) const override {
-    return store_->ResolveName(name);
+  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override {
+    return store_->LookupName(name);
+  }
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write) override {
+    return store_->SetName(digest, write);
   }
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
     return store_->Stat(digest);

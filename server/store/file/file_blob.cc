@@ -64,13 +64,44 @@ absl::Status CheckSize(int fd, absl::string_view name, uint64_t expected,
   return absl::OkStatus();
 }
 
+// The signature file's bytes; empty if there is none.
+absl::StatusOr<std::string> ReadSignature(FileSystem& fs, int dir_fd,
+                                          const std::string& dir,
+                                          absl::string_view digest_text) {
+  const std::string name(kSignatureFileName);
+  absl::StatusOr<UniqueFd> fd =
+      fs.OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+  if (absl::IsNotFound(fd.status())) return std::string();
+  if (absl::IsFailedPrecondition(fd.status())) {
+    return Damaged(digest_text, fd.status().message());
+  }
+  RETURN_IF_ERROR(fd.status());
+  struct stat st;
+  if (fstat(fd->get(), &st) != 0) return ErrnoStatus(errno, "fstat", name);
+  if (!S_ISREG(st.st_mode) || st.st_size == 0 ||
+      static_cast<uint64_t>(st.st_size) > kMaxFsveritySignatureSize) {
+    return Damaged(digest_text,
+                   absl::StrCat(name, " is not a regular file of 1 to ",
+                                kMaxFsveritySignatureSize, " bytes"));
+  }
+  std::string bytes(st.st_size + 1, '\0');
+  ASSIGN_OR_RETURN(
+      const size_t size,
+      PreadUpTo(fs, fd->get(), 0, AsMutableBytes(&bytes), JoinPath(dir, name)));
+  if (size != static_cast<uint64_t>(st.st_size)) {
+    return Damaged(digest_text, absl::StrCat(name, " changed while read"));
+  }
+  bytes.resize(size);
+  return bytes;
+}
+
 }  // namespace
 
 FileBlob::FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
                    const Descriptor& descriptor, const MerkleParams& params,
-                   const TreeGeometry& geometry, UniqueFd data_fd,
-                   UniqueFd tree_fd)
-    : Blob(digest, descriptor, params, geometry),
+                   const TreeGeometry& geometry, std::string fsverity_signature,
+                   UniqueFd data_fd, UniqueFd tree_fd)
+    : Blob(digest, descriptor, params, geometry, std::move(fsverity_signature)),
       fs_(fs),
       reads_(reads),
       data_fd_(std::move(data_fd)),
@@ -100,9 +131,11 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
   RETURN_IF_ERROR(CheckSize(data_fd.get(), "data", descriptor.data_size, text));
   RETURN_IF_ERROR(
       CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
-  return std::shared_ptr<const FileBlob>(
-      new FileBlob(fs, reads, digest, descriptor, checked.params,
-                   checked.geometry, std::move(data_fd), std::move(tree_fd)));
+  ASSIGN_OR_RETURN(std::string signature,
+                   ReadSignature(fs, dir_fd.get(), dir, text));
+  return std::shared_ptr<const FileBlob>(new FileBlob(
+      fs, reads, digest, descriptor, checked.params, checked.geometry,
+      std::move(signature), std::move(data_fd), std::move(tree_fd)));
 }
 
 std::optional<absl::Status> FileBlob::TryReadNow(

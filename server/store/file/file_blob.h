@@ -29,13 +29,20 @@ namespace verity::server {
 // stays readable through this object. Every read is local: pread(2) through
 // `fs` (one call per chunk, not per block), mostly from the page cache; an
 // asynchronous one runs on `reads`. `fs` and `reads` must outlive the blob.
+// The file beside data, tree and descriptor that holds the blob's detached
+// fs-verity signature, if it has one.
+inline constexpr absl::string_view kSignatureFileName = "fsverity_signature";
+
 class FileBlob final : public Blob {
  public:
-  // Opens the blob directory `dir` (files data, tree, descriptor) and checks,
-  // without reading the data, that the descriptor is 256 canonical bytes that
-  // hash to `digest` and that the data and tree files have the sizes it
-  // implies. NOT_FOUND if `dir` does not exist; DATA_LOSS naming the problem
-  // if the blob is damaged; INTERNAL for other I/O errors.
+  // Opens the blob directory `dir` (files data, tree, descriptor, and
+  // fsverity_signature if there is one) and checks, without reading the
+  // data, that the descriptor is 256 canonical bytes that hash to `digest`,
+  // that the data and tree files have the sizes it implies, and that the
+  // signature is a regular file of 1 to kMaxFsveritySignatureSize bytes
+  // (read now: fsverity_signature()). NOT_FOUND if `dir` does not exist;
+  // DATA_LOSS naming the problem if the blob is damaged; INTERNAL for other
+  // I/O errors.
   static absl::StatusOr<std::shared_ptr<const FileBlob>> Open(
       FileSystem& fs, Executor& reads, const std::string& dir,
       const ParsedDigest& digest);
@@ -56,7 +63,8 @@ class FileBlob final : public Blob {
  private:
   FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
            const Descriptor& descriptor, const MerkleParams& params,
-           const TreeGeometry& geometry, UniqueFd data_fd, UniqueFd tree_fd);
+           const TreeGeometry& geometry, std::string fsverity_signature,
+           UniqueFd data_fd, UniqueFd tree_fd);
 
   absl::Status ReadNow(BlobPart part, uint64_t offset,
                        absl::Span<uint8_t> out) const;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "lib/status_macros.h"
+#include "server/store/file/file_blob.h"
 
 namespace verity::server {
 namespace {
@@ -65,6 +66,10 @@ absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
       WriteNewFileDurably(fs_, JoinPath(dir_, "tree"), blob.tree.tree));
   RETURN_IF_ERROR(
       WriteNewFileDurably(fs_, JoinPath(dir_, "descriptor"), descriptor));
+  if (!blob.fsverity_signature.empty()) {
+    RETURN_IF_ERROR(WriteNewFileDurably(fs_, JoinPath(dir_, kSignatureFileName),
+                                        blob.fsverity_signature));
+  }
   return FsyncDir(fs_, dir_);
 }
 

@@ -84,7 +84,8 @@ absl::StatusOr<PutResult> FileStore::Install(const std::string& dir,
     if (!synced.ok() && TakeBack(blob)) return synced;
     {
       absl::MutexLock lock(&mu_);
-      AddEntry(text, Entry{blob.tree.descriptor, blob.tree.tree.size()});
+      AddEntry(text, Entry{blob.tree.descriptor, blob.tree.tree.size(),
+                           blob.fsverity_signature});
       quarantined_.erase(text);
     }
     RETURN_IF_ERROR(synced);
@@ -93,9 +94,33 @@ absl::StatusOr<PutResult> FileStore::Install(const std::string& dir,
     const absl::Status dropped = DropQuarantined(blob.digest);
     if (!dropped.ok()) Log(dropped.message());
   }
-  if (!blob.name.empty()) RETURN_IF_ERROR(WriteName(blob.name, text));
+  if (present && !blob.fsverity_signature.empty()) {
+    RETURN_IF_ERROR(ReplaceSignature(blob.digest, blob.fsverity_signature));
+  }
+  if (!blob.name.name.empty())
+    RETURN_IF_ERROR(WriteName(blob.name, blob.digest));
   absl::ReaderMutexLock lock(&mu_);
-  return PutResult{InfoOf(text, blobs_.at(text)), present};
+  PutResult result{InfoOf(text, blobs_.at(text)), present};
+  result.info.name_statement = blob.name.statement;
+  return result;
+}
+
+absl::Status FileStore::ReplaceSignature(const ParsedDigest& digest,
+                                         const std::string& signature) {
+  const std::string text = digest.ToString();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (blobs_.at(text).fsverity_signature == signature) {
+      return absl::OkStatus();
+    }
+  }
+  // Renamed over the old one: a crash leaves the old signature or the new.
+  RETURN_IF_ERROR(ReplaceFileDurably(
+      fs_, TempPath("sig-"),
+      JoinPath(layout_.BlobDir(digest), kSignatureFileName), signature));
+  absl::MutexLock lock(&mu_);
+  blobs_.at(text).fsverity_signature = signature;
+  return absl::OkStatus();
 }
 
 bool FileStore::TakeBack(const SealedBlob& blob) {
@@ -119,12 +144,22 @@ absl::Status FileStore::MakeShardDir(const ParsedDigest& digest) {
   return absl::OkStatus();
 }
 
-absl::Status FileStore::WriteName(const std::string& name,
-                                  const std::string& digest_text) {
+absl::Status FileStore::WriteName(const NameWrite& write,
+                                  const ParsedDigest& digest) {
+  const std::string digest_text = digest.ToString();
+  std::string current;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    const std::string* statement = names_.StatementOf(write.name);
+    if (statement != nullptr) current = *statement;
+  }
+  // mutation_mu_ is held from here to the rename: no other write of the name
+  // comes between the check and this one.
+  RETURN_IF_ERROR(RunNameCheck(write, digest, current));
   const std::string temp = TempPath("name-");
-  absl::Status status =
-      WriteNewFileDurably(fs_, temp, EncodeNameFile(digest_text, name));
-  if (status.ok()) status = fs_.Rename(temp, layout_.NameFile(name));
+  absl::Status status = WriteNewFileDurably(
+      fs_, temp, EncodeNameFile(digest_text, write.name, write.statement));
+  if (status.ok()) status = fs_.Rename(temp, layout_.NameFile(write.name));
   if (!status.ok()) {
     fs_.Unlink(temp).IgnoreError();  // tmp/ is also emptied at Open
     return status;
@@ -132,9 +167,27 @@ absl::Status FileStore::WriteName(const std::string& name,
   {
     // The file is in place: the index mirrors it, fsync'd or not.
     absl::MutexLock lock(&mu_);
-    names_.Set(name, digest_text);
+    names_.Set(write.name, digest_text, write.statement);
   }
   return FsyncDir(fs_, layout_.names_dir());
+}
+
+absl::StatusOr<BlobInfo> FileStore::SetName(const ParsedDigest& digest,
+                                            const NameWrite& write) {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  RETURN_IF_ERROR(CheckNameWrite(write));
+  const std::string text = digest.ToString();
+  absl::MutexLock mutation(&mutation_mu_);
+  const absl::Status served = ServedStatus(text);
+  if (!served.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot name ", text, ": ", served.message()));
+  }
+  RETURN_IF_ERROR(WriteName(write, digest));
+  absl::ReaderMutexLock lock(&mu_);
+  BlobInfo info = InfoOf(text, blobs_.at(text));
+  info.name_statement = write.statement;
+  return info;
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> FileStore::OpenBlob(
@@ -164,20 +217,23 @@ absl::Status FileStore::ServedStatus(const std::string& digest_text) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ParsedDigest> FileStore::ResolveName(
-    absl::string_view name) const {
+absl::StatusOr<NamedBlob> FileStore::LookupName(absl::string_view name) const {
   RETURN_IF_ERROR(ValidateBlobName(name));
   std::string text;
+  NamedBlob named;
   {
     absl::ReaderMutexLock lock(&mu_);
-    const std::string* found = names_.Find(std::string(name));
+    const std::string name_string(name);
+    const std::string* found = names_.Find(name_string);
     if (found == nullptr) {
       return absl::NotFoundError(
           absl::StrCat("no blob is named \"", name, "\""));
     }
     text = *found;
+    named.statement = *names_.StatementOf(name_string);
   }
-  return ParseDigest(text);
+  ASSIGN_OR_RETURN(named.digest, ParseDigest(text));
+  return named;
 }
 
 absl::StatusOr<BlobInfo> FileStore::Stat(const ParsedDigest& digest) const {
@@ -336,8 +392,12 @@ std::optional<StoreTotals> FileStore::Totals() const {
 
 BlobInfo FileStore::InfoOf(const std::string& digest_text,
                            const Entry& entry) const {
-  return BlobInfo{digest_text, entry.descriptor, entry.tree_size,
-                  names_.NamesOf(digest_text)};
+  return BlobInfo{digest_text,
+                  entry.descriptor,
+                  entry.tree_size,
+                  names_.NamesOf(digest_text),
+                  entry.fsverity_signature,
+                  ""};
 }
 
 void FileStore::AddEntry(const std::string& digest_text, const Entry& entry) {

@@ -11,7 +11,8 @@
 //         data                      the content
 //         tree                      the Merkle tree, `fsverity digest --out-merkle-tree` layout
 //         descriptor                the 256-byte fs-verity descriptor
-//     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>"; replaced atomically
+//         fsverity_signature        the blob's detached fs-verity signature, if a Put gave one; replaced atomically
+//     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>", then NUL and its statement if it has one (name_index.h); replaced atomically
 //     quarantine/<alg>-<hex>/       blobs found corrupt: moved out of blobs/, never served, dropped on re-put
 //     tmp/                          staging for puts and deletes; emptied at Open
 // clang-format on
@@ -106,8 +107,10 @@ class FileStore final : public Store {
       const std::optional<ParsedDigest>& expected = std::nullopt) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
-  absl::StatusOr<ParsedDigest> ResolveName(
-      absl::string_view name) const override;
+  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
+  // Names a served blob (a quarantined one is NOT_FOUND).
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write) override;
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
@@ -129,6 +132,7 @@ class FileStore final : public Store {
   struct Entry {
     Descriptor descriptor;
     uint64_t tree_size = 0;
+    std::string fsverity_signature;  // empty: none
   };
 
   FileStore(const FileStoreOptions& options, FileSystem& fs, UniqueFd lock);
@@ -156,8 +160,13 @@ class FileStore final : public Store {
                                     const SealedBlob& blob);
   absl::Status MakeShardDir(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
-  absl::Status WriteName(const std::string& name,
-                         const std::string& digest_text)
+  // Points write.name at `digest` if write.check allows it: the check runs
+  // under mutation_mu_, which every name write holds.
+  absl::Status WriteName(const NameWrite& write, const ParsedDigest& digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Replaces the served blob's signature file and its entry's copy.
+  absl::Status ReplaceSignature(const ParsedDigest& digest,
+                                const std::string& signature)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status MoveToQuarantine(const ParsedDigest& digest,
                                 absl::string_view reason)

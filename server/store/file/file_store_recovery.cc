@@ -100,8 +100,8 @@ absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   bool stale_copy;
   {
     absl::MutexLock lock(&mu_);
-    AddEntry(text,
-             Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size()});
+    AddEntry(text, Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
+                         (*blob)->fsverity_signature()});
     stale_copy = quarantined_.erase(text) > 0;
   }
   // A re-put that crashed before removing the damaged copy.
@@ -141,7 +141,7 @@ absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
     const std::string text = record->digest.ToString();
     absl::MutexLock lock(&mu_);
     if (blobs_.count(text) > 0 || quarantined_.contains(text)) {
-      names_.Set(record->name, text);
+      names_.Set(record->name, text, record->statement);
       return true;
     }
     problem = absl::StrCat("it names ", text, ", which is gone");

@@ -9,8 +9,10 @@
 namespace verity::server {
 
 S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
-               const S3Layout& layout, S3Client* client)
-    : Blob(digest, checked.descriptor, checked.params, checked.geometry),
+               std::string fsverity_signature, const S3Layout& layout,
+               S3Client* client)
+    : Blob(digest, checked.descriptor, checked.params, checked.geometry,
+           std::move(fsverity_signature)),
       client_(client),
       data_key_(layout.BlobKey(digest, BlobObject::kData)),
       tree_key_(layout.BlobKey(digest, BlobObject::kTree)) {}

@@ -22,7 +22,8 @@ namespace verity::server {
 class S3Blob final : public Blob {
  public:
   S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
-         const S3Layout& layout, S3Client* client);
+         std::string fsverity_signature, const S3Layout& layout,
+         S3Client* client);
 
   // Never here: every byte is a GET away. OUT_OF_RANGE past the end.
   std::optional<absl::Status> TryReadNow(

@@ -26,6 +26,8 @@ absl::string_view ObjectName(BlobObject what) {
       return "tree";
     case BlobObject::kDescriptor:
       return "descriptor";
+    case BlobObject::kSignature:
+      return "fsverity_signature";
   }
   return "data";
 }

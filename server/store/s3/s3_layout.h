@@ -6,8 +6,10 @@
 //   PREFIX/blobs/<alg>/<hex>/tree          the Merkle tree, `fsverity digest --out-merkle-tree` layout
 //   PREFIX/blobs/<alg>/<hex>/descriptor    the 256-byte descriptor, written last and only if absent:
 //                                          the blob exists exactly when it does
+//   PREFIX/blobs/<alg>/<hex>/fsverity_signature  the blob's detached fs-verity signature, if a Put gave one
 //   PREFIX/blobs/<alg>/<hex>/names/<h>     a hint that name <h> points here; its body is the name
-//   PREFIX/names/<h>                       a name: "<digest text>\n<name>"; the last writer wins
+//   PREFIX/names/<h>                       a name: "<digest text>\n<name>", then NUL and its statement if it has
+//                                          one (name_index.h); written conditionally on its ETag
 //   PREFIX/quarantine/<alg>-<hex>          the blob is out of service; the body says why
 //   PREFIX/uploads/<id>                    the data of a Put whose digest was not known in advance
 // clang-format on
@@ -26,7 +28,7 @@
 
 namespace verity::server {
 
-enum class BlobObject { kData, kTree, kDescriptor };
+enum class BlobObject { kData, kTree, kDescriptor, kSignature };
 
 // Immutable value; thread-safe.
 class S3Layout {

@@ -190,16 +190,26 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
   if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
   stored_ = exists.ok();
   ASSIGN_OR_RETURN(quarantined_, store_.IsQuarantined(blob.digest));
-  // Stored and served: keep what is there, and nothing of this Put. Stored
-  // but quarantined: its objects are replaced by these, which hash right.
+  // Stored and served: keep what is there, and nothing of this Put but its
+  // signature. Stored but quarantined: its objects are replaced by these,
+  // which hash right.
   if (stored_ && !quarantined_) {
     Discard();
-    return absl::OkStatus();
+    return PutSignature(blob);
   }
-  // Data, then tree, then (Publish) the descriptor, only if absent.
+  // Data, then tree and signature, then (Publish) the descriptor, only if
+  // absent: a reader that finds the blob finds its signature.
   RETURN_IF_ERROR(PutData(blob.digest));
+  RETURN_IF_ERROR(store_.PutObject(
+      store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree));
+  return PutSignature(blob);
+}
+
+absl::Status S3Store::PutSink::PutSignature(const SealedBlob& blob) {
+  if (blob.fsverity_signature.empty()) return absl::OkStatus();
   return store_.PutObject(
-      store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree);
+      store_.layout_.BlobKey(blob.digest, BlobObject::kSignature),
+      blob.fsverity_signature);
 }
 
 absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
@@ -219,10 +229,11 @@ absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
     }
     if (quarantined_) RETURN_IF_ERROR(store_.Unquarantine(blob.digest));
   }
-  if (!blob.name.empty()) {
-    RETURN_IF_ERROR(store_.SetName(blob.name, blob.digest));
+  if (!blob.name.name.empty()) {
+    RETURN_IF_ERROR(store_.WriteName(blob.name, blob.digest));
   }
   ASSIGN_OR_RETURN(result.info, store_.Stat(blob.digest));
+  result.info.name_statement = blob.name.statement;
   return result;
 }
 

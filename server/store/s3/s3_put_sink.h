@@ -43,7 +43,8 @@ class S3Store::PutSink final : public BlobSink {
   absl::Status Append(absl::Span<const uint8_t> data) override;
   // Unless the blob is stored and served already: the data object (the last
   // part and CompleteMultipartUpload, or one PUT for less than a part, then
-  // the copy out of staging), then the tree.
+  // the copy out of staging), then the tree. Then the signature, if the Put
+  // has one, whether or not the blob was stored.
   absl::Status Stage(const SealedBlob& blob) override;
   // The descriptor, if absent; the quarantine lifted; the name.
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
@@ -54,6 +55,7 @@ class S3Store::PutSink final : public BlobSink {
   absl::Status StartPart();
   absl::Status WaitForParts() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutData(const ParsedDigest& digest);
+  absl::Status PutSignature(const SealedBlob& blob);
   // Moves the staged data object to `final_key`, server-side.
   absl::Status MoveIntoPlace(const std::string& final_key);
   absl::Status CreateUpload();

@@ -22,6 +22,8 @@ namespace verity::server {
 namespace {
 
 constexpr int kListPageKeys = 1000;
+// Conditional writes of one name that may lose a race before one gives up.
+constexpr int kNameWriteAttempts = 8;
 
 // What a listing continues from: the next page's query.
 void AddListQuery(S3Request* request, const std::string& prefix,
@@ -231,11 +233,47 @@ absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
   if (quarantined) {
     return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
   }
-  return std::make_shared<S3Blob>(checked, digest, layout_, client_.get());
+  ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
+  return std::make_shared<S3Blob>(checked, digest, std::move(signature),
+                                  layout_, client_.get());
 }
 
-absl::StatusOr<ParsedDigest> S3Store::ResolveName(
-    absl::string_view name) const {
+absl::StatusOr<std::string> S3Store::ReadSignature(
+    const ParsedDigest& digest) const {
+  absl::StatusOr<std::string> signature = GetObject(
+      layout_.BlobKey(digest, BlobObject::kSignature), "GetSignature");
+  if (absl::IsNotFound(signature.status())) return std::string();
+  RETURN_IF_ERROR(signature.status());
+  if (signature->size() > kMaxFsveritySignatureSize) {
+    return DamagedBlob(digest.ToString(),
+                       absl::StrCat("its fs-verity signature object is ",
+                                    signature->size(), " bytes"));
+  }
+  return signature;
+}
+
+namespace {
+
+// An ETag without its quotes: radosgw compares If-Match with the bare tag
+// (a quoted one never matches), and AWS S3 and MinIO accept either.
+absl::string_view Unquoted(absl::string_view etag) {
+  return absl::StripSuffix(absl::StripPrefix(etag, "\""), "\"");
+}
+
+// The record in a name object read back for `name`.
+absl::StatusOr<NameRecord> DecodeNameObject(absl::string_view name,
+                                            absl::string_view body) {
+  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameFile(body));
+  if (decoded.name != name) {
+    return absl::DataLossError(
+        absl::StrCat("the name object of ", name, " holds another name"));
+  }
+  return decoded;
+}
+
+}  // namespace
+
+absl::StatusOr<NamedBlob> S3Store::LookupName(absl::string_view name) const {
   RETURN_IF_ERROR(ValidateBlobName(name));
   absl::StatusOr<std::string> record =
       GetObject(layout_.NameKey(name), "GetName");
@@ -243,27 +281,82 @@ absl::StatusOr<ParsedDigest> S3Store::ResolveName(
     return absl::NotFoundError(absl::StrCat("no blob is named ", name));
   }
   RETURN_IF_ERROR(record.status());
-  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameFile(*record));
-  if (decoded.name != name) {
-    return absl::DataLossError(
-        absl::StrCat("the name object of ", name, " holds another name"));
-  }
-  return decoded.digest;
+  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameObject(name, *record));
+  return NamedBlob{decoded.digest, std::move(decoded.statement)};
 }
 
-absl::Status S3Store::SetName(absl::string_view name,
-                              const ParsedDigest& digest) const {
+absl::StatusOr<BlobInfo> S3Store::SetName(const ParsedDigest& digest,
+                                          const NameWrite& write) {
+  RETURN_IF_ERROR(CheckNameWrite(write));
+  const absl::Status exists = Exists(digest);
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  if (exists.ok() && quarantined) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot name ", digest.ToString(), ": it is quarantined"));
+  }
+  RETURN_IF_ERROR(exists);
+  RETURN_IF_ERROR(WriteName(write, digest));
+  ASSIGN_OR_RETURN(BlobInfo info, Stat(digest));
+  info.name_statement = write.statement;
+  return info;
+}
+
+absl::Status S3Store::WriteName(const NameWrite& write,
+                                const ParsedDigest& digest) const {
+  std::optional<ParsedDigest> old;
+  bool written = false;
+  for (int attempt = 0; attempt < kNameWriteAttempts && !written; ++attempt) {
+    ASSIGN_OR_RETURN(written, TryWriteName(write, digest, attempt > 0, &old));
+  }
+  if (!written) {
+    return absl::AbortedError(absl::StrCat(
+        "the name \"", write.name, "\" kept changing while it was written (",
+        kNameWriteAttempts, " tries); retry"));
+  }
+  RETURN_IF_ERROR(PutObject(layout_.NameHintKey(digest, write.name),
+                            std::string(write.name)));
   // The hint under the blob the name pointed at goes; a stale one left by a
   // race is ignored by NamesOf, which checks each hint against the name.
-  absl::StatusOr<ParsedDigest> old = ResolveName(name);
-  RETURN_IF_ERROR(PutObject(layout_.NameKey(name),
-                            EncodeNameFile(digest.ToString(), name)));
-  RETURN_IF_ERROR(
-      PutObject(layout_.NameHintKey(digest, name), std::string(name)));
-  if (old.ok() && *old != digest) {
-    DeleteObject(layout_.NameHintKey(*old, name)).IgnoreError();
+  if (old.has_value() && *old != digest) {
+    DeleteObject(layout_.NameHintKey(*old, write.name)).IgnoreError();
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> S3Store::TryWriteName(
+    const NameWrite& write, const ParsedDigest& digest, bool retrying,
+    std::optional<ParsedDigest>* old) const {
+  const std::string key = layout_.NameKey(write.name);
+  const std::string body =
+      EncodeNameFile(digest.ToString(), write.name, write.statement);
+  S3Request get;
+  get.op = "GetName";
+  get.key = key;
+  const S3Response current = client_->Call(std::move(get));
+  if (!current.status.ok() && !absl::IsNotFound(current.status)) {
+    return current.status;
+  }
+  const bool absent = absl::IsNotFound(current.status);
+  if (retrying && !absent && current.body == body) return true;
+  // A damaged name object is replaced like one without a statement: the
+  // bucket is untrusted, and clients check what they are given.
+  absl::StatusOr<NameRecord> record =
+      absent ? absl::NotFoundError("")
+             : DecodeNameObject(write.name, current.body);
+  if (record.ok()) *old = record->digest;
+  RETURN_IF_ERROR(
+      RunNameCheck(write, digest, record.ok() ? record->statement : ""));
+  if (!absent && current.etag.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat("S3 gave the name object ", key, " no ETag"));
+  }
+  const absl::Status put =
+      PutObject(key, body,
+                {absent ? std::string("If-None-Match: *")
+                        : absl::StrCat("If-Match: ", Unquoted(current.etag))});
+  if (absl::IsFailedPrecondition(put)) return false;  // lost a race
+  RETURN_IF_ERROR(put);
+  return true;
 }
 
 absl::StatusOr<std::vector<std::string>> S3Store::ListKeys(
@@ -314,8 +407,10 @@ absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
     return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
   }
   ASSIGN_OR_RETURN(std::vector<std::string> names, NamesOf(digest));
-  return BlobInfo{digest.ToString(), checked.descriptor,
-                  checked.geometry.tree_size(), std::move(names)};
+  ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
+  return BlobInfo{
+      digest.ToString(), checked.descriptor,   checked.geometry.tree_size(),
+      std::move(names),  std::move(signature), ""};
 }
 
 absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,

@@ -62,9 +62,8 @@ struct S3StoreOptions {
 // Thread-safe. Every call but OpenBlob's reads may wait on the network: call
 // them off the gRPC threads (the I/O executor). A PutWriter's steps may also
 // wait for part slots other Puts hold: run them on its executor(). Names:
-// the last writer wins;
-// a blob's names are found through the hints under it, each checked against
-// the name's own object.
+// the last writer whose check passes wins; a blob's names are found through
+// the hints under it, each checked against the name's own object.
 class S3Store final : public Store {
  public:
   // Checks that the bucket answers with these credentials (NOT_FOUND naming
@@ -81,8 +80,14 @@ class S3Store final : public Store {
       const std::optional<ParsedDigest>& expected) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
-  absl::StatusOr<ParsedDigest> ResolveName(
-      absl::string_view name) const override;
+  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
+  // Names a served blob (a quarantined one is NOT_FOUND). Atomic against
+  // every other writer of the name, on any replica: the name object is
+  // written only if it is still what the check saw (If-Match on its ETag,
+  // If-None-Match: * if there was none); a writer that lost the race checks
+  // again against the winner's statement.
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write) override;
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
@@ -126,9 +131,20 @@ class S3Store final : public Store {
   absl::Status Exists(const ParsedDigest& digest) const;
   absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
   absl::Status Unquarantine(const ParsedDigest& digest) const;
-  // Points `name` at `digest`, and moves its hint from the blob it pointed at.
-  absl::Status SetName(absl::string_view name,
-                       const ParsedDigest& digest) const;
+  // The blob's signature object; empty if there is none. DATA_LOSS if it is
+  // larger than any signature a Put stores.
+  absl::StatusOr<std::string> ReadSignature(const ParsedDigest& digest) const;
+  // Points write.name at `digest` if write.check allows (see SetName), and
+  // moves its hint from the blob it pointed at.
+  absl::Status WriteName(const NameWrite& write,
+                         const ParsedDigest& digest) const;
+  // One conditional attempt of WriteName: false if another writer changed
+  // the name object since it was read. Sets `*old` to the digest the name
+  // pointed at, if any. `retrying`: an earlier attempt's PUT may have landed
+  // with its answer lost, so finding exactly this write there is success.
+  absl::StatusOr<bool> TryWriteName(const NameWrite& write,
+                                    const ParsedDigest& digest, bool retrying,
+                                    std::optional<ParsedDigest>* old) const;
 
   const S3StoreOptions options_;
   const S3Layout layout_;

@@ -1,5 +1,6 @@
 // Test-only: an S3 bucket in memory behind the S3Transport seam, speaking
-// the requests S3Store makes (objects, ranged GETs, put-if-absent, copies,
+// the requests S3Store makes (objects with ETags, ranged GETs, put-if-absent
+// and put-if-match, copies,
 // multipart uploads, ListObjectsV2, ListMultipartUploads), that fails chosen
 // requests as a flaky S3 or network would: 5xx, a timeout or a reset (before
 // or after the request took effect), a truncated or corrupted body; and
@@ -131,10 +132,17 @@ class FakeS3 final : public S3Transport {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   S3Response List(const S3Request& request) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores `bytes` as `key` under a new ETag, which it returns.
+  std::string SetObject(const std::string& key, std::string bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   S3Response ListUploads() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::string> objects_ ABSL_GUARDED_BY(mu_);
+  // Each object's ETag: a new one for every write, as S3's changes with the
+  // content.
+  std::map<std::string, std::string> etags_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_etag_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Upload> uploads_ ABSL_GUARDED_BY(mu_);  // by id
   int next_upload_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::pair<S3Fault, int>> faults_ ABSL_GUARDED_BY(mu_);  // seen

@@ -103,8 +103,10 @@ S3Response FakeS3::Handle(const S3Request& request) {
     return Get(request);
   }
   if (method == "HEAD") {
-    return objects_.count(request.key) > 0 ? Answer(200)
-                                           : Refuse(request, 404, "");
+    if (objects_.count(request.key) == 0) return Refuse(request, 404, "");
+    S3Response response = Answer(200);
+    response.etag = etags_[request.key];
+    return response;
   }
   if (method == "PUT") return Put(request);
   if (method == "POST") return Post(request);
@@ -124,7 +126,11 @@ S3Response FakeS3::Get(const S3Request& request) {
   last = std::min<uint64_t>(last, object.size() - 1);
   std::string bytes =
       object.empty() ? "" : object.substr(first, last - first + 1);
-  if (request.into.empty()) return Answer(ranged ? 206 : 200, bytes);
+  if (request.into.empty()) {
+    S3Response response = Answer(ranged ? 206 : 200, bytes);
+    response.etag = etags_[request.key];
+    return response;
+  }
   if (bytes.size() > request.into.size()) {
     S3Response overflow;
     overflow.status = absl::DataLossError("more bytes came back");
@@ -154,17 +160,32 @@ S3Response FakeS3::Put(const S3Request& request) {
       objects_.count(request.key) > 0) {
     return Refuse(request, 412, "PreconditionFailed");
   }
+  const std::string if_match = Header(request, "If-Match");
+  if (!if_match.empty()) {
+    const auto etag = etags_.find(request.key);
+    // S3 answers 404 for a missing object; either way nothing is written.
+    if (etag == etags_.end()) return Refuse(request, 404, "NoSuchKey");
+    // Quoted or not, as S3 takes it.
+    if (absl::StripSuffix(absl::StripPrefix(etag->second, "\""), "\"") !=
+        absl::StripSuffix(absl::StripPrefix(if_match, "\""), "\"")) {
+      return Refuse(request, 412, "PreconditionFailed");
+    }
+  }
   const std::string source = CopySource(request);
+  S3Response response = Answer(200);
   if (!source.empty()) {
     const auto it = objects_.find(source);
     if (it == objects_.end()) return Refuse(request, 404, "NoSuchKey");
-    objects_[request.key] = it->second;
+    response.etag = SetObject(request.key, it->second);
   } else {
-    objects_[request.key] = request.body;
+    response.etag = SetObject(request.key, request.body);
   }
-  S3Response response = Answer(200);
-  response.etag = "\"object\"";
   return response;
+}
+
+std::string FakeS3::SetObject(const std::string& key, std::string bytes) {
+  objects_[key] = std::move(bytes);
+  return etags_[key] = absl::StrCat("\"etag-", ++next_etag_, "\"");
 }
 
 S3Response FakeS3::Post(const S3Request& request) {
@@ -187,7 +208,7 @@ S3Response FakeS3::Post(const S3Request& request) {
   }
   std::string object;
   for (const auto& [number, bytes] : parts) object += bytes;
-  objects_[upload->second.key] = std::move(object);
+  SetObject(upload->second.key, std::move(object));
   uploads_.erase(upload);
   return Answer(200, "<CompleteMultipartUploadResult/>");
 }
@@ -198,6 +219,7 @@ S3Response FakeS3::Delete(const S3Request& request) {
     return Answer(204);
   }
   objects_.erase(request.key);
+  etags_.erase(request.key);
   return Answer(204);
 }
 

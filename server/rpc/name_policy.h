@@ -1,0 +1,53 @@
+// What a name write needs: with --name_keys, a statement signed by one of
+// those keys, for that name and that blob, newer than the name's current
+// one; without, an optional statement that names that name and that blob.
+// The statement's own checks are lib/name_statement's; this decides which
+// apply, and which run before the store (everything the request alone shows)
+// and which inside it (the blob's digest, once hashed, and the version, as
+// the compare of the store's compare-and-set).
+
+#ifndef VERITYD_SERVER_RPC_NAME_POLICY_H_
+#define VERITYD_SERVER_RPC_NAME_POLICY_H_
+
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "lib/descriptor.h"
+#include "lib/name_statement.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// Immutable and thread-safe.
+class NamePolicy {
+ public:
+  // No keys: names work as without signatures.
+  NamePolicy() = default;
+  // Every name write needs a statement that `keys` sign.
+  explicit NamePolicy(TrustedKeys keys) : keys_(std::move(keys)) {}
+
+  bool requires_statements() const { return keys_.has_value(); }
+  const std::optional<TrustedKeys>& keys() const { return keys_; }
+
+  // The write of `name` (valid) with `statement` (empty: none), checked now
+  // as far as the request shows: INVALID_ARGUMENT, saying which, for a
+  // statement that is missing (with keys), does not parse, is not signed by
+  // the keys, names another name, is expired or not yet issued (with keys,
+  // at `now`), or binds a digest other than `digest` (the blob's, if known
+  // yet). The write's check does the rest in the store: INVALID_ARGUMENT if
+  // the blob is not the statement's, FAILED_PRECONDITION (with keys) if the
+  // statement is not newer than the name's current one.
+  absl::StatusOr<NameWrite> Prepare(absl::string_view name,
+                                    absl::string_view statement,
+                                    const std::optional<ParsedDigest>& digest,
+                                    absl::Time now) const;
+
+ private:
+  std::optional<TrustedKeys> keys_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_RPC_NAME_POLICY_H_

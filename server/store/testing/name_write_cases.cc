@@ -1,0 +1,208 @@
+// Implements the store cases for name statements and fs-verity signatures.
+
+#include "server/store/testing/name_write_cases.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/name_statement.h"
+
+namespace verity::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+NameWrite Named(std::string name, std::string statement = "") {
+  return NameWrite{std::move(name), std::move(statement), nullptr};
+}
+
+// The version a test statement holds: its decimal text; 0 for none.
+uint64_t VersionOf(absl::string_view statement) {
+  uint64_t version = 0;
+  if (!statement.empty()) EXPECT_TRUE(absl::SimpleAtoi(statement, &version));
+  return version;
+}
+
+}  // namespace
+
+absl::StatusOr<PutResult> PutWith(Store& store, const TestBlob& blob,
+                                  PutCommit commit) {
+  commit.expected = blob.digest;
+  absl::StatusOr<std::unique_ptr<PutWriter>> writer =
+      store.BeginPut(MerkleParams{}, blob.digest);
+  if (!writer.ok()) return writer.status();
+  absl::Status appended = (*writer)->Append(AsBytes(blob.data));
+  if (!appended.ok()) return appended;
+  return (*writer)->Commit(commit);
+}
+
+void ExpectStatementsGoWithNames(Store& store) {
+  const TestBlob a = MakeRandomTestBlob(5000, MerkleParams{}, 11);
+  const TestBlob b = MakeRandomTestBlob(7000, MerkleParams{}, 12);
+  const std::string statement_1("one\0with NUL\n", 13);
+  absl::StatusOr<PutResult> put =
+      PutWith(store, a, PutCommit{{}, Named("n", statement_1), ""});
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_EQ(put->info.name_statement, statement_1);
+  absl::StatusOr<NamedBlob> named = store.LookupName("n");
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->digest, a.digest);
+  EXPECT_EQ(named->statement, statement_1);
+
+  // Re-pointed by SetName: the statement is replaced with the name.
+  ASSERT_TRUE(PutWith(store, b, PutCommit{}).ok());
+  absl::StatusOr<BlobInfo> set = store.SetName(b.digest, Named("n", "two"));
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->digest, b.digest_text);
+  EXPECT_EQ(set->name_statement, "two");
+  EXPECT_THAT(set->names, ElementsAre("n"));
+  EXPECT_EQ(store.LookupName("n")->statement, "two");
+  EXPECT_EQ(store.LookupName("n")->digest, b.digest);
+  EXPECT_THAT(store.Stat(a.digest)->names, IsEmpty());
+
+  // Re-pointed without one: none.
+  ASSERT_TRUE(store.SetName(a.digest, Named("n")).ok());
+  EXPECT_EQ(store.LookupName("n")->statement, "");
+  EXPECT_EQ(store.LookupName("n")->digest, a.digest);
+
+  // Deleted with the name, and with the blob.
+  ASSERT_TRUE(store.SetName(a.digest, Named("n", "three")).ok());
+  ASSERT_TRUE(store.DeleteName("n").ok());
+  EXPECT_TRUE(absl::IsNotFound(store.LookupName("n").status()));
+  ASSERT_TRUE(store.SetName(a.digest, Named("n", "four")).ok());
+  ASSERT_TRUE(store.DeleteBlob(a.digest).ok());
+  EXPECT_TRUE(absl::IsNotFound(store.LookupName("n").status()));
+  ASSERT_TRUE(store.SetName(b.digest, Named("n")).ok());
+  EXPECT_EQ(store.LookupName("n")->statement, "");
+
+  // Nothing to name, or a bad request.
+  EXPECT_TRUE(absl::IsNotFound(store.SetName(a.digest, Named("m")).status()));
+  EXPECT_TRUE(absl::IsNotFound(store.LookupName("m").status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(store.SetName(b.digest, Named("../m")).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      store
+          .SetName(b.digest,
+                   Named("m", std::string(kMaxNameStatementSize + 1, 's')))
+          .status()));
+  EXPECT_TRUE(absl::IsNotFound(store.LookupName("m").status()));
+}
+
+void ExpectARefusedNameWriteChangesNothing(Store& store) {
+  const TestBlob a = MakeRandomTestBlob(5000, MerkleParams{}, 21);
+  const TestBlob b = MakeRandomTestBlob(6000, MerkleParams{}, 22);
+  ASSERT_TRUE(PutWith(store, a, PutCommit{{}, Named("n", "1"), ""}).ok());
+  int checks = 0;
+  NameWrite refused = Named("n", "2");
+  refused.check = [&](const ParsedDigest& digest, absl::string_view current) {
+    ++checks;
+    EXPECT_EQ(digest, b.digest);
+    EXPECT_EQ(current, "1");
+    return absl::FailedPreconditionError("refused");
+  };
+  const absl::StatusOr<PutResult> put =
+      PutWith(store, b, PutCommit{{}, refused, ""});
+  EXPECT_EQ(put.status(), absl::FailedPreconditionError("refused"));
+  EXPECT_EQ(checks, 1);
+  // The blob stays stored; the name does not move.
+  EXPECT_TRUE(store.Stat(b.digest).ok());
+  EXPECT_EQ(store.LookupName("n")->digest, a.digest);
+  EXPECT_EQ(store.LookupName("n")->statement, "1");
+
+  EXPECT_EQ(store.SetName(b.digest, refused).status(),
+            absl::FailedPreconditionError("refused"));
+  EXPECT_EQ(checks, 2);
+  EXPECT_EQ(store.LookupName("n")->digest, a.digest);
+  EXPECT_EQ(store.LookupName("n")->statement, "1");
+  EXPECT_THAT(store.Stat(b.digest)->names, IsEmpty());
+
+  // A new name: the check sees no statement.
+  NameWrite fresh = Named("fresh", "1");
+  fresh.check = [&](const ParsedDigest&, absl::string_view current) {
+    EXPECT_EQ(current, "");
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(store.SetName(b.digest, fresh).ok());
+  EXPECT_EQ(store.LookupName("fresh")->statement, "1");
+}
+
+void ExpectSignaturesGoWithBlobs(Store& store) {
+  const TestBlob a = MakeRandomTestBlob(9000, MerkleParams{}, 31);
+  const std::string first(300, '\x30');
+  absl::StatusOr<PutResult> put = PutWith(store, a, PutCommit{{}, {}, first});
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_EQ(put->info.fsverity_signature, first);
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, first);
+  EXPECT_EQ((*store.OpenBlob(a.digest))->fsverity_signature(), first);
+
+  // A later Put with one replaces it; one without keeps it.
+  const std::string second = "second\0signature";
+  put = PutWith(store, a, PutCommit{{}, {}, second});
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_TRUE(put->already_present);
+  EXPECT_EQ(put->info.fsverity_signature, second);
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, second);
+  EXPECT_EQ((*store.OpenBlob(a.digest))->fsverity_signature(), second);
+  ASSERT_TRUE(PutWith(store, a, PutCommit{}).ok());
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, second);
+  const std::string largest(kMaxFsveritySignatureSize, '\xff');
+  ASSERT_TRUE(PutWith(store, a, PutCommit{{}, {}, largest}).ok());
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, largest);
+
+  // Deleted with the blob: stored again without one, it has none.
+  ASSERT_TRUE(store.DeleteBlob(a.digest).ok());
+  ASSERT_TRUE(PutWith(store, a, PutCommit{}).ok());
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, "");
+  EXPECT_EQ((*store.OpenBlob(a.digest))->fsverity_signature(), "");
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      PutWith(
+          store, a,
+          PutCommit{{}, {}, std::string(kMaxFsveritySignatureSize + 1, 's')})
+          .status()));
+  EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, "");
+}
+
+void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers) {
+  const TestBlob blob = MakeRandomTestBlob(3000, MerkleParams{}, 41);
+  ASSERT_TRUE(PutWith(*writers[0], blob, PutCommit{}).ok());
+  constexpr int kThreads = 8;
+  constexpr uint64_t kVersions = 64;
+  std::vector<uint64_t> versions(kVersions);
+  for (uint64_t v = 0; v < kVersions; ++v) versions[v] = v + 1;
+  std::shuffle(versions.begin(), versions.end(), std::mt19937(7));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Store& store = *writers[t % writers.size()];
+      for (size_t i = t; i < versions.size(); i += kThreads) {
+        NameWrite write = Named("raced", absl::StrCat(versions[i]));
+        write.check = [&](const ParsedDigest&, absl::string_view current) {
+          // Widens the window between the compare and the set, which a
+          // store that does not hold the name still would lose.
+          absl::SleepFor(absl::Milliseconds(1));
+          if (versions[i] > VersionOf(current)) return absl::OkStatus();
+          return absl::FailedPreconditionError("stale");
+        };
+        const absl::Status set = store.SetName(blob.digest, write).status();
+        EXPECT_TRUE(set.ok() || absl::IsFailedPrecondition(set)) << set;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  // Had two writers both passed their checks against the same statement,
+  // the lower one could have landed last.
+  EXPECT_EQ(writers[0]->LookupName("raced")->statement,
+            absl::StrCat(kVersions));
+}
+
+}  // namespace verity::server
