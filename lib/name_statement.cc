@@ -17,7 +17,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
 
@@ -238,14 +237,6 @@ const Ed25519PublicKey* TrustedKeys::Find(const KeyId& id) const {
     if (key.id() == id) return &key;
   }
   return nullptr;
-}
-
-std::string TrustedKeys::RootId() const {
-  std::vector<std::string> ids;
-  for (const Ed25519PublicKey& key : keys_) ids.push_back(KeyIdToHex(key.id()));
-  std::sort(ids.begin(), ids.end());
-  return Sha256Hex(
-      absl::StrCat("threshold ", threshold_, "\n", absl::StrJoin(ids, "\n")));
 }
 
 absl::Status CheckNameStatement(const NameStatement& statement,

@@ -76,10 +76,7 @@ class TrustedKeys {
   const Ed25519PublicKey* Find(const KeyId& id) const;
   int threshold() const { return threshold_; }
   size_t size() const { return keys_.size(); }
-  // Names this set of keys and threshold, so that what a client has seen
-  // under one trust root is kept apart from another's (hex SHA-256 of the
-  // threshold and the sorted key ids).
-  std::string RootId() const;
+  const std::vector<Ed25519PublicKey>& keys() const { return keys_; }
 
  private:
   TrustedKeys(std::vector<Ed25519PublicKey> keys, int threshold);

@@ -15,6 +15,15 @@ absl::Status Refused(absl::string_view name, absl::string_view why) {
   return absl::DataLossError(absl::StrCat("refused name '", name, "': ", why));
 }
 
+std::vector<SeenNamesStore> StoresOf(const TrustedKeys& keys,
+                                     const std::string& dir) {
+  std::vector<SeenNamesStore> stores;
+  for (const Ed25519PublicKey& key : keys.keys()) {
+    stores.emplace_back(dir, KeyIdToHex(key.id()));
+  }
+  return stores;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NameTrust>> NameTrust::Create(
@@ -34,7 +43,30 @@ absl::StatusOr<std::unique_ptr<NameTrust>> NameTrust::Create(
 }
 
 NameTrust::NameTrust(TrustedKeys keys, std::string state_dir)
-    : keys_(std::move(keys)), seen_(std::move(state_dir), keys_.RootId()) {}
+    : keys_(std::move(keys)), seen_(StoresOf(keys_, state_dir)) {}
+
+absl::Status NameTrust::CheckAndRecordSeen(
+    absl::string_view name, const NameStatement& statement) const {
+  // Every record is checked before any is written, so a refused statement
+  // raises none of them.
+  for (const SeenNamesStore& seen : seen_) {
+    ASSIGN_OR_RETURN(const SeenName recorded, seen.Lookup(name));
+    if (absl::Status s = CheckNotRolledBack(recorded, statement); !s.ok()) {
+      return Refused(
+          name, absl::StrCat(s.message(), " (state file ", seen.path(), ")"));
+    }
+  }
+  for (const SeenNamesStore& seen : seen_) {
+    // Checks again under the file's lock: another client may have recorded a
+    // newer version since.
+    if (absl::Status s = seen.CheckAndRecord(name, statement); !s.ok()) {
+      if (!absl::IsFailedPrecondition(s)) return s;
+      return Refused(
+          name, absl::StrCat(s.message(), " (state file ", seen.path(), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<NameStatement> NameTrust::Check(absl::string_view name,
                                                const v1::BlobInfo& info,
@@ -58,11 +90,7 @@ absl::StatusOr<NameStatement> NameTrust::Check(absl::string_view name,
                                       " but the signed statement says ",
                                       statement->claim.digest.ToString()));
   }
-  if (absl::Status s = seen_.CheckAndRecord(name, *statement); !s.ok()) {
-    if (!absl::IsFailedPrecondition(s)) return s;
-    return Refused(
-        name, absl::StrCat(s.message(), " (state file ", seen_.path(), ")"));
-  }
+  RETURN_IF_ERROR(CheckAndRecordSeen(name, *statement));
   return statement;
 }
 

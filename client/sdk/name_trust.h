@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -33,20 +34,25 @@ class NameTrust {
   // order, each failure DATA_LOSS saying which check failed and naming the
   // name: present, well-formed, signed by enough trusted keys for this name
   // and current (CheckNameStatement), binding the digest `info` names, and
-  // not older than the newest this client accepted for the name under these
-  // keys, nor of that version with another body. Records the statement as
-  // seen only once all of that passed. Errors of the state file keep their
+  // not older than the newest this client accepted for the name while any of
+  // these keys was trusted, nor of that version with another body. Records
+  // the statement as seen, under every trusted key, only once all of that
+  // passed. Errors of the state file keep their
   // code (DATA_LOSS for a damaged one).
   absl::StatusOr<NameStatement> Check(absl::string_view name,
                                       const v1::BlobInfo& info,
                                       absl::Time now) const;
 
   const TrustedKeys& keys() const { return keys_; }
-  const SeenNamesStore& seen() const { return seen_; }
 
  private:
+  // Refused unless every trusted key's record lets `statement` follow it;
+  // then records it in each.
+  absl::Status CheckAndRecordSeen(absl::string_view name,
+                                  const NameStatement& statement) const;
+
   const TrustedKeys keys_;
-  const SeenNamesStore seen_;
+  const std::vector<SeenNamesStore> seen_;  // one per trusted key
 };
 
 }  // namespace verity::client

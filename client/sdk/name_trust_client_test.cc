@@ -217,6 +217,24 @@ TEST_F(NameTrustClientTest, RotationTrustsTheNewKeyAndNotTheRemovedOne) {
   EXPECT_TRUE(both->StatName(kName).ok());
 }
 
+TEST_F(NameTrustClientTest, RotationForgetsNothingThatWasSeen) {
+  // Seen under key1 alone: version 5.
+  Publish(ClaimFor(a_, 5), {&key1_});
+  ASSERT_TRUE(MakeClient({&key1_})->StatName(kName).ok());
+  // key2 is listed beside key1: key1's record still holds, so an older
+  // statement by key1 is a rollback, even though the set of keys is new.
+  std::unique_ptr<Client> both = MakeClient({&key1_, &key2_});
+  Publish(ClaimFor(a_, 3), {&key1_});
+  EXPECT_TRUE(absl::StrContains(ExpectRefused(*both), "rollback"));
+  Publish(ClaimFor(a_, 6), {&key2_});
+  EXPECT_TRUE(both->StatName(kName).ok()) << both->StatName(kName).status();
+  // key1 removed: key2's record (version 6, accepted while it was listed)
+  // refuses an older statement by key2 too.
+  Publish(ClaimFor(a_, 4), {&key2_});
+  EXPECT_TRUE(
+      absl::StrContains(ExpectRefused(*MakeClient({&key2_})), "rollback"));
+}
+
 TEST_F(NameTrustClientTest, StreamOfAnotherBlobThanTheStatementIsDataLoss) {
   Publish(ClaimFor(a_, 1), {&key1_});
   std::unique_ptr<Client> client = MakeClient({&key1_});

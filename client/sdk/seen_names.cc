@@ -40,18 +40,18 @@ absl::StatusOr<UniqueFd> LockExclusive(const std::string& lock_path) {
 
 // The file's records; none if it does not exist yet.
 absl::StatusOr<SeenNames> Load(const std::string& path,
-                               const std::string& root_id) {
+                               const std::string& key_id) {
   absl::StatusOr<std::string> text =
       ReadSmallRegularFile(path, kMaxSeenNamesFileBytes);
-  if (absl::IsNotFound(text.status())) return SeenNames{root_id, {}};
+  if (absl::IsNotFound(text.status())) return SeenNames{key_id, {}};
   if (absl::IsOutOfRange(text.status())) {
     return absl::DataLossError(
         absl::StrCat("the state file ", path, " is larger than it can be"));
   }
   RETURN_IF_ERROR(text.status());
   absl::StatusOr<SeenNames> seen = ParseSeenNames(*text);
-  if (seen.ok() && seen->root_id != root_id) {
-    seen = absl::DataLossError("it belongs to other trusted keys");
+  if (seen.ok() && seen->key_id != key_id) {
+    seen = absl::DataLossError("it belongs to another key");
   }
   if (!seen.ok()) {
     return absl::DataLossError(absl::StrCat(
@@ -77,17 +77,17 @@ absl::StatusOr<std::string> DefaultStateDir() {
       "(--state-dir), XDG_STATE_HOME or HOME");
 }
 
-SeenNamesStore::SeenNamesStore(std::string dir, std::string root_id)
+SeenNamesStore::SeenNamesStore(std::string dir, std::string key_id)
     : dir_(std::move(dir)),
-      root_id_(std::move(root_id)),
-      path_(JoinPath(dir_, absl::StrCat("names-", root_id_, ".seen"))),
-      lock_path_(JoinPath(dir_, absl::StrCat("names-", root_id_, ".lock"))) {}
+      key_id_(std::move(key_id)),
+      path_(JoinPath(dir_, absl::StrCat("names-", key_id_, ".seen"))),
+      lock_path_(JoinPath(dir_, absl::StrCat("names-", key_id_, ".lock"))) {}
 
 absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
                                             const NameStatement& next) const {
   RETURN_IF_ERROR(MakePrivateDirs(dir_));
   ASSIGN_OR_RETURN(const UniqueFd lock, LockExclusive(lock_path_));
-  ASSIGN_OR_RETURN(SeenNames seen, Load(path_, root_id_));
+  ASSIGN_OR_RETURN(SeenNames seen, Load(path_, key_id_));
   const auto it = seen.names.find(name);
   if (it != seen.names.end()) {
     RETURN_IF_ERROR(CheckNotRolledBack(it->second, next));
@@ -101,7 +101,7 @@ absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
 
 absl::StatusOr<SeenName> SeenNamesStore::Lookup(absl::string_view name) const {
   // No lock: the file is only ever replaced whole.
-  ASSIGN_OR_RETURN(const SeenNames seen, Load(path_, root_id_));
+  ASSIGN_OR_RETURN(const SeenNames seen, Load(path_, key_id_));
   const auto it = seen.names.find(name);
   return it == seen.names.end() ? SeenName{} : it->second;
 }

@@ -19,18 +19,19 @@ namespace verity::client {
 // FAILED_PRECONDITION if neither is set.
 absl::StatusOr<std::string> DefaultStateDir();
 
-// One trust root's seen names in `dir`: the file names-<root id>.seen
-// (seen_names_file.h), replaced atomically (written to a temporary, fsync'd,
-// renamed, the directory fsync'd) under an exclusive flock(2) of
-// names-<root id>.lock, so that concurrent clients, in one process or many,
-// never lose each other's records and never lower a version. Keys of another
-// trust root have their own file: what one set of keys signed says nothing
-// about another's versions.
+// The newest statement per name accepted while one key was trusted, in
+// `dir`: the file names-<key id>.seen (seen_names_file.h), replaced
+// atomically (written to a temporary, fsync'd, renamed, the directory
+// fsync'd) under an exclusive flock(2) of names-<key id>.lock, so that
+// concurrent clients, in one process or many, never lose each other's
+// records and never lower a version. Kept per trusted key rather than per
+// set of keys, so that listing a new key or removing an old one (rotation)
+// forgets nothing: the keys still listed keep their history.
 //
 // Thread-safe: only immutable paths; every call takes the lock afresh.
 class SeenNamesStore {
  public:
-  SeenNamesStore(std::string dir, std::string root_id);
+  SeenNamesStore(std::string dir, std::string key_id);
 
   // Under the lock: refuses `next` if it rolls back what was recorded for
   // `name` (CheckNotRolledBack's FAILED_PRECONDITION, saying which version
@@ -48,7 +49,7 @@ class SeenNamesStore {
 
  private:
   const std::string dir_;
-  const std::string root_id_;
+  const std::string key_id_;
   const std::string path_;
   const std::string lock_path_;
 };

@@ -75,9 +75,9 @@ absl::StatusOr<absl::string_view> CheckedBody(absl::string_view text) {
 absl::StatusOr<std::string> FormatSeenNames(const SeenNames& seen) {
   if (seen.names.size() > kMaxSeenNames) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "more than ", kMaxSeenNames, " names under one set of trusted keys"));
+        "more than ", kMaxSeenNames, " names under one trusted key"));
   }
-  std::string text = absl::StrCat(kHeader, "\nroot ", seen.root_id, "\n");
+  std::string text = absl::StrCat(kHeader, "\nkey ", seen.key_id, "\n");
   for (const auto& [name, entry] : seen.names) {
     absl::StrAppend(&text, entry.version, " ", entry.body_sha256, " ",
                     absl::CEscape(name), "\n");
@@ -98,10 +98,10 @@ absl::StatusOr<SeenNames> ParseSeenNames(absl::string_view text) {
     return Damaged(1, "not a verity seen-names file");
   }
   SeenNames seen;
-  if (!absl::ConsumePrefix(&lines[1], "root ") || !IsLowerHex(lines[1])) {
-    return Damaged(2, "bad root line");
+  if (!absl::ConsumePrefix(&lines[1], "key ") || !IsLowerHex(lines[1])) {
+    return Damaged(2, "bad key line");
   }
-  seen.root_id = std::string(lines[1]);
+  seen.key_id = std::string(lines[1]);
   for (size_t i = 2; i < lines.size(); ++i) {
     std::string name;
     SeenName entry;

@@ -1,4 +1,4 @@
-// The text of a seen-names state file: for one trust root, the newest name
+// The text of a seen-names state file: for one trusted key, the newest name
 // statement this client accepted per name. Parsing is strict and the file
 // carries its own checksum, so damage is reported, never read as "nothing
 // seen" (which would let a server roll every name back).
@@ -17,21 +17,21 @@
 
 namespace verity::client {
 
-// Names one root's file can hold, and its largest size: enough for any
+// Names one key's file can hold, and its largest size: enough for any
 // realistic client, small enough to read on every fetch by name.
 inline constexpr size_t kMaxSeenNames = 100000;
 inline constexpr size_t kMaxSeenNamesFileBytes = size_t{16} << 20;
 
-// What one trust root's file holds. Plain value.
+// What one trusted key's file holds. Plain value.
 struct SeenNames {
-  std::string root_id;  // TrustedKeys::RootId()
+  std::string key_id;  // KeyIdToHex() of the trusted key
   // By name, in byte order.
   std::map<std::string, SeenName, std::less<>> names;
 };
 
 // The file's text:
 //   verity seen names v1
-//   root <root id>
+//   key <key id>
 //   <version> <hex SHA-256 of the statement body> <C-escaped name>   (sorted)
 //   sha256 <hex SHA-256 of every byte before this line>
 // RESOURCE_EXHAUSTED beyond kMaxSeenNames or kMaxSeenNamesFileBytes.

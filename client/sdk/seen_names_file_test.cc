@@ -18,7 +18,7 @@ const std::string kHash(64, 'b');
 
 SeenNames Sample() {
   SeenNames seen;
-  seen.root_id = kRoot;
+  seen.key_id = kRoot;
   seen.names["models/latest"] = {7, kHash};
   seen.names["a name with spaces\nand a newline\\"] = {1, std::string(64, 'c')};
   seen.names["\xff\x01"] = {UINT64_MAX, kHash};
@@ -30,7 +30,7 @@ TEST(SeenNamesFileTest, RoundTrips) {
   ASSERT_TRUE(text.ok()) << text.status();
   const absl::StatusOr<SeenNames> parsed = ParseSeenNames(*text);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->root_id, kRoot);
+  EXPECT_EQ(parsed->key_id, kRoot);
   ASSERT_EQ(parsed->names.size(), 3u);
   for (const auto& [name, entry] : Sample().names) {
     ASSERT_EQ(parsed->names.count(name), 1u) << name;
@@ -68,7 +68,7 @@ std::string WithChecksum(const std::string& body) {
 
 TEST(SeenNamesFileTest, ChecksummedNonsenseIsDamage) {
   const std::string header =
-      absl::StrCat("verity seen names v1\nroot ", kRoot, "\n");
+      absl::StrCat("verity seen names v1\nkey ", kRoot, "\n");
   // The checksum rule itself: a good body with it parses.
   const std::string good = absl::StrCat(header, "1 ", kHash, " n\n");
   ASSERT_TRUE(ParseSeenNames(WithChecksum(good)).ok());
@@ -84,9 +84,9 @@ TEST(SeenNamesFileTest, ChecksummedNonsenseIsDamage) {
         absl::StrCat(header, "1 ", kHash, "\n"),
         absl::StrCat(header, "1 ", kHash, " b\n1 ", kHash, " a\n"),
         absl::StrCat(header, "1 ", kHash, " a\n2 ", kHash, " a\n"),
-        absl::StrCat("verity seen names v2\nroot ", kRoot, "\n"),
-        absl::StrCat("verity seen names v1\nroot ", "\n"),
-        absl::StrCat("verity seen names v1\nroot X", kRoot, "\n"),
+        absl::StrCat("verity seen names v2\nkey ", kRoot, "\n"),
+        absl::StrCat("verity seen names v1\nkey ", "\n"),
+        absl::StrCat("verity seen names v1\nkey X", kRoot, "\n"),
         std::string("verity seen names v1\n"), std::string()}) {
     EXPECT_EQ(ParseSeenNames(WithChecksum(bad)).status().code(),
               absl::StatusCode::kDataLoss)

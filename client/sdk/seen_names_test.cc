@@ -41,11 +41,11 @@ class SeenNamesTest : public ::testing::Test {
   Ed25519PrivateKey key_;
   ParsedDigest digest_;
   std::string dir_;
-  const std::string root_ = std::string(64, 'f');
+  const std::string key_id_ = std::string(64, 'f');
 };
 
 TEST_F(SeenNamesTest, RecordsAndRefusesRollback) {
-  SeenNamesStore store(dir_, root_);
+  SeenNamesStore store(dir_, key_id_);
   EXPECT_EQ(store.Lookup("n")->version, 0u);  // no file yet
   const NameStatement v2 = Statement("n", 2);
   ASSERT_TRUE(store.CheckAndRecord("n", v2).ok());
@@ -64,7 +64,7 @@ TEST_F(SeenNamesTest, RecordsAndRefusesRollback) {
   EXPECT_EQ(store.Lookup("n")->version, 5u);
   // Names are independent.
   EXPECT_TRUE(store.CheckAndRecord("other", Statement("other", 1)).ok());
-  // Another trust root has its own file and its own versions.
+  // Another key has its own file and its own versions.
   SeenNamesStore other(dir_, std::string(64, 'e'));
   EXPECT_EQ(other.Lookup("n")->version, 0u);
   EXPECT_TRUE(other.CheckAndRecord("n", Statement("n", 1)).ok());
@@ -72,7 +72,7 @@ TEST_F(SeenNamesTest, RecordsAndRefusesRollback) {
 }
 
 TEST_F(SeenNamesTest, StateDirectoryIsPrivate) {
-  SeenNamesStore store(dir_, root_);
+  SeenNamesStore store(dir_, key_id_);
   ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 1)).ok());
   struct stat st;
   ASSERT_EQ(stat(dir_.c_str(), &st), 0);
@@ -80,7 +80,7 @@ TEST_F(SeenNamesTest, StateDirectoryIsPrivate) {
 }
 
 TEST_F(SeenNamesTest, DamagedFileIsAnErrorAndIsKept) {
-  SeenNamesStore store(dir_, root_);
+  SeenNamesStore store(dir_, key_id_);
   ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 3)).ok());
   std::string text = *ReadSmallFile(store.path(), 1 << 20);
   text[text.find(" n\n") - 1] ^= 1;  // inside the record's hash
@@ -132,7 +132,7 @@ TEST_F(SeenNamesTest, ConcurrentThreadsAndProcessesLoseNothing) {
   for (int w = 0; w < kProcesses * kThreads; ++w) {
     own.push_back(Statement(absl::StrCat("worker/", w), 1));
   }
-  const SeenNamesStore store(dir_, root_);
+  const SeenNamesStore store(dir_, key_id_);
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {
     const pid_t pid = fork();

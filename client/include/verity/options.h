@@ -101,8 +101,8 @@ struct ClientOptions {
   // number of keys (INVALID_ARGUMENT otherwise).
   int trusted_keys_threshold = 1;
   // Where the newest statement version seen per name is kept, one file per
-  // set of trusted keys and threshold, shared by every client using the
-  // directory (names-<root id>.seen, written atomically under a lock). Empty
+  // trusted key (names-<key id>.seen, written atomically under a lock),
+  // shared by every client using the directory. Empty
   // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
   // with trusted keys.
   std::string state_dir;
