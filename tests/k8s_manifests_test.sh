@@ -3,8 +3,10 @@
 # what running verityd on Kubernetes needs: gRPC probes on the gRPC port, a locked-down
 # securityContext, resources, scrape annotations and a ServiceMonitor, VERITYD_* settings that
 # are real verityd flags (from `verityd --help`), a pod grace period longer than verityd's, and
-# for replicas a headless Service that the example client's dns:/// target names; for the
-# object-store tier no store volume, S3 credentials from a Secret and the cache on an emptyDir.
+# for replicas a headless Service that the example client's dns:/// target names; every verityd
+# takes VERITYD_NAME_KEYS from the ConfigMap of public keys clients trust (no names.key is
+# rendered); for the object-store tier no store volume, S3 credentials from a Secret and the
+# cache on an emptyDir.
 # And the locked-down default: no kustomization renders before deploy/k8s/make-secrets.sh has
 # written its secrets, no token or key is among the files, every verityd reads VERITYD_AUTH_TOKENS
 # from a Secret volume it can reload, every client's token is in that file with the least role
@@ -170,6 +172,23 @@ def podman_file(pod, c, path):
                 return None
     return None
 
+def configmap_text(pod, c, path):
+    # The text of `path` in container c when it is a key of a ConfigMap volume mounted as a
+    # directory (never subPath, which the kubelet does not update), else None.
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for m in c.get("volumeMounts", []):
+        root = m["mountPath"].rstrip("/") + "/"
+        source = volumes.get(m["name"], {}).get("configMap")
+        if path.startswith(root) and "subPath" not in m and source is not None:
+            return configmaps.get(source.get("name"), {}).get(path[len(root):])
+    return None
+
+# The name-signing keys stay in make-secrets.sh's folders: no rendered object holds them.
+names_keys = [open(d + "/names.key").read().strip() for d in (ca_dir, base_secrets)]
+check(all(k not in v for k in names_keys
+          for d in list(secrets.values()) + list(configmaps.values()) for v in d.values()),
+      "no names.key is in a rendered Secret or ConfigMap")
+
 def secret_text(pod, c, path):
     src = secret_file(pod, c, path)
     return secrets[src[0]][src[1]] if src else podman_file(pod, c, path)
@@ -257,6 +276,12 @@ def check_verityd(workload, pod, c):
         mode = src[2].get("defaultMode", 0o644) if src else 0
         check(mode & 0o007 == 0 and pod.get("securityContext", {}).get("fsGroup") == UID,
               f"{who}: the tokens are readable by group {UID}, not by others (defaultMode {mode:o})")
+    # Names: writes need a statement signed by the public keys of the ConfigMap clients trust.
+    keys_path = env.get("VERITYD_NAME_KEYS", "")
+    keys_text = configmap_text(pod, c, keys_path) if keys_path else None
+    check(keys_text is not None and "-----BEGIN PUBLIC KEY-----" in keys_text
+          and "PRIVATE" not in keys_text,
+          f"{who}: VERITYD_NAME_KEYS ({keys_path or 'unset'}) is public keys from a ConfigMap volume")
     tls = "VERITYD_TLS_CERT" in env
     if TIER:
         # The image defaults VERITYD_ALLOW_INSECURE to true (for the sidecar): false here.

@@ -4,11 +4,15 @@
 #
 # Usage: make-secrets.sh [K8S_DIR]   (default: the directory this script is in)
 #   K8S_DIR/base/secrets/      (base/ and podman/)
+#     names.key     the Ed25519 key that signs names (`verity put --sign-key`, `verity sign`);
+#                   it stays here: no Secret or ConfigMap holds it
+#     names.pub     its public key: the ConfigMap verity-trusted-keys, verityd's --name_keys
+#                   and your clients' --trusted-keys (README, "Who says which digest a name means")
 #     tokens        verityd's --auth_tokens file: `read APP_TOKEN` and `admin ADMIN_TOKEN`
 #     app-token     the application's token (read)
 #     admin-token   yours (admin), for `kubectl port-forward` and `verity --token-file`
 #   K8S_DIR/replicas/secrets/  (replicas/ and object-store/)
-#     tokens, client-token (read, the example Job's), admin-token
+#     names.key, names.pub, tokens, client-token (read, the example Job's), admin-token
 #     ca.crt, ca.key   a CA for the tier (ca.key stays here: no Secret holds it)
 #     tls.crt, tls.key verityd's certificate, signed by ca.crt, for the headless Service's names
 #                      and localhost/127.0.0.1 (the exec probes)
@@ -52,6 +56,18 @@ tokens() {
   mv "$out.new" "$out"
 }
 
+# name_key DIR: an Ed25519 key that signs names, DIR/names.key, and its public key DIR/names.pub,
+# unless DIR has them. To rotate: make a new key, list both public keys in names.pub, sign with
+# the new one, then drop the old public key (README: rotation).
+name_key() {
+  local d=$1
+  [[ -s $d/names.key && -s $d/names.pub ]] && return 0
+  openssl genpkey -algorithm ed25519 -out "$d/names.key.new"
+  openssl pkey -in "$d/names.key.new" -pubout -out "$d/names.pub"
+  mv "$d/names.key.new" "$d/names.key"
+  echo "make-secrets.sh: new name-signing key in $d/names.key (public key: $d/names.pub)"
+}
+
 # tls DIR: a CA and a server certificate it signed, unless DIR has them. 10 years for the CA,
 # one for the server certificate (renew by deleting tls.crt).
 tls() {
@@ -80,6 +96,7 @@ mkdir -p "$base"
 token "$base/app-token"
 token "$base/admin-token"
 tokens "$base/tokens" "read=$base/app-token" "admin=$base/admin-token"
+name_key "$base"
 
 replicas=$k8s/replicas/secrets
 mkdir -p "$replicas"
@@ -87,3 +104,4 @@ token "$replicas/client-token"
 token "$replicas/admin-token"
 tokens "$replicas/tokens" "read=$replicas/client-token" "admin=$replicas/admin-token"
 tls "$replicas"
+name_key "$replicas"
