@@ -9,8 +9,10 @@
 # A client with trusted keys refuses each: exit 3, no output file, a message naming the reason;
 # restoring the honest object makes the same get pass, so each refusal is the attack's. A server
 # run with --name_keys refuses unsigned and stale name writes through its API, with their
-# status. A key not trusted is refused; rotation to a newly listed key works. And no private key
-# or statement signature appears in any log.
+# status. A key not trusted is refused; rotation to a newly listed key works. Signatures made by
+# `fsverity sign` are stored with the blob and checked against pinned certificates (another
+# certificate, none, or a byte flipped in the bucket: exit 3). And no private key or statement
+# signature appears in any log.
 # Usage: with_ceph.sh signed_names_s3_test.sh VERITYD VERITY
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
@@ -136,6 +138,41 @@ cp "$keys/next.pub" "$keys/trusted.pem"
 get_accepted "rotation: the old key removed" "$data/d"
 check "replay version 2 (by the removed key)" s3_put "$(name_key model/latest)" "$work/v2.object"
 get_refused "a statement by a removed key" "valid signatures by trusted keys"
+
+# ---- fs-verity signatures made by `fsverity sign`, stored with the blob in the bucket
+for who in signer other; do
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$who" \
+    -keyout "$keys/$who.key" -out "$keys/$who.crt" 2>/dev/null
+done
+head -c 100000 /dev/urandom >"$data/e"
+e=$(digest_of "$data/e")
+for f in c e; do
+  fsverity sign "$data/$f" "$work/$f.sig" --key="$keys/signer.key" --cert="$keys/signer.crt" >/dev/null
+  expect_exit 0 "put $f with its fsverity sign signature" \
+    vc put "${plain[@]}" "$data/$f" --fsverity-sig="$work/$f.sig"
+done
+rm -f "$work/out"
+expect_exit 0 "a signed blob, its certificate pinned" \
+  vc get "${plain[@]}" "$c" --fsverity-cert="$keys/signer.crt" -o "$work/out"
+check "the signed blob is byte-identical" cmp -s "$data/c" "$work/out"
+rm -f "$work/out"
+expect_exit 3 "a signed blob, another certificate pinned" \
+  vc get "${plain[@]}" "$c" --fsverity-cert="$keys/other.crt" -o "$work/out"
+check "another certificate: no output file" [ ! -e "$work/out" ]
+rm -f "$work/out"
+expect_exit 3 "an unsigned blob, a certificate pinned" \
+  vc get "${plain[@]}" "$(digest_of "$data/d")" --fsverity-cert="$keys/signer.crt" -o "$work/out"
+# e's signature object flipped in the bucket, read through the server that never opened e.
+sig_key="$prefix/blobs/${e%%:*}/${e#*:}/fsverity_signature"
+check "read e's signature object" s3_get "$sig_key" "$work/e.sig.stored"
+check "the bucket holds what fsverity sign wrote" cmp -s "$work/e.sig" "$work/e.sig.stored"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-20] ^= 1; open(sys.argv[1], "wb").write(b)' \
+  "$work/e.sig.stored"
+check "flip a byte of e's signature in the bucket" s3_put "$sig_key" "$work/e.sig.stored"
+rm -f "$work/out"
+expect_exit 3 "a flipped signature byte is refused" \
+  vc get "${guarded[@]}" "$e" --fsverity-cert="$keys/signer.crt" -o "$work/out"
+check "a flipped signature: no output file" [ ! -e "$work/out" ]
 
 # ---- nothing secret in the logs
 private=$(grep -v -- ----- "$keys/publisher.pem" | tr -d '\n')
