@@ -12,7 +12,7 @@
 # status. A key not trusted is refused; rotation to a newly listed key works. Signatures made by
 # `fsverity sign` are stored with the blob and checked against pinned certificates (another
 # certificate, none, or a byte flipped in the bucket: exit 3). And no private key or statement
-# signature appears in any log.
+# signature appears in any log or metrics.
 # Usage: with_ceph.sh signed_names_s3_test.sh VERITYD VERITY
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
@@ -44,9 +44,9 @@ openssl pkey -in "$keys/next.pem" -pubout -out "$keys/next.pub"
 cp "$keys/publisher.pub" "$keys/trusted.pem"
 
 start_server plain --listen=127.0.0.1:0 "${s3[@]}"
-plain=(--server="127.0.0.1:$server_port")
+plain=(--server="127.0.0.1:$server_port") metrics_ports=("$metrics_port")
 start_server guarded --listen=127.0.0.1:0 "${s3[@]}" --name_keys="$keys/trusted.pem"
-guarded=(--server="127.0.0.1:$server_port")
+guarded=(--server="127.0.0.1:$server_port") metrics_ports+=("$metrics_port")
 trust=(--trusted-keys="$keys/trusted.pem" --state-dir="$state")
 
 # get_refused WHAT REASON: a trusted get of model/latest exits 3 with REASON in its message and
@@ -174,13 +174,17 @@ expect_exit 3 "a flipped signature byte is refused" \
   vc get "${guarded[@]}" "$e" --fsverity-cert="$keys/signer.crt" -o "$work/out"
 check "a flipped signature: no output file" [ ! -e "$work/out" ]
 
-# ---- nothing secret in the logs
+# ---- nothing secret in the logs or metrics
 private=$(grep -v -- ----- "$keys/publisher.pem" | tr -d '\n')
 python3 - "$work/v2.object" >"$work/signature" <<'EOF'
 import base64, sys
 s = open(sys.argv[1], 'rb').read().partition(b'\0')[2]
 print(s[-64:].hex()); print(base64.b64encode(s[-64:]).decode())
 EOF
+for port in "${metrics_ports[@]}"; do
+  curl -sf "http://127.0.0.1:$port/metrics" >"$work/metrics-$port.log"
+  check "metrics of :$port scraped" grep -q verityd_ "$work/metrics-$port.log"
+done
 for log in "$work"/*.log "$work/err"; do
   check "no private key in $(basename "$log")" bash -c "! grep -qF '$private' '$log'"
   while read -r sig; do
