@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
@@ -134,14 +136,27 @@ absl::Status ReplaceFileDurably(FileSystem& fs, const std::string& temp_path,
 
 namespace {
 
-// The whole of the open file `fd`, at most `max_size` bytes.
+// The whole of the open file `fd`, at most `max_size` bytes. The buffer grows
+// with the file rather than starting at `max_size`: a generous limit must not
+// cost every small read the zeroing of a large buffer.
 absl::StatusOr<std::string> ReadOpenFile(FileSystem& fs, int fd,
                                          const std::string& path,
                                          size_t max_size) {
   // One byte more than allowed tells a file that is too large.
-  std::string contents(max_size + 1, '\0');
-  ASSIGN_OR_RETURN(const size_t size,
-                   PreadUpTo(fs, fd, 0, AsMutableBytes(&contents), path));
+  const size_t limit = max_size + 1;
+  std::string contents;
+  size_t size = 0;
+  for (size_t capacity = std::min<size_t>(limit, 64 << 10);;
+       capacity = std::min(limit, capacity * 2)) {
+    contents.resize(capacity);
+    ASSIGN_OR_RETURN(
+        const size_t read,
+        PreadUpTo(fs, fd, size,
+                  AsMutableBytes(&contents).subspan(size, capacity - size),
+                  path));
+    size += read;
+    if (size < capacity || capacity == limit) break;  // the end, or the limit
+  }
   if (size > max_size) {
     return absl::OutOfRangeError(
         absl::StrCat(path, " is larger than ", max_size, " bytes"));

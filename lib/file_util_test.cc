@@ -69,6 +69,20 @@ TEST(FileUtilTest, DurableWritesAndReads) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(FileUtilTest, ReadsFilesLargerThanTheFirstBufferUpToTheLimit) {
+  const std::string dir = FreshDir("large");
+  const std::string path = dir + "/file";
+  std::string contents;
+  for (int i = 0; contents.size() < 300000; ++i) contents += std::to_string(i);
+  ASSERT_TRUE(WriteNewFileDurably(path, contents).ok());
+  EXPECT_EQ(ReadSmallFile(path, size_t{16} << 20).value(), contents);
+  EXPECT_EQ(ReadSmallRegularFile(path, contents.size()).value(), contents);
+  EXPECT_EQ(ReadSmallFile(path, contents.size() - 1).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(ReadSmallFile(path, 131072).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
 TEST(FileUtilTest, PreadUpToStopsAtEndOfFile) {
   const std::string path = FreshDir("pread") + "/file";
   ASSERT_TRUE(WriteNewFileDurably(path, "0123456789").ok());
