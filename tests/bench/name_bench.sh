@@ -59,12 +59,12 @@ worst_ratio=$(sort -g "$work/ratios" | tail -n 1)
 micro=$("$bin/tests/bench/name_statement_bench" --benchmark_min_time=0.5 2>/dev/null |
   grep -E '^BM_')
 
+machine="$(date -u +%Y-%m-%d), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo |
+  cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 cat >"$out" <<EOF
 # Signed names: what the check costs
 
-Command: \`tests/bench/name_bench.sh $rounds $gets\` ($(date -u +%Y-%m-%d), $(nproc) CPUs,
-$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average
-$(cut -d' ' -f1-3 /proc/loadavg) at the end).
+Command: \`tests/bench/name_bench.sh $rounds $gets\` (${machine}).
 
 \`verity get bench/blob -o /dev/null\` of one 4 KiB blob by name from one verityd over
 loopback, $gets gets back to back per cell, rounds alternating which goes first. Without keys
