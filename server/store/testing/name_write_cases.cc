@@ -29,7 +29,9 @@ NameWrite Named(std::string name, std::string statement = "") {
 // The version a test statement holds: its decimal text; 0 for none.
 uint64_t VersionOf(absl::string_view statement) {
   uint64_t version = 0;
-  if (!statement.empty()) EXPECT_TRUE(absl::SimpleAtoi(statement, &version));
+  if (!statement.empty()) {
+    EXPECT_TRUE(absl::SimpleAtoi(statement, &version));
+  }
   return version;
 }
 
