@@ -193,5 +193,40 @@ TEST_F(TlsClientTest, MutualTlsNeedsATrustedClientCertificate) {
       StatusCode::kUnavailable);
 }
 
+// The per-connection call rate (--max_call_rate) refuses calls beyond it with
+// RESOURCE_EXHAUSTED; the SDK backs off and retries reads and Stats, so a
+// client calling faster than the rate is slowed down, not refused. Without
+// retries the same calls are refused: the limit is real.
+TEST(BlobCallsRateTest, CallRateRefusalsAreRetriedAfterABackoff) {
+  server::ServerOptions server_options;
+  server_options.service.max_call_rate = 5;
+  const std::unique_ptr<TestServer> server = TestServer::Start(server_options);
+  sdk::ClientOptions options;
+  options.target = server->verityd().address();
+  const std::unique_ptr<sdk::Client> client = *sdk::Client::Create(options);
+  const std::string data = RandomBytes(10000, 7);
+  // A Put is one attempt: made while the connection's budget is full.
+  absl::StatusOr<sdk::PutResult> put =
+      client->PutStream(SourceOf(data, 4096), {});
+  ASSERT_TRUE(put.ok()) << put.status();
+  for (int i = 0; i < 12; ++i) {
+    absl::StatusOr<std::string> read =
+        client->ReadRange(put->info.digest, 0, data.size());
+    ASSERT_TRUE(read.ok()) << "read " << i << ": " << read.status();
+    EXPECT_TRUE(*read == data);
+    absl::StatusOr<sdk::BlobInfo> info = client->Stat(put->info.digest);
+    ASSERT_TRUE(info.ok()) << "stat " << i << ": " << info.status();
+  }
+  // 25 calls at 5 a second: reads were refused and started again.
+  EXPECT_GT(client->Stats().retries, 0u);
+  options.retry.max_attempts = 1;
+  const std::unique_ptr<sdk::Client> impatient = *sdk::Client::Create(options);
+  std::map<StatusCode, int> codes;
+  for (int i = 0; i < 20; ++i) {
+    ++codes[impatient->Stat(put->info.digest).status().code()];
+  }
+  EXPECT_GE(codes[StatusCode::kResourceExhausted], 10);
+}
+
 }  // namespace
 }  // namespace verity::testing
