@@ -167,6 +167,39 @@ void BlockHasher::HashBlocks(absl::Span<const uint8_t> data,
   }
 }
 
+void BlockHasher::HashBlocks(const ByteChain& data,
+                             absl::Span<uint8_t> out) const {
+  const size_t digest_size = this->digest_size();
+  // A block begun in one piece and continued in the next: `filled` > 0.
+  Hasher spanning = salted_;
+  size_t filled = 0;
+  data.ForEachPiece([&](ByteChain::Piece piece) {
+    if (filled > 0) {
+      const size_t take = std::min<size_t>(block_size_ - filled, piece.size());
+      spanning.Update(piece.first(take));
+      filled += take;
+      piece.remove_prefix(take);
+      if (filled < block_size_) return true;
+      FinishBlock(&spanning, filled, out.first(digest_size));
+      out.remove_prefix(digest_size);
+      filled = 0;
+    }
+    const size_t whole = piece.size() / block_size_ * block_size_;
+    const size_t digests = whole / block_size_ * digest_size;
+    HashBlocks(piece.first(whole), out.first(digests));
+    out.remove_prefix(digests);
+    piece.remove_prefix(whole);
+    if (!piece.empty()) {
+      spanning = salted_;
+      spanning.Update(piece);
+      filled = piece.size();
+    }
+    return true;
+  });
+  // The last block, short or spanning pieces.
+  if (filled > 0) FinishBlock(&spanning, filled, out.first(digest_size));
+}
+
 void BlockHasher::HashBlock(absl::Span<const uint8_t> block,
                             absl::Span<uint8_t> out) const {
   block = block.first(std::min<size_t>(block.size(), block_size_));

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+#include "lib/byte_chain.h"
 #include "lib/hash.h"
 #include "lib/merkle_params.h"
 #include "lib/sha256_x2.h"
@@ -45,6 +46,12 @@ class BlockHasher {
   // must hold one per block.
   void HashBlocks(absl::Span<const uint8_t> data,
                   absl::Span<uint8_t> out) const;
+
+  // The same for blocks laid out back to back across the pieces of `data`:
+  // the whole blocks inside a piece are hashed where they are, as above, and
+  // a block that spans pieces is fed to one hasher piece by piece, so nothing
+  // is copied.
+  void HashBlocks(const ByteChain& data, absl::Span<uint8_t> out) const;
 
   // Hashes two whole blocks, wherever each is.
   void HashTwoBlocks(const uint8_t* a, const uint8_t* b, uint8_t* digest_a,

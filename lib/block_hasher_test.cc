@@ -150,6 +150,72 @@ TEST_P(BlockHasherTest, TwoBlocksFromAnywhere) {
             Reference(HashAlgorithm::kSha256, salt, 4096, b));
 }
 
+// `data` cut at `cuts` (ascending offsets) into pieces.
+std::vector<ByteChain::Piece> Cut(absl::Span<const uint8_t> data,
+                                  const std::vector<size_t>& cuts) {
+  std::vector<ByteChain::Piece> pieces;
+  size_t begin = 0;
+  for (size_t cut : cuts) {
+    pieces.push_back(data.subspan(begin, cut - begin));
+    begin = cut;
+  }
+  pieces.push_back(data.subspan(begin));
+  return pieces;
+}
+
+// A chain must hash as the same bytes in one piece do, wherever the pieces
+// end: at every offset of a block, with empty pieces, and cut many times.
+TEST_P(BlockHasherTest, ChainsHashAsContiguousBytesForEverySplitPoint) {
+  for (HashAlgorithm algorithm : {HashAlgorithm::kSha256,
+                                  HashAlgorithm::kSha512}) {
+    const uint32_t block_size = 1024;
+    const BlockHasher hasher(
+        MerkleParams{algorithm, block_size, RandomBytes(7, 8)});
+    const size_t ds = hasher.digest_size();
+    for (size_t size : {size_t{3} * block_size, size_t{3} * block_size - 100}) {
+      const std::string bytes = RandomBytes(size, 40 + size);
+      const size_t blocks = (size + block_size - 1) / block_size;
+      std::string want(blocks * ds, '\0');
+      hasher.HashBlocks(AsBytes(bytes), AsMutableBytes(&want));
+      for (size_t cut = 0; cut <= size; ++cut) {
+        // One cut, then the same cut with a second one block later and an
+        // empty piece between.
+        for (const std::vector<size_t>& cuts :
+             {std::vector<size_t>{cut},
+              std::vector<size_t>{cut, cut,
+                                  std::min(size, cut + block_size + 1)}}) {
+          const std::vector<ByteChain::Piece> pieces =
+              Cut(AsBytes(bytes), cuts);
+          std::string got(blocks * ds, '\0');
+          hasher.HashBlocks(ByteChain(pieces), AsMutableBytes(&got));
+          ASSERT_EQ(got, want) << HashAlgorithmName(algorithm) << " size "
+                               << size << " cut at " << cut << " of "
+                               << cuts.size();
+        }
+      }
+    }
+  }
+}
+
+TEST_P(BlockHasherTest, ChainsOfManySmallPieces) {
+  const BlockHasher hasher(MerkleParams{HashAlgorithm::kSha256, 4096, ""});
+  const std::string bytes = RandomBytes(40000, 9);
+  std::string want(10 * 32, '\0');
+  hasher.HashBlocks(AsBytes(bytes), AsMutableBytes(&want));
+  std::mt19937 random(10);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<size_t> cuts;
+    for (size_t at = 0; at < bytes.size();
+         at += std::uniform_int_distribution<size_t>(0, 6000)(random)) {
+      cuts.push_back(at);
+    }
+    const std::vector<ByteChain::Piece> pieces = Cut(AsBytes(bytes), cuts);
+    std::string got(10 * 32, '\0');
+    hasher.HashBlocks(ByteChain(pieces), AsMutableBytes(&got));
+    ASSERT_EQ(got, want) << "round " << round;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, BlockHasherTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "Fallback" : "MultiBuffer";

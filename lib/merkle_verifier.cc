@@ -141,6 +141,12 @@ absl::Status MerkleVerifier::VerifyDataBlock(
 
 absl::Status MerkleVerifier::VerifyDataBlocks(
     uint64_t first_block, absl::Span<const uint8_t> data) const {
+  const ByteChain::Piece pieces[] = {data};
+  return VerifyDataBlocks(first_block, ByteChain(pieces));
+}
+
+absl::Status MerkleVerifier::VerifyDataBlocks(uint64_t first_block,
+                                              const ByteChain& data) const {
   if (data.empty()) return absl::OkStatus();
   const uint64_t block_size = geometry_.block_size();
   const uint64_t blocks = DivRoundUp(data.size(), block_size);
@@ -163,8 +169,10 @@ absl::Status MerkleVerifier::VerifyDataBlocks(
   uint8_t digests[kBatch * kMaxDigestSize];
   for (uint64_t done = 0; done < blocks; done += kBatch) {
     const uint64_t n = std::min(kBatch, blocks - done);
-    hasher_.HashBlocks(data.subspan(done * block_size, n * block_size),
-                       absl::MakeSpan(digests, n * digest_size));
+    const uint64_t begin = done * block_size;
+    hasher_.HashBlocks(
+        data.Sub(begin, std::min(n * block_size, data.size() - begin)),
+        absl::MakeSpan(digests, n * digest_size));
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t index = first_block + done + i;
       ASSIGN_OR_RETURN(HashLocation location,

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lib/block_hasher.h"
+#include "lib/byte_chain.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
 
@@ -78,6 +79,9 @@ class MerkleVerifier {
   // ends on a block boundary or at the end of the blob.
   absl::Status VerifyDataBlocks(uint64_t first_block,
                                 absl::Span<const uint8_t> data) const;
+  // The same for data held in pieces.
+  absl::Status VerifyDataBlocks(uint64_t first_block,
+                                const ByteChain& data) const;
 
  private:
   MerkleVerifier(const Descriptor& descriptor, const MerkleParams& params,

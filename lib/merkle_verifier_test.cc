@@ -232,6 +232,39 @@ TEST_F(IncrementalTest, MissingBlocksComeTopDownAndShrinkAsTheyAreAdded) {
                   .ok());
 }
 
+// Data in pieces (as a gRPC message's slices) verifies as in one piece, and a
+// flipped byte in any piece, a block spanning two of them included, is
+// DATA_LOSS naming its block.
+TEST_F(IncrementalTest, DataInPiecesVerifiesAndEveryFlipIsCaught) {
+  const absl::StatusOr<std::vector<TreeBlockId>> missing =
+      verifier_->MissingTreeBlocks(0, 20);
+  ASSERT_TRUE(missing.ok());
+  for (const TreeBlockId& id : *missing) {
+    ASSERT_TRUE(verifier_->AddTreeBlock(id, TreeBlock(id)).ok());
+  }
+  std::string data = blob_.data.substr(0, 20 * 1024);
+  const auto pieces_of = [&data] {
+    const absl::Span<const uint8_t> bytes = AsBytes(data);
+    return std::vector<ByteChain::Piece>{bytes.subspan(0, 5000),
+                                         bytes.subspan(5000, 0),
+                                         bytes.subspan(5000, 7000),
+                                         bytes.subspan(12000)};
+  };
+  std::vector<ByteChain::Piece> pieces = pieces_of();
+  EXPECT_TRUE(verifier_->VerifyDataBlocks(0, ByteChain(pieces)).ok());
+  for (size_t at : {size_t{0}, size_t{4999}, size_t{5000}, size_t{11999},
+                    size_t{12000}, data.size() - 1}) {
+    data[at] ^= 1;
+    pieces = pieces_of();
+    const absl::Status status = verifier_->VerifyDataBlocks(0, ByteChain(pieces));
+    EXPECT_EQ(status.code(), StatusCode::kDataLoss) << at;
+    EXPECT_NE(status.message().find(absl::StrCat("data block ", at / 1024)),
+              std::string::npos)
+        << status.message();
+    data[at] ^= 1;
+  }
+}
+
 TEST_F(IncrementalTest, ChildBeforeParentIsDataLoss) {
   EXPECT_EQ(verifier_->AddTreeBlock({1, 0}, TreeBlock({1, 0})).code(),
             StatusCode::kDataLoss);

@@ -67,4 +67,10 @@ absl::Status VerifiedTree::VerifyData(uint64_t first_block,
   return verifier_.VerifyDataBlocks(first_block, data);
 }
 
+absl::Status VerifiedTree::VerifyData(uint64_t first_block,
+                                      const ByteChain& data) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return verifier_.VerifyDataBlocks(first_block, data);
+}
+
 }  // namespace verity

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "lib/byte_chain.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_params.h"
 #include "lib/merkle_verifier.h"
@@ -89,6 +90,9 @@ class VerifiedTree {
   // block boundary or at the end of the blob.
   absl::Status VerifyData(uint64_t first_block,
                           absl::Span<const uint8_t> data) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The same for data held in pieces.
+  absl::Status VerifyData(uint64_t first_block, const ByteChain& data) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

@@ -1,0 +1,37 @@
+// Implements ByteChain: offsets are found by walking the pieces, which are few
+// (a message's slices), so no index is kept.
+
+#include "lib/byte_chain.h"
+
+#include <cassert>
+
+namespace verity {
+
+ByteChain::ByteChain(absl::Span<const Piece> pieces) : pieces_(pieces) {
+  for (const Piece& piece : pieces) size_ += piece.size();
+}
+
+ByteChain ByteChain::Sub(size_t offset, size_t length) const {
+  assert(offset <= size_ && length <= size_ - offset);
+  size_t skip = skip_ + offset;
+  size_t first = 0;
+  // Skips whole pieces before the start, so that Sub() of a Sub() does not
+  // walk them again.
+  while (first < pieces_.size() && skip >= pieces_[first].size()) {
+    skip -= pieces_[first].size();
+    ++first;
+  }
+  return ByteChain(pieces_.subspan(first), skip, length);
+}
+
+std::string ByteChain::ToString() const {
+  std::string out;
+  out.reserve(size_);
+  ForEachPiece([&out](Piece piece) {
+    out.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+    return true;
+  });
+  return out;
+}
+
+}  // namespace verity

@@ -1,0 +1,68 @@
+// Bytes that lie back to back in several pieces of memory, such as the slices
+// a gRPC message arrived in: a view, so that they can be hashed and handed on
+// where they are instead of being joined into one buffer first.
+
+#ifndef VERITYD_LIB_BYTE_CHAIN_H_
+#define VERITYD_LIB_BYTE_CHAIN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/types/span.h"
+
+namespace verity {
+
+// A view: the pieces (and the memory they point into) must outlive it.
+// Empty pieces are allowed. Copyable and cheap to copy.
+class ByteChain {
+ public:
+  using Piece = absl::Span<const uint8_t>;
+
+  // All the bytes of `pieces`, in order.
+  explicit ByteChain(absl::Span<const Piece> pieces);
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // Bytes [offset, offset + length), which must lie inside this chain.
+  ByteChain Sub(size_t offset, size_t length) const;
+
+  // Calls `visit(Piece)` for each non-empty contiguous part, in order, and
+  // stops at the first call that returns false; false then, else true.
+  template <typename Visit>
+  bool ForEachPiece(Visit visit) const;
+
+  // A copy of the bytes, for tests and small parts.
+  std::string ToString() const;
+
+ private:
+  ByteChain(absl::Span<const Piece> pieces, size_t skip, size_t size)
+      : pieces_(pieces), skip_(skip), size_(size) {}
+
+  absl::Span<const Piece> pieces_;
+  size_t skip_ = 0;  // bytes of the first piece before the chain's start
+  size_t size_ = 0;
+};
+
+template <typename Visit>
+bool ByteChain::ForEachPiece(Visit visit) const {
+  size_t skip = skip_;
+  size_t left = size_;
+  for (const Piece& piece : pieces_) {
+    if (left == 0) break;
+    if (skip >= piece.size()) {
+      skip -= piece.size();
+      continue;
+    }
+    const Piece part = piece.subspan(skip, left);
+    skip = 0;
+    left -= part.size();
+    if (!visit(part)) return false;
+  }
+  return true;
+}
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_BYTE_CHAIN_H_

@@ -1,0 +1,69 @@
+#include "lib/byte_chain.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace verity {
+namespace {
+
+ByteChain::Piece Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+TEST(ByteChainTest, SizeAndBytesOfAllPieces) {
+  const std::string a = "hello", b = "", c = " world";
+  const ByteChain::Piece pieces[] = {Bytes(a), Bytes(b), Bytes(c)};
+  const ByteChain chain(pieces);
+  EXPECT_EQ(chain.size(), 11u);
+  EXPECT_FALSE(chain.empty());
+  EXPECT_EQ(chain.ToString(), "hello world");
+}
+
+TEST(ByteChainTest, EverySubRangeMatchesTheJoinedBytes) {
+  const std::string a = "abc", b = "", c = "defgh", d = "i";
+  const ByteChain::Piece pieces[] = {Bytes(a), Bytes(b), Bytes(c), Bytes(d)};
+  const ByteChain chain(pieces);
+  const std::string joined = "abcdefghi";
+  for (size_t offset = 0; offset <= joined.size(); ++offset) {
+    for (size_t length = 0; offset + length <= joined.size(); ++length) {
+      const ByteChain sub = chain.Sub(offset, length);
+      EXPECT_EQ(sub.size(), length);
+      EXPECT_EQ(sub.ToString(), joined.substr(offset, length))
+          << offset << "+" << length;
+      // A range of a range.
+      for (size_t inner = 0; inner <= length; ++inner) {
+        EXPECT_EQ(sub.Sub(inner, length - inner).ToString(),
+                  joined.substr(offset + inner, length - inner));
+      }
+    }
+  }
+}
+
+TEST(ByteChainTest, VisitsNonEmptyPartsInOrderAndStops) {
+  const std::string a = "ab", b = "", c = "cd", d = "ef";
+  const ByteChain::Piece pieces[] = {Bytes(a), Bytes(b), Bytes(c), Bytes(d)};
+  std::vector<std::string> seen;
+  const auto record = [&seen](ByteChain::Piece part) {
+    seen.emplace_back(reinterpret_cast<const char*>(part.data()), part.size());
+    return seen.size() < 2;
+  };
+  EXPECT_FALSE(ByteChain(pieces).Sub(1, 4).ForEachPiece(record));
+  EXPECT_EQ(seen, (std::vector<std::string>{"b", "cd"}));
+  seen.clear();
+  EXPECT_TRUE(ByteChain(pieces).Sub(3, 1).ForEachPiece(record));
+  EXPECT_EQ(seen, (std::vector<std::string>{"d"}));
+}
+
+TEST(ByteChainTest, NoPieces) {
+  const ByteChain chain({});
+  EXPECT_TRUE(chain.empty());
+  EXPECT_TRUE(chain.Sub(0, 0).ForEachPiece([](ByteChain::Piece) {
+    ADD_FAILURE() << "no part to visit";
+    return true;
+  }));
+}
+
+}  // namespace
+}  // namespace verity
