@@ -3,6 +3,7 @@
 
 #include "lib/byte_chain.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace verity {
@@ -22,6 +23,17 @@ ByteChain ByteChain::Sub(size_t offset, size_t length) const {
     ++first;
   }
   return ByteChain(pieces_.subspan(first), skip, length);
+}
+
+size_t ByteChain::CopyOut(size_t offset, absl::Span<uint8_t> out) const {
+  size_t copied = 0;
+  Sub(offset, std::min(out.size(), size_ - offset))
+      .ForEachPiece([&](Piece piece) {
+        std::copy(piece.begin(), piece.end(), out.begin() + copied);
+        copied += piece.size();
+        return true;
+      });
+  return copied;
 }
 
 std::string ByteChain::ToString() const {

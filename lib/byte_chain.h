@@ -33,6 +33,10 @@ class ByteChain {
   template <typename Visit>
   bool ForEachPiece(Visit visit) const;
 
+  // Copies bytes from `offset` (at most size()) into `out` until either
+  // ends; returns how many.
+  size_t CopyOut(size_t offset, absl::Span<uint8_t> out) const;
+
   // A copy of the bytes, for tests and small parts.
   std::string ToString() const;
 

@@ -56,6 +56,18 @@ TEST(ByteChainTest, VisitsNonEmptyPartsInOrderAndStops) {
   EXPECT_EQ(seen, (std::vector<std::string>{"d"}));
 }
 
+TEST(ByteChainTest, CopiesOutFromAnOffsetUntilEitherEnds) {
+  const std::string a = "abc", b = "", c = "defg";
+  const ByteChain::Piece pieces[] = {Bytes(a), Bytes(b), Bytes(c)};
+  const ByteChain chain(pieces);
+  uint8_t out[4] = {};
+  EXPECT_EQ(chain.CopyOut(2, absl::MakeSpan(out)), 4u);
+  EXPECT_EQ(std::string(out, out + 4), "cdef");
+  EXPECT_EQ(chain.CopyOut(5, absl::MakeSpan(out)), 2u);
+  EXPECT_EQ(std::string(out, out + 2), "fg");
+  EXPECT_EQ(chain.CopyOut(7, absl::MakeSpan(out)), 0u);
+}
+
 TEST(ByteChainTest, NoPieces) {
   const ByteChain chain({});
   EXPECT_TRUE(chain.empty());

@@ -35,7 +35,7 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   return std::make_unique<client::ClientImpl>(
-      options, v1::Verity::NewStub(std::move(channel)), std::move(trust),
+      options, std::move(channel), std::move(trust),
       std::move(signature));
 }
 
@@ -88,11 +88,12 @@ absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
 }  // namespace
 
 ClientImpl::ClientImpl(const sdk::ClientOptions& options,
-                       std::unique_ptr<v1::Verity::StubInterface> stub,
+                       std::shared_ptr<grpc::ChannelInterface> channel,
                        std::unique_ptr<NameTrust> trust,
                        std::unique_ptr<SignatureCheck> signature)
     : options_(options),
-      stub_(std::move(stub)),
+      stub_(v1::Verity::NewStub(channel)),
+      read_(std::move(channel)),
       cache_(TreeCacheOptions(options)),
       trust_(std::move(trust)),
       signature_(std::move(signature)) {}
@@ -101,7 +102,7 @@ absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                                const sdk::FetchOptions& options) {
   Cancellation cancellation;
   FetchPlan plan;
-  plan.target.stub = stub_.get();
+  plan.target.read = &read_;
   plan.target.trusted = ToParsedDigest(digest);
   plan.target.priority = PriorityClassToProto(
       ToPriorityClass(options.priority.value_or(options_.default_priority)));

@@ -1,5 +1,5 @@
-// The SDK's Client: one channel, one stub, one tree cache and the counters,
-// shared by every call.
+// The SDK's Client: one channel, its stub and Read caller, one tree cache and
+// the counters, shared by every call.
 
 #ifndef VERITYD_CLIENT_SDK_CLIENT_IMPL_H_
 #define VERITYD_CLIENT_SDK_CLIENT_IMPL_H_
@@ -11,6 +11,7 @@
 #include "client/sdk/fetch_counters.h"
 #include "client/sdk/name_trust.h"
 #include "client/sdk/read_stream_verifier.h"
+#include "client/sdk/received_read.h"
 #include "client/sdk/signature_check.h"
 #include "lib/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
@@ -18,15 +19,15 @@
 
 namespace verity::client {
 
-// Thread-safe: the stub is, the cache and counters are, the name trust is,
-// and the rest is immutable.
+// Thread-safe: the stub and the Read caller are, the cache and counters are,
+// the name trust is, and the rest is immutable.
 class ClientImpl final : public sdk::Client {
  public:
-  // `stub` may be any implementation, e.g. one on an in-process channel.
+  // `channel` may be any channel, e.g. an in-process one.
   // `trust` checks names; null takes names as the server's word.
   // `signature` checks fs-verity signatures; null reads unsigned blobs.
   ClientImpl(const sdk::ClientOptions& options,
-             std::unique_ptr<v1::Verity::StubInterface> stub,
+             std::shared_ptr<grpc::ChannelInterface> channel,
              std::unique_ptr<NameTrust> trust,
              std::unique_ptr<SignatureCheck> signature = nullptr);
 
@@ -63,6 +64,7 @@ class ClientImpl final : public sdk::Client {
 
   const sdk::ClientOptions options_;
   const std::unique_ptr<v1::Verity::StubInterface> stub_;
+  const ReceivedReadCaller read_;
   ReadStreamVerifier::TreeCache cache_;
   FetchCounters counters_;
   const std::unique_ptr<NameTrust> trust_;  // null without trusted keys

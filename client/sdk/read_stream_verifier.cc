@@ -70,8 +70,15 @@ bool ReadStreamVerifier::HoldsAllTreeBlocks() const {
 
 absl::Status ReadStreamVerifier::OnResponse(const verity::v1::ReadResponse& msg,
                                             const ByteSink& sink) {
+  const ByteChain::Piece pieces[] = {AsBytes(msg.data())};
+  return OnResponse(msg, ByteChain(pieces), sink);
+}
+
+absl::Status ReadStreamVerifier::OnResponse(
+    const verity::v1::ReadResponse& head, const ByteChain& data,
+    const ByteSink& sink) {
   if (!failed_.ok()) return failed_;
-  absl::Status status = Process(msg, sink);
+  absl::Status status = Process(head, data, sink);
   if (!status.ok()) failed_ = status;
   return status;
 }
@@ -90,6 +97,7 @@ absl::Status ReadStreamVerifier::Finish() const {
 }
 
 absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
+                                         const ByteChain& data,
                                          const ByteSink& sink) {
   if (!started_) {
     RETURN_IF_ERROR(OnFirstResponse(msg));
@@ -108,13 +116,13 @@ absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
     cache_->Update(*tree_);
   }
   RETURN_IF_ERROR(added);
-  if (msg.data().empty()) {
+  if (data.empty()) {
     if (msg.data_offset() != 0) {
       return absl::DataLossError("a message without data has a data_offset");
     }
     return CountEmptyMessage(msg);
   }
-  return OnData(msg.data_offset(), AsBytes(msg.data()), sink);
+  return OnData(msg.data_offset(), data, sink);
 }
 
 absl::Status ReadStreamVerifier::CountEmptyMessage(
@@ -210,7 +218,7 @@ absl::Status ReadStreamVerifier::AddTreeBlock(
 }
 
 absl::Status ReadStreamVerifier::OnData(uint64_t data_offset,
-                                        absl::Span<const uint8_t> data,
+                                        const ByteChain& data,
                                         const ByteSink& sink) {
   RETURN_IF_ERROR(CheckDataPlacement(data_offset, data.size()));
   RETURN_IF_ERROR(
@@ -220,9 +228,15 @@ absl::Status ReadStreamVerifier::OnData(uint64_t data_offset,
   const uint64_t from = std::max(data_offset, offset_);
   const uint64_t to = std::min(chunk_end, range_end_);
   if (from >= to) return absl::OkStatus();
-  RETURN_IF_ERROR(sink(data.subspan(from - data_offset, to - from)));
-  verified_end_ = to;
-  return absl::OkStatus();
+  // verified_end_ follows each piece, so that a sink may write at it.
+  absl::Status delivered = absl::OkStatus();
+  data.Sub(from - data_offset, to - from)
+      .ForEachPiece([&](ByteChain::Piece piece) {
+        delivered = sink(piece);
+        if (delivered.ok()) verified_end_ += piece.size();
+        return delivered.ok();
+      });
+  return delivered;
 }
 
 absl::Status ReadStreamVerifier::CheckDataPlacement(uint64_t data_offset,

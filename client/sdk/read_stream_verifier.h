@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "lib/byte_chain.h"
 #include "lib/descriptor.h"
 #include "lib/lru_cache.h"
 #include "lib/merkle_verifier.h"
@@ -89,6 +90,11 @@ class ReadStreamVerifier {
   // INVALID_ARGUMENT if its parameters exceed `options`.
   absl::Status OnResponse(const verity::v1::ReadResponse& msg,
                           const ByteSink& sink);
+  // The same for a message whose data was left in the pieces it arrived in
+  // (ParseReadResponsePieces): `head`'s own data is ignored. The sink is
+  // called with the verified range a piece at a time.
+  absl::Status OnResponse(const verity::v1::ReadResponse& head,
+                          const ByteChain& data, const ByteSink& sink);
 
   // Call when the stream ended with OK: DATA_LOSS unless the whole range was
   // delivered.
@@ -107,14 +113,14 @@ class ReadStreamVerifier {
 
  private:
   std::vector<TreeBlockId> NeededTreeBlocks() const;
-  absl::Status Process(const verity::v1::ReadResponse& msg,
-                       const ByteSink& sink);
+  absl::Status Process(const verity::v1::ReadResponse& head,
+                       const ByteChain& data, const ByteSink& sink);
   absl::Status OnFirstResponse(const verity::v1::ReadResponse& msg);
   absl::Status CountEmptyMessage(const verity::v1::ReadResponse& msg);
   absl::Status CheckDigestText(absl::string_view text) const;
   absl::Status SetRange(const TreeGeometry& geometry);
   absl::Status AddTreeBlock(const verity::v1::TreeBlock& block);
-  absl::Status OnData(uint64_t data_offset, absl::Span<const uint8_t> data,
+  absl::Status OnData(uint64_t data_offset, const ByteChain& data,
                       const ByteSink& sink);
   absl::Status CheckDataPlacement(uint64_t data_offset, uint64_t size) const;
 

@@ -62,9 +62,9 @@ v1::ReadRequest StreamAttempt::MakeRequest() const {
 AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
                                  FetchWriter& writer, int part) {
   FetchCounters::Add(target_.counters->read_streams, 1);
-  std::unique_ptr<grpc::ClientReaderInterface<v1::ReadResponse>> reader =
-      target_.stub->Read(context, MakeRequest());
-  v1::ReadResponse msg;
+  std::unique_ptr<grpc::ClientReader<ReceivedReadResponse>> reader =
+      target_.read->Start(context, MakeRequest());
+  ReceivedReadResponse msg;
   absl::Status local;
   while (local.ok() && reader->Read(&msg)) {
     local = OnMessage(msg, writer, part);
@@ -82,8 +82,11 @@ AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
   return {verifier_.Finish(), false};
 }
 
-absl::Status StreamAttempt::OnMessage(const v1::ReadResponse& msg,
+absl::Status StreamAttempt::OnMessage(ReceivedReadResponse& received,
                                       FetchWriter& writer, int part) {
+  RETURN_IF_ERROR(received.Parse());
+  const v1::ReadResponse& msg = received.head();
+  const ByteChain data = received.data();
   if (first_message_) {
     first_message_ = false;
     if (target_.signature != nullptr) {
@@ -100,12 +103,12 @@ absl::Status StreamAttempt::OnMessage(const v1::ReadResponse& msg,
     FetchCounters::Add(counters.bytes_delivered, bytes.size());
     return absl::OkStatus();
   };
-  const absl::Status status = verifier_.OnResponse(msg, deliver);
+  const absl::Status status = verifier_.OnResponse(msg, data, deliver);
   FetchCounters::Add(counters.tree_blocks_received, msg.tree_blocks_size());
   FetchCounters::Add(counters.tree_blocks_hashed,
                      verifier_.tree_blocks_added() - added_before);
   if (status.ok()) {
-    FetchCounters::Add(counters.data_bytes_verified, msg.data().size());
+    FetchCounters::Add(counters.data_bytes_verified, data.size());
   }
   return status;
 }

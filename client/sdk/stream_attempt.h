@@ -15,18 +15,19 @@
 #include "client/sdk/fetch_counters.h"
 #include "client/sdk/fetch_writer.h"
 #include "client/sdk/read_stream_verifier.h"
+#include "client/sdk/received_read.h"
 #include "client/sdk/signature_check.h"
 #include "lib/descriptor.h"
 #include "lib/merkle_verifier.h"
 #include "lib/verified_tree.h"
-#include "proto/verity/v1/verity.grpc.pb.h"
+#include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {
 
 // What every stream of one fetch reads, and where it reports. Not owned;
 // everything outlives the fetch.
 struct ReadTarget {
-  v1::Verity::StubInterface* stub = nullptr;
+  const ReceivedReadCaller* read = nullptr;
   ParsedDigest trusted;
   v1::PriorityClass priority = v1::PRIORITY_CLASS_NONE;
   ReadStreamVerifier::TreeCache* cache = nullptr;
@@ -73,7 +74,7 @@ class StreamAttempt {
 
  private:
   v1::ReadRequest MakeRequest() const;
-  absl::Status OnMessage(const v1::ReadResponse& msg, FetchWriter& writer,
+  absl::Status OnMessage(ReceivedReadResponse& msg, FetchWriter& writer,
                          int part);
 
   const ReadTarget& target_;
