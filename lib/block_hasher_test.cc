@@ -166,8 +166,8 @@ std::vector<ByteChain::Piece> Cut(absl::Span<const uint8_t> data,
 // A chain must hash as the same bytes in one piece do, wherever the pieces
 // end: at every offset of a block, with empty pieces, and cut many times.
 TEST_P(BlockHasherTest, ChainsHashAsContiguousBytesForEverySplitPoint) {
-  for (HashAlgorithm algorithm : {HashAlgorithm::kSha256,
-                                  HashAlgorithm::kSha512}) {
+  for (HashAlgorithm algorithm :
+       {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
     const uint32_t block_size = 1024;
     const BlockHasher hasher(
         MerkleParams{algorithm, block_size, RandomBytes(7, 8)});
@@ -188,9 +188,9 @@ TEST_P(BlockHasherTest, ChainsHashAsContiguousBytesForEverySplitPoint) {
               Cut(AsBytes(bytes), cuts);
           std::string got(blocks * ds, '\0');
           hasher.HashBlocks(ByteChain(pieces), AsMutableBytes(&got));
-          ASSERT_EQ(got, want) << HashAlgorithmName(algorithm) << " size "
-                               << size << " cut at " << cut << " of "
-                               << cuts.size();
+          ASSERT_EQ(got, want)
+              << HashAlgorithmName(algorithm) << " size " << size << " cut at "
+              << cut << " of " << cuts.size();
         }
       }
     }

@@ -245,10 +245,9 @@ TEST_F(IncrementalTest, DataInPiecesVerifiesAndEveryFlipIsCaught) {
   std::string data = blob_.data.substr(0, 20 * 1024);
   const auto pieces_of = [&data] {
     const absl::Span<const uint8_t> bytes = AsBytes(data);
-    return std::vector<ByteChain::Piece>{bytes.subspan(0, 5000),
-                                         bytes.subspan(5000, 0),
-                                         bytes.subspan(5000, 7000),
-                                         bytes.subspan(12000)};
+    return std::vector<ByteChain::Piece>{
+        bytes.subspan(0, 5000), bytes.subspan(5000, 0),
+        bytes.subspan(5000, 7000), bytes.subspan(12000)};
   };
   std::vector<ByteChain::Piece> pieces = pieces_of();
   EXPECT_TRUE(verifier_->VerifyDataBlocks(0, ByteChain(pieces)).ok());
@@ -256,7 +255,8 @@ TEST_F(IncrementalTest, DataInPiecesVerifiesAndEveryFlipIsCaught) {
                     size_t{12000}, data.size() - 1}) {
     data[at] ^= 1;
     pieces = pieces_of();
-    const absl::Status status = verifier_->VerifyDataBlocks(0, ByteChain(pieces));
+    const absl::Status status =
+        verifier_->VerifyDataBlocks(0, ByteChain(pieces));
     EXPECT_EQ(status.code(), StatusCode::kDataLoss) << at;
     EXPECT_NE(status.message().find(absl::StrCat("data block ", at / 1024)),
               std::string::npos)

@@ -50,8 +50,7 @@ absl::Status NextField(const ByteChain& rest, Field* field) {
     case WireFormatLite::WIRETYPE_FIXED64:
     case WireFormatLite::WIRETYPE_FIXED32:
       field->header = in.CurrentPosition();
-      field->payload =
-          field->type == WireFormatLite::WIRETYPE_FIXED64 ? 8 : 4;
+      field->payload = field->type == WireFormatLite::WIRETYPE_FIXED64 ? 8 : 4;
       return absl::OkStatus();
     case WireFormatLite::WIRETYPE_LENGTH_DELIMITED:
       if (!in.ReadVarint64(&value)) break;
@@ -60,8 +59,8 @@ absl::Status NextField(const ByteChain& rest, Field* field) {
       return absl::OkStatus();
     default:
       return absl::InvalidArgumentError(
-          absl::StrCat("field ", field->number, " has wire type ",
-                       field->type, ", which ReadResponse does not use"));
+          absl::StrCat("field ", field->number, " has wire type ", field->type,
+                       ", which ReadResponse does not use"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("field ", field->number, " has a malformed varint"));

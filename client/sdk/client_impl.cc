@@ -35,8 +35,7 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   return std::make_unique<client::ClientImpl>(
-      options, std::move(channel), std::move(trust),
-      std::move(signature));
+      options, std::move(channel), std::move(trust), std::move(signature));
 }
 
 }  // namespace verity::sdk
