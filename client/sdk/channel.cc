@@ -20,6 +20,10 @@ constexpr char kServiceConfig[] =
     R"({"loadBalancingConfig": [{"round_robin": {}}]})";
 // PEM bundles are small; this only stops a wrong path from reading a disk.
 constexpr size_t kMaxPemBytes = size_t{1} << 20;
+// gRPC's own floor for a stream window is 64 KiB (HTTP/2's default); a
+// window past 1 GiB would only mean memory.
+constexpr int kMinReceiveWindowBytes = 64 << 10;
+constexpr int kMaxReceiveWindowBytes = 1 << 30;
 
 // A PEM value given inline or as a file, or empty if neither is set.
 absl::StatusOr<std::string> PemValue(const std::string& inline_pem,
@@ -63,6 +67,12 @@ absl::Status ValidateChannelOptions(const sdk::ClientOptions& options) {
   if (options.max_message_bytes <= 0) {
     return absl::InvalidArgumentError("max_message_bytes must be positive");
   }
+  if (options.receive_window_bytes < kMinReceiveWindowBytes ||
+      options.receive_window_bytes > kMaxReceiveWindowBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("receive_window_bytes must be from ",
+                     kMinReceiveWindowBytes, " to ", kMaxReceiveWindowBytes));
+  }
   if (options.rpc_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("rpc_timeout is negative");
   }
@@ -85,6 +95,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateClientChannel(
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(kServiceConfig);
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
+              options.receive_window_bytes);
   if (options.bearer_token.empty()) {
     return grpc::CreateCustomChannel(options.target, credentials, args);
   }

@@ -37,6 +37,17 @@ TEST(ChannelTest, RefusedOptions) {
   options.rpc_timeout = absl::Seconds(-1);
   EXPECT_EQ(CreateClientChannel(options).status().code(),
             StatusCode::kInvalidArgument);
+  for (int window : {0, (64 << 10) - 1, (1 << 30) + 1}) {
+    options = Options("h:1");
+    options.receive_window_bytes = window;
+    EXPECT_EQ(CreateClientChannel(options).status().code(),
+              StatusCode::kInvalidArgument)
+        << window;
+  }
+  for (int window : {64 << 10, 1 << 30}) {
+    options.receive_window_bytes = window;
+    EXPECT_TRUE(CreateClientChannel(options).ok()) << window;
+  }
 }
 
 TEST(ChannelTest, BearerTokensOnlyOverTlsOrToLoopback) {

@@ -15,6 +15,7 @@
 #include "client/sdk/fetch_runner.h"
 #include "client/sdk/file_upload.h"
 #include "client/sdk/grpc_status.h"
+#include "client/sdk/receive_memory.h"
 #include "client/sdk/rpc_retry.h"
 #include "client/sdk/sdk_convert.h"
 #include "client/sdk/stream_upload.h"
@@ -34,6 +35,10 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
                    client::SignatureCheck::Create(options));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
+  if (options.retain_receive_memory) {
+    client::RetainReceiveMemory(
+        client::ReceiveMemoryToRetain(options.receive_window_bytes));
+  }
   return std::make_unique<client::ClientImpl>(
       options, std::move(channel), std::move(trust), std::move(signature));
 }

@@ -84,6 +84,18 @@ struct ClientOptions {
   // The largest message accepted from the server; bounds the memory one
   // stream can make the client hold.
   int max_message_bytes = 16 << 20;
+  // Each stream's HTTP/2 flow-control window: how many bytes the server may
+  // send ahead of what the client has read. Fixed (gRPC's BDP probing, which
+  // grows windows without bound on a fast link, is off), it bounds the
+  // memory a stream holds in flight; 4 MiB keeps a loopback or LAN stream
+  // full. From 64 KiB to 1 GiB (INVALID_ARGUMENT otherwise).
+  int receive_window_bytes = 4 << 20;
+  // Keeps freed receive buffers in the process for the next message instead
+  // of returning them to the kernel and faulting them in again, message
+  // after message: Create() raises glibc's trim and mmap thresholds (never
+  // lowers them; process-wide, as they are) to 8 receive windows, at most 32
+  // MiB for the mmap threshold. A no-op with another allocator.
+  bool retain_receive_memory = true;
 
   // Signed names (README, "Who says which digest a name means"; the
   // statement and its checks are in docs/protocol.md). The text of a PEM
