@@ -18,11 +18,13 @@
 #include "absl/strings/str_cat.h"
 #include "client/sdk/read_stream_verifier.h"
 #include "client/testing/read_stream_fixture.h"
+#include "lib/byte_chain.h"
 #include "lib/hash.h"
 #include "lib/lru_cache.h"
 #include "lib/merkle_params.h"
 #include "lib/test_blob.h"
 #include "lib/verified_tree.h"
+#include "proto/read_response_pieces.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -255,6 +257,35 @@ void CheckTree(const VerifiedTree& tree, const TestBlob& trusted) {
   }
 }
 
+// `msg` as the client receives it: serialized, in slices of `slice_bytes`
+// (whole if 0), its data left in them. A message that does not parse (a
+// string field that is not UTF-8) is refused before the verifier sees it, as
+// the client refuses it: `*unparsed` is then set.
+absl::Status DeliverInSlices(ReadStreamVerifier& verifier,
+                             const ReadResponse& msg, size_t slice_bytes,
+                             const ByteSink& sink, bool* unparsed) {
+  const std::string wire = msg.SerializeAsString();
+  std::vector<ByteChain::Piece> slices;
+  const absl::Span<const uint8_t> bytes = AsBytes(wire);
+  const size_t step = slice_bytes == 0 ? bytes.size() : slice_bytes;
+  for (size_t at = 0; at < bytes.size(); at += step) {
+    slices.push_back(bytes.subspan(at, step));
+  }
+  ReadResponse head;
+  std::vector<ByteChain::Piece> data;
+  const absl::Status parsed =
+      ParseReadResponsePieces(ByteChain(slices), &head, &data);
+  if (!parsed.ok()) {
+    FUZZ_CHECK(
+        !ReadResponse().ParseFromString(wire),
+        absl::StrCat("refused what protobuf parses: ", parsed.message()));
+    *unparsed = true;
+    return absl::DataLossError(parsed.message());
+  }
+  FUZZ_CHECK(ByteChain(data).ToString() == msg.data(), "data parsed wrong");
+  return verifier.OnResponse(head, ByteChain(data), sink);
+}
+
 void Run(FuzzInput& in) {
   const std::vector<TestBlob>& blobs = Blobs();
   const TestBlob& trusted = blobs[in.Below(blobs.size())];
@@ -312,9 +343,14 @@ void Run(FuzzInput& in) {
     next += bytes.size();
     return absl::OkStatus();
   };
+  // Each message goes the client's way: serialized, cut into slices (of a
+  // size the input chooses; 0 keeps it whole) and parsed with its data left
+  // in them.
+  const size_t slice_bytes = in.Integer<uint16_t>();
   absl::Status status;
+  bool unparsed = false;
   for (const ReadResponse& msg : stream) {
-    status = verifier.OnResponse(msg, sink);
+    status = DeliverInSlices(verifier, msg, slice_bytes, sink, &unparsed);
     if (!status.ok()) break;
   }
   const bool message_refused = !status.ok();
@@ -332,7 +368,7 @@ void Run(FuzzInput& in) {
   if (status.ok()) {
     const uint64_t end = length ? offset + *length : trusted.data.size();
     FUZZ_CHECK(next == end, absl::StrCat("ended OK at ", next, " of ", end));
-  } else if (message_refused) {
+  } else if (message_refused && !unparsed) {
     // A verifier that refused a message refuses everything after it.
     FUZZ_CHECK(verifier.OnResponse(ReadResponse(), sink) == status, "");
     FUZZ_CHECK(verifier.Finish() == status, "");
