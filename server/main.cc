@@ -124,10 +124,11 @@ ABSL_FLAG(std::string, name_keys, "",
           "them) allowed to sign names: every Put with a name and every "
           "SetName then needs a statement signed by one of them, for that "
           "name and blob, of a higher version than the name's current one");
-ABSL_FLAG(double, max_call_rate, 2000,
+ABSL_FLAG(double, max_call_rate, 50000,
           "calls (new streams and unary calls) each client connection may "
           "start per second, a second's worth at once; more get "
-          "RESOURCE_EXHAUSTED; 0 for no limit");
+          "RESOURCE_EXHAUSTED (a backstop against a runaway client, well "
+          "above what one connection sustains); 0 for no limit");
 ABSL_FLAG(absl::Duration, stream_idle_timeout, absl::Seconds(60),
           "cancel a Read stream whose client leaves a message untaken, or a "
           "Put whose client sends nothing, for this long; 0 never does");
