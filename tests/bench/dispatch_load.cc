@@ -33,8 +33,6 @@
 // and tree_blocks, the SDK's retried streams and tree blocks received after
 // its warm-up (0 for the other targets). Exits 1 if any read failed or
 // returned the wrong number of bytes, warm-up included.
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +40,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -92,6 +91,7 @@ struct ClientResult {
   uint64_t bytes = 0;
   uint64_t errors = 0;   // warm-up included
   uint64_t refused = 0;  // of the errors, RESOURCE_EXHAUSTED
+  // The SDK's, since its warm-up: retried streams, tree blocks received.
   uint64_t retries = 0;
   uint64_t tree_blocks = 0;
 };

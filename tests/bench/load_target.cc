@@ -5,9 +5,11 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <algorithm>
 #include <atomic>
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
