@@ -4,10 +4,9 @@
 # harness (//tests/bench:dispatch_load: a thread and a connection per client, back-to-back reads
 # at random block-aligned offsets). Rounds alternate: each runs every mode with 1 and with 8
 # clients, the mode order rotating from round to round; each figure is reported as the median
-# and worst of the rounds, and as per-round ratios to the echo server's unary call. Then how
-# many reads verityd with its default flags refuses (RESOURCE_EXHAUSTED, --max_call_rate) to one
-# connection reading back to back. Writes docs/bench-small-reads.md. Reports figures; never
-# fails on a goal.
+# and worst of the rounds, and as per-round ratios to the echo server's unary call; with the
+# reads verityd refuses (RESOURCE_EXHAUSTED: --max_call_rate, whose default two of the modes
+# keep). Writes docs/bench-small-reads.md. Reports figures; never fails on a goal.
 # Usage: tests/bench/small_read_bench.sh [ROUNDS=7] [SECONDS=5] [BLOB_MIB=256] [OUT=docs/bench-small-reads.md]
 #   Smoke run: tests/bench/small_read_bench.sh 2 1 32 /tmp/bench-small-reads.md
 set -euo pipefail
@@ -23,13 +22,15 @@ load_at_start=$(load_average)
 
 # The modes, one a line: NAME|TARGET|VERITYD FLAGS|LABEL. TARGET is a dispatch_load --target;
 # an echo_* one reads from the echo server, any other from a verityd started with VERITYD FLAGS
-# (one server per distinct set of flags, each holding the blob). The first mode is the
-# baseline every ratio is taken to.
+# (none: the defaults; one server per distinct set of flags, each holding the blob). The first
+# mode is the baseline every ratio is taken to.
 modes=(
   "echo_unary|echo_unary||bare gRPC unary echo"
   "echo_stream|echo_stream||bare gRPC one-message stream"
   "verified|verityd_verified|--max_call_rate=0|verityd, SDK verifying each read (tree cached)"
-  "unverified|verityd|--max_call_rate=0|verityd Read stream, client not verifying (server verifies)"
+  "unverified|verityd|--max_call_rate=0|verityd Read stream, client not verifying"
+  "verified_default|verityd_verified||verityd default flags, SDK verifying each read (tree cached)"
+  "unverified_default|verityd||verityd default flags, Read stream, client not verifying"
 )
 
 bench_binaries //server:verityd //client/cli:verity //tests/bench:dispatch_load \
@@ -65,33 +66,35 @@ field() { grep -o " $2=[^ ]*" "$1" | cut -d= -f2; }  # FILE KEY: a dispatch_load
 head -c $((blob_mib << 20)) /dev/urandom >"$work/blob"
 digest=$("$verity" digest "$work/blob" | cut -d' ' -f1)
 start echo "$work/echo.log" "$echo_server" --listen=127.0.0.1:0 --bytes=$((blob_mib << 20))
-start_verityd ""  # the default flags, for the refusal count
 for mode in "${modes[@]}"; do
   IFS='|' read -r _ target flags _ <<<"$mode"
   [[ $target == echo_* || -v server_addr[${flags:-default}] ]] || start_verityd "$flags"
 done
 
-# run MODE CLIENTS SECONDS WARMUP OUT: one dispatch_load run of MODE's target (exit status kept).
+# run MODE CLIENTS OUT: one dispatch_load run of MODE's target; fails if a read failed for
+# another reason than a refusal (RESOURCE_EXHAUSTED).
 run() {
   local name target flags server
   IFS='|' read -r name target flags _ <<<"$1"
   if [[ $target == echo_* ]]; then server=(--server="${server_addr[echo]}" --echo_bytes=$((blob_mib << 20)))
   else server=(--server="${server_addr[${flags:-default}]}" --digest="$digest"); fi
-  "$load" --target="$target" "${server[@]}" --seconds="$3" --warmup_seconds="$4" \
-    --load="none:random:$read_size:$2" >"$5" 2>"$5.err"
+  "$load" --target="$target" "${server[@]}" --seconds="$seconds" --warmup_seconds=1 \
+    --load="none:random:$read_size:$2" >"$3" 2>"$3.err" ||
+    [[ -s $3 && $(field "$3" errors) == "$(field "$3" refused)" ]]
 }
 
-declare -A reads p50 p99 retries tree_blocks  # by NAME.CLIENTS: one figure per round
+declare -A reads p50 p99 refused retries tree_blocks  # by NAME.CLIENTS: one figure per round
 for ((r = 0; r < rounds; r++)); do
   for ((i = 0; i < ${#modes[@]}; i++)); do  # round r starts with mode r: none is always first
     mode=${modes[(i + r) % ${#modes[@]}]}
     name=${mode%%|*}
     for c in "${clients[@]}"; do
-      run "$mode" "$c" "$seconds" 1 "$work/run" || {
+      run "$mode" "$c" "$work/run" || {
         echo "$name, $c clients: reads failed" >&2; cat "$work/run" "$work/run.err" >&2; exit 1; }
       reads[$name.$c]+=" $(field "$work/run" reads_s)"
       p50[$name.$c]+=" $(field "$work/run" p50_us)"
       p99[$name.$c]+=" $(field "$work/run" p99_us)"
+      refused[$name.$c]+=" $(field "$work/run" refused)"
       retries[$name.$c]+=" $(field "$work/run" retries)"
       tree_blocks[$name.$c]+=" $(field "$work/run" tree_blocks)"
     done
@@ -99,32 +102,24 @@ for ((r = 0; r < rounds; r++)); do
   echo "round $((r + 1)) of $rounds done" >&2
 done
 
-# One connection reading back to back from the default server for 5 s, through the Read stream
-# (no retries: every refusal counts) and through the SDK (which backs off and retries them).
-refusal_seconds=5
-run "unverified|verityd||" 1 "$refusal_seconds" 0 "$work/refused" || true
-run "verified|verityd_verified||" 1 "$refusal_seconds" 0 "$work/refused_sdk" || true
-for f in refused refused_sdk; do
-  [[ $(field "$work/$f" errors) == "$(field "$work/$f" refused)" ]] || {
-    echo "default server: reads failed for another reason than the call rate" >&2
-    cat "$work/$f" "$work/$f.err" >&2; exit 1; }
-done
-
 sum() { tr -s ' ' '\n' | grep . | awk '{s += $1} END {print s + 0}'; }
 baseline=${modes[0]%%|*}
-# One table row for MODE with C clients: medians and worsts, and per-round ratios to the baseline.
+# One table row for MODE with C clients: medians and worsts, per-round ratios to the baseline,
+# refusals and the SDK's retries.
 table_row() {
   local name label key=$2 vs_reads vs_p99
   IFS='|' read -r name _ _ label <<<"$1"
   key=$name.$2
   vs_reads=$(ratios "${reads[$key]}" "${reads[$baseline.$2]}")
   vs_p99=$(ratios "${p99[$key]}" "${p99[$baseline.$2]}")
-  printf '| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n' "$label" \
-    "$(median <<<"${reads[$key]}")" "$(minimum <<<"${reads[$key]}")" \
+  printf '| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.0f (%.0f) | %.0f (%.0f) |\n' \
+    "$label" "$(median <<<"${reads[$key]}")" "$(minimum <<<"${reads[$key]}")" \
     "$(median <<<"${p50[$key]}")" "$(maximum <<<"${p50[$key]}")" \
     "$(median <<<"${p99[$key]}")" "$(maximum <<<"${p99[$key]}")" \
     "$(median <<<"$vs_reads")" "$(minimum <<<"$vs_reads")" \
-    "$(median <<<"$vs_p99")" "$(maximum <<<"$vs_p99")"
+    "$(median <<<"$vs_p99")" "$(maximum <<<"$vs_p99")" \
+    "$(median <<<"${refused[$key]}")" "$(maximum <<<"${refused[$key]}")" \
+    "$(median <<<"${retries[$key]}")" "$(maximum <<<"${retries[$key]}")"
 }
 tables() {
   local c mode
@@ -132,8 +127,8 @@ tables() {
     echo
     echo "$c client$( ((c > 1)) && echo s):"
     echo
-    echo "| mode | reads/s median | reads/s worst | p50 µs median | p50 worst | p99 µs median | p99 worst | reads/s vs echo unary, median | worst | p99 vs echo unary, median | worst |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| mode | reads/s median | reads/s worst | p50 µs median | p50 worst | p99 µs median | p99 worst | reads/s vs echo unary, median | worst | p99 vs echo unary, median | worst | refused per run, median (worst) | SDK retries per run, median (worst) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for mode in "${modes[@]}"; do table_row "$mode" "$c"; done
   done
 }
@@ -142,26 +137,19 @@ round_lists() {
   for c in "${clients[@]}"; do
     for mode in "${modes[@]}"; do
       IFS='|' read -r name _ _ label <<<"$mode"
-      echo "- $label, $c: reads/s${reads[$name.$c]}; p99 µs${p99[$name.$c]}"
+      echo "- $label, $c: reads/s${reads[$name.$c]}; p99 µs${p99[$name.$c]};" \
+        "refused${refused[$name.$c]}"
     done
   done
 }
-sdk_note() {
-  local mode name target c r=0 t=0
+tree_blocks_note() {
+  local mode name target c t=0
   for mode in "${modes[@]}"; do
     IFS='|' read -r name target _ <<<"$mode"
     [[ $target == verityd_verified ]] || continue
-    for c in "${clients[@]}"; do
-      r=$((r + $(sum <<<"${retries[$name.$c]}")))
-      t=$((t + $(sum <<<"${tree_blocks[$name.$c]}")))
-    done
+    for c in "${clients[@]}"; do t=$((t + $(sum <<<"${tree_blocks[$name.$c]}"))); done
   done
-  echo "Over every SDK run, after each client's warm-up: $r retried streams, $t tree blocks received."
-}
-refusals() {
-  local f=$work/$1
-  echo "$(field "$f" requests) reads served ($(field "$f" reads_s)/s)," \
-    "$(field "$f" refused) refused"
+  echo "Tree blocks the SDK clients received after their warm-up fetch, over every run: $t."
 }
 machine_line="$(machine), load average $load_at_start at the start and $(load_average) at the end"
 cat >"$out" <<EOF
@@ -175,30 +163,25 @@ Command: \`tests/bench/small_read_bench.sh $rounds $seconds $blob_mib\` (${machi
 \`//tests/bench:echo_server\`: a gRPC C++ callback server (the API verityd uses) answering each
 read with 4 KiB copied out of a ${blob_mib} MiB buffer in memory, with no store, no
 verification and no limits, as a unary call and as a server stream of one message (written
-with the status, \`StartWriteAndFinish\`). verityd runs with its defaults but
-\`--max_call_rate=0\` (the limit is measured on its own below); it serves from its store, the
-blob in the page cache. In the verified mode each client thread is one \`verity::sdk::Client\`
-(\`ReadRange\`) that first fetched the whole blob, so its tree cache holds every tree block:
-each read is then one Read stream whose 4 KiB the client verifies against the cached tree.
-In the unverified mode the client reads verityd's Read stream and verifies nothing (it asks
-for no tree blocks); the server still verifies every block it reads.
+with the status, \`StartWriteAndFinish\`). verityd serves from its store (the blob in the page
+cache) with its default flags, or with \`--max_call_rate=0\` where the mode says so. In the SDK
+modes each client thread is one \`verity::sdk::Client\` (\`ReadRange\`) that first fetched the
+whole blob, so its tree cache holds every tree block: each read is then one Read stream whose
+4 KiB the client verifies against the cached tree. In the Read stream modes the client verifies
+nothing (it asks for no tree blocks); the server still verifies every block it reads.
 
 $rounds rounds; each runs every mode with 1 and then 8 clients, ${seconds} s measured after 1 s of
 warm-up, the order of the modes rotating from round to round. Median and worst of the rounds;
 the ratios are per round (a mode's figure over the echo unary call's with as many clients in
 the same round): their median, and the worst of them (reads/s: the lowest; p99: the highest).
+Refused: reads that ended in RESOURCE_EXHAUSTED (\`--max_call_rate\`, per connection), warm-up
+included, all clients together; the SDK backs off and retries those (its retried streams are
+counted apart: a refusal it retried is not in "refused"), the bare Read stream does not.
 $(tables)
 
 Rounds, in round order:
 $(round_lists)
 
-$(sdk_note)
-
-## One connection against the default call rate
-
-verityd with its default flags (\`--max_call_rate\` included), one connection reading 4 KiB at
-random offsets back to back for ${refusal_seconds} s, no warm-up: through the Read stream
-directly (no retries), $(refusals refused); through the SDK (which backs
-off and retries RESOURCE_EXHAUSTED), $(refusals refused_sdk), $(field "$work/refused_sdk" retries) streams retried.
+$(tree_blocks_note)
 EOF
 cat "$out"
