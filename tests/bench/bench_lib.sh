@@ -37,6 +37,14 @@ machine() {
 }
 # load_average: the 1, 5 and 15 minute load averages: the machine may be shared, so say it.
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+# shared_note LOAD...: a sentence for a report if any of the load averages given (the fields of
+# load_average at the start and at the end of a run) exceeds the CPU count, else nothing.
+shared_note() {
+  awk -v n="$(nproc)" 'BEGIN {for (i = 1; i < ARGC; i++) if (ARGV[i] > n) busy = 1
+    if (busy) print "The machine was shared during this run (a load average above its " n \
+      " CPUs): the figures are lower and noisier than a quiet machine gives, and the ratios," \
+      " each taken within a round, are the figures to compare."}' "$@"
+}
 
 # need_gnu_time: installs GNU time (Debian's `time`) if /usr/bin/time is missing.
 need_gnu_time() { [[ -x /usr/bin/time ]] || apt-get install -y -q time >/dev/null; }

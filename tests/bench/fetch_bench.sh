@@ -140,13 +140,16 @@ table_row() {
     "$(median <<<"$vs_nginx")" "$(minimum <<<"$vs_nginx")" "$(median <<<"$vs_raw")" \
     "$(median <<<"${faults_of[$row]}")" "$(maximum <<<"${faults_of[$row]}")"
 }
+load_at_end=$(load_average)
 report=$(cat <<REPORT
 # Verified fetch throughput and server memory
 
 Command: \`tests/bench/fetch_bench.sh $size_mib $rounds\` ($(machine), load average
-$load_at_start at the start and $(load_average) at the end), one ${size_mib} MiB random blob
+$load_at_start at the start and $load_at_end at the end), one ${size_mib} MiB random blob
 (SHA-256, 4 KiB blocks) over loopback; $rounds rounds, each running every pipeline once, the
 order rotating from round to round; MB/s = 10^6 bytes/s.
+
+$(shared_note $load_at_start $load_at_end)
 
 The ratios are per round (a pipeline's MB/s over nginx's, or over the raw stream's, in the same
 round): their median, and the worst of them. Faults are the client's minor page faults per GiB

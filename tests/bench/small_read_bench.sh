@@ -151,11 +151,14 @@ tree_blocks_note() {
   done
   echo "Tree blocks the SDK clients received after their warm-up fetch, over every run: $t."
 }
-machine_line="$(machine), load average $load_at_start at the start and $(load_average) at the end"
+load_at_end=$(load_average)
+machine_line="$(machine), load average $load_at_start at the start and $load_at_end at the end"
 cat >"$out" <<EOF
 # Small reads at the gRPC limit
 
 Command: \`tests/bench/small_read_bench.sh $rounds $seconds $blob_mib\` (${machine_line}).
+
+$(shared_note $load_at_start $load_at_end)
 
 4 KiB reads at random block-aligned offsets of one ${blob_mib} MiB random blob, back to back, by
 1 and by 8 clients, each a thread with its own connection, over loopback, all driven by
