@@ -15,8 +15,49 @@ peak_rss_kib() {
 # hwm_mib PID: PID's VmHWM, the peak resident memory the kernel recorded, in MiB.
 hwm_mib() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
 
-# median: the median of the numbers on stdin, one per line.
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# median, minimum, maximum: of the numbers on stdin, one per line (or separated by spaces).
+median() { tr -s ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+minimum() { tr -s ' ' '\n' | grep . | sort -g | head -n 1; }
+maximum() { tr -s ' ' '\n' | grep . | sort -g | tail -n 1; }
+
+# ratio A B: A / B, to DIGITS (default 2) decimals.
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {printf "%.*f", d, a / b}'; }
+
+# ratios "A1 A2 ..." "B1 B2 ...": A1/B1, A2/B2, ... one per line (2 decimals): per-round ratios of
+# two series measured in the same rounds, for their median and worst.
+ratios() {
+  awk -v a="$1" -v b="$2" 'BEGIN {n = split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= n; i++) printf "%.2f\n", x[i] / y[i]}'
+}
+
+# machine: "DATE, N CPUs, CPU MODEL", for a report's command line; add load_average.
+machine() {
+  echo "$(date -u +%Y-%m-%d), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 |
+    sed 's/^ *//')"
+}
+# load_average: the 1, 5 and 15 minute load averages: the machine may be shared, so say it.
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+# shared_note LOAD...: a sentence for a report if any of the load averages given (the fields of
+# load_average at the start and at the end of a run) exceeds the CPU count, else nothing.
+shared_note() {
+  awk -v n="$(nproc)" 'BEGIN {for (i = 1; i < ARGC; i++) if (ARGV[i] > n) busy = 1
+    if (busy) print "The machine was shared during this run (a load average above its " n \
+      " CPUs): the figures are lower and noisier than a quiet machine gives, and the ratios," \
+      " each taken within a round, are the figures to compare."}' "$@"
+}
+
+# need_gnu_time: installs GNU time (Debian's `time`) if /usr/bin/time is missing.
+need_gnu_time() { [[ -x /usr/bin/time ]] || apt-get install -y -q time >/dev/null; }
+
+# with_minor_faults FILE COMMAND...: runs COMMAND, its output passed through, under GNU time,
+# which writes the minor page faults of COMMAND's whole process (start-up included) to FILE.
+# minor_faults FILE: that count (GNU time puts a line about a failed command first).
+with_minor_faults() {
+  local file=$1
+  shift
+  /usr/bin/time -f %R -o "$file" "$@"
+}
+minor_faults() { tail -n 1 "$1"; }
 
 # seconds_of COMMAND...: its wall time in seconds, its output discarded.
 seconds_of() {

@@ -1,28 +1,38 @@
-// Load generator for the server's Read dispatch: groups of clients, each a
-// thread with its own connection, reading one blob with a priority class, and
-// per-group throughput and latency. The client does not verify (it asks for no
-// tree blocks): the server's verification and dispatch are what is measured.
-//   dispatch_load --server=H:P --digest=D [--seconds=10] [--warmup_seconds=2]
+// Load generator for small reads and for the server's Read dispatch: groups
+// of clients, each a thread with its own connection, reading one blob with a
+// priority class, and per-group throughput and latency. --target chooses what
+// is read and how (load_target.h): verityd's Read stream with the client not
+// verifying (it asks for no tree blocks: the server's verification and
+// dispatch are what is measured), verityd through the SDK with the client
+// verifying each read against its cached tree, or the bare gRPC echo server
+// (echo_server.cc) as a unary call or a one-message stream, all under the
+// same harness.
+//   dispatch_load [--target=verityd] --server=H:P [--digest=D]
+//                 [--echo_bytes=N] [--seconds=10] [--warmup_seconds=2]
 //                 --load=CLASS:KIND:SIZE:CLIENTS[:RATE][,...]
-// CLASS is none|rt|be|idle. KIND is random (block-aligned random offsets, one
-// synchronous request at a time: the 4 KiB synchronous-read analog), stream
-// (sequential SIZE reads through the blob, wrapping, each client starting at a
-// different offset: the readahead analog) or scan (the same access pattern, for
-// a background scan). SIZE is in bytes, a multiple of the blob's block size.
+// CLASS is none|rt|be|idle (verityd targets; the echo server ignores it). KIND
+// is random (block-aligned random offsets, one synchronous request at a time:
+// the 4 KiB synchronous-read analog), stream (sequential SIZE reads through
+// the blob, wrapping, each client starting at a different offset: the
+// readahead analog) or scan (the same access pattern, for a background scan).
+// SIZE is in bytes, a multiple of the blob's block size (4096 for echo).
 // RATE, if given, is requests per second per client on a fixed schedule (an
 // open loop, like an application's reads): latency is then counted from each
 // request's scheduled start, so a slow reply also charges the requests it
 // delays. Without RATE a client sends the next request when one ends.
 // Give every group in one --load (a repeated --load replaces the earlier one,
-// as absl list flags do). All groups run at once. Requests that start after the
-// warm-up and end within the measured --seconds count. Prints one line per
-// group:
-//   load class=rt kind=random size=4096 clients=8 requests=N mib_s=X
-//   p50_us=X p99_us=X p999_us=X errors=N
-// (on one line) and exits 1 if any Read failed or returned the wrong number of
-// bytes, warm-up included.
-#include <grpcpp/grpcpp.h>
-
+// as absl list flags do). Every client connects (and a verifying one warms
+// its tree cache) before the clock starts; then all groups run at once.
+// Requests that start after the warm-up and end within the measured --seconds
+// count. Prints one line per group:
+//   load class=rt kind=random size=4096 clients=8 requests=N reads_s=X
+//   mib_s=X p50_us=X p99_us=X p999_us=X errors=N refused=N retries=N
+//   tree_blocks=N
+// (on one line): errors count failed reads, warm-up included; refused, those
+// of them that were RESOURCE_EXHAUSTED (verityd's --max_call_rate); retries
+// and tree_blocks, the SDK's retried streams and tree blocks received after
+// its warm-up (0 for the other targets). Exits 1 if any read failed or
+// returned the wrong number of bytes, warm-up included.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +40,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -41,10 +52,17 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "proto/verity/v1/verity.grpc.pb.h"
+#include "proto/verity/v1/verity.pb.h"
+#include "tests/bench/load_target.h"
 
-ABSL_FLAG(std::string, server, "127.0.0.1:50051", "verityd address");
-ABSL_FLAG(std::string, digest, "", "blob to read");
+ABSL_FLAG(std::string, target, "verityd",
+          "verityd (Read stream, client not verifying), verityd_verified (the "
+          "SDK, verifying with its tree cached), echo_unary or echo_stream "
+          "(echo_server)");
+ABSL_FLAG(std::string, server, "127.0.0.1:50051", "the server's address");
+ABSL_FLAG(std::string, digest, "", "verityd targets: the blob to read");
+ABSL_FLAG(uint64_t, echo_bytes, uint64_t{256} << 20,
+          "echo targets: the server's buffer size (its --bytes)");
 ABSL_FLAG(int, seconds, 10, "measured time");
 ABSL_FLAG(int, warmup_seconds, 2, "time before measuring (not recorded)");
 ABSL_FLAG(std::vector<std::string>, load, {},
@@ -54,9 +72,6 @@ ABSL_FLAG(std::vector<std::string>, load, {},
 
 namespace verity::bench {
 namespace {
-
-// A Read that has not finished by then is counted as an error.
-constexpr absl::Duration kRpcDeadline = absl::Seconds(30);
 
 enum class Kind { kRandom, kStream, kScan };
 
@@ -74,13 +89,11 @@ struct Load {
 struct ClientResult {
   std::vector<int64_t> latencies_ns;
   uint64_t bytes = 0;
-  uint64_t errors = 0;  // warm-up included
-};
-
-// The blob's size and block size, for choosing offsets.
-struct BlobShape {
-  uint64_t data_size = 0;
-  uint64_t block_size = 0;
+  uint64_t errors = 0;   // warm-up included
+  uint64_t refused = 0;  // of the errors, RESOURCE_EXHAUSTED
+  // The SDK's, since its warm-up: retried streams, tree blocks received.
+  uint64_t retries = 0;
+  uint64_t tree_blocks = 0;
 };
 
 absl::StatusOr<Load> ParseLoad(const std::string& text) {
@@ -116,61 +129,6 @@ absl::StatusOr<Load> ParseLoad(const std::string& text) {
   load.priority_class = class_it->second;
   load.kind = kind_it->second;
   return load;
-}
-
-// Each client gets its own connection: a channel with a local subchannel pool
-// does not share the subchannel (and so the TCP connection) of another.
-std::unique_ptr<v1::Verity::Stub> NewStub() {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(16 << 20);
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  auto channel = grpc::CreateCustomChannel(
-      absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials(), args);
-  channel->WaitForConnected(absl::ToChronoTime(absl::Now() + kRpcDeadline));
-  return v1::Verity::NewStub(channel);
-}
-
-absl::StatusOr<BlobShape> StatBlob(const std::string& digest) {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kRpcDeadline));
-  v1::StatRequest request;
-  request.set_digest(digest);
-  v1::BlobInfo info;
-  grpc::Status status = NewStub()->Stat(&context, request, &info);
-  if (!status.ok()) {  // gRPC's codes are absl's, number for number
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
-  const auto& descriptor = info.fsverity_descriptor();
-  return BlobShape{descriptor.data_size(),
-                   uint64_t{1} << descriptor.log_block_size()};
-}
-
-// One Read of [offset, offset + length), drained; OK if every byte came.
-absl::Status ReadRange(v1::Verity::Stub& stub, const std::string& digest,
-                       const Load& load, uint64_t offset) {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kRpcDeadline));
-  v1::ReadRequest request;
-  request.set_digest(digest);
-  request.set_offset(offset);
-  request.set_length(load.size);
-  request.set_priority_class(load.priority_class);
-  request.set_have_whole_tree(true);
-  auto reader = stub.Read(&context, request);
-  v1::ReadResponse response;
-  uint64_t bytes = 0;
-  while (reader->Read(&response)) bytes += response.data().size();
-  grpc::Status status = reader->Finish();
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
-  if (bytes != load.size) {
-    return absl::DataLossError(absl::StrCat("offset ", offset, ": got ", bytes,
-                                            " of ", load.size, " bytes"));
-  }
-  return absl::OkStatus();
 }
 
 // Chooses each request's offset: random block-aligned, or sequential from a
@@ -230,26 +188,28 @@ class Pacer {
 
 // One client: requests until `end`, recording those that start at or after
 // `measure_from` and finish by `end`.
-ClientResult RunClient(const std::string& digest, const Load& load,
+ClientResult RunClient(LoadReader& reader, const Load& load,
                        const BlobShape& shape, int client,
                        absl::Time measure_from, absl::Time end) {
-  auto stub = NewStub();
   OffsetPicker offsets(load, shape, client);
   Pacer pacer(load.rate);
   ClientResult result;
   for (absl::Time start = pacer.Next(); start < end; start = pacer.Next()) {
-    const absl::Status status = ReadRange(*stub, digest, load, offsets.Next());
+    const absl::Status status = reader.Read(offsets.Next());
     const absl::Time done = absl::Now();
     if (!status.ok()) {
       if (result.errors++ == 0) {  // the first of this client's, to go by
         std::fprintf(stderr, "%s client %d: %s\n", load.kind_name.c_str(),
                      client, status.ToString().c_str());
       }
+      if (absl::IsResourceExhausted(status)) ++result.refused;
     } else if (start >= measure_from && done <= end) {
       result.latencies_ns.push_back(absl::ToInt64Nanoseconds(done - start));
       result.bytes += load.size;
     }
   }
+  result.retries = reader.retries();
+  result.tree_blocks = reader.tree_blocks_received();
   return result;
 }
 
@@ -264,26 +224,59 @@ double PercentileUs(const std::vector<int64_t>& sorted_ns, double fraction) {
 uint64_t Report(const Load& load, const std::vector<ClientResult>& results,
                 double seconds) {
   std::vector<int64_t> ns;
-  uint64_t bytes = 0, errors = 0;
+  ClientResult all;
   for (const ClientResult& r : results) {
     ns.insert(ns.end(), r.latencies_ns.begin(), r.latencies_ns.end());
-    bytes += r.bytes;
-    errors += r.errors;
+    all.bytes += r.bytes;
+    all.errors += r.errors;
+    all.refused += r.refused;
+    all.retries += r.retries;
+    all.tree_blocks += r.tree_blocks;
   }
   std::sort(ns.begin(), ns.end());
   std::printf(
-      "load class=%s kind=%s size=%llu clients=%d requests=%zu mib_s=%.1f "
-      "p50_us=%.1f p99_us=%.1f p999_us=%.1f errors=%llu\n",
+      "load class=%s kind=%s size=%llu clients=%d requests=%zu reads_s=%.0f "
+      "mib_s=%.1f p50_us=%.1f p99_us=%.1f p999_us=%.1f errors=%llu "
+      "refused=%llu retries=%llu tree_blocks=%llu\n",
       load.class_name.c_str(), load.kind_name.c_str(),
       static_cast<unsigned long long>(load.size), load.clients, ns.size(),
-      bytes / seconds / (1 << 20), PercentileUs(ns, 0.50),
-      PercentileUs(ns, 0.99), PercentileUs(ns, 0.999),
-      static_cast<unsigned long long>(errors));
-  return errors;
+      ns.size() / seconds, all.bytes / seconds / (1 << 20),
+      PercentileUs(ns, 0.50), PercentileUs(ns, 0.99), PercentileUs(ns, 0.999),
+      static_cast<unsigned long long>(all.errors),
+      static_cast<unsigned long long>(all.refused),
+      static_cast<unsigned long long>(all.retries),
+      static_cast<unsigned long long>(all.tree_blocks));
+  return all.errors;
 }
 
-int Run(const std::string& digest, const std::vector<Load>& loads) {
-  absl::StatusOr<BlobShape> shape = StatBlob(digest);
+// Every group's clients, connected (and warmed) in parallel.
+absl::StatusOr<std::vector<std::vector<std::unique_ptr<LoadReader>>>>
+ConnectClients(const LoadTarget& target, const std::vector<Load>& loads) {
+  std::vector<std::vector<absl::StatusOr<std::unique_ptr<LoadReader>>>> made(
+      loads.size());
+  std::vector<std::thread> threads;
+  for (size_t g = 0; g < loads.size(); ++g) {
+    made[g].resize(loads[g].clients);
+    for (int c = 0; c < loads[g].clients; ++c) {
+      threads.emplace_back([&, g, c] {
+        made[g][c] =
+            target.NewReader(ReadSpec{loads[g].size, loads[g].priority_class});
+      });
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::vector<std::vector<std::unique_ptr<LoadReader>>> readers(loads.size());
+  for (size_t g = 0; g < loads.size(); ++g) {
+    for (auto& reader : made[g]) {
+      if (!reader.ok()) return reader.status();
+      readers[g].push_back(std::move(*reader));
+    }
+  }
+  return readers;
+}
+
+int Run(const LoadTarget& target, const std::vector<Load>& loads) {
+  absl::StatusOr<BlobShape> shape = target.Shape();
   if (!shape.ok())
     return std::fprintf(stderr, "%s\n", shape.status().ToString().c_str()), 1;
   for (const Load& load : loads) {
@@ -293,6 +286,12 @@ int Run(const std::string& digest, const std::vector<Load>& loads) {
                    static_cast<unsigned long long>(shape->block_size));
       return 1;
     }
+  }
+  auto readers = ConnectClients(target, loads);
+  if (!readers.ok()) {
+    return std::fprintf(stderr, "connecting: %s\n",
+                        readers.status().ToString().c_str()),
+           1;
   }
   const absl::Duration measured = absl::Seconds(absl::GetFlag(FLAGS_seconds));
   const absl::Time measure_from =
@@ -304,8 +303,8 @@ int Run(const std::string& digest, const std::vector<Load>& loads) {
     results[g].resize(loads[g].clients);
     for (int c = 0; c < loads[g].clients; ++c) {
       threads.emplace_back([&, g, c] {
-        results[g][c] =
-            RunClient(digest, loads[g], *shape, c, measure_from, end);
+        results[g][c] = RunClient(*(*readers)[g][c], loads[g], *shape, c,
+                                  measure_from, end);
       });
     }
   }
@@ -329,8 +328,16 @@ int main(int argc, char** argv) {
       return std::fprintf(stderr, "%s\n", load.status().ToString().c_str()), 1;
     loads.push_back(*load);
   }
-  if (loads.empty() || absl::GetFlag(FLAGS_digest).empty()) {
-    return std::fprintf(stderr, "need --digest and at least one --load\n"), 1;
+  if (loads.empty()) {
+    return std::fprintf(stderr, "need at least one --load\n"), 1;
   }
-  return verity::bench::Run(absl::GetFlag(FLAGS_digest), loads);
+  verity::bench::TargetOptions options;
+  options.kind = absl::GetFlag(FLAGS_target);
+  options.address = absl::GetFlag(FLAGS_server);
+  options.digest = absl::GetFlag(FLAGS_digest);
+  options.echo_bytes = absl::GetFlag(FLAGS_echo_bytes);
+  auto target = verity::bench::MakeLoadTarget(options);
+  if (!target.ok())
+    return std::fprintf(stderr, "%s\n", target.status().ToString().c_str()), 1;
+  return verity::bench::Run(**target, loads);
 }

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Verified fetch vs unverified stream vs nginx, in one run on one blob over loopback, and the
-# server's memory under 200 slow readers. Writes docs/bench-fetch.md.
-# Usage: tests/bench/fetch_bench.sh [SIZE_MIB=1024] [ROUNDS=3] [OUT=docs/bench-fetch.md]
+# server's memory under 200 slow readers. Every pipeline runs once per round, in an order that
+# rotates from round to round; each is reported as the median, best and worst of the rounds,
+# with its client's minor page faults per GiB fetched, and its ratio to nginx as the median and
+# worst of the per-round ratios. Writes docs/bench-fetch.md. Reports figures; never fails on a goal.
+# Usage: tests/bench/fetch_bench.sh [SIZE_MIB=512] [ROUNDS=7] [OUT=docs/bench-fetch.md]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/bench/bench_lib.sh
-size_mib=${1:-1024}
-rounds=${2:-3}
+size_mib=${1:-512}
+rounds=${2:-7}
 out=${3:-docs/bench-fetch.md}
+load_at_start=$(load_average)
 
 command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null  # the baseline
 command -v fsverity >/dev/null || apt-get install -y -q fsverity >/dev/null  # Put's floor
+need_gnu_time                                                               # page faults
 bench_binaries //server:verityd //client/cli:verity //tests/bench:fetch_bench
 verityd=$bin/server/verityd
 verity=$bin/client/cli/verity
@@ -29,8 +34,31 @@ start_server() {  # NAME FLAGS...: a server on its own store; sets pid[NAME] and
 }
 stop_server() { kill "${pid[$1]}"; wait "${pid[$1]}" || true; unset "pid[$1]"; }
 rates() { grep -o '[0-9.]* MB/s' | cut -d' ' -f1; }
-sdk() {  # SERVER STREAMS: one SDK fetch's MB/s
-  "$bench" --server="${addr[$1]}" --digest="$digest" --mode=sdk --streams="$2" --rounds=1 | rates
+# Each pipeline below prints "<MB/s> <client minor page faults>" for one fetch of the blob.
+sdk() {  # SERVER STREAMS: one SDK fetch
+  local rate
+  rate=$(with_minor_faults "$work/faults" "$bench" --server="${addr[$1]}" --digest="$digest" \
+    --mode=sdk --streams="$2" --rounds=1 | rates)
+  echo "$rate $(minor_faults "$work/faults")"
+}
+get() {  # SERVER VERITY-GET-FLAGS...: one `verity get DIGEST > /dev/null`
+  local server=$1 seconds
+  shift
+  seconds=$(seconds_of with_minor_faults "$work/faults" "$verity" get "$@" \
+    --server="${addr[$server]}" "$digest")
+  echo "$(mb_per_s "$seconds") $(minor_faults "$work/faults")"
+}
+raw() {  # one unverified raw stream
+  local rate
+  rate=$(with_minor_faults "$work/faults" "$bench" --server="${addr[raw]}" --digest="$digest" \
+    --mode=raw --rounds=1 | rates)
+  echo "$rate $(minor_faults "$work/faults")"
+}
+nginx_fetch() {  # nginx + curl | openssl, checked
+  local seconds sha faults
+  read -r seconds sha faults < <(bash tests/bench/nginx_pipeline.sh "$work/blob")
+  [[ $sha == "$want_sha" ]] || { echo "nginx pipeline returned the wrong content" >&2; exit 1; }
+  echo "$(mb_per_s "$seconds") $faults"
 }
 
 chmod 755 "$work"  # nginx's workers run unprivileged
@@ -57,24 +85,30 @@ dd_seconds=$(seconds_of dd if="$work/blob" of="$work/copy" bs=1M conv=fsync stat
 rm "$work/copy"
 sdk once 1 >/dev/null
 
+# The pipelines, each a command printing "<MB/s> <faults>"; the table keeps this order.
 rows=(sdk1 get sdk2 get2 once1 once2 raw nginx)
-declare -A rounds_of
+declare -A run_row=(
+  [sdk1]="sdk default 1" [get]="get default" [sdk2]="sdk default 2"
+  [get2]="get default --parallel=2" [once1]="sdk once 1" [once2]="sdk once 2" [raw]=raw
+  [nginx]=nginx_fetch
+)
+declare -A rounds_of faults_of
+gib=$(awk -v m="$size_mib" 'BEGIN {print m / 1024}')
 for ((r = 0; r < rounds; r++)); do
-  rounds_of[sdk1]+=" $(sdk default 1)"
-  rounds_of[get]+=" $(mb_per_s "$(seconds_of "$verity" get --server="${addr[default]}" "$digest")")"
-  rounds_of[sdk2]+=" $(sdk default 2)"
-  rounds_of[get2]+=" $(mb_per_s "$(seconds_of "$verity" get --parallel=2 --server="${addr[default]}" "$digest")")"
-  rounds_of[once1]+=" $(sdk once 1)"
-  rounds_of[once2]+=" $(sdk once 2)"
-  rounds_of[raw]+=" $("$bench" --server="${addr[raw]}" --digest="$digest" --mode=raw --rounds=1 | rates)"
-  read -r seconds sha < <(bash tests/bench/nginx_pipeline.sh "$work/blob")
-  [[ $sha == "$want_sha" ]] || { echo "nginx pipeline returned the wrong content" >&2; exit 1; }
-  rounds_of[nginx]+=" $(mb_per_s "$seconds")"
+  for ((i = 0; i < ${#rows[@]}; i++)); do  # round r starts with row r: no row is always first
+    row=${rows[(i + r) % ${#rows[@]}]}
+    measured=$(${run_row[$row]})  # a failed fetch ends the script (set -e)
+    read -r rate faults <<<"$measured"
+    rounds_of[$row]+=" $rate"
+    faults_of[$row]+=" $(awk -v f="$faults" -v g="$gib" 'BEGIN {printf "%.0f", f / g}')"
+  done
+  echo "round $((r + 1)) of $rounds done" >&2
 done
-declare -A med
-for row in "${rows[@]}"; do
-  med[$row]=$(printf '%s\n' ${rounds_of[$row]} | median)
-done
+# What a client process faults in with no fetch at all (start-up and a client created): the
+# floor under each row's faults, which the per-GiB figures include.
+with_minor_faults "$work/faults" "$bench" --server="${addr[default]}" --digest="$digest" \
+  --mode=sdk --rounds=0
+startup_faults=$(minor_faults "$work/faults")
 stop_server once
 stop_server raw
 
@@ -96,22 +130,43 @@ declare -A label=(
   [raw]="unverified: server --verify_on_read=false, raw stream, no client hashing"
   [nginx]="nginx (sendfile) + \`curl \| openssl dgst -sha256\`"
 )
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# One table row: median, best, worst, the per-round ratios to nginx and to the raw stream, faults.
+table_row() {
+  local row=$1 mbs=${rounds_of[$1]} vs_nginx vs_raw
+  vs_nginx=$(ratios "$mbs" "${rounds_of[nginx]}")
+  vs_raw=$(ratios "$mbs" "${rounds_of[raw]}")
+  printf '| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.0f | %.0f |\n' "${label[$row]}" \
+    "$(median <<<"$mbs")" "$(maximum <<<"$mbs")" "$(minimum <<<"$mbs")" \
+    "$(median <<<"$vs_nginx")" "$(minimum <<<"$vs_nginx")" "$(median <<<"$vs_raw")" \
+    "$(median <<<"${faults_of[$row]}")" "$(maximum <<<"${faults_of[$row]}")"
+}
+load_at_end=$(load_average)
 report=$(cat <<REPORT
 # Verified fetch throughput and server memory
 
-Command: \`tests/bench/fetch_bench.sh $size_mib $rounds\` on $(date -u +%Y-%m-%d), $(nproc) CPUs
-($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), one ${size_mib} MiB random blob
-(SHA-256, 4 KiB blocks) over loopback; medians of $rounds rounds; MB/s = 10^6 bytes/s.
+Command: \`tests/bench/fetch_bench.sh $size_mib $rounds\` ($(machine), load average
+$load_at_start at the start and $load_at_end at the end), one ${size_mib} MiB random blob
+(SHA-256, 4 KiB blocks) over loopback; $rounds rounds, each running every pipeline once, the
+order rotating from round to round; MB/s = 10^6 bytes/s.
 
-| pipeline | MB/s | vs nginx | vs unverified |
-| --- | --- | --- | --- |
-$(for row in "${rows[@]}"; do
-  echo "| ${label[$row]} | ${med[$row]} | $(ratio "${med[$row]}" "${med[nginx]}") | $(ratio "${med[$row]}" "${med[raw]}") |"
-done)
+$(shared_note $load_at_start $load_at_end)
 
-Rounds (MB/s), one of each row per round, in the table's order:
+The ratios are per round (a pipeline's MB/s over nginx's, or over the raw stream's, in the same
+round): their median, and the worst of them. Faults are the client's minor page faults per GiB
+fetched, whole processes counted by GNU time (\`%R\`, start-up included): \`verity get\`, the
+fetch_bench program (one fetch per process), and curl plus openssl for nginx (the server's own
+are in no row). A fetch_bench process that fetches nothing faults ${startup_faults} times
+(start-up and a client created; $(ratio "$startup_faults" "$gib" 0) per GiB of this blob).
+
+| pipeline | MB/s median | best | worst | vs nginx median | vs nginx worst | vs unverified median | faults/GiB median | faults/GiB worst |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+$(for row in "${rows[@]}"; do table_row "$row"; done)
+
+Rounds (MB/s), one of each row per round, in round order:
 $(for row in "${rows[@]}"; do echo "- ${label[$row]}:${rounds_of[$row]}"; done)
+
+Minor page faults per GiB, the same rounds:
+$(for row in "${rows[@]}"; do echo "- ${label[$row]}:${faults_of[$row]}"; done)
 
 The client verifies every block in every row but the unverified one. With \`--verify_once\` the
 server hashes each block once per process lifetime (while the blob stays in its cache), so
@@ -121,6 +176,7 @@ Put of the blob (\`verity put\`, the tree built as the data arrives, fsynced): $
 \`fsverity digest\` of the same file, the tree-building floor: $(mb_per_s "$fsverity_seconds") MB/s
 (Put = $(ratio "$fsverity_seconds" "$put_seconds")x the digest's speed); \`dd bs=1M conv=fsync\` of the file to the
 same disk, the durable-write floor: $(mb_per_s "$dd_seconds") MB/s (Put = $(ratio "$dd_seconds" "$put_seconds")x).
+One measurement each.
 
 Server memory with 200 concurrent readers of the blob, each taking one message every 100 ms
 for 10 s: peak RSS sampled every 0.2 s ${peak} KiB ($((peak / 1024)) MiB), VmHWM ${hwm} MiB.

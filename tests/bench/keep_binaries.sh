@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: keep_binaries.sh DIR}
 binaries=(server/verityd client/cli/verity tests/bench/fetch_bench tests/bench/dispatch_load
-  tests/bench/hash_bench)
+  tests/bench/echo_server tests/bench/hash_bench)
 bazel build //server:verityd //client/cli:verity //tests/bench:fetch_bench \
-  //tests/bench:dispatch_load //tests/bench:hash_bench
+  //tests/bench:dispatch_load //tests/bench:echo_server //tests/bench:hash_bench
 mkdir -p "$dir"
 (cd bazel-bin && cp --parents "${binaries[@]}" "$dir")
 echo "kept ${#binaries[@]} binaries in $dir"

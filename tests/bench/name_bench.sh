@@ -55,12 +55,11 @@ for r in $(seq "$rounds"); do
   echo "round $r: without keys $p ms, with keys $t ms, ratio $ratio" >&2
 done
 median_ratio=$(median <"$work/ratios")
-worst_ratio=$(sort -g "$work/ratios" | tail -n 1)
+worst_ratio=$(maximum <"$work/ratios")
 micro=$("$bin/tests/bench/name_statement_bench" --benchmark_min_time=0.5 2>/dev/null |
   grep -E '^BM_')
 
-machine="$(date -u +%Y-%m-%d), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo |
-  cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+machine="$(machine), load average $(load_average) at the end"
 cat >"$out" <<EOF
 # Signed names: what the check costs
 
