@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "lib/buffer_pool.h"
 #include "lib/descriptor.h"
 #include "lib/executor.h"
 #include "lib/read_plan.h"
@@ -65,6 +66,20 @@ struct ServiceOptions {
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
 };
 
+// The read path's buffer pool, sized from the read window. A stream holds at
+// most three chunks at once (one being read and verified, one ready, one that
+// gRPC is still writing), each of read_chunk_bytes to max_read_chunk_bytes, and
+// all windows together grow by at most read_window_bytes beyond the minimum.
+// So each buffer holds the largest chunk, and a stream reuses its buffers
+// whatever its window; and read_window_bytes stay idle at most (at least four
+// buffers, what one full-speed stream cycles through): memory the busiest
+// streams hold anyway, kept after a burst instead of being given back to the
+// kernel and faulted in again on the next fetch. Chunks of slow streams use
+// only the first read_chunk_bytes of a buffer, so the pages beyond are
+// resident only in buffers that a fast stream filled (bounded by the idle
+// bytes and what fast streams hold).
+BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options);
+
 struct ServiceContext {
   // What changes nothing: names, Stat, List, Totals, IsLocal, the log.
   const Store* store = nullptr;
@@ -80,6 +95,9 @@ struct ServiceContext {
   Executor* io = nullptr;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
   ChunkBudget* chunk_budget = nullptr;
+  // Every Read chunk's buffers (its data and the tree blocks it reads): one
+  // pool for the server, sized by ReadBufferPoolOptions().
+  std::shared_ptr<BufferPool> read_buffers;
   // Cancels Read and Put streams whose client stalls; null watches none.
   StreamWatchdog* watchdog = nullptr;
   // What a name write needs (--name_keys). Never null.
