@@ -1,7 +1,7 @@
-// Reusable byte buffers: a bounded pool of uninitialized buffers of one size,
-// so that a read path that fills a buffer per chunk neither zero-fills it nor
-// asks the allocator (and, past glibc's mmap threshold, the kernel) for fresh
-// memory each time.
+// Reusable byte buffers: a bounded pool of uninitialized buffers in a few
+// power-of-two sizes, so that a read path that fills a buffer per chunk
+// neither zero-fills it nor asks the allocator (and, past glibc's mmap
+// threshold, the kernel) for fresh memory each time.
 
 #ifndef VERITYD_LIB_BUFFER_POOL_H_
 #define VERITYD_LIB_BUFFER_POOL_H_
@@ -46,22 +46,30 @@ class Buffer {
 
  private:
   friend class BufferPool;
-  Buffer(std::unique_ptr<uint8_t[]> memory, size_t size,
+  Buffer(std::unique_ptr<uint8_t[]> memory, size_t size, size_t capacity,
          std::shared_ptr<BufferPool> pool);
   // Gives the memory back to its pool, or frees it; leaves this empty.
   void Release();
 
   std::unique_ptr<uint8_t[]> memory_;
   size_t size_ = 0;
+  size_t capacity_ = 0;
   std::shared_ptr<BufferPool> pool_;  // null: a one-off buffer
 };
 
 struct BufferPoolOptions {
-  // Each pooled buffer's capacity: the largest request the pool serves. A
-  // larger one gets a one-off buffer, freed when it is destroyed.
-  size_t buffer_bytes = size_t{1} << 20;
-  // Capacity kept idle for reuse; a buffer that comes back beyond it is
-  // freed. Zero: nothing is kept (every Take() allocates).
+  // The pool's buffer sizes: min_buffer_bytes, twice that, four times, ...,
+  // and max_buffer_bytes last (the largest request the pool serves; a larger
+  // one gets a one-off buffer, freed when it is destroyed). A request takes
+  // the smallest size it fits, so a buffer is never more than twice what
+  // was asked for (but for requests under min_buffer_bytes): small requests
+  // do not pin, or make resident, a large buffer's memory.
+  size_t min_buffer_bytes = size_t{4} << 10;
+  size_t max_buffer_bytes = size_t{1} << 20;
+  // Capacity kept idle for reuse, all sizes together. A buffer that comes
+  // back beyond it first drops idle buffers of other sizes, largest first
+  // (what is idle follows what is taken now), and is freed if that is not
+  // enough room. Zero: nothing is kept (every Take() allocates).
   size_t max_idle_bytes = size_t{16} << 20;
 };
 
@@ -69,8 +77,8 @@ struct BufferPoolOptions {
 struct BufferPoolStats {
   uint64_t allocated = 0;  // pooled buffers allocated afresh
   uint64_t reused = 0;     // Take()s served from the idle buffers
-  uint64_t one_off = 0;    // Take()s larger than buffer_bytes
-  uint64_t freed = 0;      // pooled buffers freed on return (over the bound)
+  uint64_t one_off = 0;    // Take()s larger than max_buffer_bytes
+  uint64_t freed = 0;      // pooled buffers freed (over the idle bound)
   uint64_t idle_bytes = 0;
 };
 
@@ -86,9 +94,10 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
-  // A buffer of `size` uninitialized bytes: an idle one if there is one,
-  // else a new one (a one-off one if `size` exceeds buffer_bytes; an empty
-  // one, from no pool, if `size` is zero).
+  // A buffer of `size` uninitialized bytes: an idle one of the smallest
+  // size that holds it if there is one, else a new one (a one-off one if
+  // `size` exceeds max_buffer_bytes; an empty one, from no pool, if `size`
+  // is zero).
   Buffer Take(size_t size) ABSL_LOCKS_EXCLUDED(mu_);
 
   const BufferPoolOptions& options() const { return options_; }
@@ -96,14 +105,29 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
 
  private:
   friend class Buffer;
+  using Memory = std::unique_ptr<uint8_t[]>;
+
   explicit BufferPool(const BufferPoolOptions& options);
-  // Keeps `memory` (buffer_bytes of it) idle if the bound allows, else frees
-  // it, outside the lock.
-  void Return(std::unique_ptr<uint8_t[]> memory) ABSL_LOCKS_EXCLUDED(mu_);
+  // The index of the smallest size that holds `size` (at most
+  // max_buffer_bytes), and the capacity of size `index`.
+  size_t SizeIndex(size_t size) const;
+  size_t Capacity(size_t index) const { return capacities_[index]; }
+  // Keeps `memory`, of `capacity` bytes, idle if the bound allows (making
+  // room as BufferPoolOptions says), else frees it; frees outside the lock.
+  void Return(Memory memory, size_t capacity) ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether keeping `capacity` more bytes idle would exceed the bound.
+  bool OverBound(size_t capacity) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves idle buffers of sizes other than `index`, largest first, to
+  // `dropped` until one of size `index` fits the bound, if dropping them all
+  // would make it fit.
+  void DropOtherSizes(size_t index, std::vector<Memory>* dropped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const BufferPoolOptions options_;
+  std::vector<size_t> capacities_;  // ascending; the last max_buffer_bytes
   mutable absl::Mutex mu_;
-  std::vector<std::unique_ptr<uint8_t[]>> idle_ ABSL_GUARDED_BY(mu_);
+  // Idle buffers per size index, the most recently returned last.
+  std::vector<std::vector<Memory>> idle_ ABSL_GUARDED_BY(mu_);
   BufferPoolStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

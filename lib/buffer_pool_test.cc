@@ -1,12 +1,16 @@
-// BufferPool hands the same memory back out, keeps no more idle than its
-// bound, serves oversize requests with one-off buffers, takes buffers back
-// from any thread, and lives as long as the buffers it handed out.
+// BufferPool hands the same memory back out, serves each request from the
+// smallest size that holds it, keeps no more idle than its bound (dropping
+// other sizes first), serves oversize requests with one-off buffers, takes
+// buffers back from any thread, and lives as long as the buffers it handed
+// out.
 
 #include "lib/buffer_pool.h"
 
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <numeric>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -17,9 +21,13 @@
 namespace verity {
 namespace {
 
-std::shared_ptr<BufferPool> Pool(size_t buffer_bytes, size_t max_idle_bytes) {
+// One size only, unless `min_buffer_bytes` is given.
+std::shared_ptr<BufferPool> Pool(size_t buffer_bytes, size_t max_idle_bytes,
+                                 size_t min_buffer_bytes = 0) {
   BufferPoolOptions options;
-  options.buffer_bytes = buffer_bytes;
+  options.min_buffer_bytes =
+      min_buffer_bytes != 0 ? min_buffer_bytes : buffer_bytes;
+  options.max_buffer_bytes = buffer_bytes;
   options.max_idle_bytes = max_idle_bytes;
   return BufferPool::Create(options);
 }
@@ -58,6 +66,66 @@ TEST(BufferPoolTest, KeepsNoMoreIdleThanItsBound) {
   EXPECT_EQ(stats.reused, 3u);
   EXPECT_EQ(stats.allocated, 7u);
   EXPECT_EQ(stats.idle_bytes, 0u);
+}
+
+TEST(BufferPoolTest, ARequestTakesTheSmallestSizeThatHoldsIt) {
+  // Sizes 1000, 2000, 4000, 5000.
+  auto pool = Pool(5000, 64 * 1024, 1000);
+  const std::vector<std::pair<size_t, size_t>> cases = {
+      {1, 1000},    {1000, 1000}, {1001, 2000}, {2000, 2000},
+      {3999, 4000}, {4001, 5000}, {5000, 5000}};
+  std::set<size_t> idle;
+  for (const auto& [size, capacity] : cases) {
+    { Buffer buffer = pool->Take(size); }
+    idle.insert(capacity);
+    EXPECT_EQ(pool->stats().idle_bytes,
+              std::accumulate(idle.begin(), idle.end(), size_t{0}))
+        << size;
+  }
+  // Each size is reused only for its own requests.
+  EXPECT_EQ(pool->stats().allocated, 4u);
+  EXPECT_EQ(pool->stats().reused, 3u);
+}
+
+TEST(BufferPoolTest, AFullPoolDropsOtherSizesLargestFirst) {
+  // Sizes 1024, 2048, 4096; room for 7 KiB idle.
+  auto pool = Pool(4096, 7168, 1024);
+  {
+    Buffer big = pool->Take(4096);
+    Buffer middle = pool->Take(2048);
+    Buffer small = pool->Take(1024);
+  }
+  EXPECT_EQ(pool->stats().idle_bytes, 7168u);
+  // Two small ones in use, one of them new; when both are back, the second
+  // does not fit: the 4 KiB buffer goes for it.
+  {
+    Buffer small = pool->Take(1024);
+    Buffer another = pool->Take(1024);
+    EXPECT_EQ(pool->stats().allocated, 4u);
+  }
+  BufferPoolStats stats = pool->stats();
+  EXPECT_EQ(stats.freed, 1u);
+  EXPECT_EQ(stats.idle_bytes, 2048u + 1024 + 1024);
+  // What is idle follows what is taken: small buffers are reused now.
+  {
+    Buffer a = pool->Take(1000);
+    Buffer b = pool->Take(1000);
+  }
+  EXPECT_EQ(pool->stats().allocated, 4u);
+  // Eight small ones come back: seven fill the bound (the 2 KiB one goes
+  // for them); the eighth is not kept, and drops nothing (dropping every
+  // other size would not make room for it).
+  {
+    std::vector<Buffer> small;
+    for (int i = 0; i < 8; ++i) small.push_back(pool->Take(1024));
+  }
+  stats = pool->stats();
+  EXPECT_EQ(stats.idle_bytes, 7168u);
+  EXPECT_EQ(stats.freed, 3u);  // the 4 KiB, the 2 KiB, the eighth small
+  // A big one back drops four small ones to fit.
+  { Buffer big = pool->Take(4096); }
+  EXPECT_EQ(pool->stats().idle_bytes, 3 * 1024u + 4096);
+  EXPECT_EQ(pool->stats().freed, 7u);
 }
 
 TEST(BufferPoolTest, AZeroBoundKeepsNothing) {

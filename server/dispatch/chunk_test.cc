@@ -102,28 +102,33 @@ TEST_F(ChunkTest, CachedStepCatchesCorruption) {
   EXPECT_EQ(chunk->next(), 5);
   EXPECT_EQ(chunk->data_bytes(), 0);
   EXPECT_FALSE(chunk->loaded());
-  // The failed data's buffer went back to the pool.
-  EXPECT_EQ(buffers_->stats().idle_bytes, buffers_->options().buffer_bytes);
+  // The failed data's buffer (8 blocks) went back to the pool.
+  EXPECT_EQ(buffers_->stats().idle_bytes, 8 * 4096u);
 }
 
 TEST_F(ChunkTest, BuffersComeFromThePoolAndGoBack) {
   std::shared_ptr<VerifiedBlob> blob = Local();
   auto first = std::make_shared<Chunk>(blob, BlockRange{0, 8}, buffers_);
   ASSERT_EQ(first->TryFinishNow(), absl::OkStatus());
-  const Buffer data = first->TakeData();
+  Buffer data = first->TakeData();
   EXPECT_EQ(StringOf(data), data_.substr(0, 8 * 4096));
   // The data's buffer and, back already, the tree blocks' one.
   EXPECT_EQ(buffers_->stats().allocated, 2u);
-  EXPECT_EQ(buffers_->stats().idle_bytes, buffers_->options().buffer_bytes);
+  EXPECT_EQ(buffers_->stats().idle_bytes, 4096u);
+  // The same size again: the buffer the first chunk's data had.
+  const uint8_t* first_memory = data.data();
+  data = Buffer();
   auto second = std::make_shared<Chunk>(blob, BlockRange{8, 16}, buffers_);
   ASSERT_EQ(second->TryFinishNow(), absl::OkStatus());
-  EXPECT_EQ(StringOf(second->TakeData()), data_.substr(8 * 4096, 8 * 4096));
-  BufferPoolStats stats = buffers_->stats();
+  const Buffer second_data = second->TakeData();
+  EXPECT_EQ(second_data.data(), first_memory);
+  EXPECT_EQ(StringOf(second_data), data_.substr(8 * 4096, 8 * 4096));
+  const BufferPoolStats stats = buffers_->stats();
   EXPECT_EQ(stats.allocated, 2u);
   EXPECT_EQ(stats.reused, 1u);
   // A chunk larger than the pool's buffers gets a one-off one.
   BufferPoolOptions small;
-  small.buffer_bytes = 4 * 4096;
+  small.max_buffer_bytes = 4 * 4096;
   auto third = std::make_shared<Chunk>(blob, BlockRange{16, 24},
                                        BufferPool::Create(small));
   ASSERT_EQ(third->TryFinishNow(), absl::OkStatus());

@@ -68,16 +68,15 @@ struct ServiceOptions {
 
 // The read path's buffer pool, sized from the read window. A stream holds at
 // most three chunks at once (one being read and verified, one ready, one that
-// gRPC is still writing), each of read_chunk_bytes to max_read_chunk_bytes, and
-// all windows together grow by at most read_window_bytes beyond the minimum.
-// So each buffer holds the largest chunk, and a stream reuses its buffers
-// whatever its window; and read_window_bytes stay idle at most (at least four
-// buffers, what one full-speed stream cycles through): memory the busiest
-// streams hold anyway, kept after a burst instead of being given back to the
-// kernel and faulted in again on the next fetch. Chunks of slow streams use
-// only the first read_chunk_bytes of a buffer, so the pages beyond are
-// resident only in buffers that a fast stream filled (bounded by the idle
-// bytes and what fast streams hold).
+// gRPC is still writing), each of read_chunk_bytes to max_read_chunk_bytes
+// (the window doubles and halves, so a power of two times the first), and all
+// windows together grow by at most read_window_bytes beyond the minimum. So
+// the pool's sizes run from a tree block (4 KiB) to the largest chunk, a chunk
+// taking a buffer of its own size (a slow stream's 256 KiB chunk does not pin
+// a 2 MiB buffer), and read_window_bytes stay idle at most (at least four of
+// the largest buffers, what one full-speed stream cycles through): memory the
+// busiest streams hold anyway, kept after a burst instead of being given back
+// to the kernel and faulted in again on the next fetch.
 BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options);
 
 struct ServiceContext {
