@@ -14,6 +14,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/buffer_pool.h"
 #include "lib/ed25519_key.h"
 #include "lib/file_util.h"
 #include "lib/loopback_address.h"
@@ -169,6 +170,8 @@ absl::Status Verityd::Init() {
   chunk_budget_ =
       std::make_unique<ChunkBudget>(options_.service.read_window_bytes);
   context_.chunk_budget = chunk_budget_.get();
+  context_.read_buffers =
+      BufferPool::Create(ReadBufferPoolOptions(options_.service));
   watchdog_ =
       std::make_unique<StreamWatchdog>(options_.service.stream_idle_timeout);
   context_.watchdog = watchdog_.get();

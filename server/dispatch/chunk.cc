@@ -10,18 +10,21 @@
 
 namespace verity::server {
 
-Chunk::Chunk(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks, bool reread)
+Chunk::Chunk(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
+             std::shared_ptr<BufferPool> buffers, bool reread)
     : blob_(std::move(blob)),
       blocks_(blocks),
+      buffers_(std::move(buffers)),
       reread_(reread),
       next_(blocks.first) {}
 
 std::optional<absl::Status> Chunk::TryLoadNow() {
   if (loaded_) return absl::OkStatus();
   const ByteRange bytes = BytesOf(blob_->geometry(), blocks_);
-  std::string data(bytes.size(), '\0');
-  std::optional<absl::Status> read = blob_->blob().TryReadNow(
-      BlobPart::kData, bytes.begin, AsMutableBytes(&data));
+  // Not zero-filled: the read fills every byte, or fails and drops it.
+  Buffer data = buffers_->Take(bytes.size());
+  std::optional<absl::Status> read =
+      blob_->blob().TryReadNow(BlobPart::kData, bytes.begin, data.span());
   // The store's errors name the blob already.
   if (!read.has_value() || !read->ok()) return read;
   data_ = std::move(data);
@@ -48,8 +51,8 @@ std::optional<absl::Status> Chunk::TryFinishNow() {
 
 void Chunk::FetchLater(Done done) {
   struct Fetched {
-    std::string data;
-    std::vector<std::string> tree;  // one per run
+    Buffer data;
+    std::vector<Buffer> tree;  // one per run
   };
   const TreeGeometry& geometry = blob_->geometry();
   const uint64_t bs = geometry.block_size();
@@ -84,15 +87,16 @@ void Chunk::FetchLater(Done done) {
   const Blob& store = blob_->blob();
   if (load) {
     const ByteRange bytes = BytesOf(geometry, blocks_);
-    store.ReadAsync(BlobPart::kData, bytes.begin, bytes.size(),
-                    [fetched, join](absl::StatusOr<std::string> read) {
+    store.ReadAsync(BlobPart::kData, bytes.begin, buffers_->Take(bytes.size()),
+                    [fetched, join](absl::StatusOr<Buffer> read) {
                       if (read.ok()) fetched->data = *std::move(read);
                       join->Report(read.status());
                     });
   }
   for (size_t i = 0; i < tree_bytes.size(); ++i) {
-    store.ReadAsync(BlobPart::kTree, tree_bytes[i].begin, tree_bytes[i].size(),
-                    [fetched, join, i](absl::StatusOr<std::string> read) {
+    store.ReadAsync(BlobPart::kTree, tree_bytes[i].begin,
+                    buffers_->Take(tree_bytes[i].size()),
+                    [fetched, join, i](absl::StatusOr<Buffer> read) {
                       if (read.ok()) fetched->tree[i] = *std::move(read);
                       join->Report(read.status());
                     });
@@ -100,14 +104,13 @@ void Chunk::FetchLater(Done done) {
   // Nothing left to fetch (another stream verified the tree blocks since the
   // chunk found them missing): an empty read still completes later.
   if (reads == 0) {
-    store.ReadAsync(BlobPart::kData, 0, 0,
-                    [join](absl::StatusOr<std::string> read) {
-                      join->Report(read.status());
-                    });
+    store.ReadAsync(
+        BlobPart::kData, 0, Buffer(),
+        [join](absl::StatusOr<Buffer> read) { join->Report(read.status()); });
   }
 }
 
-std::string Chunk::TakeData() { return std::move(data_); }
+Buffer Chunk::TakeData() { return std::move(data_); }
 
 std::vector<Chunk::TreeRun> Chunk::MissingTreeRuns() const {
   std::vector<TreeRun> runs;
@@ -131,7 +134,7 @@ absl::Status Chunk::AddFetchedTree() {
     for (uint64_t i = 0; i < run.count; ++i) {
       const TreeBlockId id{run.first.level, run.first.index + i};
       absl::Status added =
-          blob_->AddTreeBlock(id, AsBytes(run.bytes).subspan(i * bs, bs));
+          blob_->AddTreeBlock(id, run.bytes.span().subspan(i * bs, bs));
       if (!added.ok()) return added;
     }
   }
@@ -141,15 +144,19 @@ absl::Status Chunk::AddFetchedTree() {
 std::optional<absl::Status> Chunk::TryReadTreeNow() {
   const TreeGeometry& geometry = blob_->geometry();
   const uint64_t bs = geometry.block_size();
-  std::string block(bs, '\0');
+  const std::vector<TreeBlockId> missing =
+      blob_->MissingTree(next_, blocks_.end);
+  if (missing.empty()) return absl::OkStatus();
+  // One buffer for every block: each read fills it whole or fails.
+  Buffer block = buffers_->Take(bs);
   // Streams that need the same block may both read it; the tree verifies it
   // once and then only compares.
-  for (const TreeBlockId& id : blob_->MissingTree(next_, blocks_.end)) {
+  for (const TreeBlockId& id : missing) {
     std::optional<absl::Status> read = blob_->blob().TryReadNow(
-        BlobPart::kTree, geometry.Ordinal(id) * bs, AsMutableBytes(&block));
+        BlobPart::kTree, geometry.Ordinal(id) * bs, block.span());
     if (!read.has_value()) return std::nullopt;
     if (!read->ok()) return InTree(*std::move(read));
-    if (absl::Status added = blob_->AddTreeBlock(id, AsBytes(block));
+    if (absl::Status added = blob_->AddTreeBlock(id, block.span());
         !added.ok()) {
       return added;
     }
@@ -159,13 +166,13 @@ std::optional<absl::Status> Chunk::TryReadTreeNow() {
 
 absl::Status Chunk::Verify(uint64_t upto) {
   absl::Status status =
-      blob_->VerifyData(blocks_.first, AsBytes(data_), &next_, upto);
+      blob_->VerifyData(blocks_.first, data_.span(), &next_, upto);
   if (!status.ok()) return Fail(std::move(status));
   return status;
 }
 
 absl::Status Chunk::Fail(absl::Status status) {
-  data_.clear();
+  data_ = Buffer();
   loaded_ = false;
   fetched_tree_.clear();
   return status;

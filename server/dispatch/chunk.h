@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
+#include "lib/buffer_pool.h"
 #include "lib/read_plan.h"
 #include "server/store/verified_blob.h"
 
@@ -24,7 +24,10 @@ namespace verity::server {
 // hold the chunk (shared_ptr) and write only into buffers of their own until
 // they complete, so a chunk that was cancelled or replaced is never written
 // after it is gone. Blocks before next() are never hashed again. Whatever
-// fails verification, nothing of the chunk's data is kept.
+// fails verification, nothing of the chunk's data is kept: its buffer goes
+// back to the pool, whose next taker overwrites it before reading it. Every
+// buffer, the data's and the tree blocks', comes from `buffers`
+// uninitialized, and is filled by a read of the store or dropped.
 class Chunk : public std::enable_shared_from_this<Chunk> {
  public:
   using Done = absl::AnyInvocable<void(absl::Status) &&>;
@@ -32,7 +35,7 @@ class Chunk : public std::enable_shared_from_this<Chunk> {
   // `blocks` must be a non-empty range of the blob's data blocks. `reread`:
   // the chunk is read once more after its first read failed verification.
   Chunk(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-        bool reread = false);
+        std::shared_ptr<BufferPool> buffers, bool reread = false);
 
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
@@ -67,15 +70,16 @@ class Chunk : public std::enable_shared_from_this<Chunk> {
   // (hand the chunk to TryFinishNow() elsewhere).
   void FetchLater(Done done);
 
-  // Moves out the data: verified if verified().
-  std::string TakeData();
+  // Moves out the data: verified if verified(). The buffer goes back to the
+  // pool when its last owner lets go of it.
+  Buffer TakeData();
 
  private:
   // Consecutive tree blocks of one level, as read from the store.
   struct TreeRun {
     TreeBlockId first;
     uint64_t count = 0;
-    std::string bytes;
+    Buffer bytes;
   };
 
   std::vector<TreeRun> MissingTreeRuns() const;
@@ -88,10 +92,11 @@ class Chunk : public std::enable_shared_from_this<Chunk> {
 
   const std::shared_ptr<VerifiedBlob> blob_;
   const BlockRange blocks_;
+  const std::shared_ptr<BufferPool> buffers_;
   const bool reread_;
   uint64_t next_;
   bool loaded_ = false;
-  std::string data_;
+  Buffer data_;
   // Tree blocks FetchLater() read that the rest needs, top level first.
   std::vector<TreeRun> fetched_tree_;
 };

@@ -12,7 +12,9 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/buffer_pool.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 
@@ -43,6 +45,7 @@ class ChunkTest : public FileStoreFixture {
 
   std::string data_;
   std::string digest_;
+  std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
 };
 
 // FetchLater() and a wait for it; true in `inside` if it completed on the
@@ -63,7 +66,7 @@ absl::Status FetchAndWait(Chunk& chunk, bool* inside) {
 TEST_F(ChunkTest, StepsResumeWhereTheCachedTreeEnds) {
   std::shared_ptr<VerifiedBlob> blob = Local();
   // Nothing cached: the cheap step verifies nothing and reads no tree block.
-  auto cold = std::make_shared<Chunk>(blob, BlockRange{0, 4});
+  auto cold = std::make_shared<Chunk>(blob, BlockRange{0, 4}, buffers_);
   ASSERT_EQ(cold->TryLoadNow(), absl::OkStatus());
   ASSERT_TRUE(cold->VerifyCached().ok());
   EXPECT_EQ(cold->next(), 0);
@@ -72,7 +75,7 @@ TEST_F(ChunkTest, StepsResumeWhereTheCachedTreeEnds) {
   std::string out;
   ASSERT_TRUE(ReadVerified(*blob, 0, 10, &out).ok());
   ASSERT_EQ(blob->data_blocks_hashed(), 10);
-  auto chunk = std::make_shared<Chunk>(blob, BlockRange{100, 201});
+  auto chunk = std::make_shared<Chunk>(blob, BlockRange{100, 201}, buffers_);
   ASSERT_EQ(chunk->TryLoadNow(), absl::OkStatus());
   ASSERT_TRUE(chunk->VerifyCached().ok());
   EXPECT_EQ(chunk->next(), 128);
@@ -82,7 +85,7 @@ TEST_F(ChunkTest, StepsResumeWhereTheCachedTreeEnds) {
   ASSERT_EQ(chunk->TryFinishNow(), absl::OkStatus());
   EXPECT_TRUE(chunk->verified());
   EXPECT_EQ(blob->data_blocks_hashed(), 10 + 28 + 73);
-  EXPECT_TRUE(chunk->TakeData() == data_.substr(100 * 4096));
+  EXPECT_TRUE(StringOf(chunk->TakeData()) == data_.substr(100 * 4096));
 }
 
 TEST_F(ChunkTest, CachedStepCatchesCorruption) {
@@ -90,7 +93,7 @@ TEST_F(ChunkTest, CachedStepCatchesCorruption) {
   std::string out;
   ASSERT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());
   CorruptBlock(5);
-  auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 8});
+  auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 8}, buffers_);
   ASSERT_EQ(chunk->TryLoadNow(), absl::OkStatus());
   absl::Status status = chunk->VerifyCached();
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
@@ -99,12 +102,43 @@ TEST_F(ChunkTest, CachedStepCatchesCorruption) {
   EXPECT_EQ(chunk->next(), 5);
   EXPECT_EQ(chunk->data_bytes(), 0);
   EXPECT_FALSE(chunk->loaded());
+  // The failed data's buffer (8 blocks) went back to the pool.
+  EXPECT_EQ(buffers_->stats().idle_bytes, 8 * 4096u);
+}
+
+TEST_F(ChunkTest, BuffersComeFromThePoolAndGoBack) {
+  std::shared_ptr<VerifiedBlob> blob = Local();
+  auto first = std::make_shared<Chunk>(blob, BlockRange{0, 8}, buffers_);
+  ASSERT_EQ(first->TryFinishNow(), absl::OkStatus());
+  Buffer data = first->TakeData();
+  EXPECT_EQ(StringOf(data), data_.substr(0, 8 * 4096));
+  // The data's buffer and, back already, the tree blocks' one.
+  EXPECT_EQ(buffers_->stats().allocated, 2u);
+  EXPECT_EQ(buffers_->stats().idle_bytes, 4096u);
+  // The same size again: the buffer the first chunk's data had.
+  const uint8_t* first_memory = data.data();
+  data = Buffer();
+  auto second = std::make_shared<Chunk>(blob, BlockRange{8, 16}, buffers_);
+  ASSERT_EQ(second->TryFinishNow(), absl::OkStatus());
+  const Buffer second_data = second->TakeData();
+  EXPECT_EQ(second_data.data(), first_memory);
+  EXPECT_EQ(StringOf(second_data), data_.substr(8 * 4096, 8 * 4096));
+  const BufferPoolStats stats = buffers_->stats();
+  EXPECT_EQ(stats.allocated, 2u);
+  EXPECT_EQ(stats.reused, 1u);
+  // A chunk larger than the pool's buffers gets a one-off one.
+  BufferPoolOptions small;
+  small.max_buffer_bytes = 4 * 4096;
+  auto third = std::make_shared<Chunk>(blob, BlockRange{16, 24},
+                                       BufferPool::Create(small));
+  ASSERT_EQ(third->TryFinishNow(), absl::OkStatus());
+  EXPECT_EQ(StringOf(third->TakeData()), data_.substr(16 * 4096, 8 * 4096));
 }
 
 TEST_F(ChunkTest, FetchBringsTheDataAndTheMissingTreeFromARemoteStore) {
   auto remote = std::make_shared<RemoteBlob>(Stored());
   std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(remote);
-  auto chunk = std::make_shared<Chunk>(blob, BlockRange{100, 140});
+  auto chunk = std::make_shared<Chunk>(blob, BlockRange{100, 140}, buffers_);
   // Nothing of a remote blob is here, and asking starts nothing.
   EXPECT_FALSE(chunk->TryLoadNow().has_value());
   EXPECT_FALSE(chunk->TryFinishNow().has_value());
@@ -119,9 +153,10 @@ TEST_F(ChunkTest, FetchBringsTheDataAndTheMissingTreeFromARemoteStore) {
   EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
   ASSERT_EQ(chunk->TryFinishNow(), absl::OkStatus());
   EXPECT_TRUE(chunk->verified());
-  EXPECT_TRUE(chunk->TakeData() == data_.substr(100 * 4096, 40 * 4096));
+  EXPECT_TRUE(StringOf(chunk->TakeData()) ==
+              data_.substr(100 * 4096, 40 * 4096));
   // The tree is cached now: a later fetch reads data only.
-  auto again = std::make_shared<Chunk>(blob, BlockRange{110, 120});
+  auto again = std::make_shared<Chunk>(blob, BlockRange{110, 120}, buffers_);
   ASSERT_TRUE(FetchAndWait(*again, &inside).ok());
   EXPECT_FALSE(inside);
   EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
@@ -131,7 +166,7 @@ TEST_F(ChunkTest, FetchBringsTheDataAndTheMissingTreeFromARemoteStore) {
 
 TEST_F(ChunkTest, AFetchWithNothingLeftToReadStillCompletesLater) {
   std::shared_ptr<VerifiedBlob> blob = Local();
-  auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 4});
+  auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 4}, buffers_);
   ASSERT_EQ(chunk->TryLoadNow(), absl::OkStatus());
   std::string out;
   ASSERT_TRUE(ReadVerified(*blob, 0, 1, &out).ok());  // the tree is cached
@@ -139,7 +174,7 @@ TEST_F(ChunkTest, AFetchWithNothingLeftToReadStillCompletesLater) {
   ASSERT_TRUE(FetchAndWait(*chunk, &inside).ok());
   EXPECT_FALSE(inside);
   ASSERT_EQ(chunk->TryFinishNow(), absl::OkStatus());
-  EXPECT_TRUE(chunk->TakeData() == data_.substr(0, 4 * 4096));
+  EXPECT_TRUE(StringOf(chunk->TakeData()) == data_.substr(0, 4 * 4096));
 }
 
 TEST_F(ChunkTest, ADroppedChunkIsKeptAliveByItsFetch) {
@@ -148,7 +183,7 @@ TEST_F(ChunkTest, ADroppedChunkIsKeptAliveByItsFetch) {
   absl::Notification done;
   std::weak_ptr<Chunk> watched;
   {
-    auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 200});
+    auto chunk = std::make_shared<Chunk>(blob, BlockRange{0, 200}, buffers_);
     watched = chunk;
     chunk->FetchLater([&done](absl::Status status) {
       EXPECT_TRUE(status.ok()) << status;
@@ -167,7 +202,7 @@ TEST_F(ChunkTest, FetchedCorruptionIsCaught) {
   CorruptBlock(130);
   std::shared_ptr<VerifiedBlob> blob =
       *VerifiedBlob::Create(std::make_shared<RemoteBlob>(Stored()));
-  auto chunk = std::make_shared<Chunk>(blob, BlockRange{120, 140});
+  auto chunk = std::make_shared<Chunk>(blob, BlockRange{120, 140}, buffers_);
   bool inside = true;
   ASSERT_TRUE(FetchAndWait(*chunk, &inside).ok());
   std::optional<absl::Status> status = chunk->TryFinishNow();

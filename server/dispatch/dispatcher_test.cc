@@ -15,10 +15,12 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/buffer_pool.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 
@@ -54,18 +56,18 @@ class CachedCopyBlob final : public Blob {
     }
     return status;
   }
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override {
     if (!has_copy_.load()) {
-      remote_->ReadAsync(part, offset, length, std::move(done));
+      remote_->ReadAsync(part, offset, std::move(into), std::move(done));
       return;
     }
     local_->ReadAsync(
-        part, offset, length,
+        part, offset, std::move(into),
         [bad = copy_is_bad_ && part == BlobPart::kData,
-         done = std::move(done)](absl::StatusOr<std::string> bytes) mutable {
+         done = std::move(done)](absl::StatusOr<Buffer> bytes) mutable {
           if (bytes.ok() && bad && !bytes->empty()) {
-            (*bytes)[0] ^= 1;
+            bytes->data()[0] ^= 1;
           }
           std::move(done)(std::move(bytes));
         });
@@ -155,8 +157,8 @@ class DispatcherTest : public FileStoreFixture {
               PriorityClass c, uint64_t first, uint64_t end,
               bool cancelled = false, uint64_t chunk_blocks = 0) {
     // One chunk: the whole range, unless `chunk_blocks` says how many.
-    auto job =
-        std::make_shared<ReadJob>(std::move(blob), BlockRange{first, end}, c);
+    auto job = std::make_shared<ReadJob>(std::move(blob),
+                                         BlockRange{first, end}, c, buffers_);
     if (cancelled) job->Cancel();
     job->StartChunk(chunk_blocks != 0 ? chunk_blocks : end - first);
     Outcome outcome;
@@ -175,7 +177,7 @@ class DispatcherTest : public FileStoreFixture {
       done.WaitForNotification();
       EXPECT_FALSE(inside) << "ReadLater() completed inside the call";
     }
-    outcome.data = job->TakeChunk();
+    outcome.data = StringOf(job->TakeChunk());
     return outcome;
   }
 
@@ -193,6 +195,7 @@ class DispatcherTest : public FileStoreFixture {
   prometheus::Registry registry_;
   DispatchMetrics metrics_{registry_};
   std::unique_ptr<VerifyPool> pool_;
+  std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
 };
 
 TEST_F(DispatcherTest, EveryClassSizeCacheAndBudgetState) {

@@ -8,10 +8,12 @@
 namespace verity::server {
 
 ReadJob::ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-                 PriorityClass priority_class)
+                 PriorityClass priority_class,
+                 std::shared_ptr<BufferPool> buffers)
     : blob_(std::move(blob)),
       blocks_(blocks),
       priority_class_(priority_class),
+      buffers_(std::move(buffers)),
       next_(blocks.first) {}
 
 uint64_t ReadJob::bytes() const {
@@ -21,14 +23,15 @@ uint64_t ReadJob::bytes() const {
 void ReadJob::StartChunk(uint64_t max_blocks) {
   const uint64_t end =
       std::min(blocks_.end, next_ + std::max<uint64_t>(1, max_blocks));
-  chunk_ = std::make_shared<Chunk>(blob_, BlockRange{next_, end});
+  chunk_ = std::make_shared<Chunk>(blob_, BlockRange{next_, end}, buffers_);
 }
 
 void ReadJob::RestartChunk() {
-  chunk_ = std::make_shared<Chunk>(blob_, chunk_->blocks(), /*reread=*/true);
+  chunk_ = std::make_shared<Chunk>(blob_, chunk_->blocks(), buffers_,
+                                   /*reread=*/true);
 }
 
-std::string ReadJob::TakeChunk() {
+Buffer ReadJob::TakeChunk() {
   next_ = chunk_->blocks().end;
   return chunk_->TakeData();
 }

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <string>
 
+#include "lib/buffer_pool.h"
 #include "lib/priority_class.h"
 #include "lib/read_plan.h"
 #include "server/dispatch/chunk.h"
@@ -23,9 +23,10 @@ namespace verity::server {
 // thread.
 class ReadJob {
  public:
-  // Reads `blocks` of `blob`, a chunk at a time.
+  // Reads `blocks` of `blob`, a chunk at a time, into buffers from
+  // `buffers`.
   ReadJob(std::shared_ptr<VerifiedBlob> blob, BlockRange blocks,
-          PriorityClass priority_class);
+          PriorityClass priority_class, std::shared_ptr<BufferPool> buffers);
 
   ReadJob(const ReadJob&) = delete;
   ReadJob& operator=(const ReadJob&) = delete;
@@ -50,7 +51,7 @@ class ReadJob {
   // once more; the old one is left to whatever still holds it.
   void RestartChunk();
   // Moves out the current chunk's data and moves past it.
-  std::string TakeChunk();
+  Buffer TakeChunk();
 
   // Where the dispatcher placed the request; the dispatcher's own state.
   struct Placement {
@@ -67,6 +68,7 @@ class ReadJob {
   const std::shared_ptr<VerifiedBlob> blob_;
   const BlockRange blocks_;
   const PriorityClass priority_class_;
+  const std::shared_ptr<BufferPool> buffers_;
   uint64_t next_;  // the first block not taken yet
   std::shared_ptr<Chunk> chunk_;
   Placement placement_;

@@ -81,7 +81,7 @@ absl::StatusOr<ReadStream::Opened> ReadReactor::CheckAndOpen(
   charged_tree_bytes_ = blob_->cached_tree_bytes();
   return ReadStream::Opened{
       std::make_shared<ReadJob>(blob_, BlocksOf(geometry, bytes),
-                                read.priority_class),
+                                read.priority_class, context_->read_buffers),
       request.have_whole_tree()
           ? ProofPlanner::HoldingAll(geometry)
           : ProofPlanner(geometry, {request.have_tree_blocks().begin(),

@@ -4,6 +4,7 @@
 #include <google/protobuf/wire_format_lite.h>
 #include <grpcpp/support/slice.h>
 
+#include <string>
 #include <utility>
 
 namespace verity::server {
@@ -12,12 +13,14 @@ namespace {
 using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedOutputStream;
 
-void DeleteString(void* data) { delete static_cast<std::string*>(data); }
+// The slice's destroy callback: gRPC calls it once, on whichever thread
+// drops the last reference.
+void ReleaseBuffer(void* buffer) { delete static_cast<Buffer*>(buffer); }
 
 }  // namespace
 
 grpc::ByteBuffer SerializeReadResponse(const v1::ReadResponse& head,
-                                       std::string data) {
+                                       Buffer data) {
   std::string prefix = head.SerializeAsString();
   if (data.empty()) {  // proto3 leaves an empty field out
     grpc::Slice slice(prefix);
@@ -31,10 +34,10 @@ grpc::ByteBuffer SerializeReadResponse(const v1::ReadResponse& head,
   end = CodedOutputStream::WriteVarint32ToArray(
       static_cast<uint32_t>(data.size()), end);
   prefix.append(reinterpret_cast<const char*>(field), end - field);
-  auto* owned = new std::string(std::move(data));
+  auto* owned = new Buffer(std::move(data));
   grpc::Slice slices[] = {
       grpc::Slice(prefix),
-      grpc::Slice(owned->data(), owned->size(), DeleteString, owned)};
+      grpc::Slice(owned->data(), owned->size(), ReleaseBuffer, owned)};
   return grpc::ByteBuffer(slices, 2);
 }
 

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/buffer_pool.h"
 #include "lib/read_plan.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/dispatch/read_job.h"
@@ -28,15 +29,16 @@ namespace verity::server {
 struct ReadMessage {
   // The stream's first message: it carries the blob's digest and descriptor.
   bool first = false;
-  // A chunk, unless `data` is empty: its offset, its bytes and the tree
-  // blocks (by ordinal) the client needs to verify it.
+  // A chunk, unless `data` is empty: its offset, its bytes (the chunk's
+  // pooled buffer) and the tree blocks (by ordinal) the client needs to
+  // verify it.
   uint64_t data_offset = 0;
   struct TreeBlock {
     uint64_t index = 0;
     std::string bytes;
   };
   std::vector<TreeBlock> tree_blocks;
-  std::string data;
+  Buffer data;
 };
 
 // What a ReadStream asks of the transport that carries it, never under the
@@ -106,7 +108,7 @@ class ReadStream : public std::enable_shared_from_this<ReadStream> {
   // A chunk read (and verified), not yet sent.
   struct ReadyChunk {
     BlockRange blocks;
-    std::string data;
+    Buffer data;
   };
   struct Step {
     enum class Kind { kNone, kRead, kWrite, kFinish };

@@ -22,12 +22,14 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "lib/buffer_pool.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/store/cache/caching_blob.h"
 #include "server/store/cache/slab_cache.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"
 
 namespace verity::server {
@@ -97,7 +99,7 @@ class FakeOutput final : public ReadStreamOutput {
       EXPECT_EQ(messages_[i].first, i == 0);
       if (messages_[i].data.empty()) continue;
       EXPECT_EQ(messages_[i].data_offset, offset + data.size());
-      data += messages_[i].data;
+      data += StringOf(messages_[i].data);
     }
     return data;
   }
@@ -218,7 +220,7 @@ class ReadStreamTest : public FileStoreFixture {
     const BlockRange blocks = BlocksOf(
         geometry,
         {offset, std::min<uint64_t>(offset + length, geometry.data_size())});
-    return {std::make_shared<ReadJob>(std::move(blob), blocks, c),
+    return {std::make_shared<ReadJob>(std::move(blob), blocks, c, buffers_),
             ProofPlanner(geometry)};
   }
   std::shared_ptr<VerifiedBlob> Local() {
@@ -232,6 +234,7 @@ class ReadStreamTest : public FileStoreFixture {
     return data_.substr(first, end - first);
   }
 
+  std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
   std::string data_;
   std::string digest_;
   ChunkBudget budget_{uint64_t{64} << 20};
@@ -477,9 +480,9 @@ class BadCopyBlob final : public Blob {
     }
     return status;
   }
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override {
-    local_->ReadAsync(part, offset, length, std::move(done));
+    local_->ReadAsync(part, offset, std::move(into), std::move(done));
   }
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
   bool Forget(BlobPart part, uint64_t, uint64_t) const override {

@@ -2,6 +2,7 @@
 
 #include "server/rpc/service_context.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,6 +23,16 @@ void LogIfFailed(const Store* store, const ParsedDigest& digest,
 }
 
 }  // namespace
+
+BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options) {
+  BufferPoolOptions buffers;
+  buffers.min_buffer_bytes = 4096;  // a tree block, the usual block size
+  buffers.max_buffer_bytes =
+      std::max(options.read_chunk_bytes, options.max_read_chunk_bytes);
+  buffers.max_idle_bytes = std::max<uint64_t>(options.read_window_bytes,
+                                              4 * buffers.max_buffer_bytes);
+  return buffers;
+}
 
 absl::StatusOr<NamedBlob> ResolveBlob(const Store& store,
                                       const BlobSelector& blob) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "lib/buffer_pool.h"
 #include "lib/descriptor.h"
 #include "lib/executor.h"
 #include "lib/read_plan.h"
@@ -69,6 +70,19 @@ struct ServiceOptions {
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
 };
 
+// The read path's buffer pool, sized from the read window. A stream holds at
+// most three chunks at once (one being read and verified, one ready, one that
+// gRPC is still writing), each of read_chunk_bytes to max_read_chunk_bytes
+// (the window doubles and halves, so a power of two times the first), and all
+// windows together grow by at most read_window_bytes beyond the minimum. So
+// the pool's sizes run from a tree block (4 KiB) to the largest chunk, a chunk
+// taking a buffer of its own size (a slow stream's 256 KiB chunk does not pin
+// a 2 MiB buffer), and read_window_bytes stay idle at most (at least four of
+// the largest buffers, what one full-speed stream cycles through): memory the
+// busiest streams hold anyway, kept after a burst instead of being given back
+// to the kernel and faulted in again on the next fetch.
+BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options);
+
 struct ServiceContext {
   // What changes nothing: names, Stat, List, Totals, IsLocal, the log.
   const Store* store = nullptr;
@@ -84,6 +98,9 @@ struct ServiceContext {
   Executor* io = nullptr;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
   ChunkBudget* chunk_budget = nullptr;
+  // Every Read chunk's buffers (its data and the tree blocks it reads): one
+  // pool for the server, sized by ReadBufferPoolOptions().
+  std::shared_ptr<BufferPool> read_buffers;
   // Cancels Read and Put streams whose client stalls; null watches none.
   StreamWatchdog* watchdog = nullptr;
   // What a name write needs (--name_keys). Never null.

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "lib/buffer_pool.h"
 #include "lib/descriptor.h"
 #include "lib/executor.h"
 #include "lib/fsverity_signature.h"
@@ -85,11 +86,12 @@ enum class BlobPart { kData, kTree };
 // posted completions): TryReadNow() completes before it returns or answers
 // "not here" having done nothing, and ReadAsync() always completes later, on a
 // thread of the backend, never inside the call. Neither borrows a buffer of
-// the caller's beyond the call: an asynchronous read brings its own, and
-// holds the blob (always owned by a shared_ptr) until it has completed.
+// the caller's beyond the call: an asynchronous read is handed the buffer it
+// fills, owns it until it hands it back to its completion, and holds the blob
+// (always owned by a shared_ptr) until it has completed.
 class Blob : public std::enable_shared_from_this<Blob> {
  public:
-  using ReadDone = absl::AnyInvocable<void(absl::StatusOr<std::string>) &&>;
+  using ReadDone = absl::AnyInvocable<void(absl::StatusOr<Buffer>) &&>;
 
   virtual ~Blob() = default;
 
@@ -113,11 +115,13 @@ class Blob : public std::enable_shared_from_this<Blob> {
   virtual std::optional<absl::Status> TryReadNow(
       BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const = 0;
 
-  // Reads `length` bytes from `offset` of `part` into a buffer of its own and
-  // hands it to `done`: always later, on one of the backend's threads (which
-  // must not verify: hand the bytes on), never before ReadAsync() returns.
-  // Errors as TryReadNow's.
-  virtual void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  // Fills `into` (uninitialized, perhaps a pooled buffer: every byte is
+  // written before `done` gets it) with into.size() bytes from `offset` of
+  // `part`, and hands it to `done`: always later, on one of the backend's
+  // threads (which must not verify: hand the bytes on), never before
+  // ReadAsync() returns. On an error `into` is dropped. Errors as
+  // TryReadNow's.
+  virtual void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                          ReadDone done) const = 0;
 
   // Asks the backend to start bringing [offset, offset + length) of `part`

@@ -3,7 +3,6 @@
 #include "server/store/cache/caching_blob.h"
 
 #include <algorithm>
-#include <string>
 #include <utility>
 
 #include "lib/hash.h"
@@ -45,18 +44,19 @@ std::optional<absl::Status> CachingBlob::TryReadNow(
   return absl::OkStatus();
 }
 
-void CachingBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+void CachingBlob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                             ReadDone done) const {
+  const uint64_t length = into.size();
   // The source reports what is out of range, and answers an empty read.
   if (!CheckReadRange(*this, part, offset, length).ok() || length == 0) {
-    source_->ReadAsync(part, offset, length, std::move(done));
+    source_->ReadAsync(part, offset, std::move(into), std::move(done));
     return;
   }
   int pieces = 0;
   ForEachPiece(part, offset, length, [&](const Piece&) { ++pieces; });
   // The pieces write into `bytes`, which the join's completion owns and every
   // piece's completion shares: it outlives the last write into it.
-  auto bytes = std::make_shared<std::string>(length, '\0');
+  auto bytes = std::make_shared<Buffer>(std::move(into));
   auto join = ReadJoin::Create(
       pieces, [bytes, done = std::move(done)](absl::Status status) mutable {
         if (!status.ok()) {
@@ -65,7 +65,7 @@ void CachingBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
         }
         std::move(done)(std::move(*bytes));
       });
-  const absl::Span<uint8_t> out = AsMutableBytes(bytes.get());
+  const absl::Span<uint8_t> out = bytes->span();
   ForEachPiece(part, offset, length, [&](const Piece& piece) {
     cache_->ReadAsync(
         source_, piece.key, piece.offset_in_slab,

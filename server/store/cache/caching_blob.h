@@ -25,7 +25,7 @@ class CachingBlob final : public Blob {
       BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
   // Each slab from memory, the disk cache or a fetch, into a buffer the
   // read owns; completes on the cache's thread or the store's.
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override;
   // Read-ahead: starts fetching the slabs of the range that are not cached.
   void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;

@@ -9,11 +9,13 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/buffer_pool.h"
 #include "lib/executor.h"
 #include "lib/hash.h"
 #include "lib/test_blob.h"
 #include "server/store/cache/caching_blob.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"
 #include "server/store/verified_blob.h"
 
@@ -29,11 +31,16 @@ absl::StatusOr<std::string> ReadWaiting(const Blob& blob, BlobPart part,
   absl::Notification done;
   absl::StatusOr<std::string> result;
   const std::thread::id caller = std::this_thread::get_id();
-  blob.ReadAsync(part, offset, size, [&](absl::StatusOr<std::string> read) {
-    EXPECT_NE(std::this_thread::get_id(), caller) << "completed inside";
-    result = std::move(read);
-    done.Notify();
-  });
+  blob.ReadAsync(
+      part, offset, Buffer::Allocate(size), [&](absl::StatusOr<Buffer> read) {
+        EXPECT_NE(std::this_thread::get_id(), caller) << "completed inside";
+        if (read.ok()) {
+          result = StringOf(*read);
+        } else {
+          result = read.status();
+        }
+        done.Notify();
+      });
   done.WaitForNotification();
   return result;
 }
@@ -55,10 +62,10 @@ class FailingBlob final : public Blob {
                                          absl::Span<uint8_t>) const override {
     return std::nullopt;
   }
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override {
     if (!fail) {
-      source_->ReadAsync(part, offset, length, std::move(done));
+      source_->ReadAsync(part, offset, std::move(into), std::move(done));
       return;
     }
     ASSERT_TRUE(answers_
@@ -135,11 +142,11 @@ TEST_F(CachingBlobTest, ASecondReadIsLocalAndFetchesNothing) {
 
 TEST_F(CachingBlobTest, ConcurrentReadsOfASlabShareOneFetch) {
   auto blob = Open();
-  std::vector<absl::StatusOr<std::string>> results(8);
+  std::vector<absl::StatusOr<Buffer>> results(8);
   std::vector<absl::Notification> done(results.size());
   for (size_t i = 0; i < results.size(); ++i) {
-    blob->ReadAsync(BlobPart::kData, 2 * kSlab + i * 1000, 100,
-                    [&, i](absl::StatusOr<std::string> read) {
+    blob->ReadAsync(BlobPart::kData, 2 * kSlab + i * 1000,
+                    Buffer::Allocate(100), [&, i](absl::StatusOr<Buffer> read) {
                       results[i] = std::move(read);
                       done[i].Notify();
                     });
@@ -147,7 +154,7 @@ TEST_F(CachingBlobTest, ConcurrentReadsOfASlabShareOneFetch) {
   for (size_t i = 0; i < results.size(); ++i) {
     done[i].WaitForNotification();
     ASSERT_TRUE(results[i].ok()) << results[i].status();
-    EXPECT_EQ(*results[i], data_.substr(2 * kSlab + i * 1000, 100));
+    EXPECT_EQ(StringOf(*results[i]), data_.substr(2 * kSlab + i * 1000, 100));
   }
   EXPECT_EQ(remote_->reads(BlobPart::kData), 1);
 }

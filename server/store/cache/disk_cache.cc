@@ -108,7 +108,7 @@ void DiskCache::WriteNow(const Slab& slab) {
   absl::StatusOr<UniqueFd> fd =
       OpenFile(file->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
   absl::Status written =
-      fd.ok() ? WriteAll(fd->get(), AsBytes(slab.bytes), file->path)
+      fd.ok() ? WriteAll(fd->get(), slab.bytes.span(), file->path)
               : fd.status();
   if (!written.ok()) {
     write_failures_.fetch_add(1);

@@ -12,6 +12,7 @@
 #include "lib/hash.h"
 #include "lib/test_blob.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 
 namespace verity::server {
 namespace {
@@ -24,7 +25,7 @@ SlabKey KeyOf(uint64_t index) {
 std::shared_ptr<const Slab> SlabOf(uint64_t index, uint64_t size) {
   auto slab = std::make_shared<Slab>();
   slab->key = KeyOf(index);
-  slab->bytes = MakeData(size, index);
+  slab->bytes = BufferOf(MakeData(size, index));
   return slab;
 }
 
@@ -69,8 +70,9 @@ TEST(DiskCacheTest, WrittenSlabsReadBackAtAnyOffset) {
   EXPECT_EQ(Read(**cache, slab->key, 0, 10), "<miss>");
   (*cache)->Write(slab);
   ASSERT_TRUE(AwaitWritten(**cache, slab->key));
-  EXPECT_EQ(Read(**cache, slab->key, 0, 10000), slab->bytes);
-  EXPECT_EQ(Read(**cache, slab->key, 4097, 100), slab->bytes.substr(4097, 100));
+  EXPECT_EQ(Read(**cache, slab->key, 0, 10000), StringOf(slab->bytes));
+  EXPECT_EQ(Read(**cache, slab->key, 4097, 100),
+            StringOf(slab->bytes).substr(4097, 100));
   EXPECT_EQ((*cache)->bytes(), 10000u);
   EXPECT_EQ((*cache)->write_failures(), 0u);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "lib/buffer_pool.h"
 #include "lib/descriptor.h"
 #include "server/store/store.h"
 
@@ -36,7 +37,7 @@ struct SlabKey {
 // A slab's bytes, as fetched: unverified. Immutable once cached.
 struct Slab {
   SlabKey key;
-  std::string bytes;
+  Buffer bytes;
 
   uint64_t cached_bytes() const { return bytes.size(); }
 };

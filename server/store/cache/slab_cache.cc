@@ -106,9 +106,9 @@ void SlabCache::FetchFor(std::shared_ptr<const Blob> source, const SlabKey& key,
   // Over budget: only the bytes asked for, into `out` when they arrive.
   fetched_bytes_.fetch_add(joining->out.size(), std::memory_order_relaxed);
   source->ReadAsync(key.part, key.index * options_.slab_bytes + joining->offset,
-                    joining->out.size(),
+                    Buffer::Allocate(joining->out.size()),
                     [out = joining->out, done = std::move(joining->done)](
-                        absl::StatusOr<std::string> bytes) mutable {
+                        absl::StatusOr<Buffer> bytes) mutable {
                       if (bytes.ok())
                         std::memcpy(out.data(), bytes->data(), out.size());
                       std::move(done)(bytes.status());
@@ -158,14 +158,17 @@ SlabCache::Fetching SlabCache::JoinOrStart(
   fetched_bytes_.fetch_add(size, std::memory_order_relaxed);
   // `source` rides along in the read: the blob stays open until its bytes
   // are here.
-  source->ReadAsync(key.part, key.index * options_.slab_bytes, size,
-                    [this, key](absl::StatusOr<std::string> bytes) {
+  // A slab's own buffer, not a pooled one: it stays cached for as long as
+  // the cache keeps it.
+  source->ReadAsync(key.part, key.index * options_.slab_bytes,
+                    Buffer::Allocate(size),
+                    [this, key](absl::StatusOr<Buffer> bytes) {
                       Finish(key, std::move(bytes));
                     });
   return Fetching::kStarted;
 }
 
-void SlabCache::Finish(const SlabKey& key, absl::StatusOr<std::string> bytes) {
+void SlabCache::Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes) {
   std::shared_ptr<Fetch> fetch;
   {
     absl::MutexLock lock(&mu_);

@@ -119,7 +119,7 @@ class SlabCache {
   Fetching JoinOrStart(const std::shared_ptr<const Blob>& source,
                        const SlabKey& key, std::optional<Waiter>& waiter)
       ABSL_LOCKS_EXCLUDED(mu_);
-  void Finish(const SlabKey& key, absl::StatusOr<std::string> bytes)
+  void Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Runs `task` on the cache's thread.
   void Post(absl::AnyInvocable<void() &&> task);

@@ -143,26 +143,21 @@ std::optional<absl::Status> FileBlob::TryReadNow(
   return ReadNow(part, offset, out);
 }
 
-void FileBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+void FileBlob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                          ReadDone done) const {
   // The executor's queue is unbounded (its reads are those in flight), so
   // the task always runs.
   const absl::Status queued = reads_.Submit(
       [self = std::static_pointer_cast<const FileBlob>(shared_from_this()),
-       part, offset, length, done = std::move(done)]() mutable {
-        if (absl::Status range = CheckReadRange(*self, part, offset, length);
-            !range.ok()) {
-          std::move(done)(range);
-          return;
-        }
-        std::string bytes(length, '\0');
-        absl::Status status =
-            self->ReadNow(part, offset, AsMutableBytes(&bytes));
+       part, offset, into = std::move(into), done = std::move(done)]() mutable {
+        // ReadNow() checks the range first, and fills all of `into` or
+        // fails.
+        absl::Status status = self->ReadNow(part, offset, into.span());
         if (!status.ok()) {
           std::move(done)(status);
           return;
         }
-        std::move(done)(std::move(bytes));
+        std::move(done)(std::move(into));
       });
   (void)queued;
 }

@@ -53,8 +53,8 @@ class FileBlob final : public Blob {
   // nothing is quarantined, and a client may retry elsewhere).
   std::optional<absl::Status> TryReadNow(
       BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
-  // The same pread, on a thread of `reads`.
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  // The same pread, into `into`, on a thread of `reads`.
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override;
   // posix_fadvise(POSIX_FADV_WILLNEED): the kernel starts reading into the
   // page cache.

@@ -26,8 +26,9 @@ std::optional<absl::Status> S3Blob::TryReadNow(BlobPart part, uint64_t offset,
   return std::nullopt;
 }
 
-void S3Blob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+void S3Blob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                        ReadDone done) const {
+  const uint64_t length = into.size();
   if (absl::Status range = CheckReadRange(*this, part, offset, length);
       !range.ok() || length == 0) {
     S3Response refused;
@@ -37,19 +38,21 @@ void S3Blob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
                       if (!response.status.ok()) {
                         std::move(done)(response.status);
                       } else {
-                        std::move(done)(std::string());
+                        std::move(done)(Buffer());
                       }
                     });
     return;
   }
   const bool data = part == BlobPart::kData;
-  auto bytes = std::make_shared<std::string>(length, '\0');
+  // curl writes the body straight into the caller's buffer, which the
+  // completion owns until the answer.
+  auto bytes = std::make_shared<Buffer>(std::move(into));
   S3Request request;
   request.op = data ? "GetData" : "GetTree";
   request.key = data ? data_key_ : tree_key_;
   request.headers.push_back(
       absl::StrCat("Range: bytes=", offset, "-", offset + length - 1));
-  request.into = AsMutableBytes(bytes.get());
+  request.into = bytes->span();
   // The blob and the buffer ride along until the answer.
   client_->Start(
       std::move(request),

@@ -31,7 +31,7 @@ class S3Blob final : public Blob {
   // One ranged GET into a buffer of its own, answered on the S3 client's
   // thread. DATA_LOSS naming the blob and offset if the object is missing or
   // shorter than the descriptor implies; UNAVAILABLE if S3 cannot be reached.
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override;
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
 

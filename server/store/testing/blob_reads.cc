@@ -2,6 +2,7 @@
 
 #include "server/store/testing/blob_reads.h"
 
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -11,6 +12,17 @@
 #include "lib/status_macros.h"
 
 namespace verity::server {
+
+Buffer BufferOf(absl::string_view bytes) {
+  Buffer buffer = Buffer::Allocate(bytes.size());
+  if (!bytes.empty()) std::memcpy(buffer.data(), bytes.data(), bytes.size());
+  return buffer;
+}
+
+std::string StringOf(const Buffer& buffer) {
+  return std::string(reinterpret_cast<const char*>(buffer.data()),
+                     buffer.size());
+}
 
 absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
                                          uint64_t offset, uint64_t length) {
@@ -27,10 +39,15 @@ absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
   }
   absl::Notification done;
   absl::StatusOr<std::string> result;
-  blob.ReadAsync(part, offset, length, [&](absl::StatusOr<std::string> read) {
-    result = std::move(read);
-    done.Notify();
-  });
+  blob.ReadAsync(part, offset, Buffer::Allocate(length),
+                 [&](absl::StatusOr<Buffer> read) {
+                   if (read.ok()) {
+                     result = StringOf(*read);
+                   } else {
+                     result = read.status();
+                   }
+                   done.Notify();
+                 });
   done.WaitForNotification();
   return result;
 }

@@ -8,10 +8,16 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/buffer_pool.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
+
+// A one-off Buffer holding `bytes`, and a Buffer's bytes as a string.
+Buffer BufferOf(absl::string_view bytes);
+std::string StringOf(const Buffer& buffer);
 
 // Bytes [offset, offset + length) of `part`: Blob::TryReadNow() if they are
 // here, else Blob::ReadAsync(), waited for. Not on a backend's thread.

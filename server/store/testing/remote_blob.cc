@@ -9,10 +9,10 @@ namespace verity::server {
 RemoteBlob::RemoteBlob(std::shared_ptr<const Blob> local)
     : Blob(*local), local_(std::move(local)) {}
 
-void RemoteBlob::ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+void RemoteBlob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                            ReadDone done) const {
   ++reads_[static_cast<int>(part)];
-  local_->ReadAsync(part, offset, length, std::move(done));
+  local_->ReadAsync(part, offset, std::move(into), std::move(done));
 }
 
 }  // namespace verity::server

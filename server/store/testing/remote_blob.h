@@ -23,7 +23,7 @@ class RemoteBlob final : public Blob {
                                          absl::Span<uint8_t>) const override {
     return std::nullopt;
   }
-  void ReadAsync(BlobPart part, uint64_t offset, uint64_t length,
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override;
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
 
