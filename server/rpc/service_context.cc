@@ -29,8 +29,7 @@ BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options) {
   buffers.min_buffer_bytes = 4096;  // a tree block, the usual block size
   buffers.max_buffer_bytes =
       std::max(options.read_chunk_bytes, options.max_read_chunk_bytes);
-  buffers.max_idle_bytes = std::max<uint64_t>(options.read_window_bytes,
-                                              4 * buffers.max_buffer_bytes);
+  buffers.max_idle_bytes = 4 * buffers.max_buffer_bytes;
   return buffers;
 }
 
