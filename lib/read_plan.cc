@@ -40,6 +40,11 @@ BlockRange BlocksOf(const TreeGeometry& geometry, ByteRange bytes) {
   return {first, DivRoundUp(bytes.end, geometry.block_size())};
 }
 
+bool FitsSmallRead(const TreeGeometry& geometry, ByteRange bytes) {
+  return BlocksOf(geometry, bytes).size() <=
+         kMaxSmallReadBytes / geometry.block_size();
+}
+
 ByteRange BytesOf(const TreeGeometry& geometry, BlockRange blocks) {
   const uint64_t bs = geometry.block_size();
   const uint64_t size = geometry.data_size();

@@ -54,6 +54,14 @@ absl::StatusOr<ByteRange> CheckByteRange(uint64_t data_size, uint64_t offset,
 // block of its start.
 BlockRange BlocksOf(const TreeGeometry& geometry, ByteRange bytes);
 
+// The most data a ReadSmall call carries: the range rounded out to whole
+// blocks (BlocksOf) must be no larger. 256 KiB is the Read stream's first
+// chunk, so a small read costs the server what a stream's first message does.
+inline constexpr uint64_t kMaxSmallReadBytes = 256 << 10;
+
+// True if `bytes` of a blob of `geometry` can be read by one ReadSmall call.
+bool FitsSmallRead(const TreeGeometry& geometry, ByteRange bytes);
+
 // The bytes of data blocks `blocks`, the last one cut at the end of the data.
 ByteRange BytesOf(const TreeGeometry& geometry, BlockRange blocks);
 

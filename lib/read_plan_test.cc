@@ -79,6 +79,22 @@ TEST(BlocksOfTest, CoversEveryByteOfTheRange) {
   EXPECT_TRUE(BlocksOf(g, {5, 5}).empty());
 }
 
+TEST(FitsSmallReadTest, CountsTheBlocksTheRangeTouches) {
+  const uint64_t limit = kMaxSmallReadBytes / kBlock;  // blocks
+  const TreeGeometry g = Geometry(4 * limit * kBlock);
+  EXPECT_TRUE(FitsSmallRead(g, {0, 0}));
+  EXPECT_TRUE(FitsSmallRead(g, {0, kMaxSmallReadBytes}));
+  EXPECT_TRUE(FitsSmallRead(g, {kBlock, kBlock + kMaxSmallReadBytes}));
+  EXPECT_FALSE(FitsSmallRead(g, {0, kMaxSmallReadBytes + 1}));
+  // Fewer bytes than the limit, but one more block once rounded out.
+  EXPECT_FALSE(FitsSmallRead(g, {1, kMaxSmallReadBytes + 1}));
+  EXPECT_TRUE(FitsSmallRead(g, {1, kMaxSmallReadBytes}));
+  // The last block is short: the range still counts whole blocks.
+  const TreeGeometry tail = Geometry(limit * kBlock + 1);
+  EXPECT_FALSE(FitsSmallRead(tail, {0, limit * kBlock + 1}));
+  EXPECT_TRUE(FitsSmallRead(tail, {kBlock, limit * kBlock + 1}));
+}
+
 TEST(BytesOfTest, CutsTheLastBlockAtTheEndOfTheData) {
   const TreeGeometry g = Geometry(10 * kBlock + 5);
   const ByteRange all = BytesOf(g, {0, 11});

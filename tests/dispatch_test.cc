@@ -4,6 +4,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -121,6 +122,63 @@ TEST_F(DispatchTest, SmallUrgentReadsGoInlineLargeAndIdleToThePool) {
   EXPECT_GE(server->verityd().dispatch_metrics().queue_wait_count(
                 PriorityClass::kIdle),
             2);
+}
+
+// One ReadSmall call, as RawRead's request.
+Raw RawReadSmall(v1::Verity::Stub& stub, const std::string& digest,
+                 uint64_t offset, uint64_t length,
+                 PriorityClass priority_class) {
+  v1::ReadRequest request;
+  request.set_digest(digest);
+  request.set_offset(offset);
+  request.set_length(length);
+  request.set_priority_class(
+      static_cast<v1::PriorityClass>(Index(priority_class)));
+  request.set_have_whole_tree(true);
+  grpc::ClientContext context;
+  v1::ReadResponse response;
+  Raw raw;
+  raw.status = stub.ReadSmall(&context, request, &response);
+  raw.data = response.data();
+  raw.responses = response.SerializeAsString();
+  return raw;
+}
+
+// ReadSmall's read is placed by the rules a Read's chunk is: inline when
+// small and urgent, on the pool when large or idle.
+TEST_F(DispatchTest, SmallReadsArePlacedAsReadsAre) {
+  std::unique_ptr<TestServer> server =
+      StartWith(DispatchMode::kAdaptive, "rt=65536,be=65536,none=65536");
+  PutAndWarm(*server);
+  // How `read` changed the placements of class `c` on `path`.
+  auto placed_by = [&](PriorityClass c, DispatchPath path,
+                       DispatchReason reason,
+                       const std::function<void()>& read) {
+    const uint64_t before = Placed(*server, path, c, reason);
+    read();
+    return Placed(*server, path, c, reason) - before;
+  };
+  for (PriorityClass c : kAllPriorityClasses) {
+    SCOPED_TRACE(PriorityClassName(c));
+    const bool idle = c == PriorityClass::kIdle;
+    auto small = [&] {
+      Raw raw = RawReadSmall(server->stub(), digest_, 8192, 4096, c);
+      ASSERT_TRUE(raw.status.ok()) << raw.status.error_message();
+      EXPECT_EQ(raw.data, data_.substr(8192, 4096));
+    };
+    auto large = [&] {
+      Raw raw = RawReadSmall(server->stub(), digest_, 0, 256 << 10, c);
+      ASSERT_TRUE(raw.status.ok()) << raw.status.error_message();
+      EXPECT_EQ(raw.data, data_.substr(0, 256 << 10));
+    };
+    EXPECT_EQ(placed_by(c, DispatchPath::kInline, DispatchReason::kWithinLimit,
+                        small),
+              idle ? 0u : 1u);
+    EXPECT_EQ(placed_by(c, DispatchPath::kPool, DispatchReason::kSize, small),
+              idle ? 1u : 0u);
+    EXPECT_EQ(placed_by(c, DispatchPath::kPool, DispatchReason::kSize, large),
+              1u);
+  }
 }
 
 TEST_F(DispatchTest, ColdTreeFallsBackToThePool) {

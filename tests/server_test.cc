@@ -2,9 +2,7 @@
 // store, the client's verifying reader on the other side. Round trips, ranges,
 // restart, corruption, bad input.
 
-#include <fcntl.h>
 #include <grpcpp/generic/generic_stub.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -24,25 +22,6 @@ namespace {
 
 using ::absl::StatusCode;
 using ::testing::HasSubstr;
-
-// The directory holding a stored blob, per the store's documented layout.
-std::string BlobDir(const TestServer& server, absl::string_view digest) {
-  const size_t colon = digest.find(':');
-  const std::string alg(digest.substr(0, colon));
-  const std::string hex(digest.substr(colon + 1));
-  return absl::StrCat(server.options().store.root, "/blobs/", alg, "/",
-                      hex.substr(0, 2), "/", hex);
-}
-
-void FlipBit(const std::string& path, uint64_t offset) {
-  const int fd = open(path.c_str(), O_RDWR);
-  ASSERT_GE(fd, 0) << path;
-  char byte;
-  ASSERT_EQ(pread(fd, &byte, 1, offset), 1);
-  byte ^= 0x10;
-  ASSERT_EQ(pwrite(fd, &byte, 1, offset), 1);
-  close(fd);
-}
 
 TEST(ServerTest, RoundTripSizesAlgorithmsAndSalt) {
   auto server = TestServer::Start();
@@ -246,75 +225,103 @@ TEST(ServerTest, QuarantineStopsServingUntilRePut) {
   EXPECT_TRUE(healed.data == data);
 }
 
-absl::Status ReadStatus(TestServer& server, const v1::ReadRequest& request) {
+// The status of a Read stream, or of a ReadSmall call if `small`, of
+// `request`.
+absl::Status ReadStatus(TestServer& server, const v1::ReadRequest& request,
+                        bool small) {
   grpc::ClientContext context;
-  auto reader = server.stub().Read(&context, request);
   v1::ReadResponse response;
+  if (small) {
+    const grpc::Status status =
+        server.stub().ReadSmall(&context, request, &response);
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        status.error_message());
+  }
+  auto reader = server.stub().Read(&context, request);
   while (reader->Read(&response)) {
   }
-  return absl::Status(
-      static_cast<absl::StatusCode>(reader->Finish().error_code()), "");
+  const grpc::Status status = reader->Finish();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
 }
 
+// Read and ReadSmall check a request alike.
 TEST(ServerTest, BadReadsGetTheRightCode) {
   auto server = TestServer::Start();
   const std::string data = RandomBytes(5000, 3);
   ASSERT_TRUE(PutBlob(server->stub(), data).ok());
-  v1::ReadRequest request;
-  request.set_digest(DigestOf(RandomBytes(5000, 4)));
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kNotFound);
-  request.set_digest("sha256:1234");
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  request.set_digest("md5:" + std::string(32, 'a'));
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  request.set_name("no/such/name");
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kNotFound);
-  request.set_digest(DigestOf(data));
-  request.set_offset(5001);
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOutOfRange);
-  request.set_offset(10);
-  request.set_length(~uint64_t{0});
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  request.set_length(4991);
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOutOfRange);
-  request.set_length(4990);
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kOk);
-  // A malformed request is INVALID_ARGUMENT whatever the store holds: an
-  // overflowing range beats a missing blob and an offset past the end.
-  request.set_offset(6000);
-  request.set_length(~uint64_t{0});
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  request.set_digest(DigestOf(RandomBytes(5000, 4)));
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  request.set_digest(DigestOf(data));
-  request.set_offset(10);
-  request.set_length(4990);
-  request.set_priority_class(static_cast<v1::PriorityClass>(7));
-  EXPECT_EQ(ReadStatus(*server, request).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ReadStatus(*server, v1::ReadRequest()).code(),
-            StatusCode::kInvalidArgument);
+  for (const bool small : {false, true}) {
+    SCOPED_TRACE(small ? "ReadSmall" : "Read");
+    v1::ReadRequest request;
+    request.set_digest(DigestOf(RandomBytes(5000, 4)));
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kNotFound);
+    request.set_digest("sha256:1234");
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    request.set_digest("md5:" + std::string(32, 'a'));
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    request.set_name("no/such/name");
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kNotFound);
+    request.set_digest(DigestOf(data));
+    request.set_offset(5001);
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kOutOfRange);
+    request.set_offset(10);
+    request.set_length(~uint64_t{0});
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    request.set_length(4991);
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kOutOfRange);
+    request.set_length(4990);
+    EXPECT_EQ(ReadStatus(*server, request, small).code(), StatusCode::kOk);
+    // A malformed request is INVALID_ARGUMENT whatever the store holds: an
+    // overflowing range beats a missing blob and an offset past the end.
+    request.set_offset(6000);
+    request.set_length(~uint64_t{0});
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    request.set_digest(DigestOf(RandomBytes(5000, 4)));
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    request.set_digest(DigestOf(data));
+    request.set_offset(10);
+    request.set_length(4990);
+    request.set_priority_class(static_cast<v1::PriorityClass>(7));
+    EXPECT_EQ(ReadStatus(*server, request, small).code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_EQ(ReadStatus(*server, v1::ReadRequest(), small).code(),
+              StatusCode::kInvalidArgument);
+  }
 }
 
-// Read's handler parses its request itself (it is a raw method, to send data
-// without copying it): bytes that are no ReadRequest are INVALID_ARGUMENT.
+// Read's and ReadSmall's handlers parse their requests themselves (they are
+// raw methods, to send data without copying it): bytes that are no
+// ReadRequest are INVALID_ARGUMENT.
 TEST(ServerTest, MalformedReadRequestIsInvalidArgument) {
   auto server = TestServer::Start();
   grpc::GenericStub generic(server->channel());
   const std::string garbage = "\x2a\xff\xff\xff";  // field 5, length cut off
   grpc::Slice slice(garbage);
   const grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  grpc::ClientContext context;
-  absl::Notification done;
-  grpc::Status status;
-  generic.UnaryCall(&context, "/verity.v1.Verity/Read", grpc::StubOptions(),
-                    &request, &response, [&](grpc::Status s) {
-                      status = std::move(s);
-                      done.Notify();
-                    });
-  done.WaitForNotification();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
-      << status.error_message();
+  for (const char* method :
+       {"/verity.v1.Verity/Read", "/verity.v1.Verity/ReadSmall"}) {
+    grpc::ByteBuffer response;
+    grpc::ClientContext context;
+    absl::Notification done;
+    grpc::Status status;
+    generic.UnaryCall(&context, method, grpc::StubOptions(), &request,
+                      &response, [&](grpc::Status s) {
+                        status = std::move(s);
+                        done.Notify();
+                      });
+    done.WaitForNotification();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << method << ": " << status.error_message();
+  }
 }
 
 TEST(ServerTest, BadPutsStoreNothingAndTheServerStaysUp) {

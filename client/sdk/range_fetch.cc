@@ -49,6 +49,7 @@ absl::Status RangeFetcher::Run() {
   while (true) {
     const uint64_t before = next_;
     const AttemptResult result = Attempt();
+    if (result.again_as_stream) continue;
     // An empty range starts the writer here.
     if (result.status.ok()) return writer_.Start(next_);
     if (!result.from_rpc || !IsRetryable(result.status.code())) {

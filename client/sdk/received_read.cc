@@ -1,5 +1,5 @@
-// Implements ReceivedReadResponse over ParseReadResponsePieces, and starts
-// the call the way the generated stub does (the same internal factory gRPC's
+// Implements ReceivedReadResponse over ParseReadResponsePieces, and makes
+// the calls the way the generated stub does (the same internal factory gRPC's
 // generated code uses for a message type of its own serialization traits).
 
 #include "client/sdk/received_read.h"
@@ -12,8 +12,9 @@
 namespace verity::client {
 namespace {
 
-// The method's full name, as in verity.proto.
+// The methods' full names, as in verity.proto.
 constexpr char kReadMethod[] = "/verity.v1.Verity/Read";
+constexpr char kReadSmallMethod[] = "/verity.v1.Verity/ReadSmall";
 
 }  // namespace
 
@@ -38,15 +39,28 @@ absl::Status ReceivedReadResponse::Parse() {
 ReceivedReadCaller::ReceivedReadCaller(
     std::shared_ptr<grpc::ChannelInterface> channel)
     : channel_(std::move(channel)),
-      method_(kReadMethod, grpc::internal::RpcMethod::SERVER_STREAMING,
-              channel_) {}
+      read_(kReadMethod, grpc::internal::RpcMethod::SERVER_STREAMING, channel_),
+      read_small_(kReadSmallMethod, grpc::internal::RpcMethod::NORMAL_RPC,
+                  channel_) {}
 
 std::unique_ptr<grpc::ClientReader<ReceivedReadResponse>>
 ReceivedReadCaller::Start(grpc::ClientContext* context,
                           const v1::ReadRequest& request) const {
   return std::unique_ptr<grpc::ClientReader<ReceivedReadResponse>>(
       grpc::internal::ClientReaderFactory<ReceivedReadResponse>::Create(
-          channel_.get(), method_, context, request));
+          channel_.get(), read_, context, request));
+}
+
+grpc::Status ReceivedReadCaller::ReadSmall(
+    grpc::ClientContext* context, const v1::ReadRequest& request,
+    ReceivedReadResponse* response) const {
+  grpc::Status status =
+      grpc::internal::BlockingUnaryCall<v1::ReadRequest, ReceivedReadResponse>(
+          channel_.get(), read_small_, context, request, response);
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    small_reads_served_.store(false);
+  }
+  return status;
 }
 
 }  // namespace verity::client

@@ -1,15 +1,17 @@
-// The Read RPC with each response left in the slices gRPC received it in, so
-// that the client hashes and delivers the data where it lies instead of
-// having protobuf copy it into one string first.
+// The Read and ReadSmall RPCs with each response left in the slices gRPC
+// received it in, so that the client hashes and delivers the data where it
+// lies instead of having protobuf copy it into one string first.
 
 #ifndef VERITYD_CLIENT_SDK_RECEIVED_READ_H_
 #define VERITYD_CLIENT_SDK_RECEIVED_READ_H_
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/impl/rpc_method.h>
 #include <grpcpp/support/sync_stream.h>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -41,8 +43,8 @@ class ReceivedReadResponse {
   std::vector<ByteChain::Piece> data_;
 };
 
-// Starts Read calls on one channel, as the generated stub would, with
-// responses of the type above. Thread-safe.
+// Makes Read and ReadSmall calls on one channel, as the generated stub would,
+// with responses of the type above. Thread-safe.
 class ReceivedReadCaller {
  public:
   explicit ReceivedReadCaller(std::shared_ptr<grpc::ChannelInterface> channel);
@@ -50,9 +52,20 @@ class ReceivedReadCaller {
   std::unique_ptr<grpc::ClientReader<ReceivedReadResponse>> Start(
       grpc::ClientContext* context, const v1::ReadRequest& request) const;
 
+  // One ReadSmall call: `response` holds its message if the status is OK.
+  // A server without the method answers UNIMPLEMENTED, and from then on
+  // small_reads_served() is false.
+  grpc::Status ReadSmall(grpc::ClientContext* context,
+                         const v1::ReadRequest& request,
+                         ReceivedReadResponse* response) const;
+  bool small_reads_served() const { return small_reads_served_.load(); }
+
  private:
   const std::shared_ptr<grpc::ChannelInterface> channel_;
-  const grpc::internal::RpcMethod method_;  // registered with the channel once
+  // Each registered with the channel once.
+  const grpc::internal::RpcMethod read_;
+  const grpc::internal::RpcMethod read_small_;
+  mutable std::atomic<bool> small_reads_served_{true};
 };
 
 }  // namespace verity::client

@@ -1,5 +1,6 @@
-// Implements StreamAttempt: a Read RPC whose every message goes through the
-// ReadStreamVerifier, and whose verified bytes go to the fetch's writer. The
+// Implements StreamAttempt: a Read RPC (or one ReadSmall call) whose every
+// message goes through the ReadStreamVerifier, and whose verified bytes go
+// to the fetch's writer. The
 // shared tree locks itself, briefly, so a slow sink never stalls other
 // streams.
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "client/sdk/grpc_status.h"
+#include "lib/read_plan.h"
 #include "lib/status_macros.h"
 
 namespace verity::client {
@@ -33,7 +35,7 @@ std::optional<uint64_t> StreamAttempt::blob_size() const {
   return verifier_.verified_tree()->geometry().data_size();
 }
 
-v1::ReadRequest StreamAttempt::MakeRequest() const {
+v1::ReadRequest StreamAttempt::MakeRequest(bool* names_held) const {
   v1::ReadRequest request;
   request.set_digest(target_.trusted.ToString());
   request.set_offset(begin_);
@@ -53,17 +55,31 @@ v1::ReadRequest StreamAttempt::MakeRequest() const {
     request.mutable_have_tree_blocks()->Add(blocks.begin(), blocks.end());
     held = !blocks.empty();
   }
-  if (held) {
+  if (names_held != nullptr) *names_held = held;
+  return request;
+}
+
+void StreamAttempt::CountRequest(bool names_held) const {
+  if (names_held) {
     FetchCounters::Add(target_.counters->requests_with_held_tree_blocks, 1);
   }
-  return request;
+}
+
+bool StreamAttempt::FitsSmallRead() const {
+  const std::shared_ptr<VerifiedTree> tree = verifier_.verified_tree();
+  return tree != nullptr && end_.has_value() &&
+         target_.read->small_reads_served() &&
+         verity::FitsSmallRead(tree->geometry(), {begin_, *end_});
 }
 
 AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
                                  FetchWriter& writer, int part) {
+  if (FitsSmallRead()) return RunSmall(context, writer, part);
   FetchCounters::Add(target_.counters->read_streams, 1);
+  bool names_held = false;
   std::unique_ptr<grpc::ClientReader<ReceivedReadResponse>> reader =
-      target_.read->Start(context, MakeRequest());
+      target_.read->Start(context, MakeRequest(&names_held));
+  CountRequest(names_held);
   ReceivedReadResponse msg;
   absl::Status local;
   while (local.ok() && reader->Read(&msg)) {
@@ -79,6 +95,24 @@ AttemptResult StreamAttempt::Run(grpc::ClientContext* context,
   }
   absl::Status rpc = FromGrpcStatus(reader->Finish());
   if (!rpc.ok()) return {std::move(rpc), true};
+  return {verifier_.Finish(), false};
+}
+
+AttemptResult StreamAttempt::RunSmall(grpc::ClientContext* context,
+                                      FetchWriter& writer, int part) {
+  ReceivedReadResponse msg;
+  bool names_held = false;
+  const grpc::Status rpc =
+      target_.read->ReadSmall(context, MakeRequest(&names_held), &msg);
+  // A server from before ReadSmall (the caller remembers it).
+  if (rpc.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return {FromGrpcStatus(rpc), true, /*again_as_stream=*/true};
+  }
+  FetchCounters::Add(target_.counters->small_reads, 1);
+  CountRequest(names_held);
+  if (!rpc.ok()) return {FromGrpcStatus(rpc), true};
+  absl::Status local = OnMessage(msg, writer, part);
+  if (!local.ok()) return {std::move(local), false};
   return {verifier_.Finish(), false};
 }
 

@@ -1,6 +1,9 @@
 // One Read RPC of a fetch: asks for what is still missing, tells the server
 // which tree blocks the client holds, and verifies the stream against the
-// blob's tree shared with every other stream reading it.
+// blob's tree shared with every other stream reading it. A range that fits
+// one message, of a blob whose tree the client holds, is read with one
+// ReadSmall call instead: the same request and verification, without a
+// stream's set-up.
 
 #ifndef VERITYD_CLIENT_SDK_STREAM_ATTEMPT_H_
 #define VERITYD_CLIENT_SDK_STREAM_ATTEMPT_H_
@@ -43,6 +46,10 @@ struct AttemptResult {
   // The status is the RPC's own (the transport or the server failed), not
   // verification's or the sink's: only such failures may be retried.
   bool from_rpc = false;
+  // The server has no ReadSmall: nothing happened, and the attempt is to be
+  // made again, as a stream, on a new ClientContext (a context serves one
+  // call).
+  bool again_as_stream = false;
 };
 
 // Thread-compatible; other attempts may share the tree concurrently.
@@ -73,7 +80,17 @@ class StreamAttempt {
   std::optional<uint64_t> blob_size() const;
 
  private:
-  v1::ReadRequest MakeRequest() const;
+  // Sets `*names_held` if the request tells the server of tree blocks the
+  // client holds.
+  v1::ReadRequest MakeRequest(bool* names_held) const;
+  // Counts a request that reached the server.
+  void CountRequest(bool names_held) const;
+  // The tree is held, the range is known and fits one ReadSmall message, and
+  // the server has the method.
+  bool FitsSmallRead() const;
+  // The attempt as one ReadSmall call.
+  AttemptResult RunSmall(grpc::ClientContext* context, FetchWriter& writer,
+                         int part);
   absl::Status OnMessage(ReceivedReadResponse& msg, FetchWriter& writer,
                          int part);
 

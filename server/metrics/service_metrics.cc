@@ -12,7 +12,7 @@ namespace verity::server {
 namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
-    "Put", "Read", "Stat", "List", "Delete", "SetName"};
+    "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {
@@ -68,7 +68,7 @@ ServiceMetrics::ServiceMetrics(prometheus::Registry& registry)
   // them.
   for (int m = 0; m < kNumRpcMethods; ++m) {
     const auto method = static_cast<RpcMethod>(m);
-    if (method != RpcMethod::kRead) {
+    if (method != RpcMethod::kRead && method != RpcMethod::kReadSmall) {
       Create(method, PriorityClass::kNone, absl::StatusCode::kOk);
       continue;
     }

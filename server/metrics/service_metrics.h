@@ -29,10 +29,18 @@
 
 namespace verity::server {
 
-enum class RpcMethod { kPut = 0, kRead, kStat, kList, kDelete, kSetName };
-inline constexpr int kNumRpcMethods = 6;
+enum class RpcMethod {
+  kPut = 0,
+  kRead,
+  kStat,
+  kList,
+  kDelete,
+  kSetName,
+  kReadSmall
+};
+inline constexpr int kNumRpcMethods = 7;
 
-// "Put", "Read", "Stat", "List", "Delete", "SetName".
+// "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)
@@ -45,7 +53,7 @@ class ServiceMetrics {
   // `registry` must outlive this.
   explicit ServiceMetrics(prometheus::Registry& registry);
 
-  // Calls without a priority class (all but Read) pass kNone.
+  // Calls without a priority class (all but Read and ReadSmall) pass kNone.
   void Observe(RpcMethod method, PriorityClass priority_class,
                absl::StatusCode code, absl::Duration duration)
       ABSL_LOCKS_EXCLUDED(mu_);

@@ -17,6 +17,7 @@
 #include "server/rpc/put_reactor.h"
 #include "server/rpc/read_reactor.h"
 #include "server/rpc/request_checks.h"
+#include "server/rpc/small_read_reactor.h"
 
 namespace verity::server {
 namespace {
@@ -134,6 +135,12 @@ grpc::ServerReadReactor<v1::PutRequest>* VerityService::Put(
 grpc::ServerWriteReactor<grpc::ByteBuffer>* VerityService::Read(
     grpc::CallbackServerContext* call, const grpc::ByteBuffer* request) {
   return new ReadReactor(context_, call, *request);
+}
+
+grpc::ServerUnaryReactor* VerityService::ReadSmall(
+    grpc::CallbackServerContext* call, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return new SmallReadReactor(context_, call, *request, response);
 }
 
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,

@@ -1,6 +1,6 @@
 // The verity.v1.Verity gRPC service on the callback API: Put and Read are
-// streams with their own reactors; Stat, List, Delete and SetName answer at
-// once.
+// streams with their own reactors, as is ReadSmall, a Read in one message;
+// Stat, List, Delete and SetName answer at once.
 
 #ifndef VERITYD_SERVER_RPC_VERITY_SERVICE_H_
 #define VERITYD_SERVER_RPC_VERITY_SERVICE_H_
@@ -13,10 +13,11 @@
 namespace verity::server {
 
 // Thread-safe; does not own the context, which must outlive the server.
-// Read is a raw method: its reactor serializes its own messages, so that
-// chunks are sent without a copy.
+// Read and ReadSmall are raw methods: their reactors serialize their own
+// messages, so that chunks are sent without a copy.
 class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
-                                v1::Verity::CallbackService> {
+                                v1::Verity::WithRawCallbackMethod_ReadSmall<
+                                    v1::Verity::CallbackService>> {
  public:
   explicit VerityService(ServiceContext* context) : context_(context) {}
 
@@ -25,6 +26,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Read(
       grpc::CallbackServerContext* call,
       const grpc::ByteBuffer* request) override;
+  grpc::ServerUnaryReactor* ReadSmall(grpc::CallbackServerContext* call,
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Stat(grpc::CallbackServerContext* call,
                                  const v1::StatRequest* request,
                                  v1::BlobInfo* response) override;

@@ -18,6 +18,11 @@ std::vector<v1::ReadRequest> FlakyProxy::reads() const {
   return reads_;
 }
 
+std::vector<v1::ReadRequest> FlakyProxy::small_reads() const {
+  absl::MutexLock lock(&mu_);
+  return small_reads_;
+}
+
 int FlakyProxy::broken_streams() const {
   absl::MutexLock lock(&mu_);
   return broken_;
@@ -77,6 +82,24 @@ grpc::Status FlakyProxy::Break(grpc::ServerContext* context, int sent) {
   return grpc::Status(options_.code, absl::StrCat("the proxy broke the stream "
                                                   "after ",
                                                   sent, " messages"));
+}
+
+grpc::Status FlakyProxy::ReadSmall(grpc::ServerContext*,
+                                   const v1::ReadRequest* request,
+                                   v1::ReadResponse* response) {
+  {
+    absl::MutexLock lock(&mu_);
+    small_reads_.push_back(*request);
+  }
+  if (!options_.serve_small_reads) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no ReadSmall here");
+  }
+  grpc::ClientContext context;
+  grpc::Status status = upstream_->ReadSmall(&context, *request, response);
+  if (options_.corrupt_small_reads && !response->data().empty()) {
+    (*response->mutable_data())[response->data().size() / 2] ^= 1;
+  }
+  return status;
 }
 
 grpc::Status FlakyProxy::Stat(grpc::ServerContext*,

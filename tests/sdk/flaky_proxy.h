@@ -1,6 +1,7 @@
 // Test-only: a Verity service in front of a real verityd that breaks, stalls
 // or corrupts Read streams on purpose, and records every ReadRequest, to test
-// how the SDK resumes and what it tells the server.
+// how the SDK resumes and what it tells the server. It answers ReadSmall as a
+// server from before that call did (UNIMPLEMENTED), or forwards it.
 
 #ifndef VERITYD_TESTS_SDK_FLAKY_PROXY_H_
 #define VERITYD_TESTS_SDK_FLAKY_PROXY_H_
@@ -19,8 +20,8 @@
 
 namespace verity::testing {
 
-// Thread-safe. Forwards Read, Stat and List; Put and Delete go to the server
-// directly.
+// Thread-safe. Forwards Read, Stat and List, and ReadSmall if asked to; Put
+// and Delete go to the server directly.
 class FlakyProxy final : public v1::Verity::Service {
  public:
   struct Options {
@@ -34,16 +35,25 @@ class FlakyProxy final : public v1::Verity::Service {
     // Flips a bit in the data of this message of every stream; -1: none.
     int corrupt_message = -1;
     uint32_t seed = 1;
+    // ReadSmall: forwarded, or UNIMPLEMENTED; if `corrupt_small_reads`, with
+    // a bit of its data flipped.
+    bool serve_small_reads = false;
+    bool corrupt_small_reads = false;
   };
 
   FlakyProxy(std::shared_ptr<grpc::Channel> upstream, Options options);
 
   std::vector<v1::ReadRequest> reads() const ABSL_LOCKS_EXCLUDED(mu_);
+  // ReadSmall calls, served or not.
+  std::vector<v1::ReadRequest> small_reads() const ABSL_LOCKS_EXCLUDED(mu_);
   int broken_streams() const ABSL_LOCKS_EXCLUDED(mu_);
 
   grpc::Status Read(grpc::ServerContext* context,
                     const v1::ReadRequest* request,
                     grpc::ServerWriter<v1::ReadResponse>* writer) override;
+  grpc::Status ReadSmall(grpc::ServerContext* context,
+                         const v1::ReadRequest* request,
+                         v1::ReadResponse* response) override;
   grpc::Status Stat(grpc::ServerContext* context,
                     const v1::StatRequest* request,
                     v1::BlobInfo* response) override;
@@ -67,6 +77,7 @@ class FlakyProxy final : public v1::Verity::Service {
   mutable absl::Mutex mu_;
   std::mt19937 rng_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::ReadRequest> reads_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::ReadRequest> small_reads_ ABSL_GUARDED_BY(mu_);
   int broken_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -26,8 +26,10 @@ class TreeCacheTest : public ::testing::Test {
                                            FlakyProxy::Options());
   }
 
-  std::unique_ptr<sdk::Client> NewClient(uint64_t cache_bytes) {
-    sdk::ClientOptions options = FastRetryOptions(proxy_->address());
+  std::unique_ptr<sdk::Client> NewClient(uint64_t cache_bytes,
+                                         const std::string& address = "") {
+    sdk::ClientOptions options =
+        FastRetryOptions(address.empty() ? proxy_->address() : address);
     options.tree_cache_bytes = cache_bytes;
     return *sdk::Client::Create(options);
   }
@@ -117,6 +119,68 @@ TEST_F(TreeCacheTest, ClientsShareNothing) {
   std::unique_ptr<sdk::Client> other = NewClient(64 << 20);
   ASSERT_TRUE(other->ReadRange(blob_->digest, 0, 10).ok());
   EXPECT_EQ(other->Stats().tree_blocks_received, 2u);
+}
+
+// A range that fits one message, of a blob whose tree the client holds, is
+// one ReadSmall call; the first read (no tree yet) and a range one block too
+// large are streams.
+TEST_F(TreeCacheTest, HeldTreesMakeSmallRangesOneUnaryCall) {
+  FlakyProxy::Options options;
+  options.serve_small_reads = true;
+  ProxyServer proxy(server_->channel(), options);
+  std::unique_ptr<sdk::Client> client = NewClient(64 << 20, proxy.address());
+  ASSERT_TRUE(*client->ReadRange(blob_->digest, 100000, 5000) ==
+              Range(100000, 5000));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(*client->ReadRange(blob_->digest, 101000 + i, 3000) ==
+                Range(101000 + i, 3000));
+  }
+  ASSERT_TRUE(*client->ReadRange(blob_->digest, 0, 256 << 10) ==
+              Range(0, 256 << 10));
+  ASSERT_TRUE(*client->ReadRange(blob_->digest, 1, 256 << 10) ==
+              Range(1, 256 << 10));
+  const sdk::ClientStats stats = client->Stats();
+  EXPECT_EQ(stats.read_streams, 2u);
+  EXPECT_EQ(stats.small_reads, 4u);
+  // Every range lies under the first level-0 block, held since the first.
+  EXPECT_EQ(stats.tree_blocks_received, 2u);
+  const std::vector<v1::ReadRequest> small = proxy.proxy().small_reads();
+  ASSERT_EQ(small.size(), 4u);
+  for (const v1::ReadRequest& request : small) {
+    EXPECT_TRUE(request.have_whole_tree());
+  }
+  EXPECT_EQ(proxy.proxy().reads().size(), 2u);
+}
+
+// A server from before ReadSmall answers UNIMPLEMENTED: that read is
+// streamed, and the client streams from then on without asking again.
+TEST_F(TreeCacheTest, AServerWithoutSmallReadsIsAskedOnce) {
+  std::unique_ptr<sdk::Client> client = NewClient(64 << 20);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(*client->ReadRange(blob_->digest, 100000 + i, 5000) ==
+                Range(100000 + i, 5000));
+  }
+  EXPECT_EQ(proxy_->proxy().small_reads().size(), 1u);
+  EXPECT_EQ(proxy_->proxy().reads().size(), 4u);
+  EXPECT_EQ(client->Stats().small_reads, 0u);
+  EXPECT_EQ(client->Stats().read_streams, 4u);
+}
+
+// A small read is verified as a stream is: a flipped bit is DATA_LOSS, and
+// the tree it was checked against stays good for the next read.
+TEST_F(TreeCacheTest, ACorruptSmallReadIsDataLoss) {
+  FlakyProxy::Options options;
+  options.serve_small_reads = true;
+  options.corrupt_small_reads = true;
+  ProxyServer proxy(server_->channel(), options);
+  std::unique_ptr<sdk::Client> client = NewClient(64 << 20, proxy.address());
+  ASSERT_TRUE(client->ReadRange(blob_->digest, 0, 10).ok());
+  const absl::StatusOr<std::string> bad =
+      client->ReadRange(blob_->digest, 8192, 4096);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss) << bad.status();
+  EXPECT_EQ(proxy.proxy().small_reads().size(), 1u);
+  ASSERT_TRUE(*client->ReadRange(blob_->digest, 1 << 20, 1 << 20) ==
+              Range(1 << 20, 1 << 20));
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include "tests/testing/test_server.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <random>
@@ -103,6 +105,23 @@ ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
                            })
           .status();
   return result;
+}
+
+std::string BlobDir(const TestServer& server, absl::string_view digest) {
+  const size_t colon = digest.find(':');
+  const std::string alg(digest.substr(0, colon));
+  const std::string hex(digest.substr(colon + 1));
+  return absl::StrCat(server.options().store.root, "/blobs/", alg, "/",
+                      hex.substr(0, 2), "/", hex);
+}
+
+void FlipBit(const std::string& path, uint64_t offset) {
+  const int fd = open(path.c_str(), O_RDWR);
+  char byte = 0;
+  if (fd < 0 || pread(fd, &byte, 1, offset) != 1) abort();
+  byte ^= 0x10;
+  if (pwrite(fd, &byte, 1, offset) != 1) abort();
+  close(fd);
 }
 
 std::string DigestOf(absl::string_view data, const MerkleParams& params) {

@@ -69,6 +69,13 @@ ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
                     uint64_t offset = 0, uint64_t length = 0,
                     absl::string_view name = "");
 
+// The directory holding a stored blob in `server`'s file store, per the
+// store's documented layout: its `data` and `tree` files are there.
+std::string BlobDir(const TestServer& server, absl::string_view digest);
+
+// Flips one bit of the byte at `offset` of the file at `path`, in place.
+void FlipBit(const std::string& path, uint64_t offset);
+
 // The digest text `fsverity digest` would print for `data`.
 std::string DigestOf(absl::string_view data, const MerkleParams& params = {});
 

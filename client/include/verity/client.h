@@ -27,7 +27,10 @@ namespace verity::sdk {
 // check what the tree cache saves. Plain value.
 struct ClientStats {
   uint64_t read_streams = 0;  // Read RPCs started, resumed ones included
-  uint64_t retries = 0;       // of those, the ones started after a failure
+  // ReadSmall RPCs: reads of at most 256 KiB of blocks whose tree was cached,
+  // made in one unary call instead of a stream.
+  uint64_t small_reads = 0;
+  uint64_t retries = 0;  // of those, the ones started after a failure
   // Requests that told the server which tree blocks the client holds.
   uint64_t requests_with_held_tree_blocks = 0;
   uint64_t tree_blocks_received = 0;

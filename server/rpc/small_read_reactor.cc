@@ -1,0 +1,34 @@
+// Implements SmallReadReactor.
+
+#include "server/rpc/small_read_reactor.h"
+
+#include "absl/status/status.h"
+
+namespace verity::server {
+
+SmallReadReactor::SmallReadReactor(ServiceContext* context,
+                                   grpc::CallbackServerContext* call,
+                                   const grpc::ByteBuffer& request,
+                                   grpc::ByteBuffer* response)
+    : ReadCall(context, RpcMethod::kReadSmall), response_(response) {
+  Begin(*call, request);
+}
+
+void SmallReadReactor::OnCancel() { stream().OnCancel(); }
+
+void SmallReadReactor::OnDone() { delete this; }
+
+// The range is one chunk, so this is the only message: it is kept for
+// Finish(), and "written" at once. Its slices still own the chunk's buffer.
+void SmallReadReactor::Send(grpc::ByteBuffer* wire) {
+  response_->Swap(wire);
+  stream().OnWriteDone(absl::OkStatus());
+}
+
+void SmallReadReactor::End(const grpc::Status& status) {
+  // A failed call sends no message.
+  if (!status.ok()) response_->Clear();
+  grpc::ServerUnaryReactor::Finish(status);
+}
+
+}  // namespace verity::server
