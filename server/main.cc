@@ -19,6 +19,7 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "lib/read_plan.h"
@@ -320,6 +321,11 @@ bool ShutdownWithin(Verityd* server, absl::Duration grace) {
 }
 
 int Run(int argc, char** argv) {
+  // Debian builds Abseil without NDEBUG, which leaves absl::Mutex's deadlock
+  // detection on: every lock and unlock then updates one process-wide lock
+  // graph under one global spinlock. The tests keep it (it finds lock-order
+  // inversions); the server turns it off.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // A reference to the gRPC library for the whole process. Without it the
   // grpc::Server's destructor releases the last one and shuts gRPC down
   // synchronously, joining gRPC's executor threads; one of them can be asleep

@@ -275,6 +275,34 @@ grpc::Status StatWithToken(const std::string& target,
   return stub->Stat(&context, request, &info);
 }
 
+// ReadSmall is admitted as Read is: UNAUTHENTICATED without a known token,
+// served to every role (each includes read).
+TEST_F(AuthTest, ReadSmallNeedsAKnownToken) {
+  StartServer({});
+  auto stub = v1::Verity::NewStub(
+      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  const std::map<std::string, grpc::StatusCode> want = {
+      {"", grpc::StatusCode::UNAUTHENTICATED},
+      {kUnknownToken, grpc::StatusCode::UNAUTHENTICATED},
+      {kReadToken, grpc::StatusCode::OK},
+      {kWriteToken, grpc::StatusCode::OK},
+      {kAdminToken, grpc::StatusCode::OK}};
+  for (const auto& [token, code] : want) {
+    grpc::ClientContext context;
+    if (!token.empty()) {
+      context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    }
+    v1::ReadRequest request;
+    request.set_digest(DigestOf(kept_));
+    request.set_length(100);
+    v1::ReadResponse response;
+    const grpc::Status status = stub->ReadSmall(&context, request, &response);
+    EXPECT_EQ(status.error_code(), code) << "token '" << token << "'";
+    EXPECT_EQ(response.data().size(),
+              code == grpc::StatusCode::OK ? 4096u : 0u);
+  }
+}
+
 TEST_F(AuthTest, TokensInPlaintextOnlyFromLoopback) {
   const std::optional<std::string> external = NonLoopbackAddress();
   if (!external.has_value()) GTEST_SKIP() << "no non-loopback address";

@@ -57,10 +57,11 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
 // tree, so none is sent, and nothing is verified on this side.
 class VeritydReader final : public LoadReader {
  public:
-  VeritydReader(const TargetOptions& options, const ReadSpec& spec)
+  VeritydReader(const TargetOptions& options, const ReadSpec& spec, bool small)
       : stub_(v1::Verity::NewStub(NewChannel(options.address))),
         digest_(options.digest),
-        spec_(spec) {}
+        spec_(spec),
+        small_(small) {}
 
   absl::Status Read(uint64_t offset) override {
     grpc::ClientContext context;
@@ -71,11 +72,17 @@ class VeritydReader final : public LoadReader {
     request.set_length(spec_.length);
     request.set_priority_class(spec_.priority_class);
     request.set_have_whole_tree(true);
-    auto reader = stub_->Read(&context, request);
     v1::ReadResponse response;
     uint64_t bytes = 0;
-    while (reader->Read(&response)) bytes += response.data().size();
-    const grpc::Status status = reader->Finish();
+    grpc::Status status;
+    if (small_) {
+      status = stub_->ReadSmall(&context, request, &response);
+      bytes = response.data().size();
+    } else {
+      auto reader = stub_->Read(&context, request);
+      while (reader->Read(&response)) bytes += response.data().size();
+      status = reader->Finish();
+    }
     if (!status.ok()) return FromGrpc(status);
     return CheckLength(offset, bytes, spec_.length);
   }
@@ -84,12 +91,14 @@ class VeritydReader final : public LoadReader {
   const std::unique_ptr<v1::Verity::Stub> stub_;
   const std::string digest_;
   const ReadSpec spec_;
+  const bool small_;
 };
 
 class VeritydTarget : public LoadTarget {
  public:
-  explicit VeritydTarget(TargetOptions options)
-      : options_(std::move(options)) {}
+  // `small`: ReadSmall calls instead of Read streams.
+  explicit VeritydTarget(TargetOptions options, bool small = false)
+      : options_(std::move(options)), small_(small) {}
 
   absl::StatusOr<BlobShape> Shape() const override {
     if (options_.digest.empty()) {
@@ -111,11 +120,12 @@ class VeritydTarget : public LoadTarget {
 
   absl::StatusOr<std::unique_ptr<LoadReader>> NewReader(
       const ReadSpec& spec) const override {
-    return std::make_unique<VeritydReader>(options_, spec);
+    return std::make_unique<VeritydReader>(options_, spec, small_);
   }
 
  protected:
   const TargetOptions options_;
+  const bool small_;
 };
 
 // Takes what a fetch delivers and keeps nothing.
@@ -281,6 +291,10 @@ const std::pair<const char*, MakeTarget> kKinds[] = {
     {"verityd",
      [](const TargetOptions& o) -> std::unique_ptr<LoadTarget> {
        return std::make_unique<VeritydTarget>(o);
+     }},
+    {"verityd_small",
+     [](const TargetOptions& o) -> std::unique_ptr<LoadTarget> {
+       return std::make_unique<VeritydTarget>(o, /*small=*/true);
      }},
     {"verityd_verified",
      [](const TargetOptions& o) -> std::unique_ptr<LoadTarget> {

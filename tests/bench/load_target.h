@@ -1,5 +1,6 @@
-// What dispatch_load reads from: verityd (its Read stream, the client not
-// verifying; or the SDK, the client verifying with its tree cached) or the
+// What dispatch_load reads from: verityd (its Read stream or ReadSmall call,
+// the client not verifying; or the SDK, the client verifying with its tree
+// cached, which reads ranges that fit with ReadSmall) or the
 // bare gRPC echo server (echo_server.cc), behind one interface so that every
 // target runs under the same client harness.
 
@@ -62,7 +63,8 @@ struct TargetOptions {
   uint64_t echo_bytes = 0;  // echo: the server's buffer size (--bytes)
 };
 
-// "verityd", "verityd_verified", "echo_unary", "echo_stream".
+// "verityd", "verityd_small", "verityd_verified", "echo_unary",
+// "echo_stream".
 std::vector<std::string> TargetKinds();
 
 // INVALID_ARGUMENT for an unknown kind.

@@ -6,7 +6,7 @@
 # clients, the mode order rotating from round to round; each figure is reported as the median
 # and worst of the rounds, and as per-round ratios to the echo server's unary call; with the
 # reads verityd refuses (RESOURCE_EXHAUSTED: --max_call_rate, whose default two of the modes
-# keep). Writes docs/bench-small-reads.md. Reports figures; never fails on a goal.
+# keep). The SDK modes read each 4 KiB with one ReadSmall call (its tree is cached). Writes docs/bench-small-reads.md. Reports figures; never fails on a goal.
 # Usage: tests/bench/small_read_bench.sh [ROUNDS=7] [SECONDS=5] [BLOB_MIB=256] [OUT=docs/bench-small-reads.md]
 #   Smoke run: tests/bench/small_read_bench.sh 2 1 32 /tmp/bench-small-reads.md
 set -euo pipefail
@@ -29,6 +29,7 @@ modes=(
   "echo_stream|echo_stream||bare gRPC one-message stream"
   "verified|verityd_verified|--max_call_rate=0|verityd, SDK verifying each read (tree cached)"
   "unverified|verityd|--max_call_rate=0|verityd Read stream, client not verifying"
+  "small|verityd_small|--max_call_rate=0|verityd ReadSmall (unary), client not verifying"
   "verified_default|verityd_verified||verityd default flags, SDK verifying each read (tree cached)"
   "unverified_default|verityd||verityd default flags, Read stream, client not verifying"
 )
@@ -169,9 +170,10 @@ verification and no limits, as a unary call and as a server stream of one messag
 with the status, \`StartWriteAndFinish\`). verityd serves from its store (the blob in the page
 cache) with its default flags, or with \`--max_call_rate=0\` where the mode says so. In the SDK
 modes each client thread is one \`verity::sdk::Client\` (\`ReadRange\`) that first fetched the
-whole blob, so its tree cache holds every tree block: each read is then one Read stream whose
-4 KiB the client verifies against the cached tree. In the Read stream modes the client verifies
-nothing (it asks for no tree blocks); the server still verifies every block it reads.
+whole blob, so its tree cache holds every tree block: each read then fits one message and is one
+ReadSmall call (unary) whose 4 KiB the client verifies against the cached tree. In the Read
+stream and ReadSmall modes the client verifies nothing (it asks for no tree blocks); the server
+still verifies every block it reads.
 
 $rounds rounds; each runs every mode with 1 and then 8 clients, ${seconds} s measured after 1 s of
 warm-up, the order of the modes rotating from round to round. Median and worst of the rounds;
