@@ -1,8 +1,7 @@
 // Implements StreamAttempt: a Read RPC (or one ReadSmall call) whose every
 // message goes through the ReadStreamVerifier, and whose verified bytes go
-// to the fetch's writer. The
-// shared tree locks itself, briefly, so a slow sink never stalls other
-// streams.
+// to the fetch's writer. The shared tree locks itself, briefly, so a slow
+// sink never stalls other streams.
 
 #include "client/sdk/stream_attempt.h"
 
