@@ -41,9 +41,10 @@ load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 # load_average at the start and at the end of a run) exceeds the CPU count, else nothing.
 shared_note() {
   awk -v n="$(nproc)" 'BEGIN {for (i = 1; i < ARGC; i++) if (ARGV[i] > n) busy = 1
-    if (busy) print "The machine was shared during this run (a load average above its " n \
-      " CPUs): the figures are lower and noisier than a quiet machine gives, and the ratios," \
-      " each taken within a round, are the figures to compare."}' "$@"
+    if (busy) print "A load average above the machine'"'"'s " n " CPUs was seen (it counts this" \
+      " benchmark'"'"'s own clients and servers, a run just before it, and any other work): the" \
+      " figures may be lower and noisier than a quiet machine gives, and the ratios, each" \
+      " taken within a round, are the figures to compare."}' "$@"
 }
 
 # need_gnu_time: installs GNU time (Debian's `time`) if /usr/bin/time is missing.
