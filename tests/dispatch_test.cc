@@ -27,11 +27,9 @@ struct Raw {
   std::string responses;  // every response, serialized
 };
 
-// One Read as a client with the whole tree already (so the server sends only
-// data), at `priority_class`.
-Raw RawRead(v1::Verity::Stub& stub, const std::string& digest, uint64_t offset,
-            uint64_t length, PriorityClass priority_class,
-            bool have_whole_tree = true) {
+v1::ReadRequest RequestFor(const std::string& digest, uint64_t offset,
+                           uint64_t length, PriorityClass priority_class,
+                           bool have_whole_tree) {
   v1::ReadRequest request;
   request.set_digest(digest);
   request.set_offset(offset);
@@ -39,6 +37,16 @@ Raw RawRead(v1::Verity::Stub& stub, const std::string& digest, uint64_t offset,
   request.set_priority_class(
       static_cast<v1::PriorityClass>(Index(priority_class)));
   request.set_have_whole_tree(have_whole_tree);
+  return request;
+}
+
+// One Read as a client with the whole tree already (so the server sends only
+// data), at `priority_class`.
+Raw RawRead(v1::Verity::Stub& stub, const std::string& digest, uint64_t offset,
+            uint64_t length, PriorityClass priority_class,
+            bool have_whole_tree = true) {
+  const v1::ReadRequest request =
+      RequestFor(digest, offset, length, priority_class, have_whole_tree);
   grpc::ClientContext context;
   std::unique_ptr<grpc::ClientReader<v1::ReadResponse>> reader =
       stub.Read(&context, request);
@@ -128,13 +136,8 @@ TEST_F(DispatchTest, SmallUrgentReadsGoInlineLargeAndIdleToThePool) {
 Raw RawReadSmall(v1::Verity::Stub& stub, const std::string& digest,
                  uint64_t offset, uint64_t length,
                  PriorityClass priority_class) {
-  v1::ReadRequest request;
-  request.set_digest(digest);
-  request.set_offset(offset);
-  request.set_length(length);
-  request.set_priority_class(
-      static_cast<v1::PriorityClass>(Index(priority_class)));
-  request.set_have_whole_tree(true);
+  const v1::ReadRequest request =
+      RequestFor(digest, offset, length, priority_class, true);
   grpc::ClientContext context;
   v1::ReadResponse response;
   Raw raw;
