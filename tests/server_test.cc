@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "client/sdk/grpc_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/test_blob.h"
@@ -232,17 +233,13 @@ absl::Status ReadStatus(TestServer& server, const v1::ReadRequest& request,
   grpc::ClientContext context;
   v1::ReadResponse response;
   if (small) {
-    const grpc::Status status =
-        server.stub().ReadSmall(&context, request, &response);
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
+    return client::FromGrpcStatus(
+        server.stub().ReadSmall(&context, request, &response));
   }
   auto reader = server.stub().Read(&context, request);
   while (reader->Read(&response)) {
   }
-  const grpc::Status status = reader->Finish();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+  return client::FromGrpcStatus(reader->Finish());
 }
 
 // Read and ReadSmall check a request alike.
