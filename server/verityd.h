@@ -75,6 +75,10 @@ class Verityd {
     return authorizer_->enabled() ? authorizer_->Summary() : "off";
   }
 
+  // Read and Put streams and ReadSmall calls under way: what --max_streams
+  // counts (and the verityd_active_streams gauge shows).
+  int active_streams() const { return context_.active_streams.load(); }
+
   // What the verification dispatch did so far.
   const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
   // Call latencies and dispatch figures as "stats ..." lines, for the log.

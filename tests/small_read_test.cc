@@ -7,10 +7,14 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/read_plan.h"
@@ -149,6 +153,60 @@ TEST_F(SmallReadTest, CorruptionIsDataLossWithNoMessage) {
   ASSERT_TRUE(
       ReadSmall(server_->stub(), Request(0, 7 * kBlock), &response).ok());
   EXPECT_EQ(response.data(), data_.substr(0, 7 * kBlock));
+}
+
+// Calls cut short at every point of their life (before the server sees
+// them, while reading or verifying inline or on the pool, while sending) end
+// with a code and free their slot; the server serves on. The reactor's
+// OnCancel() and OnDone() run on gRPC's threads as the calls end.
+TEST_F(SmallReadTest, CancelledCallsEndAndFreeTheirSlots) {
+  constexpr int kCalls = 300;
+  struct Call {
+    grpc::ClientContext context;
+    v1::ReadResponse response;
+    grpc::Status status;
+  };
+  std::vector<Call> calls(kCalls);
+  absl::Mutex mu;
+  int done = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    Call& call = calls[i];
+    // 4 KiB is verified inline, 256 KiB on the pool.
+    const uint64_t length = i % 2 == 0 ? kBlock : kMaxSmallReadBytes;
+    call.context.set_deadline(std::chrono::system_clock::now() +
+                              std::chrono::microseconds(i * 997 % 200000));
+    const v1::ReadRequest request = Request(i % 40 * kBlock, length);
+    server_->stub().async()->ReadSmall(&call.context, &request, &call.response,
+                                       [&, i](grpc::Status status) {
+                                         calls[i].status = std::move(status);
+                                         absl::MutexLock lock(&mu);
+                                         ++done;
+                                       });
+  }
+  for (int i = 0; i < kCalls; i += 3) calls[i].context.TryCancel();
+  {
+    absl::MutexLock lock(&mu);
+    mu.Await(absl::Condition(
+        +[](int* n) { return *n == kCalls; }, &done));
+  }
+  for (const Call& call : calls) {
+    EXPECT_THAT(
+        call.status.error_code(),
+        ::testing::AnyOf(grpc::StatusCode::OK, grpc::StatusCode::CANCELLED,
+                         grpc::StatusCode::DEADLINE_EXCEEDED))
+        << call.status.error_message();
+  }
+  // A server ends a cancelled call after the client has seen it end.
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  while (server_->verityd().active_streams() != 0 && absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(server_->verityd().active_streams(), 0);
+  v1::ReadResponse response;
+  ASSERT_TRUE(
+      ReadSmall(server_->stub(), Request(0, kMaxSmallReadBytes), &response)
+          .ok());
+  EXPECT_EQ(response.data(), data_.substr(0, kMaxSmallReadBytes));
 }
 
 }  // namespace
