@@ -169,6 +169,63 @@ void BlockHasher::HashBlocks(absl::Span<const uint8_t> data,
 
 void BlockHasher::HashBlocks(const ByteChain& data,
                              absl::Span<uint8_t> out) const {
+  if (Lanes() != 2) {
+    HashPieces(data, out);
+    return;
+  }
+  const size_t digest_size = this->digest_size();
+  ByteChain::Reader a(data);
+  while (a.left() >= 2 * size_t{block_size_}) {
+    ByteChain::Reader b = a;
+    b.Skip(block_size_);
+    HashTwoBlocks(a, b, out.data(), out.data() + digest_size);
+    a = b;
+    out.remove_prefix(2 * digest_size);
+  }
+  HashPieces(data.Sub(data.size() - a.left(), a.left()), out);
+}
+
+void BlockHasher::HashTwoBlocks(ByteChain::Reader& a, ByteChain::Reader& b,
+                                uint8_t* digest_a, uint8_t* digest_b) const {
+  // One lane's next run of whole 64-byte units, at most `units`: where they
+  // are, or one unit copied to `copy` if the pieces split it.
+  const auto next_run = [](ByteChain::Reader& reader, size_t units,
+                           uint8_t(&copy)[64], size_t* run) {
+    const ByteChain::Piece piece = reader.Peek(units * 64);
+    *run = piece.size() / 64;
+    if (*run > 0) {
+      reader.Skip(*run * 64);
+      return piece.data();
+    }
+    reader.Read(absl::MakeSpan(copy));
+    *run = 1;
+    return static_cast<const uint8_t*>(copy);
+  };
+  Sha256State state_a = salted_sha256_;
+  Sha256State state_b = salted_sha256_;
+  uint8_t copy_a[64], copy_b[64];
+  const uint8_t* run_a = nullptr;
+  const uint8_t* run_b = nullptr;
+  size_t units_a = 0, units_b = 0;  // in the runs
+  // Both lanes have as many units left, and the runs are taken from that.
+  for (size_t left = block_size_ / 64; left > 0;) {
+    if (units_a == 0) run_a = next_run(a, left, copy_a, &units_a);
+    if (units_b == 0) run_b = next_run(b, left, copy_b, &units_b);
+    const size_t n = std::min(units_a, units_b);
+    Sha256CompressX2(&state_a, &state_b, run_a, run_b, n);
+    run_a += n * 64;
+    run_b += n * 64;
+    units_a -= n;
+    units_b -= n;
+    left -= n;
+  }
+  Sha256CompressX2(&state_a, &state_b, final_padding_, final_padding_, 1);
+  WriteDigest(state_a.h, digest_a);
+  WriteDigest(state_b.h, digest_b);
+}
+
+void BlockHasher::HashPieces(const ByteChain& data,
+                             absl::Span<uint8_t> out) const {
   const size_t digest_size = this->digest_size();
   // A block begun in one piece and continued in the next: `filled` > 0.
   Hasher spanning = salted_;

@@ -47,10 +47,12 @@ class BlockHasher {
   void HashBlocks(absl::Span<const uint8_t> data,
                   absl::Span<uint8_t> out) const;
 
-  // The same for blocks laid out back to back across the pieces of `data`:
-  // the whole blocks inside a piece are hashed where they are, as above, and
-  // a block that spans pieces is fed to one hasher piece by piece, so nothing
-  // is copied.
+  // The same for blocks laid out back to back across the pieces of `data`,
+  // hashed where they are, wherever the pieces end: SHA-256 blocks two at a
+  // time with SHA-NI, each fed in runs of whole 64-byte units (a unit split
+  // between pieces is copied, 64 bytes); otherwise the whole blocks inside a
+  // piece as above, and a block that spans pieces through one hasher, piece
+  // by piece.
   void HashBlocks(const ByteChain& data, absl::Span<uint8_t> out) const;
 
   // Hashes two whole blocks, wherever each is.
@@ -61,6 +63,12 @@ class BlockHasher {
   // How many whole blocks one multi-buffer call hashes: 2 for SHA-256 with
   // SHA-NI, 4 for SHA-512 with AVX2, else 1 (BoringSSL, one at a time).
   size_t Lanes() const;
+  // Hashes the next whole block of `a` and that of `b` with SHA-NI,
+  // consuming them.
+  void HashTwoBlocks(ByteChain::Reader& a, ByteChain::Reader& b,
+                     uint8_t* digest_a, uint8_t* digest_b) const;
+  // The whole blocks of `data` hashed piece by piece (see HashBlocks).
+  void HashPieces(const ByteChain& data, absl::Span<uint8_t> out) const;
   // Hashes `count` (1 to 4) consecutive whole SHA-512 blocks at `data` in
   // the four AVX2 lanes.
   void HashSha512Blocks(const uint8_t* data, size_t count,

@@ -216,6 +216,26 @@ TEST_P(BlockHasherTest, ChainsOfManySmallPieces) {
   }
 }
 
+// Pieces shorter than SHA-256's 64-byte unit: a unit spans up to 64 pieces.
+TEST_P(BlockHasherTest, ChainsOfPiecesSmallerThanAUnit) {
+  const BlockHasher hasher(MerkleParams{HashAlgorithm::kSha256, 1024, "s"});
+  const std::string bytes = RandomBytes(5 * 1024 + 17, 11);
+  std::string want(6 * 32, '\0');
+  hasher.HashBlocks(AsBytes(bytes), AsMutableBytes(&want));
+  std::mt19937 random(12);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<size_t> cuts;
+    for (size_t at = 0; at < bytes.size();
+         at += std::uniform_int_distribution<size_t>(1, 70)(random)) {
+      cuts.push_back(at);
+    }
+    const std::vector<ByteChain::Piece> pieces = Cut(AsBytes(bytes), cuts);
+    std::string got(6 * 32, '\0');
+    hasher.HashBlocks(ByteChain(pieces), AsMutableBytes(&got));
+    ASSERT_EQ(got, want) << "round " << round;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, BlockHasherTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "Fallback" : "MultiBuffer";

@@ -46,4 +46,33 @@ std::string ByteChain::ToString() const {
   return out;
 }
 
+ByteChain::Piece ByteChain::Reader::Peek(size_t max) const {
+  if (left_ == 0) return {};
+  return pieces_[0].subspan(offset_, std::min(max, left_));
+}
+
+void ByteChain::Reader::Skip(size_t n) {
+  assert(n <= left_);
+  left_ -= n;
+  offset_ += n;
+  Settle();
+}
+
+void ByteChain::Reader::Read(absl::Span<uint8_t> out) {
+  assert(out.size() <= left_);
+  while (!out.empty()) {
+    const Piece piece = Peek(out.size());
+    std::copy(piece.begin(), piece.end(), out.begin());
+    out.remove_prefix(piece.size());
+    Skip(piece.size());
+  }
+}
+
+void ByteChain::Reader::Settle() {
+  while (!pieces_.empty() && offset_ >= pieces_[0].size() && left_ > 0) {
+    offset_ -= pieces_[0].size();
+    pieces_.remove_prefix(1);
+  }
+}
+
 }  // namespace verity

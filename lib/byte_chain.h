@@ -40,6 +40,35 @@ class ByteChain {
   // A copy of the bytes, for tests and small parts.
   std::string ToString() const;
 
+  // Reads a chain front to back, a contiguous run at a time. Copyable: a
+  // copy goes on from the same position.
+  class Reader {
+   public:
+    explicit Reader(const ByteChain& chain)
+        : pieces_(chain.pieces_), offset_(chain.skip_), left_(chain.size_) {
+      Settle();
+    }
+
+    // Bytes not yet consumed.
+    size_t left() const { return left_; }
+    // The contiguous bytes at the position, at most `max`; not consumed.
+    // Empty only when nothing is left.
+    Piece Peek(size_t max) const;
+    // Consumes `n` <= left() bytes.
+    void Skip(size_t n);
+    // Copies the next out.size() <= left() bytes to `out`, consuming them.
+    void Read(absl::Span<uint8_t> out);
+
+   private:
+    // Moves past the pieces before the position: while bytes are left,
+    // pieces_[0] holds the next one.
+    void Settle();
+
+    absl::Span<const Piece> pieces_;
+    size_t offset_;  // into pieces_[0]
+    size_t left_;
+  };
+
  private:
   ByteChain(absl::Span<const Piece> pieces, size_t skip, size_t size)
       : pieces_(pieces), skip_(skip), size_(size) {}

@@ -68,6 +68,43 @@ TEST(ByteChainTest, CopiesOutFromAnOffsetUntilEitherEnds) {
   EXPECT_EQ(chain.CopyOut(7, absl::MakeSpan(out)), 0u);
 }
 
+// Peek, Skip and Read from every position, through empty pieces.
+TEST(ByteChainTest, ReadersWalkTheBytesInRuns) {
+  const std::string a = "", b = "abc", c = "", d = "defgh", e = "i";
+  const ByteChain::Piece pieces[] = {Bytes(a), Bytes(b), Bytes(c), Bytes(d),
+                                     Bytes(e)};
+  const std::string joined = "abcdefghi";
+  // Where the piece holding byte `at` ends: a run never goes past it.
+  const auto run = [&joined](size_t at) {
+    const size_t end = at < 3 ? 3 : at < 8 ? 8 : 9;
+    return joined.substr(at, end - at);
+  };
+  const auto text = [](ByteChain::Piece piece) {
+    return std::string(reinterpret_cast<const char*>(piece.data()),
+                       piece.size());
+  };
+  for (size_t offset = 0; offset <= joined.size(); ++offset) {
+    const ByteChain sub = ByteChain(pieces).Sub(offset, joined.size() - offset);
+    ByteChain::Reader reader(sub);
+    EXPECT_EQ(reader.left(), joined.size() - offset);
+    EXPECT_EQ(text(reader.Peek(100)), offset < 9 ? run(offset) : "");
+    EXPECT_EQ(text(reader.Peek(1)), joined.substr(offset, 1));
+    // A copy reads on by itself.
+    ByteChain::Reader copy = reader;
+    std::string all(reader.left(), '\0');
+    reader.Read(
+        absl::MakeSpan(reinterpret_cast<uint8_t*>(all.data()), all.size()));
+    EXPECT_EQ(all, joined.substr(offset));
+    EXPECT_EQ(reader.left(), 0u);
+    EXPECT_TRUE(reader.Peek(10).empty());
+    if (offset < 9) {
+      copy.Skip(1);
+      EXPECT_EQ(copy.left(), joined.size() - offset - 1);
+      EXPECT_EQ(text(copy.Peek(100)), offset < 8 ? run(offset + 1) : "");
+    }
+  }
+}
+
 TEST(ByteChainTest, NoPieces) {
   const ByteChain chain({});
   EXPECT_TRUE(chain.empty());
