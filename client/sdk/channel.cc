@@ -24,6 +24,13 @@ constexpr size_t kMaxPemBytes = size_t{1} << 20;
 // window past 1 GiB would only mean memory.
 constexpr int kMinReceiveWindowBytes = 64 << 10;
 constexpr int kMaxReceiveWindowBytes = 1 << 30;
+// The DATA frames the server may send, as HTTP/2 SETTINGS_MAX_FRAME_SIZE
+// (default 16 KiB): a Read message arrives in a few large slices, not 128
+// small ones, so both sides frame and parse less and blocks split between
+// slices are rare. A verified 512 MiB fetch ran ~5% faster with 1 MiB or
+// 4 MiB frames here; 1 MiB keeps a frame's wait short for the calls that
+// share the connection.
+constexpr int kMaxFrameBytes = 1 << 20;
 
 // A PEM value given inline or as a file, or empty if neither is set.
 absl::StatusOr<std::string> PemValue(const std::string& inline_pem,
@@ -96,6 +103,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> CreateClientChannel(
   args.SetServiceConfigJSON(kServiceConfig);
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameBytes);
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
               options.receive_window_bytes);
   if (options.bearer_token.empty()) {
