@@ -19,47 +19,57 @@ void UpdateZeros(Hasher* hasher, uint64_t count) {
   }
 }
 
-// fs-verity pads the salt to a whole number of compression-function blocks
-// so the salted state is a clean prefix that can be computed once.
-Hasher SaltedHasher(HashAlgorithm algorithm, absl::string_view salt) {
-  Hasher hasher(algorithm);
-  if (salt.empty()) return hasher;
-  const size_t unit = HashBlockSize(algorithm);
-  hasher.Update(AsBytes(salt));
-  UpdateZeros(&hasher, (unit - salt.size() % unit) % unit);
-  return hasher;
-}
-
 // fs-verity's salt zero-padded to whole compression-function blocks of
-// `unit` bytes (none if there is no salt).
+// `unit` bytes (none if there is no salt), so that the salted state is a
+// clean prefix computed once.
 std::string PaddedSalt(absl::string_view salt, size_t unit) {
   std::string padded(salt);
   padded.resize((salt.size() + unit - 1) / unit * unit, '\0');
   return padded;
 }
 
-// The SHA-256 state after fs-verity's padded salt.
-Sha256State SaltedSha256State(absl::string_view salt) {
+// The SHA-256 state after the whole 64-byte units of `prefix`.
+Sha256State Sha256StateAfter(absl::string_view prefix) {
   SHA256_CTX ctx;
   SHA256_Init(&ctx);
   Sha256State state;
   std::memcpy(state.h, ctx.h, sizeof(state.h));
-  if (salt.empty()) return state;  // the assembly requires >= 1 block
-  const std::string padded = PaddedSalt(salt, 64);
-  SHA256_TransformBlocks(state.h, AsBytes(padded).data(), padded.size() / 64);
+  const size_t units = prefix.size() / 64;
+  if (units == 0) return state;  // the assembly requires >= 1 block
+  SHA256_TransformBlocks(state.h, AsBytes(prefix).data(), units);
   return state;
 }
 
-Sha512State SaltedSha512State(absl::string_view salt) {
+// The SHA-512 state after the whole 128-byte units of `prefix`.
+Sha512State Sha512StateAfter(absl::string_view prefix) {
   SHA512_CTX ctx;
   SHA512_Init(&ctx);
-  const std::string padded = PaddedSalt(salt, 128);
-  for (size_t i = 0; i < padded.size(); i += 128) {
-    SHA512_Transform(&ctx, AsBytes(padded).data() + i);
+  for (size_t i = 0; i + 128 <= prefix.size(); i += 128) {
+    SHA512_Transform(&ctx, AsBytes(prefix).data() + i);
   }
   Sha512State state;
   std::memcpy(state.h, ctx.h, sizeof(state.h));
   return state;
+}
+
+// What follows a block of `block_size` bytes in the hash's last units:
+// `suffix`, 0x80, zeros, and the length in bits of the whole message
+// (`prefix_size` + block + suffix), so that `head_size` + block + this is a
+// whole number of `unit`-byte units.
+std::string Tail(size_t unit, size_t prefix_size, size_t head_size,
+                 uint64_t block_size, absl::string_view suffix) {
+  const size_t length_bytes = unit / 8;  // 8 for SHA-256, 16 for SHA-512
+  const uint64_t message = prefix_size + block_size + suffix.size();
+  const size_t used = (head_size + block_size + suffix.size() + 1) % unit;
+  const size_t zeros = (unit + unit - length_bytes - used) % unit;
+  std::string tail(suffix);
+  tail.push_back('\x80');
+  tail.append(zeros + length_bytes, '\0');
+  const uint64_t bits = message * 8;
+  for (int i = 0; i < 8; ++i) {
+    tail[tail.size() - 1 - i] = static_cast<char>(bits >> (8 * i));
+  }
+  return tail;
 }
 
 template <typename Word>
@@ -74,33 +84,45 @@ void WriteDigest(const Word (&words)[8], uint8_t* digest) {
 }  // namespace
 
 BlockHasher::BlockHasher(const MerkleParams& params)
-    : block_size_(params.block_size),
-      salted_(SaltedHasher(params.hash_algorithm, params.salt)),
-      algorithm_(params.hash_algorithm),
-      salted_sha256_(algorithm_ == HashAlgorithm::kSha256
-                         ? SaltedSha256State(params.salt)
-                         : Sha256State{}),
-      salted_sha512_(algorithm_ == HashAlgorithm::kSha512
-                         ? SaltedSha512State(params.salt)
-                         : Sha512State{}),
-      final_padding_{0x80} {
-  // The padding block ends with the message length: 64 bits for SHA-256, 128
-  // (of which the high 64 are zero here) for SHA-512.
+    : BlockHasher(params.hash_algorithm, params.block_size, params.salt,
+                  SaltPlacement::kFsVerity) {}
+
+BlockHasher::BlockHasher(HashAlgorithm algorithm, uint32_t block_size,
+                         absl::string_view salt, SaltPlacement placement)
+    : block_size_(block_size),
+      algorithm_(algorithm),
+      prefix_(placement == SaltPlacement::kFsVerity
+                  ? PaddedSalt(salt, HashBlockSize(algorithm))
+              : placement == SaltPlacement::kBefore ? std::string(salt)
+                                                    : std::string()),
+      suffix_(placement == SaltPlacement::kAfter ? std::string(salt)
+                                                 : std::string()),
+      salted_(algorithm),
+      prefix_sha256_(
+          Sha256StateAfter(algorithm == HashAlgorithm::kSha256 ? prefix_ : "")),
+      prefix_sha512_(Sha512StateAfter(
+          algorithm == HashAlgorithm::kSha512 ? prefix_ : "")) {
+  salted_.Update(AsBytes(prefix_));
   const size_t unit = HashBlockSize(algorithm_);
-  const uint64_t salted_bytes = PaddedSalt(params.salt, unit).size();
-  const uint64_t bits = (salted_bytes + block_size_) * 8;
-  for (int i = 0; i < 8; ++i) final_padding_[unit - 1 - i] = bits >> (8 * i);
+  head_ = prefix_.substr(prefix_.size() / unit * unit);
+  tail_ = Tail(unit, prefix_.size(), head_.size(), block_size_, suffix_);
 }
 
 size_t BlockHasher::Lanes() const {
   if (algorithm_ == HashAlgorithm::kSha256 && Sha256X2Available()) return 2;
-  if (algorithm_ == HashAlgorithm::kSha512 && Sha512X4Available()) return 4;
+  // The SHA-512 lanes take the block where it is, so only a block that
+  // starts a unit of the message (no head_).
+  if (algorithm_ == HashAlgorithm::kSha512 && Sha512X4Available() &&
+      head_.empty()) {
+    return 4;
+  }
   return 1;
 }
 
 void BlockHasher::FinishBlock(Hasher* hasher, uint64_t filled,
                               absl::Span<uint8_t> out) const {
   if (filled < block_size_) UpdateZeros(hasher, block_size_ - filled);
+  hasher->Update(AsBytes(suffix_));
   hasher->Finish(out);
 }
 
@@ -113,10 +135,35 @@ void BlockHasher::HashTwoBlocks(const uint8_t* a, const uint8_t* b,
               absl::MakeSpan(digest_b, digest_size()));
     return;
   }
-  Sha256State state_a = salted_sha256_;
-  Sha256State state_b = salted_sha256_;
-  Sha256CompressX2(&state_a, &state_b, a, b, block_size_ / 64);
-  Sha256CompressX2(&state_a, &state_b, final_padding_, final_padding_, 1);
+  Sha256State state_a = prefix_sha256_;
+  Sha256State state_b = prefix_sha256_;
+  // A head_ shifts the block in the message: its first unit is the head and
+  // the block's start, the units after it lie inside the block, and its
+  // last head_.size() bytes go before the tail.
+  const size_t head = head_.size();
+  if (head > 0) {
+    uint8_t first_a[64], first_b[64];
+    std::memcpy(first_a, head_.data(), head);
+    std::memcpy(first_a + head, a, 64 - head);
+    std::memcpy(first_b, head_.data(), head);
+    std::memcpy(first_b + head, b, 64 - head);
+    Sha256CompressX2(&state_a, &state_b, first_a, first_b, 1);
+  }
+  const size_t inside = head > 0 ? block_size_ / 64 - 1 : block_size_ / 64;
+  Sha256CompressX2(&state_a, &state_b, a + (64 - head) % 64,
+                   b + (64 - head) % 64, inside);
+  if (head == 0) {
+    Sha256CompressX2(&state_a, &state_b, AsBytes(tail_).data(),
+                     AsBytes(tail_).data(), tail_.size() / 64);
+  } else {
+    uint8_t last_a[128], last_b[128];  // head < 64, and then tail_ <= 64 + 8
+    std::memcpy(last_a, a + block_size_ - head, head);
+    std::memcpy(last_a + head, tail_.data(), tail_.size());
+    std::memcpy(last_b, b + block_size_ - head, head);
+    std::memcpy(last_b + head, tail_.data(), tail_.size());
+    Sha256CompressX2(&state_a, &state_b, last_a, last_b,
+                     (head + tail_.size()) / 64);
+  }
   WriteDigest(state_a.h, digest_a);
   WriteDigest(state_b.h, digest_b);
 }
@@ -127,15 +174,15 @@ void BlockHasher::HashSha512Blocks(const uint8_t* data, size_t count,
   Sha512State* lanes[4];
   const uint8_t* blocks[4];
   for (size_t lane = 0; lane < 4; ++lane) {
-    states[lane] = salted_sha512_;
+    states[lane] = prefix_sha512_;
     lanes[lane] = &states[lane];
     // Lanes past `count` hash the last block again, for nothing.
     blocks[lane] = data + std::min(lane, count - 1) * block_size_;
   }
   Sha512CompressX4(lanes, blocks, block_size_ / 128);
-  const uint8_t* const padding[4] = {final_padding_, final_padding_,
-                                     final_padding_, final_padding_};
-  Sha512CompressX4(lanes, padding, 1);
+  const uint8_t* const tail = AsBytes(tail_).data();
+  const uint8_t* const tails[4] = {tail, tail, tail, tail};
+  Sha512CompressX4(lanes, tails, tail_.size() / 128);
   for (size_t lane = 0; lane < count; ++lane) {
     WriteDigest(states[lane].h, digests + 64 * lane);
   }
@@ -187,6 +234,14 @@ void BlockHasher::HashBlocks(const ByteChain& data,
 
 void BlockHasher::HashTwoBlocks(ByteChain::Reader& a, ByteChain::Reader& b,
                                 uint8_t* digest_a, uint8_t* digest_b) const {
+  if (!head_.empty()) {  // the block is shifted in the message: copied
+    std::string blocks(2 * size_t{block_size_}, '\0');
+    a.Read(AsMutableBytes(&blocks).first(block_size_));
+    b.Read(AsMutableBytes(&blocks).subspan(block_size_));
+    const uint8_t* const at = AsBytes(blocks).data();
+    HashTwoBlocks(at, at + block_size_, digest_a, digest_b);
+    return;
+  }
   // One lane's next run of whole 64-byte units, at most `units`: where they
   // are, or one unit copied to `copy` if the pieces split it.
   const auto next_run = [](ByteChain::Reader& reader, size_t units,
@@ -201,8 +256,8 @@ void BlockHasher::HashTwoBlocks(ByteChain::Reader& a, ByteChain::Reader& b,
     *run = 1;
     return static_cast<const uint8_t*>(copy);
   };
-  Sha256State state_a = salted_sha256_;
-  Sha256State state_b = salted_sha256_;
+  Sha256State state_a = prefix_sha256_;
+  Sha256State state_b = prefix_sha256_;
   uint8_t copy_a[64], copy_b[64];
   const uint8_t* run_a = nullptr;
   const uint8_t* run_b = nullptr;
@@ -219,7 +274,8 @@ void BlockHasher::HashTwoBlocks(ByteChain::Reader& a, ByteChain::Reader& b,
     units_b -= n;
     left -= n;
   }
-  Sha256CompressX2(&state_a, &state_b, final_padding_, final_padding_, 1);
+  Sha256CompressX2(&state_a, &state_b, AsBytes(tail_).data(),
+                   AsBytes(tail_).data(), tail_.size() / 64);
   WriteDigest(state_a.h, digest_a);
   WriteDigest(state_b.h, digest_b);
 }

@@ -1,14 +1,17 @@
-// Hashes fs-verity blocks: salted prefix, block data, zero padding. Shared by
-// every path that builds or checks a tree. Whole SHA-256 blocks go two at a
-// time through interleaved SHA-NI rounds where the CPU has them
-// (sha256_x2.h), as the kernel's fs-verity does; whole SHA-512 blocks four at
-// a time through AVX2 lanes (sha512_x4.h).
+// Hashes the blocks of a verity tree, salted the fs-verity way (salt padded,
+// block zero-padded) or either dm-verity way (raw salt before or after the
+// block). Shared by every path that builds or checks a tree. Whole SHA-256
+// blocks go two at a time through interleaved SHA-NI rounds where the CPU has
+// them (sha256_x2.h), as the kernel's fs-verity does; whole SHA-512 blocks
+// four at a time through AVX2 lanes (sha512_x4.h).
 
 #ifndef VERITYD_LIB_BLOCK_HASHER_H_
 #define VERITYD_LIB_BLOCK_HASHER_H_
 
 #include <cstdint>
+#include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/byte_chain.h"
 #include "lib/hash.h"
@@ -18,11 +21,30 @@
 
 namespace verity {
 
+// Where a block's digest takes the salt.
+enum class SaltPlacement {
+  // fs-verity: H(salt zero-padded to the hash's unit ‖ block zero-padded to
+  // the block size).
+  kFsVerity,
+  // dm-verity format 1: H(salt ‖ block), the salt as it is.
+  kBefore,
+  // dm-verity format 0 (Chrome OS): H(block ‖ salt).
+  kAfter,
+};
+
+// The longest salt dm-verity takes (fs-verity's is kMaxSaltSize).
+inline constexpr size_t kMaxDmVeritySaltSize = 256;
+
 // Immutable after construction, so one instance may be shared by threads.
 class BlockHasher {
  public:
-  // `params` must pass ValidateMerkleParams.
+  // fs-verity's hashing; `params` must pass ValidateMerkleParams.
   explicit BlockHasher(const MerkleParams& params);
+  // Any placement. `block_size` must be a power of two of at least 512 (and
+  // at least 2 digests); `salt` at most kMaxDmVeritySaltSize bytes. Only
+  // kFsVerity hashes short blocks (zero-padded); the others take whole ones.
+  BlockHasher(HashAlgorithm algorithm, uint32_t block_size,
+              absl::string_view salt, SaltPlacement placement);
 
   uint32_t block_size() const { return block_size_; }
   size_t digest_size() const { return salted_.digest_size(); }
@@ -32,7 +54,8 @@ class BlockHasher {
   Hasher Begin() const { return salted_; }
 
   // Completes a block begun with Begin() into which `filled` <= block_size()
-  // bytes were fed, by feeding the zero padding; writes the digest to `out`.
+  // bytes were fed (less only for kFsVerity: the zero padding is fed) and
+  // the salt if it goes after; writes the digest to `out`.
   void FinishBlock(Hasher* hasher, uint64_t filled,
                    absl::Span<uint8_t> out) const;
 
@@ -75,14 +98,22 @@ class BlockHasher {
                         uint8_t* digests) const;
 
   uint32_t block_size_;
-  Hasher salted_;
   HashAlgorithm algorithm_;
-  // The state after the padded salt, and the final padding block of a whole
-  // block (0x80, zeros, the message length in bits), for the algorithm's
-  // multi-buffer kernel.
-  Sha256State salted_sha256_;
-  Sha512State salted_sha512_;
-  uint8_t final_padding_[128];
+  // The bytes hashed before the block and after it: the salt, padded for
+  // kFsVerity; empty where there is none.
+  std::string prefix_;
+  std::string suffix_;
+  // The hasher after prefix_.
+  Hasher salted_;
+  // For the multi-buffer kernels, which take whole units (64 bytes for
+  // SHA-256, 128 for SHA-512): the state after the whole units of prefix_,
+  // the prefix's remaining bytes (`head_`, before the block), and what
+  // follows the block up to the last unit: suffix_, 0x80, zeros and the
+  // message length in bits (`tail_`).
+  Sha256State prefix_sha256_;
+  Sha512State prefix_sha512_;
+  std::string head_;
+  std::string tail_;
 };
 
 }  // namespace verity

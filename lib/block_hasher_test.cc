@@ -236,6 +236,56 @@ TEST_P(BlockHasherTest, ChainsOfPiecesSmallerThanAUnit) {
   }
 }
 
+// dm-verity's placements, from their definition: H(salt ‖ block) for format
+// 1, H(block ‖ salt) for format 0, the salt as it is. Every salt length that
+// shifts the block in the message (or not), both algorithms, contiguous
+// blocks in every multi-buffer group size and blocks split between pieces.
+TEST_P(BlockHasherTest, DmVerityPlacementsForEverySaltShape) {
+  for (HashAlgorithm algorithm :
+       {HashAlgorithm::kSha256, HashAlgorithm::kSha512}) {
+    for (SaltPlacement placement :
+         {SaltPlacement::kBefore, SaltPlacement::kAfter}) {
+      for (size_t salt_size :
+           {0, 1, 32, 55, 56, 63, 64, 65, 111, 112, 127, 128, 200, 256}) {
+        for (uint32_t block_size : {512u, 4096u}) {
+          const std::string salt = RandomBytes(salt_size, salt_size + 1);
+          const BlockHasher hasher(algorithm, block_size, salt, placement);
+          const size_t ds = hasher.digest_size();
+          const size_t count = 7;
+          const std::string bytes =
+              RandomBytes(count * block_size, salt_size * 3 + block_size);
+          std::string want;
+          for (size_t i = 0; i < count; ++i) {
+            const std::string block = bytes.substr(i * block_size, block_size);
+            want += ComputeHash(
+                algorithm,
+                AsBytes(placement == SaltPlacement::kBefore ? salt + block
+                                                            : block + salt));
+          }
+          std::string got(count * ds, '\0');
+          hasher.HashBlocks(AsBytes(bytes), AsMutableBytes(&got));
+          ASSERT_EQ(got, want) << HashAlgorithmName(algorithm) << " salt "
+                               << salt_size << " block " << block_size;
+          // Split mid-block, mid-unit, and into pieces smaller than a unit.
+          for (size_t cut : {size_t{1}, size_t{block_size + 30},
+                             size_t{3 * block_size - 64}}) {
+            std::vector<size_t> cuts = {cut};
+            for (size_t at = 4 * block_size; at < 5 * block_size; at += 37) {
+              cuts.push_back(at);
+            }
+            std::string chained(count * ds, '\0');
+            hasher.HashBlocks(ByteChain(Cut(AsBytes(bytes), cuts)),
+                              AsMutableBytes(&chained));
+            ASSERT_EQ(chained, want)
+                << HashAlgorithmName(algorithm) << " salt " << salt_size
+                << " block " << block_size << " cut " << cut;
+          }
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, BlockHasherTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "Fallback" : "MultiBuffer";

@@ -106,8 +106,8 @@ ABSL_FLAG(int, max_streams_per_connection, 100,
           "concurrent streams on one client connection (HTTP/2 "
           "SETTINGS_MAX_CONCURRENT_STREAMS): more wait for one to end");
 ABSL_FLAG(int, max_message_bytes, 8 << 20,
-          "largest message accepted or sent (Put chunks must be smaller; "
-          "Read messages stay below 2 MiB plus tree blocks)");
+          "largest message accepted or sent, at least 3 MiB (Put chunks "
+          "must be smaller; Read messages stay below 2 MiB plus tree blocks)");
 ABSL_FLAG(int, max_puts, 32,
           "concurrent Put streams, counted in --max_streams too; more get "
           "RESOURCE_EXHAUSTED");
@@ -190,6 +190,17 @@ absl::Status CheckBounds(const ServerOptions& options) {
       return absl::InvalidArgumentError(
           absl::StrCat(count.flag, " must be at least 1, not ", count.value));
     }
+  }
+  // A Read message holds a chunk of blocks (at most max_read_chunk_bytes),
+  // the tree blocks that prove them (under 512 KiB at any block size) and
+  // the first message's head.
+  const int64_t read_message =
+      int64_t{options.service.max_read_chunk_bytes} + (1 << 20);
+  if (options.max_message_bytes < read_message) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_message_bytes must be at least ", read_message,
+                     " (a Read message's blocks and their tree blocks), not ",
+                     options.max_message_bytes));
   }
   if (options.service.max_call_rate < 0) {
     return absl::InvalidArgumentError("--max_call_rate must not be negative");

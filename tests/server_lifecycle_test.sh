@@ -92,6 +92,8 @@ refused "bad --inline_limit_bytes" "rt=8192" --listen=127.0.0.1:0 --store_dir="$
   --inline_limit_bytes=rt=8k
 refused "a certificate without a key" "tls_key" --listen=127.0.0.1:0 --store_dir="$work/s" \
   --tls_cert="$work/small"
+refused "a message limit below a Read message" "max_message_bytes must be at least 3145728" \
+  --listen=127.0.0.1:0 --store_dir="$work/s" --max_message_bytes=1048576
 refused "an unknown flag" "frobnicate" --listen=127.0.0.1:0 --store_dir="$work/s" --frobnicate
 refused "a bad duration" "grace_period" --listen=127.0.0.1:0 --store_dir="$work/s" \
   --grace_period=soon
