@@ -29,7 +29,7 @@ namespace {
 using ::absl::StatusCode;
 
 constexpr uint64_t kPart = uint64_t{5} << 20;  // S3's smallest part
-constexpr uint64_t kBlock = 4096;  // the default tree parameters
+constexpr uint64_t kBlock = 4096;              // the default tree parameters
 
 // A server on its own prefix of the test bucket, each test's own.
 server::ServerOptions S3Options(const std::string& cache_dir = "") {
