@@ -24,7 +24,7 @@ void DataHasher::Update(absl::Span<const uint8_t> data) {
     partial_size_ += static_cast<uint32_t>(n);  // n < block_size
     data.remove_prefix(n);
     if (partial_size_ < block_size) return;
-    partial_.Finish(NewDigest());
+    block_hasher_.FinishBlock(&partial_, block_size, NewDigest());
     partial_size_ = 0;
   }
   // Whole blocks are hashed straight from the caller's buffer, two at a time

@@ -30,7 +30,19 @@ constexpr char kUsage[] =
     "                             [--out-merkle-tree=FILE] "
     "[--out-descriptor=FILE]\n"
     "                             [--compact] [--for-builtin-sig] "
-    "[--threads=N]\n";
+    "[--threads=N]\n"
+    "       verity digest --format=dm-verity FILE... "
+    "[--hash-alg=sha256|sha512]\n"
+    "                             [--data-block-size=N] [--hash-block-size=N] "
+    "[--format-version=0|1]\n"
+    "                             [--salt=HEX|-] [--out-hash-tree=FILE] "
+    "[--no-superblock] [--uuid=UUID]\n"
+    "--format=dm-verity prints the root hash and parameters as `veritysetup "
+    "format` does;\n"
+    "without --salt the salt is 32 random bytes, as there (--salt=- for none), "
+    "and\n"
+    "--out-hash-tree writes the hash device, with the superblock unless "
+    "--no-superblock.\n";
 
 enum Option : int {
   kHashAlg = 256,
@@ -41,6 +53,13 @@ enum Option : int {
   kCompact,
   kForBuiltinSig,
   kThreads,
+  kFormat,
+  kDataBlockSize,
+  kHashBlockSize,
+  kFormatVersion,
+  kOutHashTree,
+  kNoSuperblock,
+  kUuid,
 };
 
 constexpr struct option kLongOptions[] = {
@@ -52,8 +71,26 @@ constexpr struct option kLongOptions[] = {
     {"compact", no_argument, nullptr, kCompact},
     {"for-builtin-sig", no_argument, nullptr, kForBuiltinSig},
     {"threads", required_argument, nullptr, kThreads},
+    {"format", required_argument, nullptr, kFormat},
+    {"data-block-size", required_argument, nullptr, kDataBlockSize},
+    {"hash-block-size", required_argument, nullptr, kHashBlockSize},
+    {"format-version", required_argument, nullptr, kFormatVersion},
+    {"out-hash-tree", required_argument, nullptr, kOutHashTree},
+    {"no-superblock", no_argument, nullptr, kNoSuperblock},
+    {"uuid", required_argument, nullptr, kUuid},
     {nullptr, 0, nullptr, 0},
 };
+
+// The options that only one format takes.
+constexpr Option kFsVerityOnly[] = {kBlockSize, kOutMerkleTree, kOutDescriptor,
+                                    kCompact,   kForBuiltinSig, kThreads};
+constexpr Option kDmVerityOnly[] = {kDataBlockSize, kHashBlockSize,
+                                    kFormatVersion, kOutHashTree,
+                                    kNoSuperblock,  kUuid};
+
+const char* OptionName(int option) {
+  return kLongOptions[option - kHashAlg].name;
+}
 
 absl::StatusOr<int> ParseThreads(absl::string_view text) {
   int value = 0;
@@ -64,18 +101,74 @@ absl::StatusOr<int> ParseThreads(absl::string_view text) {
   return value;
 }
 
+absl::Status ApplyDmVerityOption(int option, absl::string_view arg,
+                                 DigestOptions* opts) {
+  DmVerityDigestOptions& dm = opts->dm_verity;
+  switch (option) {
+    case kFormat:
+      if (arg != "fs-verity" && arg != "dm-verity") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--format is fs-verity or dm-verity, not '", arg, "'"));
+      }
+      opts->dm_verity_format = arg == "dm-verity";
+      return absl::OkStatus();
+    case kDataBlockSize: {
+      ASSIGN_OR_RETURN(dm.params.data_block_size, ParseBlockSizeFlag(arg));
+      return absl::OkStatus();
+    }
+    case kHashBlockSize: {
+      ASSIGN_OR_RETURN(dm.params.hash_block_size, ParseBlockSizeFlag(arg));
+      return absl::OkStatus();
+    }
+    case kFormatVersion:
+      if (arg != "0" && arg != "1") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--format-version is 0 or 1, not '", arg, "'"));
+      }
+      dm.params.format = arg == "1" ? 1 : 0;
+      return absl::OkStatus();
+    case kOutHashTree:
+      dm.out_hash_tree = std::string(arg);
+      return absl::OkStatus();
+    case kNoSuperblock:
+      dm.superblock = false;
+      return absl::OkStatus();
+    case kUuid: {
+      ASSIGN_OR_RETURN(dm.uuid, ParseUuid(arg));
+      return absl::OkStatus();
+    }
+  }
+  return absl::InvalidArgumentError("unrecognized option");
+}
+
+// INVALID_ARGUMENT if an option `seen` belongs to the other format.
+absl::Status CheckFormatOptions(const DigestOptions& opts,
+                                const std::vector<int>& seen) {
+  const absl::Span<const Option> foreign =
+      opts.dm_verity_format ? absl::MakeConstSpan(kFsVerityOnly)
+                            : absl::MakeConstSpan(kDmVerityOnly);
+  for (int option : seen) {
+    if (std::find(foreign.begin(), foreign.end(), option) != foreign.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", OptionName(option), " is not for --format=",
+                       opts.dm_verity_format ? "dm-verity" : "fs-verity"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Applies one option; `seen` rejects repeats, as fsverity does.
 absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
                          std::vector<int>* seen) {
   if (std::find(seen->begin(), seen->end(), option) != seen->end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", kLongOptions[option - kHashAlg].name,
-                     " can only be specified once"));
+        absl::StrCat("--", OptionName(option), " can only be specified once"));
   }
   seen->push_back(option);
   switch (option) {
     case kHashAlg: {
       ASSIGN_OR_RETURN(opts->params.hash_algorithm, ParseHashAlgorithm(arg));
+      opts->dm_verity.params.algorithm = opts->params.hash_algorithm;
       return absl::OkStatus();
     }
     case kBlockSize: {
@@ -83,7 +176,12 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
       return absl::OkStatus();
     }
     case kSalt: {
+      // dm-verity's "-" (none) is told apart once the format is known.
+      opts->dm_verity.random_salt = false;
+      opts->salt_none = arg == "-";
+      if (opts->salt_none) return absl::OkStatus();
       ASSIGN_OR_RETURN(opts->params.salt, ParseHexFlag("salt", arg));
+      opts->dm_verity.params.salt = opts->params.salt;
       return absl::OkStatus();
     }
     case kOutMerkleTree:
@@ -102,6 +200,8 @@ absl::Status ApplyOption(int option, absl::string_view arg, DigestOptions* opts,
       ASSIGN_OR_RETURN(opts->threads, ParseThreads(arg));
       return absl::OkStatus();
     }
+    default:
+      return ApplyDmVerityOption(option, arg, opts);
   }
   return absl::InvalidArgumentError("unrecognized option");
 }
@@ -189,7 +289,15 @@ absl::StatusOr<DigestOptions> ParseDigestOptions(int argc, char** argv) {
     }
     RETURN_IF_ERROR(ApplyOption(option, optarg ? optarg : "", &opts, &seen));
   }
-  RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
+  RETURN_IF_ERROR(CheckFormatOptions(opts, seen));
+  if (opts.salt_none && !opts.dm_verity_format) {
+    return absl::InvalidArgumentError("--salt=- is for --format=dm-verity");
+  }
+  if (opts.dm_verity_format) {
+    RETURN_IF_ERROR(ValidateDmVerityParams(opts.dm_verity.params));
+  } else {
+    RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
+  }
   opts.files.assign(argv + optind, argv + argc);
   if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
   if (opts.threads == 0)
@@ -212,8 +320,10 @@ int RunDigestCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::Status status = tree_out.Open(opts->out_merkle_tree);
   if (status.ok()) status = descriptor_out.Open(opts->out_descriptor);
   for (size_t i = 0; status.ok() && i < opts->files.size(); ++i) {
-    status =
-        DigestOneFile(*opts, opts->files[i], &tree_out, &descriptor_out, out);
+    status = opts->dm_verity_format
+                 ? DmVerityDigestFile(opts->files[i], opts->dm_verity, out)
+                 : DigestOneFile(*opts, opts->files[i], &tree_out,
+                                 &descriptor_out, out);
     if (!status.ok())
       status = absl::Status(
           status.code(), absl::StrCat(opts->files[i], ": ", status.message()));

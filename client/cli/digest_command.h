@@ -1,5 +1,7 @@
 // `verity digest`: the fs-verity digest of local files, output line for line as
-// `fsverity digest` prints it, with the same options, plus --threads.
+// `fsverity digest` prints it, with the same options, plus --threads; or with
+// --format=dm-verity their dm-verity root hash as `veritysetup format` prints
+// it (dm_verity_digest.h).
 
 #ifndef VERITYD_CLIENT_CLI_DIGEST_COMMAND_H_
 #define VERITYD_CLIENT_CLI_DIGEST_COMMAND_H_
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/cli/dm_verity_digest.h"
 #include "lib/merkle_params.h"
 
 namespace verity::cli {
@@ -26,6 +29,10 @@ struct DigestOptions {
   bool for_builtin_sig =
       false;        // --for-builtin-sig: print the kernel's signed-digest form
   int threads = 0;  // --threads: hashing threads per file; 0 = one per CPU
+  // --format=dm-verity, and its options.
+  bool dm_verity_format = false;
+  bool salt_none = false;  // --salt=-: none, for dm-verity
+  DmVerityDigestOptions dm_verity;
   std::vector<std::string> files;
 };
 
