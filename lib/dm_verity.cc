@@ -134,6 +134,10 @@ DmVerityBuilder::DmVerityBuilder(const DmVerityParams& params)
       data_(&data_hasher_),
       levels_(&hash_hasher_) {}
 
+void DmVerityBuilder::Reserve(uint64_t data_size) {
+  if (params_status_.ok()) levels_.Reserve(data_size / params_.data_block_size);
+}
+
 absl::Status DmVerityBuilder::Update(absl::Span<const uint8_t> data) {
   RETURN_IF_ERROR(params_status_);
   if (finished_) return absl::FailedPreconditionError("already finished");

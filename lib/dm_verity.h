@@ -85,6 +85,9 @@ class DmVerityBuilder {
   DmVerityBuilder(const DmVerityBuilder&) = delete;
   DmVerityBuilder& operator=(const DmVerityBuilder&) = delete;
 
+  // A hint: the data will be about `data_size` bytes, so the hash area is
+  // allocated once.
+  void Reserve(uint64_t data_size);
   absl::Status Update(absl::Span<const uint8_t> data);
   // Covers the whole data blocks given (a partial last one is left out).
   // Call at most once.

@@ -151,6 +151,24 @@ TEST(DmVerityTest, MatchesVeritysetup) {
   }
 }
 
+// Reserve() is a hint: too small, exact or too large, the tree is the same.
+TEST(DmVerityTest, AnySizeHintBuildsTheSameTree) {
+  DmVerityParams params;
+  params.data_block_size = params.hash_block_size = 512;  // 16 digests a block
+  const std::string data = RandomBytes(300 * 512 + 7, 3);
+  const DmVerityTree want = Build(data, params, 4096);
+  for (uint64_t hint : {uint64_t{0}, uint64_t{512}, uint64_t{data.size()},
+                        uint64_t{100 * data.size()}}) {
+    DmVerityBuilder builder(params);
+    builder.Reserve(hint);
+    ASSERT_TRUE(builder.Update(AsBytes(data)).ok());
+    absl::StatusOr<DmVerityTree> tree = builder.Finish();
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    EXPECT_EQ(tree->root_hash, want.root_hash) << hint;
+    EXPECT_TRUE(tree->hash_area == want.hash_area) << hint;
+  }
+}
+
 TEST(DmVerityTest, LayoutCountsLevelsTopFirst) {
   DmVerityParams params;  // SHA-256, 4 KiB: 128 digests a hash block
   absl::StatusOr<DmVerityLayout> one = MakeDmVerityLayout(params, 1);

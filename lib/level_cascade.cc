@@ -3,11 +3,22 @@
 #include "lib/level_cascade.h"
 
 #include "lib/hash.h"
+#include "lib/merkle_params.h"
 
 namespace verity {
 
 LevelCascade::LevelCascade(const BlockHasher* block_hasher)
     : block_hasher_(*block_hasher) {}
+
+void LevelCascade::Reserve(uint64_t data_blocks) {
+  const uint32_t block_size = block_hasher_.block_size();
+  const uint64_t per_block = block_size / block_hasher_.digest_size();
+  reserved_.clear();
+  for (uint64_t blocks = data_blocks; blocks > 1;) {
+    blocks = DivRoundUp(blocks, per_block);  // this level's hash blocks
+    reserved_.push_back(blocks * block_size);
+  }
+}
 
 void LevelCascade::AppendDataHashes(absl::string_view digests) {
   if (!digests.empty()) Append(0, digests);
@@ -22,6 +33,7 @@ uint64_t LevelCascade::BlockCount(size_t level) const {
 void LevelCascade::Append(size_t level, absl::string_view digests) {
   if (level == levels_.size()) {
     levels_.emplace_back();
+    if (level < reserved_.size()) levels_.back().reserve(reserved_[level]);
     hashed_blocks_.push_back(0);
   }
   levels_[level].append(digests.data(), digests.size());

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <vector>
 
@@ -36,6 +37,8 @@ absl::StatusOr<DmVerityTree> HashFile(const std::string& file,
                                       const DmVerityParams& params) {
   ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(file, O_RDONLY));
   DmVerityBuilder builder(params);
+  struct stat st;
+  if (fstat(fd.get(), &st) == 0) builder.Reserve(st.st_size);
   std::vector<uint8_t> storage;
   const absl::Span<uint8_t> buffer =
       PageAlignedBuffer(kReadChunkSize, &storage);
@@ -77,7 +80,7 @@ absl::Status DmVerityDigestFile(const std::string& file,
     RETURN_IF_ERROR(FillRandom(AsMutableBytes(&params.salt)));
   }
   ASSIGN_OR_RETURN(const DmVerityTree tree, HashFile(file, params));
-  std::string device;
+  std::string superblock;  // and the zeros up to the hash area
   std::string uuid_text;
   if (options.superblock) {
     Uuid uuid{};
@@ -89,18 +92,21 @@ absl::Status DmVerityDigestFile(const std::string& file,
       uuid[8] = (uuid[8] & 0x3f) | 0x80;
     }
     uuid_text = FormatUuid(uuid);
-    device = EncodeDmVeritySuperblock(params, tree.layout.data_blocks, uuid);
-    device.resize(params.hash_block_size, '\0');
+    superblock =
+        EncodeDmVeritySuperblock(params, tree.layout.data_blocks, uuid);
+    superblock.resize(params.hash_block_size, '\0');
   }
-  device += tree.hash_area;
   if (!options.out_hash_tree.empty()) {
     ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(options.out_hash_tree,
                                            O_WRONLY | O_CREAT | O_TRUNC));
-    RETURN_IF_ERROR(WriteAll(fd.get(), AsBytes(device), options.out_hash_tree));
+    RETURN_IF_ERROR(
+        WriteAll(fd.get(), AsBytes(superblock), options.out_hash_tree));
+    RETURN_IF_ERROR(
+        WriteAll(fd.get(), AsBytes(tree.hash_area), options.out_hash_tree));
   }
-  const std::string report =
-      Report(options.out_hash_tree.empty() ? file : options.out_hash_tree,
-             params, tree, uuid_text, device.size());
+  const std::string report = Report(
+      options.out_hash_tree.empty() ? file : options.out_hash_tree, params,
+      tree, uuid_text, superblock.size() + tree.hash_area.size());
   std::fwrite(report.data(), 1, report.size(), out);
   return absl::OkStatus();
 }
