@@ -18,8 +18,8 @@ PACKAGES=(
   # clang-14 with libFuzzer and its sanitizer runtimes: --config=fuzz (tests/fuzz/run.sh)
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   fsverity curl python3
-  # veritysetup: the reference for dm-verity trees (lib/dm_verity_test.cc)
-  cryptsetup-bin
+  # veritysetup: the reference for dm-verity trees and FEC (lib/dm_verity*_test.cc); ISA-L: FEC
+  cryptsetup-bin libisal-dev
   # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/openssl3_pkcs7.cc, dlopen), built
   # against libssl-dev's headers; the openssl tool makes keys and certificates for its oracle tests
   libssl3 libssl-dev openssl

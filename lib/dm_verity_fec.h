@@ -1,0 +1,72 @@
+// dm-verity's forward error correction, byte-identical with `veritysetup
+// format --fec-device` (cryptsetup lib/verity/verity_fec.c, the kernel's
+// drivers/md/dm-verity-fec.c): Reed-Solomon RS(255, 255 - roots) over GF(2^8)
+// (field polynomial 0x11d, roots α^0..α^(roots-1)), encoded with ISA-L.
+//
+// The covered blocks (the data blocks, then the hash area's, all of one block
+// size) are taken in `rounds` = ceil(blocks / k) RS groups, k = 255 - roots:
+// group r holds blocks r, r + rounds, r + 2·rounds, ... (past the end: zero
+// blocks), and byte o of its k blocks is one codeword (the first block the
+// highest-degree symbol). The FEC area holds, for each group and each byte
+// offset in turn, that codeword's `roots` parity bytes.
+
+#ifndef VERITYD_LIB_DM_VERITY_FEC_H_
+#define VERITYD_LIB_DM_VERITY_FEC_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace verity {
+
+inline constexpr int kMinFecRoots = 2;
+inline constexpr int kMaxFecRoots = 24;
+
+// INVALID_ARGUMENT unless kMinFecRoots <= roots <= kMaxFecRoots.
+absl::Status ValidateFecRoots(int roots);
+
+// The RS groups for `blocks` covered blocks, and the FEC area's size.
+uint64_t FecRounds(uint64_t blocks, int roots);
+uint64_t FecSize(uint64_t blocks, int roots, uint32_t block_size);
+
+// Encodes RS groups. Immutable after Create(), so one may be shared.
+class FecEncoder {
+ public:
+  static absl::StatusOr<FecEncoder> Create(int roots);
+
+  int roots() const { return roots_; }
+  // Blocks per group: 255 - roots.
+  int k() const { return 255 - roots_; }
+
+  // Writes the parity of one group, `blocks` (k() pointers to `block_size`
+  // bytes each; nullptr for a zero block), to `out`: block_size * roots()
+  // bytes, interleaved as the FEC area holds them.
+  void EncodeGroup(absl::Span<const uint8_t* const> blocks, size_t block_size,
+                   absl::Span<uint8_t> out) const;
+
+ private:
+  explicit FecEncoder(int roots);
+
+  int roots_;
+  // ISA-L's expanded multiplication tables of the parity matrix.
+  std::vector<uint8_t> tables_;
+};
+
+// The covered block `index` (< blocks): block_size bytes that stay valid
+// until ComputeFec() returns.
+using FecBlockFn =
+    std::function<absl::StatusOr<absl::Span<const uint8_t>>(uint64_t index)>;
+
+// The whole FEC area for `blocks` covered blocks read through `block_at`.
+absl::StatusOr<std::string> ComputeFec(int roots, uint32_t block_size,
+                                       uint64_t blocks,
+                                       const FecBlockFn& block_at);
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_DM_VERITY_FEC_H_
