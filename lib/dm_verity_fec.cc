@@ -1,10 +1,13 @@
 // Implements dm-verity FEC: the parity matrix from the RS generator
-// polynomial, then ISA-L's table-driven encoding of each group's blocks.
+// polynomial, then ISA-L's table-driven encoding of each group's blocks; a
+// repair inverts the rows of the code that survive (ISA-L's
+// gf_invert_matrix) and applies them the same way.
 
 #include "lib/dm_verity_fec.h"
 
 #include <isa-l/erasure_code.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -97,19 +100,20 @@ uint64_t FecSize(uint64_t blocks, int roots, uint32_t block_size) {
   return FecRounds(blocks, roots) * block_size * roots;
 }
 
-absl::StatusOr<FecEncoder> FecEncoder::Create(int roots) {
+absl::StatusOr<FecCodec> FecCodec::Create(int roots) {
   RETURN_IF_ERROR(ValidateFecRoots(roots));
-  return FecEncoder(roots);
+  return FecCodec(roots);
 }
 
-FecEncoder::FecEncoder(int roots)
-    : roots_(roots), tables_(static_cast<size_t>(32) * k() * roots) {
-  std::vector<uint8_t> matrix = ParityMatrix(roots);
-  ec_init_tables(k(), roots_, matrix.data(), tables_.data());
+FecCodec::FecCodec(int roots)
+    : roots_(roots),
+      matrix_(ParityMatrix(roots)),
+      tables_(static_cast<size_t>(32) * k() * roots) {
+  ec_init_tables(k(), roots_, matrix_.data(), tables_.data());
 }
 
-void FecEncoder::EncodeGroup(absl::Span<const uint8_t* const> blocks,
-                             size_t block_size, absl::Span<uint8_t> out) const {
+void FecCodec::EncodeGroup(absl::Span<const uint8_t* const> blocks,
+                           size_t block_size, absl::Span<uint8_t> out) const {
   const std::vector<uint8_t> zeros(block_size, 0);
   std::vector<uint8_t*> data(k());
   for (int j = 0; j < k(); ++j) {
@@ -130,15 +134,75 @@ void FecEncoder::EncodeGroup(absl::Span<const uint8_t* const> blocks,
   }
 }
 
+absl::Status FecCodec::RepairGroup(absl::Span<const uint8_t* const> blocks,
+                                   absl::Span<const int> erased,
+                                   absl::Span<const uint8_t> parity,
+                                   size_t block_size,
+                                   absl::Span<uint8_t* const> rebuilt) const {
+  const int n = k();
+  const int e = static_cast<int>(erased.size());
+  if (e > roots_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(e, " bad blocks in one group; ", roots_,
+                     " roots rebuild at most ", roots_));
+  }
+  std::vector<bool> is_erased(n, false);
+  for (int j : erased) {
+    if (j < 0 || j >= n || is_erased[j]) {
+      return absl::InvalidArgumentError(absl::StrCat("bad erasure index ", j));
+    }
+    is_erased[j] = true;
+  }
+  if (e == 0) return absl::OkStatus();
+  // k known rows of the code's generator (identity over the parity matrix):
+  // the blocks not erased, then the first e parity rows; their symbols are
+  // the sources.
+  const std::vector<uint8_t> zeros(block_size, 0);
+  std::vector<uint8_t> known(static_cast<size_t>(n) * n, 0);
+  std::vector<uint8_t*> sources;
+  int row = 0;
+  for (int j = 0; j < n; ++j) {
+    if (is_erased[j]) continue;
+    known[row++ * n + j] = 1;
+    sources.push_back(
+        const_cast<uint8_t*>(blocks[j] != nullptr ? blocks[j] : zeros.data()));
+  }
+  // The parity rows' bytes, out of their interleaving.
+  std::vector<uint8_t> parity_rows(static_cast<size_t>(e) * block_size);
+  for (int t = 0; t < e; ++t, ++row) {
+    std::copy(&matrix_[t * n], &matrix_[(t + 1) * n], &known[row * n]);
+    for (size_t o = 0; o < block_size; ++o) {
+      parity_rows[t * block_size + o] = parity[o * roots_ + t];
+    }
+    sources.push_back(&parity_rows[t * block_size]);
+  }
+  std::vector<uint8_t> inverse(static_cast<size_t>(n) * n);
+  if (gf_invert_matrix(known.data(), inverse.data(), n) != 0) {
+    return absl::InternalError("the RS decoding matrix is singular");
+  }
+  // Erased block j is row j of the inverse applied to the sources.
+  std::vector<uint8_t> decode(static_cast<size_t>(e) * n);
+  for (int i = 0; i < e; ++i) {
+    std::copy(&inverse[erased[i] * n], &inverse[(erased[i] + 1) * n],
+              &decode[i * n]);
+  }
+  std::vector<uint8_t> decode_tables(static_cast<size_t>(32) * n * e);
+  ec_init_tables(n, e, decode.data(), decode_tables.data());
+  std::vector<uint8_t*> out(rebuilt.begin(), rebuilt.end());
+  ec_encode_data(static_cast<int>(block_size), n, e, decode_tables.data(),
+                 sources.data(), out.data());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ComputeFec(int roots, uint32_t block_size,
                                        uint64_t blocks,
                                        const FecBlockFn& block_at) {
-  ASSIGN_OR_RETURN(const FecEncoder encoder, FecEncoder::Create(roots));
+  ASSIGN_OR_RETURN(const FecCodec codec, FecCodec::Create(roots));
   const uint64_t rounds = FecRounds(blocks, roots);
   std::string fec(FecSize(blocks, roots, block_size), '\0');
-  std::vector<const uint8_t*> group(encoder.k());
+  std::vector<const uint8_t*> group(codec.k());
   for (uint64_t r = 0; r < rounds; ++r) {
-    for (int j = 0; j < encoder.k(); ++j) {
+    for (int j = 0; j < codec.k(); ++j) {
       const uint64_t index = r + j * rounds;
       group[j] = nullptr;
       if (index >= blocks) continue;
@@ -146,7 +210,7 @@ absl::StatusOr<std::string> ComputeFec(int roots, uint32_t block_size,
       group[j] = block.data();
     }
     const size_t group_bytes = size_t{block_size} * roots;
-    encoder.EncodeGroup(
+    codec.EncodeGroup(
         group, block_size,
         absl::MakeSpan(reinterpret_cast<uint8_t*>(fec.data()) + r * group_bytes,
                        group_bytes));

@@ -34,10 +34,11 @@ absl::Status ValidateFecRoots(int roots);
 uint64_t FecRounds(uint64_t blocks, int roots);
 uint64_t FecSize(uint64_t blocks, int roots, uint32_t block_size);
 
-// Encodes RS groups. Immutable after Create(), so one may be shared.
-class FecEncoder {
+// Encodes and repairs RS groups. Immutable after Create(), so one may be
+// shared.
+class FecCodec {
  public:
-  static absl::StatusOr<FecEncoder> Create(int roots);
+  static absl::StatusOr<FecCodec> Create(int roots);
 
   int roots() const { return roots_; }
   // Blocks per group: 255 - roots.
@@ -49,11 +50,25 @@ class FecEncoder {
   void EncodeGroup(absl::Span<const uint8_t* const> blocks, size_t block_size,
                    absl::Span<uint8_t> out) const;
 
+  // Rebuilds the blocks of one group at `erased` (distinct indices < k(),
+  // at most roots(): blocks the Merkle tree found bad, and so erasures) from
+  // the group's other blocks (`blocks` as for EncodeGroup; those at `erased`
+  // are not read) and its `parity` (as EncodeGroup writes it), into
+  // `rebuilt` (one block_size buffer per erased index). The parity may be
+  // damaged too: a rebuilt block must be hashed again before it is used.
+  // INVALID_ARGUMENT for more erasures than roots() or bad indices.
+  absl::Status RepairGroup(absl::Span<const uint8_t* const> blocks,
+                           absl::Span<const int> erased,
+                           absl::Span<const uint8_t> parity, size_t block_size,
+                           absl::Span<uint8_t* const> rebuilt) const;
+
  private:
-  explicit FecEncoder(int roots);
+  explicit FecCodec(int roots);
 
   int roots_;
-  // ISA-L's expanded multiplication tables of the parity matrix.
+  // The parity matrix, roots() rows of k(); and ISA-L's expanded
+  // multiplication tables of it.
+  std::vector<uint8_t> matrix_;
   std::vector<uint8_t> tables_;
 };
 

@@ -20,12 +20,12 @@ constexpr size_t kBlockSize = 4096;
 
 void BM_EncodeGroup(benchmark::State& state) {
   const int roots = static_cast<int>(state.range(0));
-  absl::StatusOr<FecEncoder> encoder = FecEncoder::Create(roots);
-  if (!encoder.ok()) {
+  absl::StatusOr<FecCodec> codec = FecCodec::Create(roots);
+  if (!codec.ok()) {
     state.SkipWithError("bad roots");
     return;
   }
-  const int k = encoder->k();
+  const int k = codec->k();
   std::vector<uint8_t> data(k * kBlockSize);
   std::mt19937 random(roots);
   for (uint8_t& byte : data) byte = static_cast<uint8_t>(random());
@@ -33,7 +33,7 @@ void BM_EncodeGroup(benchmark::State& state) {
   for (int j = 0; j < k; ++j) blocks[j] = &data[j * kBlockSize];
   std::vector<uint8_t> parity(kBlockSize * roots);
   for (auto _ : state) {
-    encoder->EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity));
+    codec->EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity));
     benchmark::DoNotOptimize(parity.data());
   }
   state.SetBytesProcessed(state.iterations() * k * kBlockSize);
