@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/little_endian.h"
 #include "lib/merkle_params.h"
 #include "lib/status_macros.h"
 
@@ -42,12 +43,6 @@ absl::Status CheckFieldsFit(const Descriptor& d) {
   return absl::OkStatus();
 }
 
-uint64_t LoadLe64(const uint8_t* bytes) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) value = (value << 8) | bytes[i];
-  return value;
-}
-
 bool IsHex(absl::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return absl::ascii_isxdigit(c); });
@@ -62,9 +57,8 @@ absl::StatusOr<std::string> Descriptor::Serialize() const {
   out[kHashAlgorithmOffset] = static_cast<char>(hash_algorithm);
   out[kLogBlockSizeOffset] = static_cast<char>(log_block_size);
   out[kSaltSizeOffset] = static_cast<char>(salt.size());
-  for (int i = 0; i < 8; ++i) {  // little-endian regardless of host
-    out[kDataSizeOffset + i] = static_cast<char>(data_size >> (8 * i));
-  }
+  StoreLittleEndian(data_size, 8,
+                    reinterpret_cast<uint8_t*>(&out[kDataSizeOffset]));
   std::memcpy(&out[kRootHashOffset], root_hash.data(), root_hash.size());
   std::memcpy(&out[kSaltOffset], salt.data(), salt.size());
   return out;
@@ -84,7 +78,7 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
   d.hash_algorithm = static_cast<HashAlgorithm>(algorithm);
   d.log_block_size = bytes[kLogBlockSizeOffset];
   d.salt.assign(reinterpret_cast<const char*>(&bytes[kSaltOffset]), salt_size);
-  d.data_size = LoadLe64(&bytes[kDataSizeOffset]);
+  d.data_size = LoadLittleEndian(&bytes[kDataSizeOffset], 8);
   d.root_hash.assign(reinterpret_cast<const char*>(&bytes[kRootHashOffset]),
                      DigestSize(d.hash_algorithm));
   // Whatever the fields do not capture (version, sig_size, padding, reserved

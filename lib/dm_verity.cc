@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/little_endian.h"
 #include "lib/status_macros.h"
 
 namespace verity {
@@ -42,22 +43,6 @@ absl::Status ValidateBlockSize(const char* name, uint32_t size) {
         kMaxDmVerityBlockSize, ", not ", size));
   }
   return absl::OkStatus();
-}
-
-template <typename Int>
-void PutLittleEndian(Int value, char* out) {
-  for (size_t i = 0; i < sizeof(Int); ++i) {
-    out[i] = static_cast<char>(value >> (8 * i));
-  }
-}
-
-template <typename Int>
-Int GetLittleEndian(const uint8_t* in) {
-  Int value = 0;
-  for (size_t i = 0; i < sizeof(Int); ++i) {
-    value |= static_cast<Int>(in[i]) << (8 * i);
-  }
-  return value;
 }
 
 }  // namespace
@@ -168,16 +153,19 @@ absl::StatusOr<DmVerityTree> DmVerityBuilder::Finish() {
 std::string EncodeDmVeritySuperblock(const DmVerityParams& params,
                                      uint64_t data_blocks, const Uuid& uuid) {
   std::string out(kDmVeritySuperblockSize, '\0');
+  const auto out_at = [&out](size_t at) {
+    return reinterpret_cast<uint8_t*>(&out[at]);
+  };
   std::memcpy(out.data(), kMagic, sizeof(kMagic));
-  PutLittleEndian(kSuperblockVersion, &out[kVersionAt]);
-  PutLittleEndian(static_cast<uint32_t>(params.format), &out[kFormatAt]);
+  StoreLittleEndian(kSuperblockVersion, 4, out_at(kVersionAt));
+  StoreLittleEndian(params.format, 4, out_at(kFormatAt));
   std::memcpy(&out[kUuidAt], uuid.data(), uuid.size());
   const absl::string_view name = HashAlgorithmName(params.algorithm);
   std::memcpy(&out[kAlgorithmAt], name.data(), name.size());
-  PutLittleEndian(params.data_block_size, &out[kDataBlockSizeAt]);
-  PutLittleEndian(params.hash_block_size, &out[kHashBlockSizeAt]);
-  PutLittleEndian(data_blocks, &out[kDataBlocksAt]);
-  PutLittleEndian(static_cast<uint16_t>(params.salt.size()), &out[kSaltSizeAt]);
+  StoreLittleEndian(params.data_block_size, 4, out_at(kDataBlockSizeAt));
+  StoreLittleEndian(params.hash_block_size, 4, out_at(kHashBlockSizeAt));
+  StoreLittleEndian(data_blocks, 8, out_at(kDataBlocksAt));
+  StoreLittleEndian(params.salt.size(), 2, out_at(kSaltSizeAt));
   std::memcpy(&out[kSaltAt], params.salt.data(), params.salt.size());
   return out;
 }
@@ -189,7 +177,8 @@ absl::StatusOr<DmVeritySuperblock> ParseDmVeritySuperblock(
     return absl::InvalidArgumentError("not a dm-verity superblock");
   }
   const uint8_t* in = bytes.data();
-  const uint32_t version = GetLittleEndian<uint32_t>(in + kVersionAt);
+  const uint32_t version =
+      static_cast<uint32_t>(LoadLittleEndian(in + kVersionAt, 4));
   if (version != kSuperblockVersion) {
     return absl::InvalidArgumentError(
         absl::StrCat("dm-verity superblock version ", version, " is unknown"));
@@ -201,18 +190,21 @@ absl::StatusOr<DmVeritySuperblock> ParseDmVeritySuperblock(
   DmVeritySuperblock superblock;
   DmVerityParams& params = superblock.params;
   params.algorithm = algorithm;
-  params.format = static_cast<int>(
-      std::min<uint32_t>(GetLittleEndian<uint32_t>(in + kFormatAt), 2));
-  params.data_block_size = GetLittleEndian<uint32_t>(in + kDataBlockSizeAt);
-  params.hash_block_size = GetLittleEndian<uint32_t>(in + kHashBlockSizeAt);
-  const uint16_t salt_size = GetLittleEndian<uint16_t>(in + kSaltSizeAt);
+  params.format = static_cast<int>(std::min<uint32_t>(
+      static_cast<uint32_t>(LoadLittleEndian(in + kFormatAt, 4)), 2));
+  params.data_block_size =
+      static_cast<uint32_t>(LoadLittleEndian(in + kDataBlockSizeAt, 4));
+  params.hash_block_size =
+      static_cast<uint32_t>(LoadLittleEndian(in + kHashBlockSizeAt, 4));
+  const uint16_t salt_size =
+      static_cast<uint16_t>(LoadLittleEndian(in + kSaltSizeAt, 2));
   if (salt_size > kMaxDmVeritySaltSize) {
     return absl::InvalidArgumentError(
         absl::StrCat("the superblock's salt is ", salt_size, " bytes"));
   }
   params.salt.assign(reinterpret_cast<const char*>(in + kSaltAt), salt_size);
   RETURN_IF_ERROR(ValidateDmVerityParams(params));
-  superblock.data_blocks = GetLittleEndian<uint64_t>(in + kDataBlocksAt);
+  superblock.data_blocks = LoadLittleEndian(in + kDataBlocksAt, 8);
   std::memcpy(superblock.uuid.data(), in + kUuidAt, superblock.uuid.size());
   return superblock;
 }

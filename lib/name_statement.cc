@@ -18,14 +18,16 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
+#include "lib/little_endian.h"
 #include "lib/status_macros.h"
 
 namespace verity {
 namespace {
 
 void PutLittleEndian(uint64_t value, int bytes, std::string* out) {
-  for (int i = 0; i < bytes; ++i)
-    out->push_back(static_cast<char>(value >> (8 * i)));
+  uint8_t encoded[8];
+  StoreLittleEndian(value, bytes, encoded);
+  out->append(reinterpret_cast<const char*>(encoded), bytes);
 }
 
 // Reads the encoding front to back; every read fails once input runs out.
@@ -42,10 +44,8 @@ class Reader {
   bool Integer(int bytes, uint64_t* out) {
     absl::string_view raw;
     if (!Bytes(bytes, &raw)) return false;
-    *out = 0;
-    for (int i = bytes - 1; i >= 0; --i) {
-      *out = (*out << 8) | static_cast<uint8_t>(raw[i]);
-    }
+    *out =
+        LoadLittleEndian(reinterpret_cast<const uint8_t*>(raw.data()), bytes);
     return true;
   }
   size_t consumed(absl::string_view whole) const {
