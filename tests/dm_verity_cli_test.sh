@@ -2,7 +2,8 @@
 # `verity digest --format=dm-verity` against `veritysetup format` (cryptsetup-bin), the reference:
 # the lines it prints (but the first, which names the device) and the hash device it writes, byte
 # for byte, with and without the superblock, for both formats, both algorithms, block-size pairs,
-# a given salt, none, and the random salt both make by default; then refused command lines.
+# a given salt, none, and the random salt both make by default; `veritysetup verify` accepts our
+# device (and not once damaged); then refused command lines.
 # Usage: dm_verity_cli_test.sh PATH_TO_VERITY
 set -euo pipefail
 verity=$(realpath "$1")
@@ -52,6 +53,14 @@ got_uuid=$(sed -n 's/^UUID:[[:space:]]*//p' "$work/ours.txt")
 [[ $got_uuid =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] ||
   fail "the default UUID is a random (version 4) one, not '$got_uuid'"
 compare "a random salt and UUID, given back" "--salt=$salt --uuid=$got_uuid" "--salt=$salt --uuid=$got_uuid"
+# veritysetup verify accepts the device we wrote, and refuses it with one bit flipped.
+root=$(sed -n 's/^Root hash:[[:space:]]*//p' "$work/ours.txt")
+"$veritysetup" verify "$work/data" "$work/ours.img" "$root" >/dev/null 2>&1 ||
+  fail "veritysetup verify refuses our hash device"
+printf '\x01' | dd of="$work/ours.img" bs=1 seek=$((4096 + 100)) conv=notrunc status=none
+if "$veritysetup" verify "$work/data" "$work/ours.img" "$root" >/dev/null 2>&1; then
+  fail "veritysetup verify accepts a damaged hash device"
+fi
 second=$("$verity" digest --format=dm-verity "$work/data" | sed -n 's/^Salt:[[:space:]]*//p')
 [[ $second != "$salt" ]] || fail "two runs made the same random salt"
 
