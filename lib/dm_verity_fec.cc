@@ -113,17 +113,20 @@ FecCodec::FecCodec(int roots)
 }
 
 void FecCodec::EncodeGroup(absl::Span<const uint8_t* const> blocks,
-                           size_t block_size, absl::Span<uint8_t> out) const {
-  const std::vector<uint8_t> zeros(block_size, 0);
+                           size_t block_size, absl::Span<uint8_t> out,
+                           std::vector<uint8_t>& scratch) const {
+  // A zero block, then the parity rows.
+  scratch.resize(block_size * (1 + roots_));
+  std::fill_n(scratch.begin(), block_size, 0);
   std::vector<uint8_t*> data(k());
   for (int j = 0; j < k(); ++j) {
     // ISA-L only reads the sources.
     data[j] =
-        const_cast<uint8_t*>(blocks[j] != nullptr ? blocks[j] : zeros.data());
+        const_cast<uint8_t*>(blocks[j] != nullptr ? blocks[j] : scratch.data());
   }
-  std::vector<uint8_t> parity(block_size * roots_);
+  uint8_t* const parity = scratch.data() + block_size;
   std::vector<uint8_t*> coding(roots_);
-  for (int t = 0; t < roots_; ++t) coding[t] = &parity[t * block_size];
+  for (int t = 0; t < roots_; ++t) coding[t] = parity + t * block_size;
   ec_encode_data(static_cast<int>(block_size), k(), roots_,
                  const_cast<uint8_t*>(tables_.data()), data.data(),
                  coding.data());
@@ -194,28 +197,51 @@ absl::Status FecCodec::RepairGroup(absl::Span<const uint8_t* const> blocks,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ComputeFec(int roots, uint32_t block_size,
-                                       uint64_t blocks,
-                                       const FecBlockFn& block_at) {
+absl::Status EncodeFec(int roots, uint32_t block_size, uint64_t blocks,
+                       const FecReadFn& read, const FecWriteFn& write) {
   ASSIGN_OR_RETURN(const FecCodec codec, FecCodec::Create(roots));
+  const int k = codec.k();
   const uint64_t rounds = FecRounds(blocks, roots);
-  std::string fec(FecSize(blocks, roots, block_size), '\0');
-  std::vector<const uint8_t*> group(codec.k());
-  for (uint64_t r = 0; r < rounds; ++r) {
-    for (int j = 0; j < codec.k(); ++j) {
-      const uint64_t index = r + j * rounds;
-      group[j] = nullptr;
-      if (index >= blocks) continue;
-      ASSIGN_OR_RETURN(const absl::Span<const uint8_t> block, block_at(index));
-      group[j] = block.data();
+  // Groups per window: k blocks of each fill about kFecWindowBytes.
+  const uint64_t window = std::max<uint64_t>(
+      1,
+      std::min<uint64_t>(rounds, kFecWindowBytes / (size_t{block_size} * k)));
+  // Row j holds block j of each group of the window, in group order. Rows
+  // are a cache line more than a power of two apart, so that a group's k
+  // blocks, read together by the encoder, do not all fall in the same cache
+  // sets.
+  const size_t row_bytes = window * block_size + 64;
+  std::vector<uint8_t> rows(k * row_bytes);
+  std::vector<uint8_t> parity(window * block_size * roots);
+  std::vector<const uint8_t*> group(k);
+  std::vector<uint8_t> scratch;
+  for (uint64_t r0 = 0; r0 < rounds; r0 += window) {
+    const uint64_t groups = std::min(window, rounds - r0);
+    // Blocks past the end are zero: row j is present for groups whose block
+    // r + j * rounds exists.
+    std::vector<uint64_t> present(k, 0);
+    for (int j = 0; j < k; ++j) {
+      const uint64_t first = r0 + j * rounds;
+      if (first >= blocks) break;
+      present[j] = std::min(groups, blocks - first);
+      RETURN_IF_ERROR(
+          read(first, present[j],
+               absl::MakeSpan(&rows[j * row_bytes], present[j] * block_size)));
     }
-    const size_t group_bytes = size_t{block_size} * roots;
-    codec.EncodeGroup(
-        group, block_size,
-        absl::MakeSpan(reinterpret_cast<uint8_t*>(fec.data()) + r * group_bytes,
-                       group_bytes));
+    for (uint64_t g = 0; g < groups; ++g) {
+      for (int j = 0; j < k; ++j) {
+        group[j] =
+            g < present[j] ? &rows[j * row_bytes + g * block_size] : nullptr;
+      }
+      codec.EncodeGroup(group, block_size,
+                        absl::MakeSpan(&parity[g * block_size * roots],
+                                       size_t{block_size} * roots),
+                        scratch);
+    }
+    RETURN_IF_ERROR(
+        write(absl::MakeConstSpan(parity.data(), groups * block_size * roots)));
   }
-  return fec;
+  return absl::OkStatus();
 }
 
 }  // namespace verity

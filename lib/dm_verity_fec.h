@@ -13,6 +13,7 @@
 #ifndef VERITYD_LIB_DM_VERITY_FEC_H_
 #define VERITYD_LIB_DM_VERITY_FEC_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -46,9 +47,12 @@ class FecCodec {
 
   // Writes the parity of one group, `blocks` (k() pointers to `block_size`
   // bytes each; nullptr for a zero block), to `out`: block_size * roots()
-  // bytes, interleaved as the FEC area holds them.
+  // bytes, interleaved as the FEC area holds it. `scratch` is working memory,
+  // grown as needed: reuse it across calls (fresh memory per group is page
+  // faults, which cost more than the encoding).
   void EncodeGroup(absl::Span<const uint8_t* const> blocks, size_t block_size,
-                   absl::Span<uint8_t> out) const;
+                   absl::Span<uint8_t> out,
+                   std::vector<uint8_t>& scratch) const;
 
   // Rebuilds the blocks of one group at `erased` (distinct indices < k(),
   // at most roots(): blocks the Merkle tree found bad, and so erasures) from
@@ -72,15 +76,23 @@ class FecCodec {
   std::vector<uint8_t> tables_;
 };
 
-// The covered block `index` (< blocks): block_size bytes that stay valid
-// until ComputeFec() returns.
-using FecBlockFn =
-    std::function<absl::StatusOr<absl::Span<const uint8_t>>(uint64_t index)>;
+// Fills `out` (count * block_size bytes) with covered blocks [first, first +
+// count), all below the count given to EncodeFec(); a partial last block
+// zero-padded.
+using FecReadFn = std::function<absl::Status(uint64_t first, uint64_t count,
+                                             absl::Span<uint8_t> out)>;
+// Takes the next bytes of the FEC area.
+using FecWriteFn = std::function<absl::Status(absl::Span<const uint8_t> bytes)>;
 
-// The whole FEC area for `blocks` covered blocks read through `block_at`.
-absl::StatusOr<std::string> ComputeFec(int roots, uint32_t block_size,
-                                       uint64_t blocks,
-                                       const FecBlockFn& block_at);
+// Encodes the FEC area of `blocks` covered blocks and hands it to `write`, in
+// order, a window of groups at a time. The blocks are read through `read` in
+// runs: a window of W consecutive groups is W consecutive blocks in each of k
+// places, so each window reads k runs of W blocks (a file: k preads). Memory:
+// about kFecWindowBytes, whatever `blocks`. The first error of `read` or
+// `write` ends it.
+inline constexpr size_t kFecWindowBytes = size_t{8} << 20;
+absl::Status EncodeFec(int roots, uint32_t block_size, uint64_t blocks,
+                       const FecReadFn& read, const FecWriteFn& write);
 
 }  // namespace verity
 

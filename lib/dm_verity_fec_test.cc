@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -59,16 +60,26 @@ std::string OurFec(const std::string& data, uint32_t block_size, int roots) {
   EXPECT_TRUE(tree.ok()) << tree.status();
   const uint64_t data_blocks = tree->layout.data_blocks;
   const uint64_t blocks = data_blocks + tree->layout.hash_blocks();
-  absl::StatusOr<std::string> fec = ComputeFec(
+  std::string fec;
+  const absl::Status status = EncodeFec(
       roots, block_size, blocks,
-      [&](uint64_t i) -> absl::StatusOr<absl::Span<const uint8_t>> {
-        const std::string& area = i < data_blocks ? data : tree->hash_area;
-        const uint64_t at = i < data_blocks ? i : i - data_blocks;
-        return AsBytes(area).subspan(at * block_size, block_size);
+      [&](uint64_t first, uint64_t count, absl::Span<uint8_t> out) {
+        for (uint64_t i = 0; i < count; ++i) {
+          const uint64_t index = first + i;
+          const std::string& area =
+              index < data_blocks ? data : tree->hash_area;
+          const uint64_t at = index < data_blocks ? index : index - data_blocks;
+          std::memcpy(&out[i * block_size], &area[at * block_size], block_size);
+        }
+        return absl::OkStatus();
+      },
+      [&](absl::Span<const uint8_t> bytes) {
+        fec.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        return absl::OkStatus();
       });
-  EXPECT_TRUE(fec.ok()) << fec.status();
-  EXPECT_EQ(fec->size(), FecSize(blocks, roots, block_size));
-  return fec.ok() ? *fec : "";
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(fec.size(), FecSize(blocks, roots, block_size));
+  return fec;
 }
 
 TEST(DmVerityFecTest, MatchesVeritysetup) {
@@ -82,9 +93,15 @@ TEST(DmVerityFecTest, MatchesVeritysetup) {
     uint64_t partial;
   };
   const Case cases[] = {
-      {4096, 2, 16, 0},   {4096, 2, 300, 0}, {512, 3, 700, 100},
-      {1024, 4, 260, 0},  {512, 24, 500, 0}, {4096, 24, 1, 0},
+      {4096, 2, 16, 0},
+      {4096, 2, 300, 0},
+      {512, 3, 700, 100},
+      {1024, 4, 260, 0},
+      {512, 24, 500, 0},
+      {4096, 24, 1, 0},
       {512, 2, 253, 511},
+      // 11 groups of 4 KiB blocks: more than one window of them.
+      {4096, 2, 2700, 100},
   };
   for (const Case& c : cases) {
     const std::string data = RandomBytes(
@@ -217,6 +234,68 @@ TEST(DmVerityFecTest, RepairsUpToRootsBadBlocksPerGroup) {
   const std::string& right = image.blocks[9 * rounds];
   EXPECT_NE(wrong[0][5], right[5]);
   EXPECT_EQ(wrong[0].substr(6), right.substr(6));
+}
+
+// Windows of groups, whatever their number, give the parity of each group
+// encoded on its own; reads stay within the blocks; the first error of a read
+// or a write ends the encoding.
+TEST(DmVerityFecTest, WindowsEncodeEachGroupAsAlone) {
+  constexpr uint32_t kBlock = 4096;
+  constexpr int kRoots = 3;
+  constexpr uint64_t kBlocks = 5000;  // 20 groups; 8 in a window
+  const std::string image = RandomBytes(kBlocks * kBlock, 9);
+  absl::StatusOr<FecCodec> codec = FecCodec::Create(kRoots);
+  ASSERT_TRUE(codec.ok());
+  const uint64_t rounds = FecRounds(kBlocks, kRoots);
+  ASSERT_GT(rounds, kFecWindowBytes / (kBlock * codec->k()));
+  std::string expected(FecSize(kBlocks, kRoots, kBlock), '\0');
+  std::vector<uint8_t> scratch;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    std::vector<const uint8_t*> group(codec->k(), nullptr);
+    for (int j = 0; j < codec->k(); ++j) {
+      if (r + j * rounds < kBlocks) {
+        group[j] = AsBytes(image).data() + (r + j * rounds) * kBlock;
+      }
+    }
+    codec->EncodeGroup(group, kBlock,
+                       AsMutableBytes(&expected).subspan(
+                           r * kBlock * kRoots, size_t{kBlock} * kRoots),
+                       scratch);
+  }
+  std::string fec;
+  int writes = 0;
+  const auto read = [&](uint64_t first, uint64_t count,
+                        absl::Span<uint8_t> out) {
+    EXPECT_LE(first + count, kBlocks);
+    EXPECT_EQ(out.size(), count * kBlock);
+    std::memcpy(out.data(), image.data() + first * kBlock, out.size());
+    return absl::OkStatus();
+  };
+  const auto write = [&](absl::Span<const uint8_t> bytes) {
+    ++writes;
+    fec.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(EncodeFec(kRoots, kBlock, kBlocks, read, write).ok());
+  EXPECT_GT(writes, 1);
+  EXPECT_TRUE(fec == expected);
+
+  int reads = 0;
+  const absl::Status failed = EncodeFec(
+      kRoots, kBlock, kBlocks,
+      [&](uint64_t first, uint64_t count, absl::Span<uint8_t> out) {
+        return ++reads == 300 ? absl::DataLossError("bad read")
+                              : read(first, count, out);
+      },
+      write);
+  EXPECT_EQ(failed.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(reads, 300);
+  EXPECT_EQ(EncodeFec(kRoots, kBlock, kBlocks, read,
+                      [](absl::Span<const uint8_t>) {
+                        return absl::ResourceExhaustedError("disk full");
+                      })
+                .code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 TEST(DmVerityFecTest, RootsOutsideTwoToTwentyFourAreRefused) {
