@@ -34,6 +34,17 @@ class Posix final : public FileSystem {
     return static_cast<size_t>(n);
   }
 
+  absl::StatusOr<size_t> Pwrite(int fd, uint64_t offset,
+                                absl::Span<const uint8_t> data,
+                                absl::string_view path) override {
+    ssize_t n;
+    do {
+      n = pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return ErrnoStatus(errno, "write", path);
+    return static_cast<size_t>(n);
+  }
+
   absl::StatusOr<size_t> Pread(int fd, uint64_t offset, absl::Span<uint8_t> out,
                                absl::string_view path) override {
     ssize_t n;
@@ -91,6 +102,16 @@ absl::Status WriteAll(FileSystem& fs, int fd, absl::Span<const uint8_t> data,
                       absl::string_view path) {
   while (!data.empty()) {
     ASSIGN_OR_RETURN(const size_t n, fs.Write(fd, data, path));
+    data.remove_prefix(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PwriteAll(FileSystem& fs, int fd, uint64_t offset,
+                       absl::Span<const uint8_t> data, absl::string_view path) {
+  while (!data.empty()) {
+    ASSIGN_OR_RETURN(const size_t n, fs.Pwrite(fd, offset, data, path));
+    offset += n;
     data.remove_prefix(n);
   }
   return absl::OkStatus();

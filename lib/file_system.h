@@ -36,6 +36,11 @@ class FileSystem {
   // `data` is empty).
   virtual absl::StatusOr<size_t> Write(int fd, absl::Span<const uint8_t> data,
                                        absl::string_view path) = 0;
+  // One pwrite(2): how many bytes of `data` it took (at least 1 unless
+  // `data` is empty).
+  virtual absl::StatusOr<size_t> Pwrite(int fd, uint64_t offset,
+                                        absl::Span<const uint8_t> data,
+                                        absl::string_view path) = 0;
   // One pread(2): how many bytes it read; 0 at end of file.
   virtual absl::StatusOr<size_t> Pread(int fd, uint64_t offset,
                                        absl::Span<uint8_t> out,
@@ -69,6 +74,10 @@ absl::StatusOr<UniqueFd> OpenFile(FileSystem& fs, const std::string& path,
 // Writes all of `data`, however many calls it takes.
 absl::Status WriteAll(FileSystem& fs, int fd, absl::Span<const uint8_t> data,
                       absl::string_view path);
+
+// Writes all of `data` at `offset`, however many calls it takes.
+absl::Status PwriteAll(FileSystem& fs, int fd, uint64_t offset,
+                       absl::Span<const uint8_t> data, absl::string_view path);
 
 // Reads out.size() bytes at `offset`, or fewer only at end of file; returns
 // how many were read.

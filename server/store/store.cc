@@ -2,10 +2,13 @@
 
 #include "server/store/store.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/hash.h"
 #include "lib/name_statement.h"
 #include "lib/status_macros.h"
@@ -15,13 +18,77 @@ namespace verity::server {
 
 Blob::Blob(const ParsedDigest& digest, const Descriptor& descriptor,
            const MerkleParams& params, const TreeGeometry& geometry,
-           std::string fsverity_signature)
+           std::string fsverity_signature, int fec_roots)
     : digest_(digest),
       digest_text_(digest.ToString()),
       descriptor_(descriptor),
       params_(params),
       geometry_(geometry),
-      fsverity_signature_(std::move(fsverity_signature)) {}
+      fsverity_signature_(std::move(fsverity_signature)),
+      fec_roots_(fec_roots) {}
+
+absl::Status Blob::Rewrite(BlobPart part, uint64_t /*offset*/,
+                           absl::Span<const uint8_t> /*bytes*/) const {
+  return absl::UnimplementedError(
+      absl::StrCat("blob ", digest_text_, ": this store cannot rewrite its ",
+                   PartName(part)));
+}
+
+absl::Status ReadAndWait(const Blob& blob, BlobPart part, uint64_t offset,
+                         absl::Span<uint8_t> out) {
+  std::optional<absl::Status> now = blob.TryReadNow(part, offset, out);
+  if (now.has_value()) return *now;
+  absl::Notification done;
+  absl::Status status;
+  blob.ReadAsync(part, offset, Buffer::Allocate(out.size()),
+                 [&](absl::StatusOr<Buffer> read) {
+                   if (read.ok()) {
+                     std::copy_n(read->span().begin(), out.size(), out.begin());
+                   }
+                   status = read.status();
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  return status;
+}
+
+uint64_t FecBlocks(const TreeGeometry& geometry) {
+  return geometry.data_block_count() +
+         geometry.tree_size() / geometry.block_size();
+}
+
+uint64_t PartSize(const TreeGeometry& geometry, int fec_roots, BlobPart part) {
+  switch (part) {
+    case BlobPart::kData:
+      return geometry.data_size();
+    case BlobPart::kTree:
+      return geometry.tree_size();
+    case BlobPart::kFec:
+      return fec_roots == 0 ? 0
+                            : FecSize(FecBlocks(geometry), fec_roots,
+                                      geometry.block_size());
+  }
+  return 0;
+}
+
+int FecRootsOfSize(const TreeGeometry& geometry, uint64_t size) {
+  for (int roots = kMinFecRoots; roots <= kMaxFecRoots; ++roots) {
+    if (PartSize(geometry, roots, BlobPart::kFec) == size) return roots;
+  }
+  return 0;
+}
+
+absl::string_view PartName(BlobPart part) {
+  switch (part) {
+    case BlobPart::kData:
+      return "data";
+    case BlobPart::kTree:
+      return "tree";
+    case BlobPart::kFec:
+      return "FEC area";
+  }
+  return "?";
+}
 
 absl::StatusOr<ParsedDigest> Store::ResolveName(absl::string_view name) const {
   ASSIGN_OR_RETURN(NamedBlob named, LookupName(name));
@@ -76,13 +143,11 @@ absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
 
 absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
                             uint64_t length) {
-  const bool data = part == BlobPart::kData;
-  const uint64_t size =
-      data ? blob.geometry().data_size() : blob.geometry().tree_size();
+  const uint64_t size = PartSize(blob.geometry(), blob.fec_roots(), part);
   if (offset <= size && length <= size - offset) return absl::OkStatus();
   return absl::OutOfRangeError(absl::StrCat(
       "blob ", blob.digest_text(), ": ", length, " bytes at offset ", offset,
-      " are past the end of its ", size, "-byte ", data ? "data" : "tree"));
+      " are past the end of its ", size, "-byte ", PartName(part)));
 }
 
 }  // namespace verity::server

@@ -73,8 +73,11 @@ struct PutResult {
   bool already_present = false;
 };
 
-// The two byte streams of a stored blob.
-enum class BlobPart { kData, kTree };
+// The byte streams of a stored blob: its content, its serialized tree, and,
+// if it has one, its FEC area: dm-verity's Reed-Solomon parity (with
+// lib/dm_verity_fec.h's layout, `veritysetup --fec-device`'s) over the data
+// blocks and then the tree blocks, a partial last data block zero-padded.
+enum class BlobPart { kData, kTree, kFec };
 
 // A stored blob opened for reading: its descriptor, checked against the digest
 // it is stored under, and its data and tree. Nothing read from it is trusted:
@@ -104,6 +107,9 @@ class Blob : public std::enable_shared_from_this<Blob> {
   // opened (empty: none); untrusted. A blob kept open does not see a later
   // Put replace it (ServedBlobs drops its own cached copy then).
   const std::string& fsverity_signature() const { return fsverity_signature_; }
+  // The FEC area's roots (kMinFecRoots to kMaxFecRoots), or 0 if the blob
+  // has none (or none a repair may use: a parity file of the wrong size).
+  int fec_roots() const { return fec_roots_; }
 
   // Fills `out` from `offset` of `part` without waiting on a network (a file
   // may still be read from a local disk) and returns how that went; or
@@ -138,11 +144,18 @@ class Blob : public std::enable_shared_from_this<Blob> {
     return false;
   }
 
+  // Writes `bytes`, rebuilt by FEC and verified, over [offset, offset +
+  // bytes.size()) of `part` (data or tree) where the blob is stored, and
+  // returns once they are durable. Blocking I/O: for an I/O thread, never a
+  // gRPC one. UNIMPLEMENTED for a backend that cannot.
+  virtual absl::Status Rewrite(BlobPart part, uint64_t offset,
+                               absl::Span<const uint8_t> bytes) const;
+
  protected:
   // `params` and `geometry` must be those of `descriptor`.
   Blob(const ParsedDigest& digest, const Descriptor& descriptor,
        const MerkleParams& params, const TreeGeometry& geometry,
-       std::string fsverity_signature = "");
+       std::string fsverity_signature = "", int fec_roots = 0);
   // A blob that stands for `other` (a cache or a test double around it): the
   // same digest, descriptor, params and geometry.
   Blob(const Blob& other) = default;
@@ -154,7 +167,22 @@ class Blob : public std::enable_shared_from_this<Blob> {
   const MerkleParams params_;
   const TreeGeometry geometry_;
   const std::string fsverity_signature_;
+  const int fec_roots_;
 };
+
+// The blocks a blob's FEC area covers: its data blocks, then its tree
+// blocks, numbered in that order.
+uint64_t FecBlocks(const TreeGeometry& geometry);
+
+// The bytes of `part` of a blob with `geometry` and an FEC area of
+// `fec_roots` (0: none).
+uint64_t PartSize(const TreeGeometry& geometry, int fec_roots, BlobPart part);
+absl::string_view PartName(BlobPart part);
+
+// The roots of an FEC area of `size` bytes over `geometry`'s blocks (the
+// size grows strictly with the roots); 0 if no root count gives that size (a
+// truncated or foreign file).
+int FecRootsOfSize(const TreeGeometry& geometry, uint64_t size);
 
 // DATA_LOSS "blob <digest text>: <what>": a stored blob that is not what its
 // digest says.
@@ -176,6 +204,12 @@ absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
 // what every backend checks before it reads.
 absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
                             uint64_t length);
+
+// Fills `out` from `offset` of `part`: Blob::TryReadNow() if the bytes are
+// here, else Blob::ReadAsync(), waited for. Blocks: never on a gRPC thread,
+// nor on one of the backend's (its read would wait for itself).
+absl::Status ReadAndWait(const Blob& blob, BlobPart part, uint64_t offset,
+                         absl::Span<uint8_t> out);
 
 // One Put in progress: content streams in, is hashed as it arrives, and is
 // stored on Commit. Any failure ends the Put, and every later call returns

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/hash.h"
@@ -18,8 +19,26 @@ namespace verity::server {
 namespace {
 
 constexpr absl::string_view kTreeCorruption = "verityd/corruption-in-tree";
+constexpr absl::string_view kBadBlock = "verityd/bad-block";
+
+absl::Status WithBadBlock(absl::Status status, uint64_t block) {
+  if (status.code() == absl::StatusCode::kDataLoss) {
+    status.SetPayload(kBadBlock, absl::Cord(absl::StrCat(block)));
+  }
+  return status;
+}
 
 }  // namespace
+
+std::optional<uint64_t> BadBlockOf(const absl::Status& status) {
+  const auto payload = status.GetPayload(kBadBlock);
+  uint64_t block;
+  if (!payload.has_value() ||
+      !absl::SimpleAtoi(std::string(*payload), &block)) {
+    return std::nullopt;
+  }
+  return block;
+}
 
 absl::Status InTree(absl::Status status) {
   if (status.code() == absl::StatusCode::kDataLoss) {
@@ -61,7 +80,8 @@ std::vector<TreeBlockId> VerifiedBlob::MissingTree(uint64_t first_block,
 
 absl::Status VerifiedBlob::AddTreeBlock(TreeBlockId id,
                                         absl::Span<const uint8_t> bytes) {
-  return InTree(Annotate(tree_->Add(id, bytes).status()));
+  return WithBadBlock(InTree(Annotate(tree_->Add(id, bytes).status())),
+                      geometry().data_block_count() + geometry().Ordinal(id));
 }
 
 uint64_t VerifiedBlob::VerifiableUpTo(uint64_t from, uint64_t end) const {
@@ -113,7 +133,12 @@ absl::Status VerifiedBlob::VerifyData(uint64_t first,
     }
   }
   data_blocks_hashed_.fetch_add(hashed, std::memory_order_relaxed);
-  return Annotate(status);
+  return WithBadBlock(Annotate(status), *next);
+}
+
+absl::Status VerifiedBlob::CheckDataBlock(
+    uint64_t index, absl::Span<const uint8_t> bytes) const {
+  return WithBadBlock(Annotate(tree_->VerifyDataBlock(index, bytes)), index);
 }
 
 bool VerifiedBlob::IsMarkedVerified(uint64_t block) const {

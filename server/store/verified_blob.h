@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,9 @@ class VerifiedBlob {
   std::vector<TreeBlockId> MissingTree(uint64_t first_block,
                                        uint64_t end_block) const;
   // Verifies `bytes`, read from the store, as tree block `id` against its
-  // parent, which must be verified, and keeps it. DATA_LOSS naming the blob,
-  // marked as found in the tree (IsTreeCorruption).
+  // parent, which must be verified, and keeps it (a block verified before is
+  // compared with). DATA_LOSS naming the blob, marked as found in the tree
+  // (IsTreeCorruption) and with the bad block (BadBlockOf).
   absl::Status AddTreeBlock(TreeBlockId id, absl::Span<const uint8_t> bytes);
   // The first block in [from, end) whose verification needs a tree block
   // not verified yet, or `end`.
@@ -55,9 +57,15 @@ class VerifiedBlob {
   // Verifies data blocks [*next, upto), whose bytes are in `data` (which
   // starts at block `first`), advancing *next past each block verified (or
   // remembered as verified, with verify_once). DATA_LOSS names the blob and
-  // the first bad block's offset. Their tree blocks must be verified.
+  // the first bad block's offset, and carries it (BadBlockOf). Their tree
+  // blocks must be verified.
   absl::Status VerifyData(uint64_t first, absl::Span<const uint8_t> data,
                           uint64_t* next, uint64_t upto);
+  // Hashes data block `index` (`bytes`: the block, or the rest of the blob
+  // for the last one) whatever verify_once remembers: for a copy read again
+  // from the store. Its tree blocks must be verified. Errors as VerifyData.
+  absl::Status CheckDataBlock(uint64_t index,
+                              absl::Span<const uint8_t> bytes) const;
 
   // Starts reading, without waiting, the tree blocks that data blocks
   // [first_block, end_block) need and that are not verified yet.
@@ -113,6 +121,11 @@ bool IsTreeCorruption(const absl::Status& status);
 
 // Marks a DATA_LOSS (a short tree file, say) as found in the tree.
 absl::Status InTree(absl::Status status);
+
+// The block VerifiedBlob found bad, numbered as the FEC area covers blocks
+// (data blocks, then tree blocks in the serialized tree's order: FecBlocks());
+// nullopt for a status that names none.
+std::optional<uint64_t> BadBlockOf(const absl::Status& status);
 
 }  // namespace verity::server
 

@@ -95,17 +95,50 @@ absl::StatusOr<std::string> ReadSignature(FileSystem& fs, int dir_fd,
   return bytes;
 }
 
+// The FEC file and its roots; a closed fd and 0 if there is none, or none of
+// a size some root count gives.
+absl::StatusOr<std::pair<UniqueFd, int>> OpenFec(
+    FileSystem& fs, int dir_fd, const TreeGeometry& geometry,
+    absl::string_view digest_text) {
+  const std::string name(kFecFileName);
+  absl::StatusOr<UniqueFd> fd =
+      fs.OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+  if (absl::IsNotFound(fd.status()) ||
+      absl::IsFailedPrecondition(fd.status())) {
+    return std::make_pair(UniqueFd(), 0);
+  }
+  RETURN_IF_ERROR(fd.status());
+  struct stat st;
+  if (fstat(fd->get(), &st) != 0) return ErrnoStatus(errno, "fstat", name);
+  const int roots =
+      S_ISREG(st.st_mode) ? FecRootsOfSize(geometry, st.st_size) : 0;
+  if (roots == 0) return std::make_pair(UniqueFd(), 0);
+  return std::make_pair(*std::move(fd), roots);
+}
+
 }  // namespace
 
-FileBlob::FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
-                   const Descriptor& descriptor, const MerkleParams& params,
-                   const TreeGeometry& geometry, std::string fsverity_signature,
-                   UniqueFd data_fd, UniqueFd tree_fd)
-    : Blob(digest, descriptor, params, geometry, std::move(fsverity_signature)),
+absl::string_view FileNameOf(BlobPart part) {
+  switch (part) {
+    case BlobPart::kData:
+      return "data";
+    case BlobPart::kTree:
+      return "tree";
+    case BlobPart::kFec:
+      return kFecFileName;
+  }
+  return "?";
+}
+
+FileBlob::FileBlob(FileSystem& fs, Executor& reads, std::string dir,
+                   const ParsedDigest& digest, const CheckedDescriptor& checked,
+                   std::string fsverity_signature, int fec_roots, Files files)
+    : Blob(digest, checked.descriptor, checked.params, checked.geometry,
+           std::move(fsverity_signature), fec_roots),
       fs_(fs),
       reads_(reads),
-      data_fd_(std::move(data_fd)),
-      tree_fd_(std::move(tree_fd)) {}
+      dir_(std::move(dir)),
+      files_(std::move(files)) {}
 
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
     FileSystem& fs, Executor& reads, const std::string& dir,
@@ -133,9 +166,10 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
       CheckSize(tree_fd.get(), "tree", checked.geometry.tree_size(), text));
   ASSIGN_OR_RETURN(std::string signature,
                    ReadSignature(fs, dir_fd.get(), dir, text));
+  ASSIGN_OR_RETURN(auto fec, OpenFec(fs, dir_fd.get(), checked.geometry, text));
   return std::shared_ptr<const FileBlob>(new FileBlob(
-      fs, reads, digest, descriptor, checked.params, checked.geometry,
-      std::move(signature), std::move(data_fd), std::move(tree_fd)));
+      fs, reads, dir, digest, checked, std::move(signature), fec.second,
+      Files{std::move(data_fd), std::move(tree_fd), std::move(fec.first)}));
 }
 
 std::optional<absl::Status> FileBlob::TryReadNow(
@@ -163,7 +197,8 @@ void FileBlob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
 }
 
 void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
-  const int fd = part == BlobPart::kData ? data_fd_.get() : tree_fd_.get();
+  const int fd = FdOf(part);
+  if (fd < 0) return;
   // Starts readahead and returns; a failure only loses the head start.
   (void)posix_fadvise(fd, static_cast<off_t>(offset),
                       static_cast<off_t>(length), POSIX_FADV_WILLNEED);
@@ -172,20 +207,42 @@ void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
 absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
                                absl::Span<uint8_t> out) const {
   RETURN_IF_ERROR(CheckReadRange(*this, part, offset, out.size()));
-  const bool data = part == BlobPart::kData;
-  const absl::string_view file = data ? "data" : "tree";
-  const uint64_t file_size =
-      data ? geometry().data_size() : geometry().tree_size();
-  ASSIGN_OR_RETURN(
-      const size_t n,
-      PreadUpTo(fs_, data ? data_fd_.get() : tree_fd_.get(), offset, out,
-                absl::StrCat(digest_text(), " ", file)));
+  const absl::string_view file = FileNameOf(part);
+  const uint64_t file_size = PartSize(geometry(), fec_roots(), part);
+  ASSIGN_OR_RETURN(const size_t n,
+                   PreadUpTo(fs_, FdOf(part), offset, out,
+                             absl::StrCat(digest_text(), " ", file)));
   if (n < out.size()) {
     return Damaged(digest_text(),
                    absl::StrCat(file, " file ends at offset ", offset + n,
                                 ", short of its recorded size ", file_size));
   }
   return absl::OkStatus();
+}
+
+absl::Status FileBlob::Rewrite(BlobPart part, uint64_t offset,
+                               absl::Span<const uint8_t> bytes) const {
+  if (part == BlobPart::kFec) {
+    return absl::InvalidArgumentError("the FEC area is not rewritten");
+  }
+  RETURN_IF_ERROR(CheckReadRange(*this, part, offset, bytes.size()));
+  const std::string path = JoinPath(dir_, std::string(FileNameOf(part)));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs_, path, O_WRONLY | O_NOFOLLOW));
+  RETURN_IF_ERROR(PwriteAll(fs_, fd.get(), offset, bytes, path));
+  RETURN_IF_ERROR(fs_.Fsync(fd.get(), path));
+  return fd.Close(path);
+}
+
+int FileBlob::FdOf(BlobPart part) const {
+  switch (part) {
+    case BlobPart::kData:
+      return files_.data.get();
+    case BlobPart::kTree:
+      return files_.tree.get();
+    case BlobPart::kFec:
+      return files_.fec.get();
+  }
+  return -1;
 }
 
 }  // namespace verity::server

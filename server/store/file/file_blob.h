@@ -32,15 +32,23 @@ namespace verity::server {
 // The file beside data, tree and descriptor that holds the blob's detached
 // fs-verity signature, if it has one.
 inline constexpr absl::string_view kSignatureFileName = "fsverity_signature";
+// The file that holds the blob's FEC area (BlobPart::kFec), if it has one:
+// exactly the bytes `veritysetup --fec-device` holds. Its size gives its
+// roots (the size grows strictly with them).
+inline constexpr absl::string_view kFecFileName = "fec";
+
+// The file in a blob directory that holds `part`.
+absl::string_view FileNameOf(BlobPart part);
 
 class FileBlob final : public Blob {
  public:
   // Opens the blob directory `dir` (files data, tree, descriptor, and
-  // fsverity_signature if there is one) and checks, without reading the
+  // fsverity_signature and fec if there are) and checks, without reading the
   // data, that the descriptor is 256 canonical bytes that hash to `digest`,
   // that the data and tree files have the sizes it implies, and that the
   // signature is a regular file of 1 to kMaxFsveritySignatureSize bytes
-  // (read now: fsverity_signature()). NOT_FOUND if `dir` does not exist;
+  // (read now: fsverity_signature()). An FEC file of a size no root count
+  // gives is not used (fec_roots() is 0). NOT_FOUND if `dir` does not exist;
   // DATA_LOSS naming the problem if the blob is damaged; INTERNAL for other
   // I/O errors.
   static absl::StatusOr<std::shared_ptr<const FileBlob>> Open(
@@ -59,20 +67,33 @@ class FileBlob final : public Blob {
   // posix_fadvise(POSIX_FADV_WILLNEED): the kernel starts reading into the
   // page cache.
   void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
+  // pwrite(2)s and fsyncs the file under the blob's directory, opened by
+  // path: if the blob was deleted or quarantined since it was opened, the
+  // rewrite fails (NOT_FOUND) rather than write to the old files.
+  absl::Status Rewrite(BlobPart part, uint64_t offset,
+                       absl::Span<const uint8_t> bytes) const override;
 
  private:
-  FileBlob(FileSystem& fs, Executor& reads, const ParsedDigest& digest,
-           const Descriptor& descriptor, const MerkleParams& params,
-           const TreeGeometry& geometry, std::string fsverity_signature,
-           UniqueFd data_fd, UniqueFd tree_fd);
+  // The blob's open files.
+  struct Files {
+    UniqueFd data;
+    UniqueFd tree;
+    UniqueFd fec;  // closed if there is none
+  };
+
+  FileBlob(FileSystem& fs, Executor& reads, std::string dir,
+           const ParsedDigest& digest, const CheckedDescriptor& checked,
+           std::string fsverity_signature, int fec_roots, Files files);
+
+  int FdOf(BlobPart part) const;
 
   absl::Status ReadNow(BlobPart part, uint64_t offset,
                        absl::Span<uint8_t> out) const;
 
   FileSystem& fs_;
   Executor& reads_;
-  const UniqueFd data_fd_;
-  const UniqueFd tree_fd_;
+  const std::string dir_;
+  const Files files_;
 };
 
 }  // namespace verity::server

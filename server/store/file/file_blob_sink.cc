@@ -5,8 +5,11 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <utility>
 
+#include "lib/descriptor.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/status_macros.h"
 #include "server/store/file/file_blob.h"
 
@@ -19,23 +22,26 @@ constexpr uint64_t kWritebackBytes = 8 << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
-    FileSystem& fs, std::string dir, InstallFn install) {
+    FileSystem& fs, std::string dir, InstallFn install, int fec_roots) {
+  if (fec_roots != 0) RETURN_IF_ERROR(ValidateFecRoots(fec_roots));
   const std::string data_path = JoinPath(dir, "data");
+  // Readable too: the FEC area is computed from the staged data.
   absl::StatusOr<UniqueFd> data_fd =
-      OpenFile(fs, data_path, O_WRONLY | O_CREAT | O_EXCL);
+      OpenFile(fs, data_path, O_RDWR | O_CREAT | O_EXCL);
   if (!data_fd.ok()) {
     fs.RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
     return data_fd.status();
   }
   return std::unique_ptr<FileBlobSink>(new FileBlobSink(
-      fs, std::move(dir), std::move(install), *std::move(data_fd)));
+      fs, std::move(dir), std::move(install), fec_roots, *std::move(data_fd)));
 }
 
 FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
-                           UniqueFd data_fd)
+                           int fec_roots, UniqueFd data_fd)
     : fs_(fs),
       dir_(std::move(dir)),
       install_(std::move(install)),
+      fec_roots_(fec_roots),
       data_fd_(std::move(data_fd)) {}
 
 void FileBlobSink::Discard() {
@@ -58,6 +64,7 @@ absl::Status FileBlobSink::Append(absl::Span<const uint8_t> data) {
 
 absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
   const std::string data_path = JoinPath(dir_, "data");
+  if (fec_roots_ != 0) RETURN_IF_ERROR(WriteFec(blob));
   RETURN_IF_ERROR(fs_.Fsync(data_fd_.get(), data_path));
   RETURN_IF_ERROR(data_fd_.Close(data_path));
   ASSIGN_OR_RETURN(const std::string descriptor,
@@ -71,6 +78,44 @@ absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
                                         blob.fsverity_signature));
   }
   return FsyncDir(fs_, dir_);
+}
+
+absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
+  ASSIGN_OR_RETURN(const TreeGeometry geometry,
+                   GeometryOf(blob.tree.descriptor));
+  const uint64_t bs = geometry.block_size();
+  const uint64_t data_blocks = geometry.data_block_count();
+  const std::string data_path = JoinPath(dir_, "data");
+  const absl::Span<const uint8_t> tree = AsBytes(blob.tree.tree);
+  const auto read = [&](uint64_t first, uint64_t count,
+                        absl::Span<uint8_t> out) -> absl::Status {
+    // Data blocks (the last one zero-padded), then tree blocks.
+    uint64_t done = 0;
+    if (first < data_blocks) {
+      const uint64_t blocks = std::min(count, data_blocks - first);
+      const absl::Span<uint8_t> into = out.first(blocks * bs);
+      ASSIGN_OR_RETURN(const size_t n, PreadUpTo(fs_, data_fd_.get(),
+                                                 first * bs, into, data_path));
+      std::fill(into.begin() + n, into.end(), 0);
+      done = blocks;
+    }
+    if (done < count) {
+      const uint64_t at = (first + done - data_blocks) * bs;
+      std::copy_n(tree.begin() + at, (count - done) * bs,
+                  out.begin() + done * bs);
+    }
+    return absl::OkStatus();
+  };
+  const std::string fec_path = JoinPath(dir_, std::string(kFecFileName));
+  ASSIGN_OR_RETURN(UniqueFd fec,
+                   OpenFile(fs_, fec_path, O_WRONLY | O_CREAT | O_EXCL));
+  RETURN_IF_ERROR(EncodeFec(fec_roots_, geometry.block_size(),
+                            FecBlocks(geometry), read,
+                            [&](absl::Span<const uint8_t> bytes) {
+                              return WriteAll(fs_, fec.get(), bytes, fec_path);
+                            }));
+  RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
+  return fec.Close(fec_path);
 }
 
 absl::StatusOr<PutResult> FileBlobSink::Publish(const SealedBlob& blob) {

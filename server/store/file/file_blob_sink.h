@@ -33,8 +33,9 @@ class FileBlobSink final : public BlobSink {
  public:
   // Takes ownership of `dir`, an existing empty staging directory, and
   // creates its data file, all through `fs`, which must outlive the sink.
+  // `fec_roots`: the FEC area Stage writes (0: none).
   static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
-      FileSystem& fs, std::string dir, InstallFn install);
+      FileSystem& fs, std::string dir, InstallFn install, int fec_roots = 0);
 
   FileBlobSink(const FileBlobSink&) = delete;
   FileBlobSink& operator=(const FileBlobSink&) = delete;
@@ -43,14 +44,19 @@ class FileBlobSink final : public BlobSink {
   // RESOURCE_EXHAUSTED if the disk or quota is full; INTERNAL for other I/O
   // errors.
   absl::Status Append(absl::Span<const uint8_t> data) override;
-  // Syncs the data, writes the tree and the descriptor, syncs the directory.
+  // Writes the FEC area (reading the data back, from the page cache while
+  // its writeback goes on), syncs the data, writes the tree, the FEC area
+  // and the descriptor, syncs the directory.
   absl::Status Stage(const SealedBlob& blob) override;
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
  private:
   FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
-               UniqueFd data_fd);
+               int fec_roots, UniqueFd data_fd);
+
+  // Writes the fec file, durably, over the staged data and blob.tree.
+  absl::Status WriteFec(const SealedBlob& blob);
 
   // Closes the data file and removes the staging directory, once.
   void Discard();
@@ -58,6 +64,7 @@ class FileBlobSink final : public BlobSink {
   FileSystem& fs_;
   const std::string dir_;
   const InstallFn install_;
+  const int fec_roots_;
   UniqueFd data_fd_;
   uint64_t size_ = 0;
   // Data bytes whose writeback was started while the Put went on, so that

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/hash.h"
 #include "lib/status_macros.h"
 #include "server/store/put_pipeline.h"
@@ -39,6 +40,8 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
   if (options.max_blob_bytes > kMaxDataSize) {
     return absl::InvalidArgumentError("max_blob_bytes exceeds kMaxDataSize");
   }
+  if (options.fec_roots != 0)
+    RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
   FileSystem& fs =
       options.file_system != nullptr ? *options.file_system : PosixFileSystem();
   ASSIGN_OR_RETURN(UniqueFd lock,
@@ -53,12 +56,14 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
   RETURN_IF_ERROR(ValidatePutParams(params));
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(fs_.MakeDir(dir).status());
-  ASSIGN_OR_RETURN(std::unique_ptr<FileBlobSink> sink,
-                   FileBlobSink::Create(fs_, std::move(dir),
-                                        [this](const std::string& staged,
-                                               const SealedBlob& blob) {
-                                          return Install(staged, blob);
-                                        }));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<FileBlobSink> sink,
+      FileBlobSink::Create(
+          fs_, std::move(dir),
+          [this](const std::string& staged, const SealedBlob& blob) {
+            return Install(staged, blob);
+          },
+          options_.fec_roots));
   // No executor of its own: a file Put waits only on the disk, never on
   // capacity other Puts hold, and the caller's I/O threads bound that.
   return std::make_unique<PutPipeline>(

@@ -12,6 +12,7 @@
 //         tree                      the Merkle tree, `fsverity digest --out-merkle-tree` layout
 //         descriptor                the 256-byte fs-verity descriptor
 //         fsverity_signature        the blob's detached fs-verity signature, if a Put gave one; replaced atomically
+//         fec                       its FEC area (Reed-Solomon parity, `veritysetup --fec-device` bytes), if the Put had --fec_roots
 //     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>", then NUL and its statement if it has one (name_index.h); replaced atomically
 //     quarantine/<alg>-<hex>/       blobs found corrupt: moved out of blobs/, never served, dropped on re-put
 //     tmp/                          staging for puts and deletes; emptied at Open
@@ -73,6 +74,11 @@ struct FileStoreOptions {
   // Receives one line per notable event (a blob quarantined, a name
   // dropped). Empty: the line goes to stderr prefixed with "verityd: ".
   std::function<void(absl::string_view)> log;
+  // Each Put writes an FEC area with this many roots (2 to 24; 0: none): a
+  // read that finds up to that many bad blocks in one RS group repairs them
+  // (server/store/fec_repair.h). Costs roots / (255 - roots) of the blob's
+  // size on disk, and a read of the staged data at the Put's end.
+  int fec_roots = 0;
   // Every file operation goes through it; it must outlive the store and the
   // blobs it opened. nullptr: PosixFileSystem(). Tests inject faults here.
   FileSystem* file_system = nullptr;

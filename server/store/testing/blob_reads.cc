@@ -6,7 +6,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/synchronization/notification.h"
 #include "lib/hash.h"
 #include "lib/read_plan.h"
 #include "lib/status_macros.h"
@@ -31,25 +30,8 @@ absl::StatusOr<std::string> ReadBlobPart(const Blob& blob, BlobPart part,
     return range;
   }
   std::string bytes(length, '\0');
-  std::optional<absl::Status> now =
-      blob.TryReadNow(part, offset, AsMutableBytes(&bytes));
-  if (now.has_value()) {
-    if (!now->ok()) return *now;
-    return bytes;
-  }
-  absl::Notification done;
-  absl::StatusOr<std::string> result;
-  blob.ReadAsync(part, offset, Buffer::Allocate(length),
-                 [&](absl::StatusOr<Buffer> read) {
-                   if (read.ok()) {
-                     result = StringOf(*read);
-                   } else {
-                     result = read.status();
-                   }
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  return result;
+  RETURN_IF_ERROR(ReadAndWait(blob, part, offset, AsMutableBytes(&bytes)));
+  return bytes;
 }
 
 absl::Status ReadVerified(VerifiedBlob& blob, uint64_t first_block,

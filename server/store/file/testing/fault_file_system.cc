@@ -20,6 +20,8 @@ absl::string_view FileOpName(FileOp op) {
       return "open";
     case FileOp::kWrite:
       return "write";
+    case FileOp::kPwrite:
+      return "pwrite";
     case FileOp::kPread:
       return "pread";
     case FileOp::kFsync:
@@ -146,6 +148,17 @@ absl::StatusOr<size_t> FaultFileSystem::Write(int fd,
   }
   if (short_transfer && data.size() > 1) data = data.first(data.size() / 2);
   return PosixFileSystem().Write(fd, data, path);
+}
+
+absl::StatusOr<size_t> FaultFileSystem::Pwrite(int fd, uint64_t offset,
+                                               absl::Span<const uint8_t> data,
+                                               absl::string_view path) {
+  bool short_transfer = false;
+  if (const int error = Check(FileOp::kPwrite, path, &short_transfer)) {
+    return Fail(error, FileOp::kPwrite, path);
+  }
+  if (short_transfer && data.size() > 1) data = data.first(data.size() / 2);
+  return PosixFileSystem().Pwrite(fd, offset, data, path);
 }
 
 absl::StatusOr<size_t> FaultFileSystem::Pread(int fd, uint64_t offset,

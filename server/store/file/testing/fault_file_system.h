@@ -33,6 +33,7 @@ enum class FileOp {
   kAny,
   kOpen,
   kWrite,
+  kPwrite,
   kPread,
   kFsync,
   kRename,
@@ -55,8 +56,8 @@ struct Fault {
   std::string path_contains;
   // The errno the call fails with.
   int error = EIO;
-  // kWrite and kPread: the call moves half its bytes (at least one) and
-  // succeeds instead of failing, as write(2) may when the disk fills or a
+  // kWrite, kPwrite and kPread: the call moves half its bytes (at least one)
+  // and succeeds instead of failing, as write(2) may when the disk fills or a
   // signal arrives.
   bool short_transfer = false;
 };
@@ -100,6 +101,9 @@ class FaultFileSystem final : public FileSystem {
                                   int flags, mode_t mode) override;
   absl::StatusOr<size_t> Write(int fd, absl::Span<const uint8_t> data,
                                absl::string_view path) override;
+  absl::StatusOr<size_t> Pwrite(int fd, uint64_t offset,
+                                absl::Span<const uint8_t> data,
+                                absl::string_view path) override;
   absl::StatusOr<size_t> Pread(int fd, uint64_t offset, absl::Span<uint8_t> out,
                                absl::string_view path) override;
   absl::Status Fsync(int fd, absl::string_view path) override;

@@ -129,6 +129,7 @@ FileStoreOptions FileStoreFixture::Options() {
   FileStoreOptions options;
   options.root = root_;
   options.max_blob_bytes = max_blob_bytes_;
+  options.fec_roots = fec_roots_;
   options.log = log_.Sink();
   return options;
 }

@@ -1,0 +1,233 @@
+// Implements RepairFecGroup: read and check the group's blocks, rebuild the
+// bad ones with ISA-L, check them again, write them back.
+
+#include "server/store/fec_repair.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/dm_verity_fec.h"
+#include "lib/status_macros.h"
+
+namespace verity::server {
+namespace {
+
+// What the tree says of a block's bytes.
+enum class Verdict {
+  kGood,
+  kBad,
+  // A tree block the check needs is bad itself: the bytes are used as they
+  // are, and what they rebuild is checked.
+  kUnknown,
+};
+
+// One RS group of a blob: its blocks' places and bytes.
+class Group {
+ public:
+  Group(VerifiedBlob& blob, uint64_t group, uint64_t rounds)
+      : blob_(blob),
+        geometry_(blob.geometry()),
+        bs_(geometry_.block_size()),
+        group_(group),
+        rounds_(rounds),
+        k_(255 - blob.blob().fec_roots()),
+        bytes_(static_cast<size_t>(k_) * bs_, 0) {}
+
+  int k() const { return k_; }
+  // Block `j` of the group in FEC numbering; past FecBlocks() it is padding.
+  uint64_t Member(int j) const { return group_ + j * rounds_; }
+  bool IsPadding(int j) const { return Member(j) >= FecBlocks(geometry_); }
+  absl::Span<uint8_t> Bytes(int j) {
+    return absl::MakeSpan(&bytes_[static_cast<size_t>(j) * bs_], bs_);
+  }
+
+  // Reads member `j` and checks it; a block that cannot be read is bad.
+  Verdict ReadAndCheck(int j) {
+    const uint64_t block = Member(j);
+    const absl::Span<uint8_t> out = Bytes(j);
+    absl::Status read;
+    if (block < geometry_.data_block_count()) {
+      const absl::Span<uint8_t> stored = DataBytes(block, out);
+      read = ReadAndWait(blob_.blob(), BlobPart::kData, block * bs_, stored);
+      std::fill(out.begin() + stored.size(), out.end(), 0);
+    } else {
+      read = ReadAndWait(blob_.blob(), BlobPart::kTree, TreeOffset(block), out);
+    }
+    return read.ok() ? Check(j) : Verdict::kBad;
+  }
+
+  // Checks member `j`'s bytes, as they are now, against the tree.
+  Verdict Check(int j) {
+    const uint64_t block = Member(j);
+    const absl::Span<uint8_t> bytes = Bytes(j);
+    if (block < geometry_.data_block_count()) {
+      if (!VerifyPath(block, -1).ok()) return Verdict::kUnknown;
+      return blob_.CheckDataBlock(block, DataBytes(block, bytes)).ok()
+                 ? Verdict::kGood
+                 : Verdict::kBad;
+    }
+    const absl::StatusOr<TreeBlockId> id =
+        geometry_.BlockAtOrdinal(block - geometry_.data_block_count());
+    if (!id.ok() || !VerifyPath(FirstDataBlockUnder(*id), id->level).ok()) {
+      return Verdict::kUnknown;
+    }
+    return blob_.AddTreeBlock(*id, bytes).ok() ? Verdict::kGood : Verdict::kBad;
+  }
+
+  bool IsTree(int j) const { return Member(j) >= geometry_.data_block_count(); }
+
+  // Rebuilds the members at `erased` from the others and `parity`, then
+  // checks them, tree blocks first (top level first: they are numbered so),
+  // so that a rebuilt parent lets its children be checked. The members that
+  // check good and differ from what was read; nullopt if `target` does not
+  // check good (the erased members are then as rebuilt).
+  std::optional<std::vector<int>> Rebuild(const FecCodec& codec,
+                                          std::vector<int> erased,
+                                          absl::Span<const uint8_t> parity,
+                                          int target) {
+    std::vector<std::string> before;
+    std::vector<const uint8_t*> members(k_, nullptr);
+    for (int j = 0; j < k_; ++j) {
+      if (!IsPadding(j)) members[j] = Bytes(j).data();
+    }
+    std::vector<uint8_t*> out;
+    for (int j : erased) {
+      before.emplace_back(reinterpret_cast<const char*>(Bytes(j).data()), bs_);
+      out.push_back(Bytes(j).data());
+    }
+    if (!codec.RepairGroup(members, erased, parity, bs_, out).ok()) {
+      return std::nullopt;
+    }
+    std::vector<size_t> order(erased.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return IsTree(erased[a]) > IsTree(erased[b]) ||
+             (IsTree(erased[a]) == IsTree(erased[b]) && erased[a] < erased[b]);
+    });
+    std::vector<int> good;
+    for (size_t i : order) {
+      const int j = erased[i];
+      if (Check(j) != Verdict::kGood) {
+        if (j == target) return std::nullopt;
+        continue;
+      }
+      if (AsBytes(before[i]) != absl::Span<const uint8_t>(Bytes(j))) {
+        good.push_back(j);
+      }
+    }
+    return good;
+  }
+
+  // Writes member `j`'s bytes back to where the blob is stored.
+  absl::Status Rewrite(int j) {
+    const uint64_t block = Member(j);
+    if (block < geometry_.data_block_count()) {
+      return blob_.blob().Rewrite(BlobPart::kData, block * bs_,
+                                  DataBytes(block, Bytes(j)));
+    }
+    return blob_.blob().Rewrite(BlobPart::kTree, TreeOffset(block), Bytes(j));
+  }
+
+ private:
+  // The stored part of data block `block` within `bytes`: all of it but for
+  // a partial last block.
+  absl::Span<uint8_t> DataBytes(uint64_t block, absl::Span<uint8_t> bytes) {
+    return bytes.first(
+        std::min<uint64_t>(bs_, geometry_.data_size() - block * bs_));
+  }
+  uint64_t TreeOffset(uint64_t block) const {
+    return (block - geometry_.data_block_count()) * bs_;
+  }
+  // A data block that tree block `id` covers.
+  uint64_t FirstDataBlockUnder(TreeBlockId id) const {
+    uint64_t block = id.index;
+    for (int level = 0; level <= id.level; ++level) {
+      block *= geometry_.hashes_per_block();
+    }
+    return block;
+  }
+  // Verifies the tree blocks above `level` on data block `block`'s path that
+  // are not verified yet (level -1: the whole path), reading them.
+  absl::Status VerifyPath(uint64_t block, int level) {
+    std::string bytes(bs_, '\0');
+    for (const TreeBlockId& id : blob_.MissingTree(block, block + 1)) {
+      if (id.level <= level) break;  // top level first
+      RETURN_IF_ERROR(ReadAndWait(blob_.blob(), BlobPart::kTree,
+                                  geometry_.Ordinal(id) * bs_,
+                                  AsMutableBytes(&bytes)));
+      RETURN_IF_ERROR(blob_.AddTreeBlock(id, AsBytes(bytes)));
+    }
+    return absl::OkStatus();
+  }
+
+  VerifiedBlob& blob_;
+  const TreeGeometry& geometry_;
+  const uint64_t bs_;
+  const uint64_t group_;
+  const uint64_t rounds_;
+  const int k_;
+  std::vector<uint8_t> bytes_;  // k_ blocks; padding stays zero
+};
+
+}  // namespace
+
+absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
+  const int roots = blob.blob().fec_roots();
+  ASSIGN_OR_RETURN(const FecCodec codec, FecCodec::Create(roots));
+  const TreeGeometry& geometry = blob.geometry();
+  const uint64_t bs = geometry.block_size();
+  const uint64_t rounds = FecRounds(FecBlocks(geometry), roots);
+  const uint64_t index = bad % rounds;
+  const int target = static_cast<int>(bad / rounds);
+  Group group(blob, index, rounds);
+  std::vector<int> erased;
+  // Tree blocks that could not be checked: a bad parent hides whether they
+  // are bad too.
+  std::vector<int> unchecked_tree;
+  for (int j = 0; j < group.k(); ++j) {
+    if (group.IsPadding(j)) continue;
+    const Verdict verdict = group.ReadAndCheck(j);
+    if (verdict == Verdict::kBad) erased.push_back(j);
+    if (verdict == Verdict::kUnknown && group.IsTree(j)) {
+      unchecked_tree.push_back(j);
+    }
+  }
+  const auto lost = [&](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat("blob ", blob.blob().digest_text(),
+                                            ": FEC cannot repair block ", bad,
+                                            " (", roots, " roots): ", why));
+  };
+  if (std::find(erased.begin(), erased.end(), target) == erased.end()) {
+    return 0;
+  }
+  if (erased.size() > static_cast<size_t>(roots)) {
+    return lost(absl::StrCat(erased.size(), " bad blocks in its RS group"));
+  }
+  std::string parity(bs * roots, '\0');
+  if (absl::Status read =
+          ReadAndWait(blob.blob(), BlobPart::kFec, index * parity.size(),
+                      AsMutableBytes(&parity));
+      !read.ok()) {
+    return lost(read.message());
+  }
+  // First the blocks found bad. If what that rebuilds fails its check, the
+  // tree blocks that could not be checked are rebuilt too, where the roots
+  // allow: a bad parent over a bad child is then repaired.
+  std::optional<std::vector<int>> good =
+      group.Rebuild(codec, erased, AsBytes(parity), target);
+  if (!good.has_value() && !unchecked_tree.empty() &&
+      erased.size() + unchecked_tree.size() <= static_cast<size_t>(roots)) {
+    std::vector<int> wider = erased;
+    wider.insert(wider.end(), unchecked_tree.begin(), unchecked_tree.end());
+    good = group.Rebuild(codec, wider, AsBytes(parity), target);
+  }
+  if (!good.has_value()) return lost("the rebuilt block fails its check");
+  for (int j : *good) RETURN_IF_ERROR(group.Rewrite(j));
+  return static_cast<int>(good->size());
+}
+
+}  // namespace verity::server
