@@ -72,6 +72,11 @@ ABSL_FLAG(std::string, import_dir, "",
           "its relative path; NOT_SERVING until done");
 ABSL_FLAG(uint64_t, max_blob_bytes, uint64_t{4} << 30,
           "largest blob a Put may store (RESOURCE_EXHAUSTED above)");
+ABSL_FLAG(int, fec_roots, 2,
+          "Reed-Solomon roots of the FEC area (dm-verity's) each Put writes in "
+          "the file store, 2 to 24, or 0 for none: a read repairs up to this "
+          "many bad blocks per RS group; costs roots/(255-roots) of a blob's "
+          "size on disk");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -220,6 +225,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.store_kind = store->kind;
   options.store.root = store->dir;
   options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
+  options.store.fec_roots = absl::GetFlag(FLAGS_fec_roots);
   if (store->kind == StoreLocation::Kind::kS3) {
     S3Settings s3;
     s3.bucket = store->bucket;

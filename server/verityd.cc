@@ -251,6 +251,12 @@ absl::Status Verityd::InitDispatch() {
   if (options_.store_kind == StoreLocation::Kind::kS3) {
     dispatch.read_ahead_bytes = options_.read_ahead_bytes;
   }
+  ExecutorOptions repair;
+  repair.name = "fec-repair";
+  repair.threads = 1;
+  repair_io_ = std::make_unique<Executor>(repair);
+  dispatch.repair_executor = repair_io_.get();
+  dispatch.log = Log;
   if (dispatch.mode != DispatchMode::kInline) {
     VerifyPoolOptions pool;
     if (dispatch.mode == DispatchMode::kPoolUnbound) {

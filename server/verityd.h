@@ -145,6 +145,9 @@ class Verityd {
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;
+  // FEC repairs: blocking reads of a whole RS group and a durable write, one
+  // at a time (a group of 64 KiB blocks is 16 MiB).
+  std::unique_ptr<Executor> repair_io_;
   // The S3 store's Put steps (S3StoreOptions::put_executor); null for a
   // local store. Made with the store, destroyed like io_ before it.
   std::unique_ptr<Executor> put_io_;

@@ -27,7 +27,8 @@ dig_page=$(digest_of "$d/page" "${page_opts[@]}")
 dig_big=$(digest_of "$d/big")
 missing=sha256:$(printf '0%.0s' {1..64})
 
-start_server main --listen=127.0.0.1:0 --store_dir="$work/store"
+# FEC off: a corrupted block is DATA_LOSS (the FEC section at the end repairs one).
+start_server main --listen=127.0.0.1:0 --store_dir="$work/store" --fec_roots=0
 main_pid=$server_pid
 main_port=$server_port
 srv=(--server="127.0.0.1:$main_port")
@@ -264,6 +265,23 @@ check "quarantine: the damaged copy is gone" [ -z "$(ls -A "$work/store/quaranti
 check "quarantine: no file left" only_in_out
 stopped_port=$server_port
 expect_stop quarantine "$server_pid"
+
+# ---- FEC on (the default): the same flip, and one in the tree, are repaired and rewritten
+start_server fec --listen=127.0.0.1:0 --store_dir="$work/fec-store"
+srv=(--server="127.0.0.1:$server_port")
+put_matches "" "$d/big" --
+fec_dir=$work/fec-store/blobs/sha256/${hex:0:2}/$hex
+check "fec: a Put writes the FEC area" [ -s "$fec_dir/fec" ]
+cp "$fec_dir/tree" "$work/tree.orig"
+flip_byte "$fec_dir/data" $((3 * 4096 + 1234))
+flip_byte "$fec_dir/tree" $((4096 + 100))  # level-0 tree block 0
+get_matches "fec: the corrupted blob reads whole" "$d/big" "$dig_big"
+check "fec: the server logged the repairs" grep -q "FEC repaired" "$server_log"
+check "fec: the data file is whole again" cmp -s "$d/big" "$fec_dir/data"
+check "fec: the tree file is whole again" cmp -s "$work/tree.orig" "$fec_dir/tree"
+check "fec: no corruption was reported" bash -c '! grep -q "corruption detected" "$1"' _ "$server_log"
+stopped_port=$server_port
+expect_stop fec "$server_pid"
 
 # ---- a stopped server is unavailable
 expect_exit 4 "ls on a stopped server" vc ls --server="127.0.0.1:$stopped_port"

@@ -75,8 +75,20 @@ for i in $(seq 4); do
 done
 check "the reads returned the blob" cmp -s "$work/blob" "$work/out"
 hex=${victim#sha256:}
-python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(4096); b = f.read(1); f.seek(4096); f.write(bytes([b[0] ^ 1]))' \
-  "$work/store/blobs/sha256/${hex:0:2}/$hex/data"
+flip() {  # OFFSET...: flips a bit of the victim's stored data at each offset
+  python3 -c '
+import sys
+with open(sys.argv[1], "r+b") as f:
+    for at in map(int, sys.argv[2:]):
+        f.seek(at); b = f.read(1); f.seek(at); f.write(bytes([b[0] ^ 1]))' \
+    "$work/store/blobs/sha256/${hex:0:2}/$hex/data" "$@"
+}
+# One bad block: FEC (2 roots by default) repairs it. Three in the victim's one RS group: beyond
+# repair.
+flip 4096
+expect_exit 0 "a get of the repaired blob" vc get "${srv[@]}" --priority=be "$victim" -o "$work/good"
+check "the repaired read is the blob" cmp -s "$work/victim" "$work/good"
+flip 0 4096 8192
 expect_exit 3 "a get of the corrupted blob" vc get "${srv[@]}" --priority=be "$victim" -o "$work/bad"
 
 # ---- the scrape: well-formed, and counting what the test did
@@ -89,8 +101,12 @@ check "IDLE bytes read" same_number "$(sample 'verityd_read_bytes_total{priority
 check "bytes put" same_number "$(sample verityd_put_bytes_total)" $((size + 20000))
 check "one data corruption" same_number "$(sample 'verityd_corruption_detected_total{kind="data"}')" 1
 check "no tree corruption" same_number "$(sample 'verityd_corruption_detected_total{kind="tree"}')" 0
+check "one block repaired" same_number "$(sample verityd_fec_repaired_blocks_total)" 1
+check "one repair failed" same_number "$(sample verityd_fec_repair_failures_total)" 1
 check "Read OK per class" same_number \
   "$(sample 'verityd_rpc_duration_seconds_count{code="OK",method="Read",priority_class="rt"}')" 12
+check "the repaired Read is OK" same_number \
+  "$(sample 'verityd_rpc_duration_seconds_count{code="OK",method="Read",priority_class="be"}')" 1
 check "the failed Read is DATA_LOSS" same_number \
   "$(sample 'verityd_rpc_duration_seconds_count{code="DATA_LOSS",method="Read",priority_class="be"}')" 1
 check "two blobs stored" same_number "$(sample verityd_blobs)" 2

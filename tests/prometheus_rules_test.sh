@@ -38,7 +38,8 @@ dashboard_path, alerts_path, alerts_test_path = sys.argv[1:]
 HISTOGRAMS = {"verityd_rpc_duration_seconds", "verityd_verify_duration_seconds",
               "verityd_verify_queue_wait_seconds", "verityd_s3_request_duration_seconds"}
 PLAIN = {"verityd_read_bytes_total", "verityd_put_bytes_total", "verityd_dispatch_total",
-         "verityd_corruption_detected_total", "verityd_active_streams", "verityd_blobs",
+         "verityd_corruption_detected_total", "verityd_fec_repaired_blocks_total",
+         "verityd_fec_repair_failures_total", "verityd_active_streams", "verityd_blobs",
          "verityd_store_bytes", "verityd_build_info", "verityd_verify_pool_info",
          "verityd_store_up", "verityd_s3_requests_total", "verityd_s3_received_bytes_total",
          "verityd_cache_hits_total", "verityd_cache_misses_total", "verityd_cache_read_ahead_total",

@@ -137,16 +137,62 @@ TEST(ServerTest, ListPagesThroughEverything) {
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
 }
 
+// The corruption tests run with FEC off (a bad block is DATA_LOSS) and on
+// (the same flips are repaired, and the blob reads whole, then and after a
+// restart).
+class CorruptionTest : public ::testing::TestWithParam<int> {
+ protected:
+  server::ServerOptions Options() {
+    server::ServerOptions options;
+    options.store.fec_roots = GetParam();
+    return options;
+  }
+  bool fec() const { return GetParam() != 0; }
+
+  // With FEC on: `data` reads back whole, the repair was counted, and the
+  // files are whole again (a restart reads them with no repair).
+  void ExpectRepaired(TestServer& server, const std::string& data,
+                      const std::string& file, uint64_t offset,
+                      char original) {
+    const std::string digest = DigestOf(data);
+    ReadResult read = ReadBlob(server.stub(), digest);
+    EXPECT_TRUE(read.status.ok()) << read.status;
+    EXPECT_TRUE(read.data == data);
+    const auto& metrics = server.verityd().dispatch_metrics();
+    EXPECT_GE(metrics.fec_repaired_blocks(), 1u);
+    EXPECT_EQ(metrics.fec_repair_failures(), 0u);
+    std::ifstream in(BlobDir(server, digest) + file, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset));
+    EXPECT_EQ(in.get(), static_cast<unsigned char>(original));
+    server.Restart();
+    read = ReadBlob(server.stub(), digest);
+    EXPECT_TRUE(read.status.ok()) << read.status;
+    EXPECT_TRUE(read.data == data);
+    EXPECT_EQ(server.verityd().dispatch_metrics().fec_repaired_blocks(), 0u);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(FecOffAndOn, CorruptionTest, ::testing::Values(0, 2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == 0
+                                      ? std::string("FecOff")
+                                      : absl::StrCat("FecRoots", info.param);
+                         });
+
 // Corruption in the data file: the read fails with DATA_LOSS naming the blob
 // and offset, and every byte the client received is a verified byte of the true
-// content, none of the bad block.
-TEST(ServerTest, FlippedDataBitIsDataLossAndNeverSent) {
-  auto server = TestServer::Start();
+// content, none of the bad block; with FEC, the block is repaired.
+TEST_P(CorruptionTest, FlippedDataBitIsDataLossAndNeverSent) {
+  auto server = TestServer::Start(Options());
   const std::string data = RandomBytes(300 * 4096, 9);
   ASSERT_TRUE(PutBlob(server->stub(), data).ok());
   const std::string digest = DigestOf(data);
   const uint64_t bad = 200 * 4096 + 77;
   FlipBit(BlobDir(*server, digest) + "/data", bad);
+  if (fec()) {
+    ExpectRepaired(*server, data, "/data", bad, data[bad]);
+    return;
+  }
   ReadResult read = ReadBlob(server->stub(), digest);
   EXPECT_EQ(read.status.code(), StatusCode::kDataLoss) << read.status;
   EXPECT_THAT(std::string(read.status.message()), HasSubstr(digest));
@@ -189,14 +235,24 @@ TEST(ServerTest, ReadChunksStayWithinTheirWindow) {
   }
 }
 
-TEST(ServerTest, FlippedTreeBitIsDataLoss) {
-  auto server = TestServer::Start();
+TEST_P(CorruptionTest, FlippedTreeBitIsDataLoss) {
+  auto server = TestServer::Start(Options());
   const std::string data =
       RandomBytes(1000 * 4096, 10);  // 8 level-0 blocks, 1 top
   ASSERT_TRUE(PutBlob(server->stub(), data).ok());
   const std::string digest = DigestOf(data);
-  FlipBit(BlobDir(*server, digest) + "/tree",
-          4096 * 3 + 5);  // level 0, block 2
+  const std::string tree = BlobDir(*server, digest) + "/tree";
+  char original;
+  {
+    std::ifstream in(tree, std::ios::binary);
+    in.seekg(4096 * 3 + 5);
+    original = static_cast<char>(in.get());
+  }
+  FlipBit(tree, 4096 * 3 + 5);  // level 0, block 2
+  if (fec()) {
+    ExpectRepaired(*server, data, "/tree", 4096 * 3 + 5, original);
+    return;
+  }
   ReadResult read = ReadBlob(server->stub(), digest);
   EXPECT_EQ(read.status.code(), StatusCode::kDataLoss) << read.status;
   EXPECT_TRUE(read.data == data.substr(0, read.data.size()));
@@ -204,14 +260,19 @@ TEST(ServerTest, FlippedTreeBitIsDataLoss) {
             2u * 128 * 4096);  // nothing under level-0 block 2
 }
 
-TEST(ServerTest, QuarantineStopsServingUntilRePut) {
-  server::ServerOptions options;
+// With FEC, the flip is repaired and nothing is quarantined.
+TEST_P(CorruptionTest, QuarantineStopsServingUntilRePut) {
+  server::ServerOptions options = Options();
   options.service.on_corruption = server::OnCorruption::kQuarantine;
   auto server = TestServer::Start(options);
   const std::string data = RandomBytes(20 * 4096, 11);
   ASSERT_TRUE(PutBlob(server->stub(), data).ok());
   const std::string digest = DigestOf(data);
   FlipBit(BlobDir(*server, digest) + "/data", 5 * 4096);
+  if (fec()) {
+    ExpectRepaired(*server, data, "/data", 5 * 4096, data[5 * 4096]);
+    return;
+  }
   EXPECT_EQ(ReadBlob(server->stub(), digest).status.code(),
             StatusCode::kDataLoss);
   // Quarantined: even the intact first block is no longer served.

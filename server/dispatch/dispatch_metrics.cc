@@ -67,6 +67,23 @@ DispatchMetrics::DispatchMetrics(prometheus::Registry& registry) {
     verify_[static_cast<int>(path)] = &verify.Add(
         {{"path", std::string(DispatchPathName(path))}}, FineLatencyBuckets());
   }
+  fec_repaired_blocks_ =
+      &prometheus::BuildCounter()
+           .Name("verityd_fec_repaired_blocks_total")
+           .Help(
+               "Blocks that failed verification, rebuilt from the blob's "
+               "FEC area, verified again and written back")
+           .Register(registry)
+           .Add({});
+  fec_repair_failures_ =
+      &prometheus::BuildCounter()
+           .Name("verityd_fec_repair_failures_total")
+           .Help(
+               "FEC repairs that could not rebuild the bad block (more bad "
+               "blocks in its RS group than roots, damaged parity, a failed "
+               "write); the read then fails with DATA_LOSS")
+           .Register(registry)
+           .Add({});
   auto& wait = prometheus::BuildHistogram()
                    .Name("verityd_verify_queue_wait_seconds")
                    .Help(
@@ -161,6 +178,22 @@ std::vector<std::string> DispatchMetrics::Summary() const {
                      " count=", h.sample_count, " ", QuantileFieldsUs(h)));
   }
   return lines;
+}
+
+void DispatchMetrics::CountFecRepaired(uint64_t blocks) {
+  fec_repaired_blocks_->Increment(static_cast<double>(blocks));
+}
+
+void DispatchMetrics::CountFecRepairFailure() {
+  fec_repair_failures_->Increment();
+}
+
+uint64_t DispatchMetrics::fec_repaired_blocks() const {
+  return static_cast<uint64_t>(fec_repaired_blocks_->Value());
+}
+
+uint64_t DispatchMetrics::fec_repair_failures() const {
+  return static_cast<uint64_t>(fec_repair_failures_->Value());
 }
 
 }  // namespace verity::server

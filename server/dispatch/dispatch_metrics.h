@@ -25,7 +25,8 @@ namespace verity::server {
 class DispatchMetrics {
  public:
   // Registers verityd_dispatch_total, verityd_verify_duration_seconds,
-  // verityd_verify_queue_wait_seconds and verityd_dispatch_inline_limit_bytes
+  // verityd_verify_queue_wait_seconds, verityd_dispatch_inline_limit_bytes,
+  // verityd_fec_repaired_blocks_total and verityd_fec_repair_failures_total
   // in `registry`, which must outlive this.
   explicit DispatchMetrics(prometheus::Registry& registry);
 
@@ -35,12 +36,17 @@ class DispatchMetrics {
   void ObserveQueueWait(PriorityClass priority_class, absl::Duration wait);
   // verityd_dispatch_inline_limit_bytes.
   void SetInlineLimit(PriorityClass priority_class, uint64_t bytes);
+  // An FEC repair that rebuilt and wrote back `blocks` blocks, or failed.
+  void CountFecRepaired(uint64_t blocks);
+  void CountFecRepairFailure();
 
   // Placements so far; 0 for combinations that cannot happen.
   uint64_t placements(DispatchPath path, PriorityClass priority_class,
                       DispatchReason reason) const;
   uint64_t verify_count(DispatchPath path) const;
   uint64_t queue_wait_count(PriorityClass priority_class) const;
+  uint64_t fec_repaired_blocks() const;
+  uint64_t fec_repair_failures() const;
 
   // One "stats ..." line per non-zero series, with p50/p99/p999 estimated from
   // the buckets: for the log at shutdown and for benchmark scripts.
@@ -53,6 +59,8 @@ class DispatchMetrics {
   std::array<prometheus::Histogram*, kNumDispatchPaths> verify_{};
   std::array<prometheus::Histogram*, kNumPriorityClasses> queue_wait_{};
   std::array<prometheus::Gauge*, kNumPriorityClasses> inline_limit_{};
+  prometheus::Counter* fec_repaired_blocks_ = nullptr;
+  prometheus::Counter* fec_repair_failures_ = nullptr;
 };
 
 // Buckets for sub-millisecond work: 1 µs to about 1 s, sqrt(2) apart.

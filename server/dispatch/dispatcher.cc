@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
+#include "server/store/fec_repair.h"
 #include "server/dispatch/thread_scheduling.h"
 
 namespace verity::server {
@@ -74,8 +76,13 @@ std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
   ThreadBudget().Charge(start, end - start, options_.budget);
   metrics_->ObserveVerify(DispatchPath::kInline, end - start);
   if (chunk.verified()) Tune(chunk.data_bytes(), end - start, end);
-  if (status.has_value() && absl::IsDataLoss(*status) && !chunk.reread() &&
-      job.blob().Forget(chunk.blocks().first, chunk.blocks().end)) {
+  // A bad cached copy, or a bad block FEC may repair: read again on the
+  // pool, where a repair may start (a completion thread never waits for
+  // one).
+  if (status.has_value() && absl::IsDataLoss(*status) &&
+      ((!chunk.reread() &&
+        job.blob().Forget(chunk.blocks().first, chunk.blocks().end)) ||
+       CanRepair(job, *status))) {
     job.RestartChunk();
     job.placement().on_pool = true;
     return std::nullopt;
@@ -200,7 +207,52 @@ void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,
     ReadLater(std::move(job), std::move(done));
     return;
   }
+  if (CanRepair(*job, status)) {
+    Repair(std::move(job), std::move(status), std::move(done));
+    return;
+  }
   std::move(done)(std::move(status));
+}
+
+bool Dispatcher::CanRepair(const ReadJob& job,
+                           const absl::Status& status) const {
+  return options_.repair_executor != nullptr && absl::IsDataLoss(status) &&
+         job.blob().blob().fec_roots() != 0 &&
+         BadBlockOf(status).has_value() && job.chunk_repairs_left() > 0;
+}
+
+void Dispatcher::Repair(std::shared_ptr<ReadJob> job, absl::Status status,
+                        Done done) {
+  job->CountChunkRepair();
+  // Shared, so that a refused task does not take them along.
+  auto pending = std::make_shared<std::pair<absl::Status, Done>>(
+      std::move(status), std::move(done));
+  const absl::Status queued = options_.repair_executor->Submit([this, job,
+                                                                pending] {
+    const uint64_t bad = *BadBlockOf(pending->first);
+    const absl::StatusOr<int> repaired = RepairFecGroup(job->blob(), bad);
+    if (!repaired.ok()) {
+      metrics_->CountFecRepairFailure();
+      if (options_.log) {
+        options_.log(absl::StrCat("FEC repair failed: ", repaired.status().message()));
+      }
+      std::move(pending->second)(std::move(pending->first));
+      return;
+    }
+    // 0: the block checks good now (a repair that raced this one).
+    metrics_->CountFecRepaired(*repaired);
+    if (options_.log && *repaired > 0) {
+      options_.log(absl::StrCat("FEC repaired ", *repaired,
+                                " block(s) of its RS group: ",
+                                pending->first.message()));
+    }
+    job->RestartChunk();
+    ReadLater(job, std::move(pending->second));
+  });
+  if (!queued.ok()) {
+    metrics_->CountFecRepairFailure();
+    std::move(pending->second)(std::move(pending->first));
+  }
 }
 
 }  // namespace verity::server

@@ -7,11 +7,14 @@
 #ifndef VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 #define VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "lib/executor.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"
@@ -33,6 +36,12 @@ struct DispatchOptions {
   // Data bytes past the current chunk whose reading starts before it is
   // verified: for a remote store, whose reads are round trips. 0: none.
   uint64_t read_ahead_bytes = 0;
+  // Where FEC repairs run (blocking reads and a durable write); not owned,
+  // must outlive the Dispatcher. Null: a bad block fails its read, FEC or
+  // not.
+  Executor* repair_executor = nullptr;
+  // Receives a line per repair. Empty: none.
+  std::function<void(absl::string_view)> log;
 };
 
 // The verifying ChunkReader. Thread-safe.
@@ -59,7 +68,9 @@ class Dispatcher final : public ChunkReader {
   // cancelled is skipped and reports CANCELLED. A chunk that fails
   // verification while the store kept a copy of its bytes (a cache) is read
   // once more from where the blob is stored: a bad cached copy is not a bad
-  // blob.
+  // blob. A bad block of a blob with an FEC area is repaired
+  // (RepairFecGroup, on the repair executor), and the chunk read again; a
+  // failed repair is the read's DATA_LOSS.
   void ReadLater(std::shared_ptr<ReadJob> job, Done done) override;
 
   absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
@@ -85,9 +96,15 @@ class Dispatcher final : public ChunkReader {
   // Forced-inline mode: fetches what the chunk lacks and finishes it where
   // the fetch completes.
   void FinishWhereFetched(std::shared_ptr<ReadJob> job, Done done);
-  // Reports `status`, unless it is a DATA_LOSS of a copy the store dropped:
-  // then the chunk is read again.
+  // Reports `status`, unless it is a DATA_LOSS of a copy the store dropped,
+  // or of a block FEC can repair: then the chunk is read again.
   void Complete(std::shared_ptr<ReadJob> job, absl::Status status, Done done);
+  // True if `status` names a bad block of the job's blob, which has an FEC
+  // area, and the chunk has repairs left.
+  bool CanRepair(const ReadJob& job, const absl::Status& status) const;
+  // Repairs the block `status` names on the repair executor, then reads the
+  // chunk again; reports `status` if the repair fails.
+  void Repair(std::shared_ptr<ReadJob> job, absl::Status status, Done done);
   // The tuner's limits if there is one, else the options'.
   InlineLimits Limits() const;
   // Feeds a verification of `bytes` to the tuner, which may close a period.

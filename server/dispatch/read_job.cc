@@ -24,6 +24,10 @@ void ReadJob::StartChunk(uint64_t max_blocks) {
   const uint64_t end =
       std::min(blocks_.end, next_ + std::max<uint64_t>(1, max_blocks));
   chunk_ = std::make_shared<Chunk>(blob_, BlockRange{next_, end}, buffers_);
+  // Its data blocks, as many tree blocks (far more than it needs), and the
+  // top of the tree.
+  chunk_repairs_left_ = static_cast<int>(std::min<uint64_t>(
+      2 * (end - next_) + blob_->geometry().num_levels(), 1 << 20));
 }
 
 void ReadJob::RestartChunk() {

@@ -50,6 +50,12 @@ class ReadJob {
   // Replaces the current chunk with a new one of the same blocks, to be read
   // once more; the old one is left to whatever still holds it.
   void RestartChunk();
+
+  // FEC repairs the current chunk may still start: each rebuilds at least
+  // one bad block for good, so a chunk needs at most one per data block and
+  // tree block it reads; more means blocks that do not stay repaired.
+  int chunk_repairs_left() const { return chunk_repairs_left_; }
+  void CountChunkRepair() { --chunk_repairs_left_; }
   // Moves out the current chunk's data and moves past it.
   Buffer TakeChunk();
 
@@ -71,6 +77,7 @@ class ReadJob {
   const std::shared_ptr<BufferPool> buffers_;
   uint64_t next_;  // the first block not taken yet
   std::shared_ptr<Chunk> chunk_;
+  int chunk_repairs_left_ = 0;
   Placement placement_;
   std::atomic<bool> cancelled_{false};
 };
