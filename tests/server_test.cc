@@ -152,8 +152,7 @@ class CorruptionTest : public ::testing::TestWithParam<int> {
   // With FEC on: `data` reads back whole, the repair was counted, and the
   // files are whole again (a restart reads them with no repair).
   void ExpectRepaired(TestServer& server, const std::string& data,
-                      const std::string& file, uint64_t offset,
-                      char original) {
+                      const std::string& file, uint64_t offset, char original) {
     const std::string digest = DigestOf(data);
     ReadResult read = ReadBlob(server.stub(), digest);
     EXPECT_TRUE(read.status.ok()) << read.status;

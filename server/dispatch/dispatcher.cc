@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/status_macros.h"
-#include "server/store/fec_repair.h"
 #include "server/dispatch/thread_scheduling.h"
+#include "server/store/fec_repair.h"
 
 namespace verity::server {
 namespace {
@@ -217,8 +217,8 @@ void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,
 bool Dispatcher::CanRepair(const ReadJob& job,
                            const absl::Status& status) const {
   return options_.repair_executor != nullptr && absl::IsDataLoss(status) &&
-         job.blob().blob().fec_roots() != 0 &&
-         BadBlockOf(status).has_value() && job.chunk_repairs_left() > 0;
+         job.blob().blob().fec_roots() != 0 && BadBlockOf(status).has_value() &&
+         job.chunk_repairs_left() > 0;
 }
 
 void Dispatcher::Repair(std::shared_ptr<ReadJob> job, absl::Status status,
@@ -227,28 +227,29 @@ void Dispatcher::Repair(std::shared_ptr<ReadJob> job, absl::Status status,
   // Shared, so that a refused task does not take them along.
   auto pending = std::make_shared<std::pair<absl::Status, Done>>(
       std::move(status), std::move(done));
-  const absl::Status queued = options_.repair_executor->Submit([this, job,
-                                                                pending] {
-    const uint64_t bad = *BadBlockOf(pending->first);
-    const absl::StatusOr<int> repaired = RepairFecGroup(job->blob(), bad);
-    if (!repaired.ok()) {
-      metrics_->CountFecRepairFailure();
-      if (options_.log) {
-        options_.log(absl::StrCat("FEC repair failed: ", repaired.status().message()));
-      }
-      std::move(pending->second)(std::move(pending->first));
-      return;
-    }
-    // 0: the block checks good now (a repair that raced this one).
-    metrics_->CountFecRepaired(*repaired);
-    if (options_.log && *repaired > 0) {
-      options_.log(absl::StrCat("FEC repaired ", *repaired,
-                                " block(s) of its RS group: ",
-                                pending->first.message()));
-    }
-    job->RestartChunk();
-    ReadLater(job, std::move(pending->second));
-  });
+  const absl::Status queued =
+      options_.repair_executor->Submit([this, job, pending] {
+        const uint64_t bad = *BadBlockOf(pending->first);
+        const absl::StatusOr<int> repaired = RepairFecGroup(job->blob(), bad);
+        if (!repaired.ok()) {
+          metrics_->CountFecRepairFailure();
+          if (options_.log) {
+            options_.log(absl::StrCat("FEC repair failed: ",
+                                      repaired.status().message()));
+          }
+          std::move(pending->second)(std::move(pending->first));
+          return;
+        }
+        // 0: the block checks good now (a repair that raced this one).
+        metrics_->CountFecRepaired(*repaired);
+        if (options_.log && *repaired > 0) {
+          options_.log(absl::StrCat(
+              "FEC repaired ", *repaired,
+              " block(s) of its RS group: ", pending->first.message()));
+        }
+        job->RestartChunk();
+        ReadLater(job, std::move(pending->second));
+      });
   if (!queued.ok()) {
     metrics_->CountFecRepairFailure();
     std::move(pending->second)(std::move(pending->first));

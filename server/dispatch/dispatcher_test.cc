@@ -13,9 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "lib/buffer_pool.h"
+#include "lib/executor.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
@@ -433,6 +435,71 @@ TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
   ASSERT_EQ(data.size(), 1u);
   EXPECT_EQ(data[0].offset, 4u * 4096);
   EXPECT_EQ(data[0].length, 10u * 4096);
+}
+
+// With an FEC area (2 roots; the blob's 205 blocks are one RS group) and a
+// repair executor, a bad block is repaired and the read succeeds, whichever
+// path and mode it starts on; more bad blocks than roots fail as without.
+class DispatcherFecTest : public DispatcherTest {
+ protected:
+  void SetUp() override {
+    fec_roots_ = 2;
+    DispatcherTest::SetUp();
+  }
+
+  std::unique_ptr<Dispatcher> MakeRepairingDispatcher(DispatchMode mode) {
+    DispatchOptions options;
+    options.mode = mode;
+    options.limits = InlineLimits::Uniform(8192);
+    options.budget.budget = absl::Hours(1);
+    options.repair_executor = &repairs_;
+    options.log = log_.Sink();
+    return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
+  }
+
+  void Flip(uint64_t offset) {
+    const std::string path = BlobDirFor(root_, digest_) + "/data";
+    std::string bytes = *ReadWholeFile(path);
+    bytes[offset] ^= 0x40;
+    ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
+  }
+
+  Executor repairs_{ExecutorOptions{1, 16, "test-repair"}};
+};
+
+TEST_F(DispatcherFecTest, ABadBlockIsRepairedOnEitherPathAndMode) {
+  uint64_t repaired = 0;
+  for (DispatchMode mode :
+       {DispatchMode::kAdaptive, DispatchMode::kPool, DispatchMode::kInline}) {
+    for (bool warm : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(DispatchModeName(mode), warm ? " warm" : ""));
+      Flip(3 * 4096 + 9);
+      std::unique_ptr<Dispatcher> dispatcher = MakeRepairingDispatcher(mode);
+      Outcome outcome = Run(*dispatcher, warm ? WarmBlob() : ColdBlob(),
+                            PriorityClass::kRt, 3, 4);
+      EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+      EXPECT_FALSE(outcome.on_caller_thread);
+      EXPECT_TRUE(outcome.data == Expected(3, 4));
+      EXPECT_EQ(metrics_.fec_repaired_blocks(), ++repaired);
+      EXPECT_TRUE(*ReadWholeFile(BlobDirFor(root_, digest_) + "/data") ==
+                  data_);
+    }
+  }
+  EXPECT_EQ(metrics_.fec_repair_failures(), 0u);
+  EXPECT_TRUE(log_.Contains("FEC repaired 1 block(s)"));
+}
+
+TEST_F(DispatcherFecTest, MoreBadBlocksThanRootsIsDataLoss) {
+  for (uint64_t block : {3, 50, 100}) Flip(block * 4096);
+  std::unique_ptr<Dispatcher> dispatcher =
+      MakeRepairingDispatcher(DispatchMode::kAdaptive);
+  Outcome outcome = Run(*dispatcher, ColdBlob(), PriorityClass::kBe, 0, 10);
+  EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
+      << outcome.status;
+  EXPECT_TRUE(outcome.data.empty());
+  EXPECT_EQ(metrics_.fec_repair_failures(), 1u);
+  EXPECT_EQ(metrics_.fec_repaired_blocks(), 0u);
+  EXPECT_TRUE(log_.Contains("FEC repair failed"));
 }
 
 }  // namespace

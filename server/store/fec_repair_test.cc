@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "lib/dm_verity_fec.h"
 #include "lib/fsverity_cli.h"
+#include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store.h"
 
 namespace verity::server {
@@ -272,6 +273,36 @@ TEST_F(FecRepairTest, DamagedParityNeverRebuildsAWrongByte) {
       << read.status();
   EXPECT_EQ(repaired, 0);
   EXPECT_TRUE(*ReadWholeFile(absl::StrCat(dir_, "/data")) == Corrupted({27}));
+}
+
+// A repair whose write-back fails serves nothing and leaves the block as it
+// was; the next read repairs it.
+TEST_F(FecRepairTest, AFailedWriteBackServesNothing) {
+  FaultFileSystem fs;
+  file_system_ = &fs;
+  Reopen();
+  PutBlob(MakeData(300 * kBlock, 12));
+  for (const Fault& fault : {Fault{FileOp::kPwrite, 0, false, "/data", EIO},
+                             Fault{FileOp::kFsync, 0, false, "/data", EIO}}) {
+    SCOPED_TRACE(FileOpName(fault.op));
+    Restore();
+    Corrupt(5);
+    fs.Inject(fault);
+    int repaired = 0;
+    std::shared_ptr<VerifiedBlob> blob = Open();
+    absl::StatusOr<std::string> read = ReadRepairing(*blob, &repaired);
+    EXPECT_EQ(read.status().code(), absl::StatusCode::kInternal)
+        << read.status();
+    fs.Reset();
+    if (fault.op == FileOp::kPwrite) {
+      EXPECT_TRUE(*ReadWholeFile(absl::StrCat(dir_, "/data")) ==
+                  Corrupted({5}));
+    }
+    read = ReadRepairing(*Open(), &repaired);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_TRUE(*read == data_);
+    EXPECT_TRUE(FilesArePristine());
+  }
 }
 
 // A parity file of the wrong size is not used: the blob reads as without
