@@ -23,6 +23,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "lib/read_plan.h"
+#include "lib/retained_memory.h"
 #include "lib/status_macros.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
@@ -349,6 +350,10 @@ int Run(int argc, char** argv) {
   // in epoll until its next timer, which made a SIGTERM with nothing in flight
   // take the whole grace period. The process exits right after instead.
   grpc_init();
+  // gRPC's freed receive buffers reused rather than returned to the kernel
+  // and faulted in again: a Put of 64 MiB took 0.33 s of the server's CPU
+  // before, 0.08 s after (tmpfs store, --fec_roots=0).
+  RetainFreedMemory(size_t{32} << 20);
   std::vector<std::string> args =
       ArgvWithEnvironment(argc, argv, kEnvPrefix, OwnFlags());
   std::vector<char*> arg_ptrs;

@@ -15,11 +15,11 @@
 #include "client/sdk/fetch_runner.h"
 #include "client/sdk/file_upload.h"
 #include "client/sdk/grpc_status.h"
-#include "client/sdk/receive_memory.h"
 #include "client/sdk/rpc_retry.h"
 #include "client/sdk/sdk_convert.h"
 #include "client/sdk/stream_upload.h"
 #include "lib/hash.h"
+#include "lib/retained_memory.h"
 #include "lib/status_macros.h"
 #include "lib/verified_tree.h"
 #include "proto/convert.h"
@@ -36,8 +36,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   if (options.retain_receive_memory) {
-    client::RetainReceiveMemory(
-        client::ReceiveMemoryToRetain(options.receive_window_bytes));
+    // Eight streams' windows.
+    RetainFreedMemory(8 * options.receive_window_bytes);
   }
   return std::make_unique<client::ClientImpl>(
       options, std::move(channel), std::move(trust), std::move(signature));

@@ -41,6 +41,41 @@ void BM_EncodeGroup(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeGroup)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(24);
 
+// A repair of `erasures` blocks of one group (the tree located them): one
+// encoding pass over the survivors and a small inversion.
+void BM_RepairGroup(benchmark::State& state) {
+  const int roots = static_cast<int>(state.range(0));
+  const int erasures = static_cast<int>(state.range(1));
+  absl::StatusOr<FecCodec> codec = FecCodec::Create(roots);
+  if (!codec.ok()) {
+    state.SkipWithError("bad roots");
+    return;
+  }
+  const int k = codec->k();
+  std::vector<uint8_t> data(k * kBlockSize);
+  std::mt19937 random(roots);
+  for (uint8_t& byte : data) byte = static_cast<uint8_t>(random());
+  std::vector<const uint8_t*> blocks(k);
+  for (int j = 0; j < k; ++j) blocks[j] = &data[j * kBlockSize];
+  std::vector<uint8_t> parity(kBlockSize * roots);
+  std::vector<uint8_t> scratch;
+  codec->EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity), scratch);
+  std::vector<int> erased;
+  for (int i = 0; i < erasures; ++i) erased.push_back(i * (k / erasures));
+  std::vector<uint8_t> rebuilt(kBlockSize * erasures);
+  std::vector<uint8_t*> out;
+  for (int i = 0; i < erasures; ++i) out.push_back(&rebuilt[i * kBlockSize]);
+  for (auto _ : state) {
+    if (!codec->RepairGroup(blocks, erased, parity, kBlockSize, out).ok()) {
+      state.SkipWithError("repair failed");
+      return;
+    }
+    benchmark::DoNotOptimize(rebuilt.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RepairGroup)->Args({2, 1})->Args({2, 2})->Args({24, 1})->Args({24, 24});
+
 // A whole 1 GiB image in memory, far beyond the caches, encoded as a Put
 // does: windows of groups, each read as k runs of blocks `rounds` apart
 // (copied out of the image, as a file's preads would be).

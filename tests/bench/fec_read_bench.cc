@@ -46,13 +46,13 @@ std::string Summary(std::vector<double> us) {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  verity::ClientOptions options;
+  verity::sdk::ClientOptions options;
   options.target = absl::GetFlag(FLAGS_server);
-  absl::StatusOr<std::unique_ptr<verity::Client>> client =
-      verity::Client::Create(options);
+  absl::StatusOr<std::unique_ptr<verity::sdk::Client>> client =
+      verity::sdk::Client::Create(options);
   if (!client.ok()) return Fail(client.status().ToString());
-  absl::StatusOr<verity::Digest> digest =
-      verity::Digest::Parse(absl::GetFlag(FLAGS_digest));
+  absl::StatusOr<verity::sdk::Digest> digest =
+      verity::sdk::Digest::Parse(absl::GetFlag(FLAGS_digest));
   if (!digest.ok()) return Fail(digest.status().ToString());
   const int fd = open(absl::GetFlag(FLAGS_data_file).c_str(), O_RDWR);
   if (fd < 0) return Fail("cannot open --data_file");

@@ -1,8 +1,8 @@
-// Implements RetainReceiveMemory with mallopt. Setting either threshold
+// Implements RetainFreedMemory with mallopt. Setting either threshold
 // also turns off glibc's dynamic mmap threshold, which would otherwise move
 // with the sizes freed.
 
-#include "client/sdk/receive_memory.h"
+#include "lib/retained_memory.h"
 
 #include <malloc.h>
 
@@ -11,12 +11,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
-namespace verity::client {
+namespace verity {
 namespace {
 
 // glibc refuses an mmap threshold above HEAP_MAX_SIZE / 2: 32 MiB on 64-bit.
 constexpr size_t kMaxMmapThreshold = size_t{32} << 20;
-constexpr size_t kWindowsRetained = 8;
 
 absl::Mutex mu(absl::kConstInit);
 // What this process set last; 0 before.
@@ -24,11 +23,7 @@ size_t retained ABSL_GUARDED_BY(mu) = 0;
 
 }  // namespace
 
-size_t ReceiveMemoryToRetain(size_t receive_window_bytes) {
-  return kWindowsRetained * receive_window_bytes;
-}
-
-void RetainReceiveMemory(size_t bytes) {
+void RetainFreedMemory(size_t bytes) {
   absl::MutexLock lock(&mu);
   if (bytes <= retained) return;
   retained = bytes;
@@ -37,4 +32,4 @@ void RetainReceiveMemory(size_t bytes) {
           static_cast<int>(std::min(bytes, kMaxMmapThreshold)));
 }
 
-}  // namespace verity::client
+}  // namespace verity

@@ -1,9 +1,9 @@
-// RetainReceiveMemory against glibc's own bookkeeping: whether a block came
+// RetainFreedMemory against glibc's own bookkeeping: whether a block came
 // from mmap (the IS_MMAPPED bit of its chunk header) and how much of the heap
 // stays after a free (mallinfo2). Sanitizers bring their own allocator, so
 // the test only runs without them.
 
-#include "client/sdk/receive_memory.h"
+#include "lib/retained_memory.h"
 
 #include <malloc.h>
 
@@ -21,7 +21,7 @@
 #endif
 #endif
 
-namespace verity::client {
+namespace verity {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
@@ -37,23 +37,19 @@ bool Mmapped(size_t size) {
   return (header & 2) != 0;
 }
 
-TEST(ReceiveMemoryTest, RetainsEightWindows) {
-  EXPECT_EQ(ReceiveMemoryToRetain(4 * kMiB), 32 * kMiB);
-}
-
-TEST(ReceiveMemoryTest, RaisesGlibcsThresholdsAndNeverLowersThem) {
+TEST(RetainedMemoryTest, RaisesGlibcsThresholdsAndNeverLowersThem) {
 #ifdef VERITYD_SANITIZED
   GTEST_SKIP() << "the sanitizer's allocator is not glibc's";
 #endif
   // A fresh process: glibc serves 1 MiB by mmap (threshold 128 KiB).
   ASSERT_TRUE(Mmapped(kMiB)) << "not glibc's malloc with its defaults";
-  RetainReceiveMemory(4 * kMiB);
+  RetainFreedMemory(4 * kMiB);
   EXPECT_FALSE(Mmapped(kMiB));
   EXPECT_FALSE(Mmapped(3 * kMiB));
   EXPECT_TRUE(Mmapped(5 * kMiB));
-  RetainReceiveMemory(kMiB);  // lower: ignored
+  RetainFreedMemory(kMiB);  // lower: ignored
   EXPECT_FALSE(Mmapped(3 * kMiB));
-  RetainReceiveMemory(64 * kMiB);  // the mmap threshold stops at 32 MiB
+  RetainFreedMemory(64 * kMiB);  // the mmap threshold stops at 32 MiB
   EXPECT_FALSE(Mmapped(16 * kMiB));
   EXPECT_TRUE(Mmapped(40 * kMiB));
   // Freed memory below the trim threshold stays with the process.
@@ -64,4 +60,4 @@ TEST(ReceiveMemoryTest, RaisesGlibcsThresholdsAndNeverLowersThem) {
 }
 
 }  // namespace
-}  // namespace verity::client
+}  // namespace verity
