@@ -43,6 +43,17 @@ class Field {
   std::array<int, 256> log_{};
 };
 
+// ISA-L's AVX2 and AVX-512 kernels return with the upper halves of the
+// vector registers dirty (no vzeroupper). Code after them that uses legacy
+// SSE encodings, as the SHA-NI hashing does, then pays for that state on
+// every instruction: a Put's tree hashing took 0.40 s per 512 MiB with FEC
+// encoding between its chunks, 0.22 s without. vzeroupper clears it; only
+// on CPUs with AVX, where it exists.
+void ClearUpperVectorState() {
+  static const bool avx = __builtin_cpu_supports("avx");
+  if (avx) asm volatile("vzeroupper" ::: "memory");
+}
+
 // The generator polynomial ∏ (x - α^i), i < roots, highest degree first.
 std::vector<uint8_t> Generator(const Field& field, int roots) {
   std::vector<uint8_t> g = {1};
@@ -131,9 +142,25 @@ void FecCodec::EncodeGroup(absl::Span<const uint8_t* const> blocks,
   ec_encode_data(static_cast<int>(block_size), k(), roots_,
                  const_cast<uint8_t*>(tables_.data()), data.data(),
                  coding.data());
+  ClearUpperVectorState();
+  Interleave(parity, block_size, out);
+}
+
+void FecCodec::AddBlock(int j, const uint8_t* block, size_t block_size,
+                        absl::Span<uint8_t* const> rows) const {
+  // ISA-L only reads the source and the tables.
+  ec_encode_data_update(static_cast<int>(block_size), k(), roots_, j,
+                        const_cast<uint8_t*>(tables_.data()),
+                        const_cast<uint8_t*>(block),
+                        const_cast<uint8_t**>(rows.data()));
+  ClearUpperVectorState();
+}
+
+void FecCodec::Interleave(const uint8_t* rows, size_t block_size,
+                          absl::Span<uint8_t> out) const {
   for (size_t o = 0; o < block_size; ++o) {
     for (int t = 0; t < roots_; ++t) {
-      out[o * roots_ + t] = parity[t * block_size + o];
+      out[o * roots_ + t] = rows[t * block_size + o];
     }
   }
 }
@@ -177,6 +204,7 @@ absl::Status FecCodec::RepairGroup(absl::Span<const uint8_t* const> blocks,
   ec_encode_data(static_cast<int>(block_size), n, e,
                  const_cast<uint8_t*>(tables_.data()), sources.data(),
                  rows.data());
+  ClearUpperVectorState();
   for (int t = 0; t < e; ++t) {
     for (size_t o = 0; o < block_size; ++o) {
       rows[t][o] ^= parity[o * roots_ + t];
@@ -195,7 +223,89 @@ absl::Status FecCodec::RepairGroup(absl::Span<const uint8_t* const> blocks,
   std::vector<uint8_t*> out(rebuilt.begin(), rebuilt.end());
   ec_encode_data(static_cast<int>(block_size), e, e, decode_tables.data(),
                  rows.data(), out.data());
+  ClearUpperVectorState();
   return absl::OkStatus();
+}
+
+absl::StatusOr<FecStreamEncoder> FecStreamEncoder::Create(int roots,
+                                                          uint32_t block_size,
+                                                          uint64_t blocks) {
+  ASSIGN_OR_RETURN(FecCodec codec, FecCodec::Create(roots));
+  if (blocks == 0 || block_size == 0) {
+    return absl::InvalidArgumentError("FEC over no block");
+  }
+  return FecStreamEncoder(std::move(codec), block_size, blocks);
+}
+
+FecStreamEncoder::FecStreamEncoder(FecCodec codec, uint32_t block_size,
+                                   uint64_t blocks)
+    : codec_(std::move(codec)),
+      block_size_(block_size),
+      blocks_(blocks),
+      rounds_(FecRounds(blocks, codec_.roots())),
+      parity_(FecSize(blocks, codec_.roots(), block_size), 0) {
+  partial_.reserve(block_size);
+}
+
+absl::Status FecStreamEncoder::Update(absl::Span<const uint8_t> bytes) {
+  if (!partial_.empty()) {
+    const size_t take = std::min(bytes.size(), block_size_ - partial_.size());
+    partial_.insert(partial_.end(), bytes.begin(), bytes.begin() + take);
+    bytes.remove_prefix(take);
+    if (partial_.size() < block_size_) return absl::OkStatus();
+    RETURN_IF_ERROR(AddBlock(partial_.data()));
+    partial_.clear();
+  }
+  for (; bytes.size() >= block_size_; bytes.remove_prefix(block_size_)) {
+    RETURN_IF_ERROR(AddBlock(bytes.data()));
+  }
+  if (!bytes.empty() && next_ >= blocks_) {
+    return absl::InvalidArgumentError("FEC input past its blocks");
+  }
+  partial_.assign(bytes.begin(), bytes.end());
+  return absl::OkStatus();
+}
+
+absl::Status FecStreamEncoder::PadBlock() {
+  if (partial_.empty()) return absl::OkStatus();
+  partial_.resize(block_size_, 0);
+  RETURN_IF_ERROR(AddBlock(partial_.data()));
+  partial_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status FecStreamEncoder::AddBlock(const uint8_t* block) {
+  if (next_ >= blocks_) {
+    return absl::InvalidArgumentError("FEC input past its blocks");
+  }
+  // Block p is member p / rounds of group p % rounds.
+  const uint64_t group = next_ % rounds_;
+  const int j = static_cast<int>(next_ / rounds_);
+  const size_t group_bytes = size_t{block_size_} * codec_.roots();
+  uint8_t* const first = &parity_[group * group_bytes];
+  std::array<uint8_t*, kMaxFecRoots> rows;
+  for (int t = 0; t < codec_.roots(); ++t) rows[t] = first + t * block_size_;
+  codec_.AddBlock(j, block, block_size_,
+                  absl::MakeSpan(rows.data(), codec_.roots()));
+  ++next_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> FecStreamEncoder::Finish() const {
+  if (next_ != blocks_ || !partial_.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("FEC over ", blocks_, " blocks was given ", next_,
+                     partial_.empty() ? "" : " and a part of one"));
+  }
+  std::string fec(parity_.size(), '\0');
+  const size_t group_bytes = size_t{block_size_} * codec_.roots();
+  for (uint64_t r = 0; r < rounds_; ++r) {
+    codec_.Interleave(
+        &parity_[r * group_bytes], block_size_,
+        absl::MakeSpan(reinterpret_cast<uint8_t*>(fec.data()) + r * group_bytes,
+                       group_bytes));
+  }
+  return fec;
 }
 
 absl::Status EncodeFec(int roots, uint32_t block_size, uint64_t blocks,

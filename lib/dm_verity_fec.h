@@ -54,6 +54,16 @@ class FecCodec {
                    absl::Span<uint8_t> out,
                    std::vector<uint8_t>& scratch) const;
 
+  // Adds block `j` of a group (`block_size` bytes) to the group's parity,
+  // `rows`: roots() rows of block_size bytes, not interleaved (zero before
+  // the first block).
+  void AddBlock(int j, const uint8_t* block, size_t block_size,
+                absl::Span<uint8_t* const> rows) const;
+  // Interleaves a group's parity `rows` (roots() * block_size bytes, row
+  // after row) into `out` as the FEC area holds it.
+  void Interleave(const uint8_t* rows, size_t block_size,
+                  absl::Span<uint8_t> out) const;
+
   // Rebuilds the blocks of one group at `erased` (distinct indices < k(),
   // at most roots(): blocks the Merkle tree found bad, and so erasures) from
   // the group's other blocks (`blocks` as for EncodeGroup; those at `erased`
@@ -74,6 +84,38 @@ class FecCodec {
   // multiplication tables of it.
   std::vector<uint8_t> matrix_;
   std::vector<uint8_t> tables_;
+};
+
+// Encodes the FEC area of `blocks` covered blocks fed in order as they come
+// (a Put's content, then its tree), each block added to its group's parity at
+// once (ISA-L's ec_encode_data_update): nothing is read back, for ~0.1 s of
+// one core per GiB. Holds the FEC area in memory (FecSize: 0.8% of the
+// blocks with 2 roots). Thread-compatible.
+class FecStreamEncoder {
+ public:
+  // INVALID_ARGUMENT for bad roots or no block.
+  static absl::StatusOr<FecStreamEncoder> Create(int roots, uint32_t block_size,
+                                                 uint64_t blocks);
+
+  // The next bytes of the blocks; INVALID_ARGUMENT past `blocks` of them.
+  absl::Status Update(absl::Span<const uint8_t> bytes);
+  // Zero-pads a block begun (a partial last data block, before the tree).
+  absl::Status PadBlock();
+  // The FEC area. FAILED_PRECONDITION unless every block came, whole.
+  absl::StatusOr<std::string> Finish() const;
+
+ private:
+  FecStreamEncoder(FecCodec codec, uint32_t block_size, uint64_t blocks);
+  absl::Status AddBlock(const uint8_t* block);
+
+  FecCodec codec_;
+  uint32_t block_size_;
+  uint64_t blocks_;
+  uint64_t rounds_;
+  uint64_t next_ = 0;             // blocks added
+  std::vector<uint8_t> partial_;  // a block begun
+  // Per group, its rows one after the other (AddBlock's `rows`).
+  std::vector<uint8_t> parity_;
 };
 
 // Fills `out` (count * block_size bytes) with covered blocks [first, first +

@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -296,6 +297,70 @@ TEST(DmVerityFecTest, WindowsEncodeEachGroupAsAlone) {
                       })
                 .code(),
             absl::StatusCode::kResourceExhausted);
+}
+
+// Blocks streamed in pieces of any size, a partial block zero-padded, give
+// the FEC area EncodeFec computes from the same blocks; too much input, or too
+// little, is refused.
+TEST(DmVerityFecTest, StreamingEncodesAsWindowsDo) {
+  constexpr uint32_t kBlock = 1024;
+  for (int roots : {2, 5, 24}) {
+    for (uint64_t blocks : {1, 250, 2000}) {
+      SCOPED_TRACE(absl::StrCat(roots, " roots, ", blocks, " blocks"));
+      // The first blocks - 3 blocks whole, then one of 100 bytes (padded),
+      // then the rest: as a Put's partial last data block, then its tree.
+      const uint64_t whole = blocks > 3 ? blocks - 3 : 0;
+      std::string image = RandomBytes(blocks * kBlock, blocks + roots);
+      if (blocks > 3)
+        std::memset(&image[whole * kBlock + 100], 0, kBlock - 100);
+      std::string expected;
+      ASSERT_TRUE(
+          EncodeFec(
+              roots, kBlock, blocks,
+              [&](uint64_t first, uint64_t count, absl::Span<uint8_t> out) {
+                std::memcpy(out.data(), &image[first * kBlock], out.size());
+                return absl::OkStatus();
+              },
+              [&](absl::Span<const uint8_t> bytes) {
+                expected.append(reinterpret_cast<const char*>(bytes.data()),
+                                bytes.size());
+                return absl::OkStatus();
+              })
+              .ok());
+      absl::StatusOr<FecStreamEncoder> stream =
+          FecStreamEncoder::Create(roots, kBlock, blocks);
+      ASSERT_TRUE(stream.ok()) << stream.status();
+      std::mt19937 random(static_cast<uint32_t>(blocks));
+      const auto feed = [&](uint64_t from, uint64_t to) {
+        while (from < to) {
+          const uint64_t n = std::min<uint64_t>(to - from, random() % 3000 + 1);
+          ASSERT_TRUE(stream->Update(AsBytes(image).subspan(from, n)).ok());
+          from += n;
+        }
+      };
+      if (blocks > 3) {
+        feed(0, whole * kBlock + 100);
+        ASSERT_TRUE(stream->PadBlock().ok());
+        feed((whole + 1) * kBlock, blocks * kBlock);
+      } else {
+        feed(0, blocks * kBlock);
+      }
+      absl::StatusOr<std::string> fec = stream->Finish();
+      ASSERT_TRUE(fec.ok()) << fec.status();
+      EXPECT_TRUE(*fec == expected);
+      EXPECT_EQ(stream->Update(AsBytes(image).first(1)).code(),
+                absl::StatusCode::kInvalidArgument);
+    }
+  }
+  absl::StatusOr<FecStreamEncoder> short_input =
+      FecStreamEncoder::Create(2, kBlock, 3);
+  ASSERT_TRUE(short_input.ok());
+  ASSERT_TRUE(
+      short_input->Update(AsBytes(RandomBytes(2 * kBlock + 5, 1))).ok());
+  EXPECT_EQ(short_input->Finish().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FecStreamEncoder::Create(2, kBlock, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DmVerityFecTest, RootsOutsideTwoToTwentyFourAreRefused) {

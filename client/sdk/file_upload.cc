@@ -105,6 +105,9 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
   header.set_name_statement(options.name_statement);
   header.set_fsverity_signature(options.fsverity_signature);
   const uint64_t size = tree.descriptor.data_size;
+  // What was hashed is what is sent (the expected digest): the server may
+  // encode its FEC parity as the content arrives.
+  header.set_content_size(size);
   ASSIGN_OR_RETURN(const verity::v1::PutResponse response,
                    RunPut(stub, context, [&](PutWriter& writer) {
                      return SendFile(writer, header, fd, size,

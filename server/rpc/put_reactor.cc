@@ -117,7 +117,8 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
                                        commit_.expected, absl::Now()));
   }
   ASSIGN_OR_RETURN(writer_,
-                   context_->blobs->BeginPut(checked.params, commit_.expected));
+                   context_->blobs->BeginPut(checked.params, commit_.expected,
+                                             checked.size));
   if (writer_->executor() != nullptr) steps_ = writer_->executor();
   return absl::OkStatus();
 }

@@ -91,6 +91,7 @@ absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
     RETURN_IF_ERROR(CheckFsveritySignatureFormat(header.fsverity_signature()));
   }
   checked.fsverity_signature = header.fsverity_signature();
+  if (header.has_content_size()) checked.size = header.content_size();
   return checked;
 }
 

@@ -62,6 +62,7 @@ struct CheckedPutHeader {
   std::string name;                      // empty: no name
   std::string name_statement;            // empty: none; only with a name
   std::string fsverity_signature;        // empty: none
+  std::optional<uint64_t> size;          // content_size, if given
 };
 
 // Refuses invalid tree params, a malformed expected digest or one of another

@@ -34,10 +34,15 @@ class FecRepairTest : public FileStoreFixture {
     FileStoreFixture::SetUp();
   }
 
-  // Puts `data` and keeps its files as they were stored.
-  void PutBlob(const std::string& data) {
+  // Puts `data` and keeps its files as they were stored. `declare_size`:
+  // the Put says the content's size, and the FEC area is encoded as the
+  // content arrives (else it is read back at the end).
+  void PutBlob(const std::string& data, bool declare_size = true) {
     data_ = data;
-    digest_ = MustPut(data_);
+    const absl::StatusOr<PutResult> put =
+        PutBytes(store_.get(), data_, {}, "", std::nullopt, 7001, declare_size);
+    ASSERT_TRUE(put.ok()) << put.status();
+    digest_ = put->info.digest;
     dir_ = BlobDirFor(root_, digest_);
     for (const char* file : {"data", "tree", "fec"}) {
       absl::StatusOr<std::string> bytes =
@@ -121,16 +126,21 @@ class FecRepairTest : public FileStoreFixture {
 };
 
 // Without a salt and with one block size, an fs-verity tree is a dm-verity
-// hash area, so veritysetup reproduces the stored parity and accepts it.
+// hash area, so veritysetup reproduces the stored parity and accepts it,
+// whether it was encoded as the content came or read back.
 TEST_F(FecRepairTest, StoredParityIsVeritysetups) {
   if (access(kVeritysetup, X_OK) != 0) {
     FAIL() << kVeritysetup << " is missing: install cryptsetup-bin";
   }
-  for (int roots : {2, 4}) {
+  for (const auto& [roots, declare_size] :
+       std::vector<std::pair<int, bool>>{{2, true}, {2, false}, {4, true}}) {
+    SCOPED_TRACE(
+        absl::StrCat(roots, declare_size ? " streamed" : " read back"));
     fec_roots_ = roots;
     Reopen();
     // 300 blocks: 3 level-0 tree blocks and the top one; 2 or 3 RS groups.
-    PutBlob(MakeData(uint64_t{300 + roots} * kBlock, roots));
+    PutBlob(MakeData(uint64_t{300 + roots} * kBlock, 2 * roots + declare_size),
+            declare_size);
     const std::string data = absl::StrCat(dir_, "/data");
     const std::string hash = absl::StrCat(TestTempDir(), "/vs-hash");
     const std::string fec = absl::StrCat(TestTempDir(), "/vs-fec");

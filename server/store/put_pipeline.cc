@@ -24,6 +24,13 @@ absl::Status CheckExpected(const std::optional<ParsedDigest>& want,
 
 }  // namespace
 
+absl::Status CheckPutSize(std::optional<uint64_t> size, uint64_t max_bytes) {
+  if (!size.has_value() || *size <= max_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("a blob of ", *size, " bytes exceeds the store's limit of ",
+                   max_bytes, " bytes"));
+}
+
 absl::Status ValidatePutParams(const MerkleParams& params) {
   RETURN_IF_ERROR(ValidateMerkleParams(params));
   if (params.block_size < kMinServedBlockSize ||
@@ -63,6 +70,11 @@ absl::Status PutPipeline::Append(absl::Span<const uint8_t> data) {
     return Fail(absl::ResourceExhaustedError(absl::StrCat(
         "blob exceeds the store's limit of ", options_.max_bytes, " bytes")));
   }
+  if (options_.size.has_value() && data.size() > *options_.size - size_) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("the content is longer than the ", *options_.size,
+                     " bytes the Put's content_size says")));
+  }
   absl::Status status = builder_.Update(data);
   if (status.ok()) status = sink_->Append(data);
   if (!status.ok()) return Fail(std::move(status));
@@ -87,6 +99,11 @@ absl::StatusOr<SealedBlob> PutPipeline::Seal(const PutCommit& commit) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the fs-verity signature is ", commit.fsverity_signature.size(),
         " bytes; at most ", kMaxFsveritySignatureSize, " may be stored"));
+  }
+  if (options_.size.has_value() && size_ != *options_.size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the content is ", size_, " bytes, not the ",
+                     *options_.size, " the Put's content_size says"));
   }
   SealedBlob blob;
   ASSIGN_OR_RETURN(blob.tree, builder_.Finish());

@@ -34,7 +34,14 @@ struct PutPipelineOptions {
   std::optional<ParsedDigest> expected;
   // What executor() returns; must outlive the writer. nullptr: none.
   Executor* executor = nullptr;
+  // The content's size BeginPut was given, if any: content of another size
+  // fails the Put with INVALID_ARGUMENT.
+  std::optional<uint64_t> size;
 };
+
+// RESOURCE_EXHAUSTED if a Put's declared `size` exceeds `max_bytes`: every
+// BeginPut's check.
+absl::Status CheckPutSize(std::optional<uint64_t> size, uint64_t max_bytes);
 
 // A PutWriter over a BlobSink (see PutWriter and BlobSink for the contract).
 // Not thread-safe. Owns the sink; the store the sink writes to must outlive

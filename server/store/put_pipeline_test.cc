@@ -141,6 +141,35 @@ TEST_F(PutPipelineTest, TheSizeLimitEndsThePutBeforeTheSinkSeesMore) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_F(PutPipelineTest, ContentOfAnotherSizeThanDeclaredStoresNothing) {
+  PutPipelineOptions options;
+  options.size = 10;
+  std::unique_ptr<PutPipeline> put = Begin(options);
+  ASSERT_TRUE(put->Append(AsBytes("123456")).ok());
+  const absl::Status longer = put->Append(AsBytes("78901"));
+  EXPECT_EQ(longer.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(longer.message(), HasSubstr("content_size"));
+  EXPECT_EQ(record_.content, "123456");
+  put.reset();
+  EXPECT_THAT(record_.calls, ElementsAre("Append", "Abort"));
+
+  put = Begin(options);
+  ASSERT_TRUE(put->Append(AsBytes("123456789")).ok());
+  const absl::Status shorter = put->Commit(std::nullopt, "").status();
+  EXPECT_EQ(shorter.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(shorter.message(), HasSubstr("9 bytes, not the 10"));
+  put.reset();
+  EXPECT_THAT(record_.calls, ElementsAre("Append", "Abort"));
+
+  put = Begin(options);
+  ASSERT_TRUE(put->Append(AsBytes("1234567890")).ok());
+  EXPECT_TRUE(put->Commit(std::nullopt, "").ok());
+
+  EXPECT_TRUE(CheckPutSize(std::nullopt, 10).ok());
+  EXPECT_TRUE(CheckPutSize(10, 10).ok());
+  EXPECT_EQ(CheckPutSize(11, 10).code(), absl::StatusCode::kResourceExhausted);
+}
+
 TEST_F(PutPipelineTest, ABadNameStoresNothing) {
   for (const std::string name : {"/abs", "a//b", "../up", "dir/"}) {
     SCOPED_TRACE(name);

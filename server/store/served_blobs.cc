@@ -33,8 +33,9 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> ServedBlobs::Open(
 void ServedBlobs::Update(const VerifiedBlob& blob) { cache_.Update(blob); }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> ServedBlobs::BeginPut(
-    const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
-  return store_->BeginPut(params, expected);
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+    std::optional<uint64_t> size) {
+  return store_->BeginPut(params, expected, size);
 }
 
 absl::StatusOr<PutResult> ServedBlobs::CommitPut(PutWriter& writer,

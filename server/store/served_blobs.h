@@ -67,7 +67,8 @@ class ServedBlobs {
 
   // Store::BeginPut. Commit what it returns with CommitPut().
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params, const std::optional<ParsedDigest>& expected);
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size = std::nullopt);
 
   // PutWriter::Commit; new content for a digest drops its cached blob, which
   // may be a copy quarantined elsewhere (another replica of a shared store),

@@ -281,9 +281,14 @@ class Store {
   // outside [kMinServedBlockSize, kMaxServedBlockSize]. `expected` is the
   // digest the content should have, if the caller knows it: a backend may
   // then store the content in place as it arrives (Commit still checks it).
+  // `size` is the content's exact size, if the caller knows it: a backend
+  // may then encode FEC parity as the content arrives; content of another
+  // size fails the Put (INVALID_ARGUMENT), and a size over the store's limit
+  // fails here (RESOURCE_EXHAUSTED).
   virtual absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt) = 0;
+      const std::optional<ParsedDigest>& expected = std::nullopt,
+      std::optional<uint64_t> size = std::nullopt) = 0;
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
   // caller may then Quarantine it).

@@ -74,7 +74,11 @@ void BM_RepairGroup(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_RepairGroup)->Args({2, 1})->Args({2, 2})->Args({24, 1})->Args({24, 24});
+BENCHMARK(BM_RepairGroup)
+    ->Args({2, 1})
+    ->Args({2, 2})
+    ->Args({24, 1})
+    ->Args({24, 24});
 
 // A whole 1 GiB image in memory, far beyond the caches, encoded as a Put
 // does: windows of groups, each read as k runs of blocks `rounds` apart

@@ -40,8 +40,9 @@ class CachingStore final : public Store {
 
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected) override {
-    return store_->BeginPut(params, expected);
+      const std::optional<ParsedDigest>& expected = std::nullopt,
+      std::optional<uint64_t> size = std::nullopt) override {
+    return store_->BeginPut(params, expected, size);
   }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;

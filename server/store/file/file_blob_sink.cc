@@ -22,7 +22,8 @@ constexpr uint64_t kWritebackBytes = 8 << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
-    FileSystem& fs, std::string dir, InstallFn install, int fec_roots) {
+    FileSystem& fs, std::string dir, InstallFn install, int fec_roots,
+    std::optional<FecStreamEncoder> fec_stream) {
   if (fec_roots != 0) RETURN_IF_ERROR(ValidateFecRoots(fec_roots));
   const std::string data_path = JoinPath(dir, "data");
   // Readable too: the FEC area is computed from the staged data.
@@ -32,16 +33,20 @@ absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
     fs.RemoveRecursively(dir).IgnoreError();  // tmp/ is also emptied at Open
     return data_fd.status();
   }
-  return std::unique_ptr<FileBlobSink>(new FileBlobSink(
-      fs, std::move(dir), std::move(install), fec_roots, *std::move(data_fd)));
+  return std::unique_ptr<FileBlobSink>(
+      new FileBlobSink(fs, std::move(dir), std::move(install), fec_roots,
+                       std::move(fec_stream), *std::move(data_fd)));
 }
 
 FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
-                           int fec_roots, UniqueFd data_fd)
+                           int fec_roots,
+                           std::optional<FecStreamEncoder> fec_stream,
+                           UniqueFd data_fd)
     : fs_(fs),
       dir_(std::move(dir)),
       install_(std::move(install)),
       fec_roots_(fec_roots),
+      fec_stream_(std::move(fec_stream)),
       data_fd_(std::move(data_fd)) {}
 
 void FileBlobSink::Discard() {
@@ -54,6 +59,7 @@ void FileBlobSink::Discard() {
 
 absl::Status FileBlobSink::Append(absl::Span<const uint8_t> data) {
   RETURN_IF_ERROR(WriteAll(fs_, data_fd_.get(), data, JoinPath(dir_, "data")));
+  if (fec_stream_.has_value()) RETURN_IF_ERROR(fec_stream_->Update(data));
   size_ += data.size();
   if (size_ - written_back_ >= kWritebackBytes) {
     fs_.StartWriteback(data_fd_.get(), written_back_, size_ - written_back_);
@@ -83,6 +89,33 @@ absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
 absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   ASSIGN_OR_RETURN(const TreeGeometry geometry,
                    GeometryOf(blob.tree.descriptor));
+  if (FecBlocks(geometry) == 0) return absl::OkStatus();  // an empty blob
+  const std::string fec_path = JoinPath(dir_, std::string(kFecFileName));
+  if (fec_stream_.has_value()) {
+    ASSIGN_OR_RETURN(const std::string fec, FinishFecStream(blob));
+    return WriteNewFileDurably(fs_, fec_path, fec);
+  }
+  ASSIGN_OR_RETURN(UniqueFd fec,
+                   OpenFile(fs_, fec_path, O_WRONLY | O_CREAT | O_EXCL));
+  RETURN_IF_ERROR(EncodeFecReadingBack(blob, fec.get(), fec_path));
+  RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
+  return fec.Close(fec_path);
+}
+
+absl::StatusOr<std::string> FileBlobSink::FinishFecStream(
+    const SealedBlob& blob) {
+  // The content came (PutPipeline checked its size); its last block is
+  // zero-padded, and the tree's blocks follow.
+  RETURN_IF_ERROR(fec_stream_->PadBlock());
+  RETURN_IF_ERROR(fec_stream_->Update(AsBytes(blob.tree.tree)));
+  return fec_stream_->Finish();
+}
+
+absl::Status FileBlobSink::EncodeFecReadingBack(const SealedBlob& blob,
+                                                int fec_fd,
+                                                const std::string& fec_path) {
+  ASSIGN_OR_RETURN(const TreeGeometry geometry,
+                   GeometryOf(blob.tree.descriptor));
   const uint64_t bs = geometry.block_size();
   const uint64_t data_blocks = geometry.data_block_count();
   const std::string data_path = JoinPath(dir_, "data");
@@ -106,16 +139,10 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
     }
     return absl::OkStatus();
   };
-  const std::string fec_path = JoinPath(dir_, std::string(kFecFileName));
-  ASSIGN_OR_RETURN(UniqueFd fec,
-                   OpenFile(fs_, fec_path, O_WRONLY | O_CREAT | O_EXCL));
-  RETURN_IF_ERROR(EncodeFec(fec_roots_, geometry.block_size(),
-                            FecBlocks(geometry), read,
-                            [&](absl::Span<const uint8_t> bytes) {
-                              return WriteAll(fs_, fec.get(), bytes, fec_path);
-                            }));
-  RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
-  return fec.Close(fec_path);
+  return EncodeFec(fec_roots_, geometry.block_size(), FecBlocks(geometry), read,
+                   [&](absl::Span<const uint8_t> bytes) {
+                     return WriteAll(fs_, fec_fd, bytes, fec_path);
+                   });
 }
 
 absl::StatusOr<PutResult> FileBlobSink::Publish(const SealedBlob& blob) {

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/file_system.h"
 #include "lib/file_util.h"
 #include "server/store/blob_sink.h"
@@ -33,9 +35,12 @@ class FileBlobSink final : public BlobSink {
  public:
   // Takes ownership of `dir`, an existing empty staging directory, and
   // creates its data file, all through `fs`, which must outlive the sink.
-  // `fec_roots`: the FEC area Stage writes (0: none).
+  // `fec_roots`: the FEC area Stage writes (0: none), encoded by
+  // `fec_stream` as the content arrives if given (the Put's size known),
+  // else from the staged content read back.
   static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
-      FileSystem& fs, std::string dir, InstallFn install, int fec_roots = 0);
+      FileSystem& fs, std::string dir, InstallFn install, int fec_roots = 0,
+      std::optional<FecStreamEncoder> fec_stream = std::nullopt);
 
   FileBlobSink(const FileBlobSink&) = delete;
   FileBlobSink& operator=(const FileBlobSink&) = delete;
@@ -44,19 +49,24 @@ class FileBlobSink final : public BlobSink {
   // RESOURCE_EXHAUSTED if the disk or quota is full; INTERNAL for other I/O
   // errors.
   absl::Status Append(absl::Span<const uint8_t> data) override;
-  // Writes the FEC area (reading the data back, from the page cache while
-  // its writeback goes on), syncs the data, writes the tree, the FEC area
-  // and the descriptor, syncs the directory.
+  // Writes the FEC area (finishing the stream's, or reading the data back,
+  // from the page cache while its writeback goes on), syncs the data, writes
+  // the tree, the FEC area and the descriptor, syncs the directory.
   absl::Status Stage(const SealedBlob& blob) override;
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
  private:
   FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
-               int fec_roots, UniqueFd data_fd);
+               int fec_roots, std::optional<FecStreamEncoder> fec_stream,
+               UniqueFd data_fd);
 
-  // Writes the fec file, durably, over the staged data and blob.tree.
+  // Writes the fec file, durably: the stream's, finished with blob.tree, or
+  // one encoded over the staged data read back and blob.tree.
   absl::Status WriteFec(const SealedBlob& blob);
+  absl::StatusOr<std::string> FinishFecStream(const SealedBlob& blob);
+  absl::Status EncodeFecReadingBack(const SealedBlob& blob, int fec_fd,
+                                    const std::string& fec_path);
 
   // Closes the data file and removes the staging directory, once.
   void Discard();
@@ -65,6 +75,7 @@ class FileBlobSink final : public BlobSink {
   const std::string dir_;
   const InstallFn install_;
   const int fec_roots_;
+  std::optional<FecStreamEncoder> fec_stream_;
   UniqueFd data_fd_;
   uint64_t size_ = 0;
   // Data bytes whose writeback was started while the Put went on, so that

@@ -52,8 +52,19 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
 }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
-    const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+    std::optional<uint64_t> size) {
   RETURN_IF_ERROR(ValidatePutParams(params));
+  RETURN_IF_ERROR(CheckPutSize(size, options_.max_blob_bytes));
+  std::optional<FecStreamEncoder> fec_stream;
+  // An empty blob has no block to protect.
+  if (options_.fec_roots != 0 && size.value_or(0) != 0) {
+    ASSIGN_OR_RETURN(const TreeGeometry geometry,
+                     TreeGeometry::Create(params, *size));
+    ASSIGN_OR_RETURN(fec_stream, FecStreamEncoder::Create(options_.fec_roots,
+                                                          params.block_size,
+                                                          FecBlocks(geometry)));
+  }
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(fs_.MakeDir(dir).status());
   ASSIGN_OR_RETURN(
@@ -63,11 +74,12 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
           [this](const std::string& staged, const SealedBlob& blob) {
             return Install(staged, blob);
           },
-          options_.fec_roots));
+          options_.fec_roots, std::move(fec_stream)));
   // No executor of its own: a file Put waits only on the disk, never on
   // capacity other Puts hold, and the caller's I/O threads bound that.
   return std::make_unique<PutPipeline>(
-      params, PutPipelineOptions{options_.max_blob_bytes, expected, nullptr},
+      params,
+      PutPipelineOptions{options_.max_blob_bytes, expected, nullptr, size},
       std::move(sink));
 }
 

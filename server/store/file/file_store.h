@@ -108,9 +108,12 @@ class FileStore final : public Store {
   // everything else changes the store by one rename, fsync'd before return.
   // The content is staged and renamed into place whatever `expected` says;
   // Commit checks it (PutPipeline).
+  // With `size` and FEC on, the sink encodes the FEC area as the content
+  // arrives; without it, it reads the content back at the end.
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt) override;
+      const std::optional<ParsedDigest>& expected = std::nullopt,
+      std::optional<uint64_t> size = std::nullopt) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;

@@ -212,8 +212,10 @@ absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
 }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
-    const MerkleParams& params, const std::optional<ParsedDigest>& expected) {
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+    std::optional<uint64_t> size) {
   RETURN_IF_ERROR(ValidatePutParams(params));
+  RETURN_IF_ERROR(CheckPutSize(size, options_.max_blob_bytes));
   // The data goes to the expected blob's object as it arrives.
   if (expected.has_value() && expected->algorithm != params.hash_algorithm) {
     return absl::InvalidArgumentError(
@@ -222,7 +224,7 @@ absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
   return std::make_unique<PutPipeline>(
       params,
       PutPipelineOptions{options_.max_blob_bytes, expected,
-                         options_.put_executor},
+                         options_.put_executor, size},
       std::make_unique<PutSink>(*this, part_budget_, expected));
 }
 

@@ -77,7 +77,8 @@ class S3Store final : public Store {
 
   absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected) override;
+      const std::optional<ParsedDigest>& expected = std::nullopt,
+      std::optional<uint64_t> size = std::nullopt) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;

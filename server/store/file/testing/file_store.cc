@@ -38,9 +38,12 @@ absl::StatusOr<PutResult> PutBytes(FileStore* store, absl::string_view data,
                                    const MerkleParams& params,
                                    absl::string_view name,
                                    const std::optional<ParsedDigest>& expected,
-                                   size_t chunk) {
-  ASSIGN_OR_RETURN(const std::unique_ptr<PutWriter> writer,
-                   store->BeginPut(params, expected));
+                                   size_t chunk, bool declare_size) {
+  ASSIGN_OR_RETURN(
+      const std::unique_ptr<PutWriter> writer,
+      store->BeginPut(
+          params, expected,
+          declare_size ? std::optional<uint64_t>(data.size()) : std::nullopt));
   for (size_t offset = 0; offset < data.size(); offset += chunk) {
     RETURN_IF_ERROR(writer->Append(AsBytes(data.substr(offset, chunk))));
   }

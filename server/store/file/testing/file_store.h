@@ -37,7 +37,7 @@ absl::StatusOr<PutResult> PutBytes(
     FileStore* store, absl::string_view data, const MerkleParams& params = {},
     absl::string_view name = "",
     const std::optional<ParsedDigest>& expected = std::nullopt,
-    size_t chunk = 7001);
+    size_t chunk = 7001, bool declare_size = false);
 
 absl::StatusOr<std::string> ReadAllData(const Blob& blob);
 
