@@ -85,7 +85,7 @@ absl::string_view PartName(BlobPart part) {
     case BlobPart::kTree:
       return "tree";
     case BlobPart::kFec:
-      return "FEC area";
+      return "fec";
   }
   return "?";
 }

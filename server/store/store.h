@@ -177,6 +177,7 @@ uint64_t FecBlocks(const TreeGeometry& geometry);
 // The bytes of `part` of a blob with `geometry` and an FEC area of
 // `fec_roots` (0: none).
 uint64_t PartSize(const TreeGeometry& geometry, int fec_roots, BlobPart part);
+// "data", "tree" or "fec": for messages, and the file store's file names.
 absl::string_view PartName(BlobPart part);
 
 // The roots of an FEC area of `size` bytes over `geometry`'s blocks (the

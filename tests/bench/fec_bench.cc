@@ -18,6 +18,24 @@ namespace {
 
 constexpr size_t kBlockSize = 4096;
 
+// One group of `codec`'s k random blocks, and its parity.
+struct Group {
+  Group(const FecCodec& codec, uint32_t seed)
+      : data(codec.k() * kBlockSize),
+        blocks(codec.k()),
+        parity(kBlockSize * codec.roots()) {
+    std::mt19937 random(seed);
+    for (uint8_t& byte : data) byte = static_cast<uint8_t>(random());
+    for (int j = 0; j < codec.k(); ++j) blocks[j] = &data[j * kBlockSize];
+    codec.EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity), scratch);
+  }
+
+  std::vector<uint8_t> data;
+  std::vector<const uint8_t*> blocks;
+  std::vector<uint8_t> parity;
+  std::vector<uint8_t> scratch;
+};
+
 void BM_EncodeGroup(benchmark::State& state) {
   const int roots = static_cast<int>(state.range(0));
   absl::StatusOr<FecCodec> codec = FecCodec::Create(roots);
@@ -25,19 +43,13 @@ void BM_EncodeGroup(benchmark::State& state) {
     state.SkipWithError("bad roots");
     return;
   }
-  const int k = codec->k();
-  std::vector<uint8_t> data(k * kBlockSize);
-  std::mt19937 random(roots);
-  for (uint8_t& byte : data) byte = static_cast<uint8_t>(random());
-  std::vector<const uint8_t*> blocks(k);
-  for (int j = 0; j < k; ++j) blocks[j] = &data[j * kBlockSize];
-  std::vector<uint8_t> parity(kBlockSize * roots);
-  std::vector<uint8_t> scratch;
+  Group group(*codec, roots);
   for (auto _ : state) {
-    codec->EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity), scratch);
-    benchmark::DoNotOptimize(parity.data());
+    codec->EncodeGroup(group.blocks, kBlockSize, absl::MakeSpan(group.parity),
+                       group.scratch);
+    benchmark::DoNotOptimize(group.parity.data());
   }
-  state.SetBytesProcessed(state.iterations() * k * kBlockSize);
+  state.SetBytesProcessed(state.iterations() * codec->k() * kBlockSize);
 }
 BENCHMARK(BM_EncodeGroup)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(24);
 
@@ -52,21 +64,15 @@ void BM_RepairGroup(benchmark::State& state) {
     return;
   }
   const int k = codec->k();
-  std::vector<uint8_t> data(k * kBlockSize);
-  std::mt19937 random(roots);
-  for (uint8_t& byte : data) byte = static_cast<uint8_t>(random());
-  std::vector<const uint8_t*> blocks(k);
-  for (int j = 0; j < k; ++j) blocks[j] = &data[j * kBlockSize];
-  std::vector<uint8_t> parity(kBlockSize * roots);
-  std::vector<uint8_t> scratch;
-  codec->EncodeGroup(blocks, kBlockSize, absl::MakeSpan(parity), scratch);
+  const Group group(*codec, roots);
   std::vector<int> erased;
   for (int i = 0; i < erasures; ++i) erased.push_back(i * (k / erasures));
   std::vector<uint8_t> rebuilt(kBlockSize * erasures);
   std::vector<uint8_t*> out;
   for (int i = 0; i < erasures; ++i) out.push_back(&rebuilt[i * kBlockSize]);
   for (auto _ : state) {
-    if (!codec->RepairGroup(blocks, erased, parity, kBlockSize, out).ok()) {
+    if (!codec->RepairGroup(group.blocks, erased, group.parity, kBlockSize, out)
+             .ok()) {
       state.SkipWithError("repair failed");
       return;
     }
@@ -80,18 +86,24 @@ BENCHMARK(BM_RepairGroup)
     ->Args({24, 1})
     ->Args({24, 24});
 
-// A whole 1 GiB image in memory, far beyond the caches, encoded as a Put
-// does: windows of groups, each read as k runs of blocks `rounds` apart
-// (copied out of the image, as a file's preads would be).
-void BM_EncodeFec1GiB(benchmark::State& state) {
-  const int roots = static_cast<int>(state.range(0));
-  const uint64_t blocks = (uint64_t{1} << 30) / kBlockSize;
-  std::vector<uint8_t> image(blocks * kBlockSize);
+// 1 GiB of random blocks.
+std::vector<uint8_t> RandomImage() {
+  std::vector<uint8_t> image(size_t{1} << 30);
   std::mt19937_64 random(1);
   for (size_t i = 0; i < image.size(); i += 8) {
     const uint64_t word = random();
     std::memcpy(&image[i], &word, 8);
   }
+  return image;
+}
+
+// A whole 1 GiB image in memory, far beyond the caches, encoded as a Put
+// does: windows of groups, each read as k runs of blocks `rounds` apart
+// (copied out of the image, as a file's preads would be).
+void BM_EncodeFec1GiB(benchmark::State& state) {
+  const int roots = static_cast<int>(state.range(0));
+  const std::vector<uint8_t> image = RandomImage();
+  const uint64_t blocks = image.size() / kBlockSize;
   // The parity goes to memory faulted in before the timing starts (a Put
   // writes it to a file).
   std::string fec;
@@ -119,13 +131,8 @@ BENCHMARK(BM_EncodeFec1GiB)->Arg(2)->Arg(24)->Unit(benchmark::kMillisecond);
 // block added to its group's parity at once.
 void BM_StreamFec1GiB(benchmark::State& state) {
   const int roots = static_cast<int>(state.range(0));
-  const uint64_t blocks = (uint64_t{1} << 30) / kBlockSize;
-  std::vector<uint8_t> image(blocks * kBlockSize);
-  std::mt19937_64 random(1);
-  for (size_t i = 0; i < image.size(); i += 8) {
-    const uint64_t word = random();
-    std::memcpy(&image[i], &word, 8);
-  }
+  const std::vector<uint8_t> image = RandomImage();
+  const uint64_t blocks = image.size() / kBlockSize;
   for (auto _ : state) {
     absl::StatusOr<FecStreamEncoder> stream =
         FecStreamEncoder::Create(roots, kBlockSize, blocks);

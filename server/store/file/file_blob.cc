@@ -100,7 +100,7 @@ absl::StatusOr<std::string> ReadSignature(FileSystem& fs, int dir_fd,
 absl::StatusOr<std::pair<UniqueFd, int>> OpenFec(
     FileSystem& fs, int dir_fd, const TreeGeometry& geometry,
     absl::string_view digest_text) {
-  const std::string name(kFecFileName);
+  const std::string name(PartName(BlobPart::kFec));
   absl::StatusOr<UniqueFd> fd =
       fs.OpenAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
   if (absl::IsNotFound(fd.status()) ||
@@ -117,18 +117,6 @@ absl::StatusOr<std::pair<UniqueFd, int>> OpenFec(
 }
 
 }  // namespace
-
-absl::string_view FileNameOf(BlobPart part) {
-  switch (part) {
-    case BlobPart::kData:
-      return "data";
-    case BlobPart::kTree:
-      return "tree";
-    case BlobPart::kFec:
-      return kFecFileName;
-  }
-  return "?";
-}
 
 FileBlob::FileBlob(FileSystem& fs, Executor& reads, std::string dir,
                    const ParsedDigest& digest, const CheckedDescriptor& checked,
@@ -207,7 +195,7 @@ void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
 absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
                                absl::Span<uint8_t> out) const {
   RETURN_IF_ERROR(CheckReadRange(*this, part, offset, out.size()));
-  const absl::string_view file = FileNameOf(part);
+  const absl::string_view file = PartName(part);
   const uint64_t file_size = PartSize(geometry(), fec_roots(), part);
   ASSIGN_OR_RETURN(const size_t n,
                    PreadUpTo(fs_, FdOf(part), offset, out,
@@ -226,7 +214,7 @@ absl::Status FileBlob::Rewrite(BlobPart part, uint64_t offset,
     return absl::InvalidArgumentError("the FEC area is not rewritten");
   }
   RETURN_IF_ERROR(CheckReadRange(*this, part, offset, bytes.size()));
-  const std::string path = JoinPath(dir_, std::string(FileNameOf(part)));
+  const std::string path = JoinPath(dir_, std::string(PartName(part)));
   ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs_, path, O_WRONLY | O_NOFOLLOW));
   RETURN_IF_ERROR(PwriteAll(fs_, fd.get(), offset, bytes, path));
   RETURN_IF_ERROR(fs_.Fsync(fd.get(), path));

@@ -32,13 +32,10 @@ namespace verity::server {
 // The file beside data, tree and descriptor that holds the blob's detached
 // fs-verity signature, if it has one.
 inline constexpr absl::string_view kSignatureFileName = "fsverity_signature";
-// The file that holds the blob's FEC area (BlobPart::kFec), if it has one:
-// exactly the bytes `veritysetup --fec-device` holds. Its size gives its
-// roots (the size grows strictly with them).
-inline constexpr absl::string_view kFecFileName = "fec";
-
-// The file in a blob directory that holds `part`.
-absl::string_view FileNameOf(BlobPart part);
+// Each part is a file of the blob directory named PartName(part). The FEC
+// area's, if the blob has one, holds exactly the bytes `veritysetup
+// --fec-device` holds, and its size gives its roots (the size grows strictly
+// with them).
 
 class FileBlob final : public Blob {
  public:

@@ -90,7 +90,8 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   ASSIGN_OR_RETURN(const TreeGeometry geometry,
                    GeometryOf(blob.tree.descriptor));
   if (FecBlocks(geometry) == 0) return absl::OkStatus();  // an empty blob
-  const std::string fec_path = JoinPath(dir_, std::string(kFecFileName));
+  const std::string fec_path =
+      JoinPath(dir_, std::string(PartName(BlobPart::kFec)));
   if (fec_stream_.has_value()) {
     ASSIGN_OR_RETURN(const std::string fec, FinishFecStream(blob));
     return WriteNewFileDurably(fs_, fec_path, fec);
