@@ -2,8 +2,9 @@
 # `verity digest --format=dm-verity` against `veritysetup format` (cryptsetup-bin), the reference:
 # the lines it prints (but the first, which names the device) and the hash device it writes, byte
 # for byte, with and without the superblock, for both formats, both algorithms, block-size pairs,
-# a given salt, none, and the random salt both make by default; `veritysetup verify` accepts our
-# device (and not once damaged); then refused command lines.
+# a given salt, none, and the random salt both make by default; the FEC device and its lines with
+# 2 and 24 roots; `veritysetup verify` accepts our device (and not once damaged), and our FEC
+# device; then refused command lines.
 # Usage: dm_verity_cli_test.sh PATH_TO_VERITY
 set -euo pipefail
 verity=$(realpath "$1")
@@ -45,6 +46,20 @@ compare "sha256, 512/4096, 256-byte salt" \
   "--data-block-size=512 --hash-block-size=4096 --salt=$(printf 'a5%.0s' $(seq 256)) --uuid=$uuid" \
   "--data-block-size=512 --hash-block-size=4096 --salt=$(printf 'a5%.0s' $(seq 256)) --uuid=$uuid"
 
+# The FEC device, byte for byte, and the lines about it.
+fec_compare() {  # NAME OPTIONS...: compare with --fec-device on both sides, then the FEC devices
+  local name=$1 options=$2
+  rm -f "$work/ours.fec" "$work/theirs.fec"
+  compare "$name" "$options --fec-device=$work/ours.fec" "$options --fec-device=$work/theirs.fec"
+  cmp -s "$work/ours.fec" "$work/theirs.fec" || fail "$name: the FEC devices differ"
+}
+fec_compare "FEC, 2 roots (the default)" "--salt=- --uuid=$uuid"
+root=$(sed -n 's/^Root hash:[[:space:]]*//p' "$work/ours.txt")
+"$veritysetup" verify "$work/data" "$work/ours.img" "$root" --fec-device="$work/ours.fec" \
+  >/dev/null 2>&1 || fail "veritysetup verify --fec-device refuses our FEC device"
+fec_compare "FEC, 24 roots, 1024-byte blocks, no superblock" \
+  "--fec-roots=24 --data-block-size=1024 --hash-block-size=1024 --no-superblock --salt=00ff"
+
 # Without --salt and --uuid both pick random ones; veritysetup given ours agrees.
 "$verity" digest --format=dm-verity "$work/data" --out-hash-tree="$work/ours.img" >"$work/ours.txt"
 salt=$(sed -n 's/^Salt:[[:space:]]*//p' "$work/ours.txt")
@@ -80,6 +95,10 @@ refused "an unknown format" "fs-verity or dm-verity" --format=dm "$work/data"
 refused "format version 2" "0 or 1" --format=dm-verity --format-version=2 "$work/data"
 refused "a 256-byte data block" "data block size" --format=dm-verity --data-block-size=256 "$work/data"
 refused "a bad UUID" "UUID" --format=dm-verity --uuid=xyz "$work/data"
+refused "--fec-device with fs-verity" "--fec-device" --fec-device="$work/f" "$work/data"
+refused "1 FEC root" "2 to 24" --format=dm-verity --fec-device="$work/f" --fec-roots=1 "$work/data"
+refused "FEC with two block sizes" "equal" --format=dm-verity --fec-device="$work/f" \
+  --hash-block-size=1024 "$work/data"
 head -c 4095 /dev/urandom >"$work/small"
 refused "less than a block" "at least one whole data block" --format=dm-verity "$work/small"
 

@@ -18,6 +18,7 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "lib/descriptor.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/file_digest.h"
 #include "lib/status_macros.h"
 
@@ -37,12 +38,14 @@ constexpr char kUsage[] =
     "[--format-version=0|1]\n"
     "                             [--salt=HEX|-] [--out-hash-tree=FILE] "
     "[--no-superblock] [--uuid=UUID]\n"
+    "                             [--fec-device=FILE [--fec-roots=2..24]]\n"
     "--format=dm-verity prints the root hash and parameters as `veritysetup "
     "format` does;\n"
     "without --salt the salt is 32 random bytes, as there (--salt=- for none), "
     "and\n"
     "--out-hash-tree writes the hash device, with the superblock unless "
-    "--no-superblock.\n";
+    "--no-superblock,\n"
+    "and --fec-device its Reed-Solomon FEC (2 roots unless --fec-roots).\n";
 
 enum Option : int {
   kHashAlg = 256,
@@ -60,6 +63,8 @@ enum Option : int {
   kOutHashTree,
   kNoSuperblock,
   kUuid,
+  kFecDevice,
+  kFecRoots,
 };
 
 constexpr struct option kLongOptions[] = {
@@ -78,15 +83,17 @@ constexpr struct option kLongOptions[] = {
     {"out-hash-tree", required_argument, nullptr, kOutHashTree},
     {"no-superblock", no_argument, nullptr, kNoSuperblock},
     {"uuid", required_argument, nullptr, kUuid},
+    {"fec-device", required_argument, nullptr, kFecDevice},
+    {"fec-roots", required_argument, nullptr, kFecRoots},
     {nullptr, 0, nullptr, 0},
 };
 
 // The options that only one format takes.
 constexpr Option kFsVerityOnly[] = {kBlockSize, kOutMerkleTree, kOutDescriptor,
                                     kCompact,   kForBuiltinSig, kThreads};
-constexpr Option kDmVerityOnly[] = {kDataBlockSize, kHashBlockSize,
-                                    kFormatVersion, kOutHashTree,
-                                    kNoSuperblock,  kUuid};
+constexpr Option kDmVerityOnly[] = {
+    kDataBlockSize, kHashBlockSize, kFormatVersion, kOutHashTree,
+    kNoSuperblock,  kUuid,          kFecDevice,     kFecRoots};
 
 const char* OptionName(int option) {
   return kLongOptions[option - kHashAlg].name;
@@ -132,6 +139,17 @@ absl::Status ApplyDmVerityOption(int option, absl::string_view arg,
       return absl::OkStatus();
     case kNoSuperblock:
       dm.superblock = false;
+      return absl::OkStatus();
+    case kFecDevice:
+      dm.fec_device = std::string(arg);
+      return absl::OkStatus();
+    case kFecRoots:
+      if (!absl::SimpleAtoi(arg, &dm.fec_roots) ||
+          !ValidateFecRoots(dm.fec_roots).ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--fec-roots is ", kMinFecRoots, " to ", kMaxFecRoots,
+                         ", not '", arg, "'"));
+      }
       return absl::OkStatus();
     case kUuid: {
       ASSIGN_OR_RETURN(dm.uuid, ParseUuid(arg));
@@ -295,6 +313,13 @@ absl::StatusOr<DigestOptions> ParseDigestOptions(int argc, char** argv) {
   }
   if (opts.dm_verity_format) {
     RETURN_IF_ERROR(ValidateDmVerityParams(opts.dm_verity.params));
+    const DmVerityParams& params = opts.dm_verity.params;
+    if (!opts.dm_verity.fec_device.empty() &&
+        params.data_block_size != params.hash_block_size) {
+      // veritysetup: "Block sizes must match for FEC."
+      return absl::InvalidArgumentError(
+          "--fec-device needs equal --data-block-size and --hash-block-size");
+    }
   } else {
     RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
   }

@@ -27,10 +27,14 @@ struct DmVerityDigestOptions {
   bool superblock = true;
   // --uuid, for the superblock; a random one if unset.
   std::optional<Uuid> uuid;
+  // --fec-device: the FEC area over the data and hash blocks (with several
+  // FILEs, the last one's), with --fec-roots roots (veritysetup's default).
+  std::string fec_device;
+  int fec_roots = 2;
 };
 
 // Hashes `file`, prints veritysetup's lines for it to `out` and writes the
-// hash device if asked.
+// hash device and the FEC device if asked (in the same pass over the file).
 absl::Status DmVerityDigestFile(const std::string& file,
                                 const DmVerityDigestOptions& options,
                                 std::FILE* out);
