@@ -139,7 +139,8 @@ TEST_F(FecRepairTest, StoredParityIsVeritysetups) {
     fec_roots_ = roots;
     Reopen();
     // 300 blocks: 3 level-0 tree blocks and the top one; 2 or 3 RS groups.
-    PutBlob(MakeData(uint64_t{300 + roots} * kBlock, 2 * roots + declare_size),
+    PutBlob(MakeData(static_cast<uint64_t>(300 + roots) * kBlock,
+                     2 * roots + declare_size),
             declare_size);
     const std::string data = absl::StrCat(dir_, "/data");
     const std::string hash = absl::StrCat(TestTempDir(), "/vs-hash");
