@@ -63,6 +63,9 @@
 
 namespace verity::server {
 
+// The largest FEC area a Put encodes as its content arrives, in memory.
+inline constexpr uint64_t kMaxStreamedFecBytes = uint64_t{64} << 20;
+
 struct FileStoreOptions {
   // The store's directory; created, with its parents, if missing.
   std::string root;
@@ -77,7 +80,10 @@ struct FileStoreOptions {
   // Each Put writes an FEC area with this many roots (2 to 24; 0: none): a
   // read that finds up to that many bad blocks in one RS group repairs them
   // (server/store/fec_repair.h). Costs roots / (255 - roots) of the blob's
-  // size on disk, and a read of the staged data at the Put's end.
+  // size on disk. A Put whose size is known encodes it as the content
+  // arrives, holding the area in memory (at most kMaxStreamedFecBytes: 32
+  // MiB for a 4 GiB blob with 2 roots); any other Put reads its staged
+  // content back at the end (8 MiB of memory).
   int fec_roots = 0;
   // Every file operation goes through it; it must outlive the store and the
   // blobs it opened. nullptr: PosixFileSystem(). Tests inject faults here.
