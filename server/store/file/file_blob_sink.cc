@@ -98,7 +98,7 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   }
   ASSIGN_OR_RETURN(UniqueFd fec,
                    OpenFile(fs_, fec_path, O_WRONLY | O_CREAT | O_EXCL));
-  RETURN_IF_ERROR(EncodeFecReadingBack(blob, fec.get(), fec_path));
+  RETURN_IF_ERROR(EncodeFecReadingBack(blob, geometry, fec.get(), fec_path));
   RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
   return fec.Close(fec_path);
 }
@@ -113,10 +113,9 @@ absl::StatusOr<std::string> FileBlobSink::FinishFecStream(
 }
 
 absl::Status FileBlobSink::EncodeFecReadingBack(const SealedBlob& blob,
+                                                const TreeGeometry& geometry,
                                                 int fec_fd,
                                                 const std::string& fec_path) {
-  ASSIGN_OR_RETURN(const TreeGeometry geometry,
-                   GeometryOf(blob.tree.descriptor));
   const uint64_t bs = geometry.block_size();
   const uint64_t data_blocks = geometry.data_block_count();
   const std::string data_path = JoinPath(dir_, "data");

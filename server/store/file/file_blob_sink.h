@@ -65,7 +65,8 @@ class FileBlobSink final : public BlobSink {
   // one encoded over the staged data read back and blob.tree.
   absl::Status WriteFec(const SealedBlob& blob);
   absl::StatusOr<std::string> FinishFecStream(const SealedBlob& blob);
-  absl::Status EncodeFecReadingBack(const SealedBlob& blob, int fec_fd,
+  absl::Status EncodeFecReadingBack(const SealedBlob& blob,
+                                    const TreeGeometry& geometry, int fec_fd,
                                     const std::string& fec_path);
 
   // Closes the data file and removes the staging directory, once.
