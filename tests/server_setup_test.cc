@@ -8,8 +8,11 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/file_system.h"
 #include "tests/testing/health.grpc.pb.h"
 #include "tests/testing/self_signed_cert.h"
 #include "tests/testing/test_server.h"
@@ -66,6 +69,85 @@ TEST(ServerSetupTest, ImportsNestedFoldersAndRefusesEscapingSymlinks) {
       StatusCode::kNotFound);
   EXPECT_EQ(ReadBlob(server->stub(), DigestOf("not for export")).status.code(),
             StatusCode::kNotFound);
+}
+
+// The real file system, except that the first Rename into the store's blobs
+// (a Put publishing its blob) waits until the test releases it: an import
+// held in progress.
+class HeldRenameFileSystem final : public FileSystem {
+ public:
+  absl::Notification reached, release;
+
+  absl::StatusOr<UniqueFd> OpenAt(int dir_fd, const std::string& path,
+                                  int flags, mode_t mode) override {
+    return fs_.OpenAt(dir_fd, path, flags, mode);
+  }
+  absl::StatusOr<size_t> Write(int fd, absl::Span<const uint8_t> data,
+                               absl::string_view path) override {
+    return fs_.Write(fd, data, path);
+  }
+  absl::StatusOr<size_t> Pwrite(int fd, uint64_t offset,
+                                absl::Span<const uint8_t> data,
+                                absl::string_view path) override {
+    return fs_.Pwrite(fd, offset, data, path);
+  }
+  absl::StatusOr<size_t> Pread(int fd, uint64_t offset, absl::Span<uint8_t> out,
+                               absl::string_view path) override {
+    return fs_.Pread(fd, offset, out, path);
+  }
+  absl::Status Fsync(int fd, absl::string_view path) override {
+    return fs_.Fsync(fd, path);
+  }
+  void StartWriteback(int fd, uint64_t offset, uint64_t length) override {
+    fs_.StartWriteback(fd, offset, length);
+  }
+  absl::Status Rename(const std::string& from, const std::string& to) override {
+    if (absl::StrContains(to, "/blobs/") && !reached.HasBeenNotified()) {
+      reached.Notify();
+      release.WaitForNotification();
+    }
+    return fs_.Rename(from, to);
+  }
+  absl::Status Unlink(const std::string& path) override {
+    return fs_.Unlink(path);
+  }
+  absl::StatusOr<bool> MakeDir(const std::string& path) override {
+    return fs_.MakeDir(path);
+  }
+  absl::StatusOr<std::vector<std::string>> ListDir(
+      const std::string& path) override {
+    return fs_.ListDir(path);
+  }
+  absl::Status RemoveRecursively(const std::string& path) override {
+    return fs_.RemoveRecursively(path);
+  }
+
+ private:
+  FileSystem& fs_ = PosixFileSystem();
+};
+
+TEST(ServerSetupTest, NotServingUntilTheImportEnds) {
+  const std::string dir = NewTempDir();
+  WriteFile(dir + "/only.bin", RandomBytes(70000, 2));
+  HeldRenameFileSystem held;
+  server::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.store.root = NewTempDir();
+  options.store.file_system = &held;
+  options.import_dir = dir;
+  absl::StatusOr<std::unique_ptr<server::Verityd>> server =
+      server::Verityd::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  held.reached.WaitForNotification();
+  auto channel = grpc::CreateChannel((*server)->address(),
+                                     grpc::InsecureChannelCredentials());
+  EXPECT_EQ(Health(channel),
+            grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  held.release.Notify();
+  (*server)->WaitUntilServing();
+  EXPECT_EQ(Health(channel), grpc::health::v1::HealthCheckResponse::SERVING);
+  EXPECT_TRUE(ReadBlob(*v1::Verity::NewStub(channel), "", 0, 0, "only.bin")
+                  .status.ok());
 }
 
 TEST(ServerSetupTest, MissingImportDirFailsStartUp) {
