@@ -85,7 +85,9 @@ void WriteDigest(const Word (&words)[8], uint8_t* digest) {
 
 BlockHasher::BlockHasher(const MerkleParams& params)
     : BlockHasher(params.hash_algorithm, params.block_size, params.salt,
-                  SaltPlacement::kFsVerity) {}
+                  params.format == TreeFormat::kDmVerity
+                      ? SaltPlacement::kBefore
+                      : SaltPlacement::kFsVerity) {}
 
 BlockHasher::BlockHasher(HashAlgorithm algorithm, uint32_t block_size,
                          absl::string_view salt, SaltPlacement placement)

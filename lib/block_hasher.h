@@ -32,13 +32,11 @@ enum class SaltPlacement {
   kAfter,
 };
 
-// The longest salt dm-verity takes (fs-verity's is kMaxSaltSize).
-inline constexpr size_t kMaxDmVeritySaltSize = 256;
-
 // Immutable after construction, so one instance may be shared by threads.
 class BlockHasher {
  public:
-  // fs-verity's hashing; `params` must pass ValidateMerkleParams.
+  // The hashing of `params.format` (kFsVerity, or kBefore for dm-verity);
+  // `params` must pass ValidateMerkleParams.
   explicit BlockHasher(const MerkleParams& params);
   // Any placement. `block_size` must be a power of two of at least 512 (and
   // at least 2 digests); `salt` at most kMaxDmVeritySaltSize bytes. Only

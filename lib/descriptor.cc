@@ -1,14 +1,18 @@
-// Serializes fs-verity descriptors and formats and parses digest strings.
+// Serializes descriptors of both formats and formats and parses digest
+// strings.
 
 #include "lib/descriptor.h"
 
 #include <algorithm>
 #include <cstring>
 
+#include "absl/numeric/bits.h"
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/dm_verity.h"
 #include "lib/little_endian.h"
 #include "lib/merkle_params.h"
 #include "lib/status_macros.h"
@@ -31,6 +35,10 @@ absl::Status CheckFieldsFit(const Descriptor& d) {
   if (!IsValidHashAlgorithm(static_cast<uint8_t>(d.hash_algorithm))) {
     return absl::InvalidArgumentError("descriptor has an unknown algorithm");
   }
+  if (d.format == TreeFormat::kDmVerity) return absl::OkStatus();
+  if (d.format != TreeFormat::kFsVerity) {
+    return absl::InvalidArgumentError("descriptor has an unknown format");
+  }
   if (d.salt.size() > kMaxSaltSize) {
     return absl::InvalidArgumentError(
         absl::StrCat("descriptor salt is ", d.salt.size(), " bytes long"));
@@ -48,23 +56,47 @@ bool IsHex(absl::string_view s) {
                      [](char c) { return absl::ascii_isxdigit(c); });
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> Descriptor::Serialize() const {
-  RETURN_IF_ERROR(CheckFieldsFit(*this));
-  std::string out(kDescriptorSize, '\0');
-  out[kVersionOffset] = 1;
-  out[kHashAlgorithmOffset] = static_cast<char>(hash_algorithm);
-  out[kLogBlockSizeOffset] = static_cast<char>(log_block_size);
-  out[kSaltSizeOffset] = static_cast<char>(salt.size());
-  StoreLittleEndian(data_size, 8,
-                    reinterpret_cast<uint8_t*>(&out[kDataSizeOffset]));
-  std::memcpy(&out[kRootHashOffset], root_hash.data(), root_hash.size());
-  std::memcpy(&out[kSaltOffset], salt.data(), salt.size());
-  return out;
+absl::StatusOr<std::string> SerializeDmVerity(const Descriptor& d) {
+  ASSIGN_OR_RETURN(const TreeGeometry geometry, GeometryOf(d));
+  if (d.root_hash.size() != geometry.digest_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("descriptor root hash is ", d.root_hash.size(),
+                     " bytes, not ", geometry.digest_size()));
+  }
+  ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(d));
+  return absl::StrCat(EncodeDmVeritySuperblock(DmVerityParamsOf(params),
+                                               geometry.data_block_count(),
+                                               Uuid{}),
+                      d.root_hash);
 }
 
-absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
+absl::StatusOr<Descriptor> ParseDmVerity(absl::Span<const uint8_t> bytes) {
+  ASSIGN_OR_RETURN(const DmVeritySuperblock superblock,
+                   ParseDmVeritySuperblock(bytes));
+  ASSIGN_OR_RETURN(const MerkleParams params,
+                   MerkleParamsOf(superblock.params));
+  Descriptor d;
+  d.format = TreeFormat::kDmVerity;
+  d.hash_algorithm = params.hash_algorithm;
+  d.log_block_size = static_cast<uint8_t>(absl::countr_zero(params.block_size));
+  d.salt = params.salt;
+  if (__builtin_mul_overflow(superblock.data_blocks, params.block_size,
+                             &d.data_size)) {
+    return absl::InvalidArgumentError("descriptor data size overflows");
+  }
+  const size_t digest_size = DigestSize(d.hash_algorithm);
+  if (bytes.size() != kDmVeritySuperblockSize + digest_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dm-verity descriptor is ", bytes.size(), " bytes, not ",
+                     kDmVeritySuperblockSize + digest_size));
+  }
+  d.root_hash.assign(
+      reinterpret_cast<const char*>(&bytes[kDmVeritySuperblockSize]),
+      digest_size);
+  return d;
+}
+
+absl::StatusOr<Descriptor> ParseFsVerity(absl::Span<const uint8_t> bytes) {
   if (bytes.size() != kDescriptorSize) {
     return absl::InvalidArgumentError(absl::StrCat(
         "descriptor is ", bytes.size(), " bytes, not ", kDescriptorSize));
@@ -81,8 +113,32 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
   d.data_size = LoadLittleEndian(&bytes[kDataSizeOffset], 8);
   d.root_hash.assign(reinterpret_cast<const char*>(&bytes[kRootHashOffset]),
                      DigestSize(d.hash_algorithm));
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Descriptor::Serialize() const {
+  RETURN_IF_ERROR(CheckFieldsFit(*this));
+  if (format == TreeFormat::kDmVerity) return SerializeDmVerity(*this);
+  std::string out(kDescriptorSize, '\0');
+  out[kVersionOffset] = 1;
+  out[kHashAlgorithmOffset] = static_cast<char>(hash_algorithm);
+  out[kLogBlockSizeOffset] = static_cast<char>(log_block_size);
+  out[kSaltSizeOffset] = static_cast<char>(salt.size());
+  StoreLittleEndian(data_size, 8,
+                    reinterpret_cast<uint8_t*>(&out[kDataSizeOffset]));
+  std::memcpy(&out[kRootHashOffset], root_hash.data(), root_hash.size());
+  std::memcpy(&out[kSaltOffset], salt.data(), salt.size());
+  return out;
+}
+
+absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
+  ASSIGN_OR_RETURN(const Descriptor d, bytes.size() == kDescriptorSize
+                                           ? ParseFsVerity(bytes)
+                                           : ParseDmVerity(bytes));
   // Whatever the fields do not capture (version, sig_size, padding, reserved
-  // bytes) must be exactly what Serialize() writes.
+  // bytes, the UUID) must be exactly what Serialize() writes.
   absl::StatusOr<std::string> canonical = d.Serialize();
   if (!canonical.ok() || AsBytes(*canonical) != bytes) {
     return absl::InvalidArgumentError("descriptor is not in canonical form");
@@ -101,6 +157,7 @@ absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor) {
   params.hash_algorithm = descriptor.hash_algorithm;
   params.block_size = uint32_t{1} << descriptor.log_block_size;
   params.salt = descriptor.salt;
+  params.format = descriptor.format;
   RETURN_IF_ERROR(ValidateMerkleParams(params));
   return params;
 }

@@ -1,5 +1,6 @@
-// The fs-verity descriptor, whose hash is the file digest, and the
-// "sha256:<hex>" text form of digests that `fsverity digest` prints.
+// The descriptor whose hash is a blob's digest: fs-verity's (the file digest
+// `fsverity digest` prints) or, for a dm-verity tree, its superblock and root
+// hash; and the "sha256:<hex>" text form of digests.
 
 #ifndef VERITYD_LIB_DESCRIPTOR_H_
 #define VERITYD_LIB_DESCRIPTOR_H_
@@ -20,16 +21,24 @@ namespace verity {
 inline constexpr size_t kDescriptorSize = 256;
 
 // The fields of struct fsverity_descriptor that vary (version is 1 and
-// there is no signature). Plain value; copy freely.
+// there is no signature), and the tree's format. Plain value; copy freely.
+//
+// A dm-verity blob's descriptor is its dm-verity parameters and root hash:
+// what a `veritysetup format` user trusts. It serializes as the 512-byte
+// superblock veritysetup writes (format 1, both block sizes the block size,
+// data blocks data_size / block size, the salt, a zero UUID) followed by the
+// root hash, and its hash is the blob's digest, so that the digest commits to
+// the size and the salt, which the root hash alone does not.
 struct Descriptor {
   HashAlgorithm hash_algorithm = HashAlgorithm::kSha256;
   uint8_t log_block_size = 12;
   std::string salt;  // at most 32 bytes; empty if unsalted
   uint64_t data_size = 0;
   std::string root_hash;  // exactly DigestSize(hash_algorithm) bytes
+  TreeFormat format = TreeFormat::kFsVerity;
 
-  // The exact 256 bytes fs-verity hashes; INVALID_ARGUMENT if a field does
-  // not fit the format.
+  // The exact 256 bytes fs-verity hashes, or a dm-verity descriptor's 512 +
+  // digest-size bytes; INVALID_ARGUMENT if a field does not fit the format.
   absl::StatusOr<std::string> Serialize() const;
 
   // The raw file digest: the hash of Serialize().
@@ -40,7 +49,8 @@ struct Descriptor {
   friend bool operator==(const Descriptor& a, const Descriptor& b) {
     return a.hash_algorithm == b.hash_algorithm &&
            a.log_block_size == b.log_block_size && a.salt == b.salt &&
-           a.data_size == b.data_size && a.root_hash == b.root_hash;
+           a.data_size == b.data_size && a.root_hash == b.root_hash &&
+           a.format == b.format;
   }
   friend bool operator!=(const Descriptor& a, const Descriptor& b) {
     return !(a == b);
@@ -56,8 +66,9 @@ absl::StatusOr<MerkleParams> ParamsOf(const Descriptor& descriptor);
 // ParamsOf() and TreeGeometry::Create().
 absl::StatusOr<TreeGeometry> GeometryOf(const Descriptor& descriptor);
 
-// Parses the 256 bytes Serialize() writes; INVALID_ARGUMENT unless `bytes`
-// is exactly such a serialization (version 1, no signature, zero padding).
+// Parses what Serialize() writes, of either format; INVALID_ARGUMENT unless
+// `bytes` is exactly such a serialization (fs-verity: version 1, no
+// signature, zero padding).
 absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes);
 
 // Formats as `fsverity digest` prints: "sha256:" + lowercase hex. `digest`

@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/dm_verity.h"
 
 namespace verity {
 namespace {
@@ -174,18 +175,86 @@ TEST(DescriptorTest, ParamsAndGeometryOf) {
   }
 }
 
+Descriptor DmVerityDescriptor() {
+  Descriptor d;
+  d.format = TreeFormat::kDmVerity;
+  d.log_block_size = 12;
+  d.salt = std::string(200, 's');  // longer than fs-verity allows
+  d.data_size = 3 * 4096;
+  d.root_hash = std::string(32, '\x5a');
+  return d;
+}
+
+// A dm-verity descriptor is veritysetup's superblock (zero UUID) and the
+// root hash; its hash is the digest.
+TEST(DescriptorTest, DmVerityIsTheSuperblockAndTheRootHash) {
+  const Descriptor d = DmVerityDescriptor();
+  absl::StatusOr<std::string> bytes = d.Serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_EQ(bytes->size(), 512u + 32);
+  EXPECT_EQ(bytes->substr(0, 8), std::string("verity\0\0", 8));
+  EXPECT_EQ(bytes->substr(512), d.root_hash);
+  absl::StatusOr<DmVeritySuperblock> superblock =
+      ParseDmVeritySuperblock(AsBytes(*bytes));
+  ASSERT_TRUE(superblock.ok()) << superblock.status();
+  EXPECT_EQ(superblock->data_blocks, 3u);
+  EXPECT_EQ(superblock->params.salt, d.salt);
+  EXPECT_EQ(superblock->uuid, Uuid{});
+  absl::StatusOr<std::string> digest = d.ComputeFileDigest();
+  ASSERT_TRUE(digest.ok());
+  EXPECT_EQ(*digest, ComputeHash(HashAlgorithm::kSha256, AsBytes(*bytes)));
+  absl::StatusOr<Descriptor> parsed = ParseDescriptor(AsBytes(*bytes));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(*parsed, d);
+  absl::StatusOr<MerkleParams> params = ParamsOf(d);
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(params->format, TreeFormat::kDmVerity);
+  // The same fields as fs-verity's give another digest.
+  Descriptor fs = d;
+  fs.format = TreeFormat::kFsVerity;
+  fs.salt = "s";
+  Descriptor dm = d;
+  dm.salt = "s";
+  EXPECT_NE(*fs.ComputeFileDigest(), *dm.ComputeFileDigest());
+}
+
+TEST(DescriptorTest, DmVerityRefusesWhatItCannotDescribe) {
+  Descriptor d = DmVerityDescriptor();
+  d.data_size = 4096 * 3 + 1;  // a partial block
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  d.data_size = 0;  // veritysetup refuses no data
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  d = DmVerityDescriptor();
+  d.salt = std::string(257, 's');
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  d = DmVerityDescriptor();
+  d.root_hash.pop_back();
+  EXPECT_EQ(d.Serialize().status().code(), absl::StatusCode::kInvalidArgument);
+  // Not canonical: a UUID, a trailing byte, a missing root hash byte.
+  const std::string good = *DmVerityDescriptor().Serialize();
+  std::string bad = good;
+  bad[20] = 1;  // in the UUID
+  EXPECT_FALSE(ParseDescriptor(AsBytes(bad)).ok());
+  EXPECT_FALSE(ParseDescriptor(AsBytes(good + "x")).ok());
+  EXPECT_FALSE(ParseDescriptor(AsBytes(good.substr(0, good.size() - 1))).ok());
+  bad = good;
+  bad[8] = 2;  // superblock version
+  EXPECT_FALSE(ParseDescriptor(AsBytes(bad)).ok());
+}
+
 TEST(DescriptorTest, EqualityCoversEverySerializedField) {
   Descriptor a;
   a.root_hash = std::string(32, 'r');
   a.data_size = 10;
   EXPECT_EQ(a, a);
-  for (int field = 0; field < 5; ++field) {
+  for (int field = 0; field < 6; ++field) {
     Descriptor b = a;
     if (field == 0) b.hash_algorithm = HashAlgorithm::kSha512;
     if (field == 1) b.log_block_size = 13;
     if (field == 2) b.salt = "s";
     if (field == 3) b.data_size = 11;
     if (field == 4) b.root_hash[0] = 'x';
+    if (field == 5) b.format = TreeFormat::kDmVerity;
     EXPECT_NE(a, b) << field;
   }
 }

@@ -69,6 +69,33 @@ absl::Status ValidateDmVerityParams(const DmVerityParams& params) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<MerkleParams> MerkleParamsOf(const DmVerityParams& params) {
+  RETURN_IF_ERROR(ValidateDmVerityParams(params));
+  if (params.format != 1 || params.data_block_size != params.hash_block_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "verityd stores dm-verity trees of format 1 with equal data and hash "
+        "block sizes, not format ",
+        params.format, " with ", params.data_block_size, "-byte data and ",
+        params.hash_block_size, "-byte hash blocks"));
+  }
+  MerkleParams merkle;
+  merkle.hash_algorithm = params.algorithm;
+  merkle.block_size = params.data_block_size;
+  merkle.salt = params.salt;
+  merkle.format = TreeFormat::kDmVerity;
+  return merkle;
+}
+
+DmVerityParams DmVerityParamsOf(const MerkleParams& params) {
+  DmVerityParams dm;
+  dm.algorithm = params.hash_algorithm;
+  dm.data_block_size = params.block_size;
+  dm.hash_block_size = params.block_size;
+  dm.salt = params.salt;
+  dm.format = 1;
+  return dm;
+}
+
 uint64_t DmVerityLayout::hash_blocks() const {
   uint64_t total = 0;
   for (uint64_t blocks : level_blocks) total += blocks;

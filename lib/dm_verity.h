@@ -26,12 +26,10 @@
 #include "lib/data_hasher.h"
 #include "lib/hash.h"
 #include "lib/level_cascade.h"
+#include "lib/merkle_params.h"
 
 namespace verity {
 
-// veritysetup's bounds on both block sizes.
-inline constexpr uint32_t kMinDmVerityBlockSize = 512;
-inline constexpr uint32_t kMaxDmVerityBlockSize = 512 << 10;
 // The superblock's size on disk; the hash area starts at the next hash
 // block boundary.
 inline constexpr size_t kDmVeritySuperblockSize = 512;
@@ -50,6 +48,14 @@ struct DmVerityParams {
 
 // INVALID_ARGUMENT, naming the bad field, unless veritysetup accepts `params`.
 absl::Status ValidateDmVerityParams(const DmVerityParams& params);
+
+// The dm-verity trees verityd stores and serves are MerkleParams trees of
+// format kDmVerity: format 1 with equal data and hash block sizes. The params
+// of such a tree; INVALID_ARGUMENT for others (format 0, unequal sizes),
+// saying so.
+absl::StatusOr<MerkleParams> MerkleParamsOf(const DmVerityParams& params);
+// The inverse; `params` must be of format kDmVerity.
+DmVerityParams DmVerityParamsOf(const MerkleParams& params);
 
 // The hash area's shape for `data_blocks` data blocks. Plain value.
 struct DmVerityLayout {

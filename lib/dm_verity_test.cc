@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/fsverity_cli.h"
+#include "lib/merkle_builder.h"
 #include "lib/test_blob.h"
 
 namespace verity {
@@ -149,6 +150,87 @@ TEST(DmVerityTest, MatchesVeritysetup) {
       }
     }
   }
+}
+
+// The trees verityd stores for dm-verity blobs are MerkleBuilder trees of
+// format kDmVerity: byte-identical with veritysetup's hash device, their
+// root hash its root hash, and their descriptor's digest the hash of the
+// zero-UUID superblock and the root hash.
+TEST(DmVerityTest, MerkleTreesOfDmVerityFormatMatchVeritysetup) {
+  if (access(kVeritysetup, X_OK) != 0) {
+    FAIL() << kVeritysetup << " is missing: install cryptsetup-bin";
+  }
+  struct Stored {
+    HashAlgorithm algorithm;
+    uint32_t block_size;
+    size_t salt_size;
+    std::vector<uint64_t> blocks;
+  };
+  const std::vector<Stored> cases = {
+      {HashAlgorithm::kSha256, 4096, 0, {1, 2, 128, 129}},
+      {HashAlgorithm::kSha256, 1024, 256, {31, 32, 33, 1025}},
+      {HashAlgorithm::kSha512, 4096, 5, {1, 64, 65, 4097}},
+  };
+  for (const Stored& c : cases) {
+    DmVerityParams params;
+    params.algorithm = c.algorithm;
+    params.data_block_size = params.hash_block_size = c.block_size;
+    params.salt = RandomBytes(c.salt_size, 9);
+    absl::StatusOr<MerkleParams> merkle = MerkleParamsOf(params);
+    ASSERT_TRUE(merkle.ok()) << merkle.status();
+    EXPECT_EQ(merkle->format, TreeFormat::kDmVerity);
+    for (uint64_t blocks : c.blocks) {
+      const std::string data = RandomBytes(blocks * c.block_size, blocks);
+      const std::string what =
+          absl::StrCat(HashAlgorithmName(c.algorithm), " ", c.block_size,
+                       " salt ", c.salt_size, ", ", blocks, " blocks");
+      MerkleBuilder builder(*merkle);
+      ASSERT_TRUE(builder.Update(AsBytes(data)).ok());
+      absl::StatusOr<MerkleTree> tree = builder.Finish();
+      ASSERT_TRUE(tree.ok()) << tree.status() << " " << what;
+      const Reference reference = RunVeritysetup(data, params, "");
+      EXPECT_EQ(absl::BytesToHexString(tree->descriptor.root_hash),
+                reference.root_hash)
+          << what;
+      EXPECT_TRUE(tree->tree == reference.hash_device) << what;
+      const std::string superblock =
+          EncodeDmVeritySuperblock(params, blocks, Uuid{});
+      EXPECT_EQ(tree->digest,
+                ComputeHash(c.algorithm,
+                            AsBytes(superblock + tree->descriptor.root_hash)))
+          << what;
+    }
+  }
+  // What dm-verity does not cover is refused, not hashed differently.
+  MerkleParams merkle;
+  merkle.format = TreeFormat::kDmVerity;
+  for (size_t size : {size_t{0}, size_t{4095}, size_t{4097}}) {
+    MerkleBuilder builder(merkle);
+    ASSERT_TRUE(builder.Update(AsBytes(std::string(size, 'x'))).ok());
+    EXPECT_EQ(builder.Finish().status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << size;
+  }
+}
+
+TEST(DmVerityTest, OnlyFormatOneWithEqualBlockSizesIsStored) {
+  DmVerityParams params;
+  params.hash_block_size = 1024;
+  EXPECT_EQ(MerkleParamsOf(params).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  params.hash_block_size = params.data_block_size;
+  params.format = 0;
+  EXPECT_EQ(MerkleParamsOf(params).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  params.format = 1;
+  params.salt = "pepper";
+  absl::StatusOr<MerkleParams> merkle = MerkleParamsOf(params);
+  ASSERT_TRUE(merkle.ok());
+  const DmVerityParams back = DmVerityParamsOf(*merkle);
+  EXPECT_EQ(back.salt, "pepper");
+  EXPECT_EQ(back.data_block_size, 4096u);
+  EXPECT_EQ(back.hash_block_size, 4096u);
+  EXPECT_EQ(back.format, 1);
 }
 
 // Reserve() is a hint: too small, exact or too large, the tree is the same.

@@ -40,6 +40,7 @@ absl::StatusOr<MerkleTree> MakeMerkleTree(const MerkleParams& params,
   tree.descriptor.salt = params.salt;
   tree.descriptor.data_size = data_size;
   tree.descriptor.root_hash = std::move(result.root_hash);
+  tree.descriptor.format = params.format;
   tree.tree = std::move(result.tree);
   ASSIGN_OR_RETURN(tree.digest, tree.descriptor.ComputeFileDigest());
   return tree;

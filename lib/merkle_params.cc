@@ -54,10 +54,22 @@ absl::Status ValidateMerkleParams(const MerkleParams& params) {
         absl::StrCat("unsupported hash algorithm number ", algorithm));
   }
   RETURN_IF_ERROR(ValidateBlockSize(params.hash_algorithm, params.block_size));
-  if (params.salt.size() > kMaxSaltSize) {
+  const bool dm_verity = params.format == TreeFormat::kDmVerity;
+  if (!dm_verity && params.format != TreeFormat::kFsVerity) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown tree format ", static_cast<int>(params.format)));
+  }
+  if (dm_verity && (params.block_size < kMinDmVerityBlockSize ||
+                    params.block_size > kMaxDmVerityBlockSize)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a dm-verity block is ", kMinDmVerityBlockSize, " to ",
+        kMaxDmVerityBlockSize, " bytes, not ", params.block_size));
+  }
+  const size_t max_salt = dm_verity ? kMaxDmVeritySaltSize : kMaxSaltSize;
+  if (params.salt.size() > max_salt) {
     return absl::InvalidArgumentError(
         absl::StrCat("salt is ", params.salt.size(), " bytes long (maximum ",
-                     kMaxSaltSize, ")"));
+                     max_salt, ")"));
   }
   return absl::OkStatus();
 }
@@ -68,6 +80,13 @@ absl::StatusOr<TreeGeometry> TreeGeometry::Create(const MerkleParams& params,
   if (data_size > kMaxDataSize) {
     return absl::InvalidArgumentError(absl::StrCat(
         "data size ", data_size, " is too large (maximum ", kMaxDataSize, ")"));
+  }
+  if (params.format == TreeFormat::kDmVerity &&
+      (data_size == 0 || data_size % params.block_size != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dm-verity covers whole data blocks: ", data_size,
+        " bytes is not a positive multiple of the block size ",
+        params.block_size));
   }
   TreeGeometry g;
   g.data_size_ = data_size;

@@ -17,6 +17,11 @@ namespace verity {
 
 // fs-verity stores the salt in a 32-byte descriptor field.
 inline constexpr size_t kMaxSaltSize = 32;
+// The longest salt dm-verity takes, and veritysetup's bounds on its block
+// sizes.
+inline constexpr size_t kMaxDmVeritySaltSize = 256;
+inline constexpr uint32_t kMinDmVerityBlockSize = 512;
+inline constexpr uint32_t kMaxDmVerityBlockSize = 512 << 10;
 // The largest block size `fsverity digest` accepts. Kernels only enable
 // verity with blocks up to the page size; callers serving untrusted requests
 // should apply a tighter limit, since the tree pads its top block to this.
@@ -37,19 +42,32 @@ inline constexpr uint64_t DivRoundUp(uint64_t n, uint64_t d) {
   return n / d + (n % d != 0);
 }
 
-// Parameters of an fs-verity Merkle tree. Plain value; copy freely.
+// Which Linux verity format a tree follows. With equal data and hash block
+// sizes, dm-verity's format 1 hash tree has fs-verity's shape (digests in
+// power-of-two slots, levels top first, the root the digest of the top block
+// or of the only data block); they differ in the salt (fs-verity pads it to
+// the hash's unit, dm-verity prepends it as it is), in what the blob's digest
+// commits to (Descriptor), and dm-verity covers whole data blocks only.
+enum class TreeFormat : uint8_t {
+  kFsVerity = 0,
+  kDmVerity = 1,
+};
+
+// Parameters of a Merkle tree. Plain value; copy freely.
 struct MerkleParams {
   // The fs-verity default, and the only one every kernel supports.
   HashAlgorithm hash_algorithm = HashAlgorithm::kSha256;
   // A power of two in [2 * digest size, kMaxBlockSize]. 4096 matches the
   // page size of most systems, which kernels require for enabling verity.
   uint32_t block_size = 4096;
-  // Empty for an unsalted tree; at most kMaxSaltSize bytes.
+  // Empty for an unsalted tree; at most kMaxSaltSize bytes (fs-verity) or
+  // kMaxDmVeritySaltSize (dm-verity).
   std::string salt;
+  TreeFormat format = TreeFormat::kFsVerity;
 };
 
 // Returns INVALID_ARGUMENT, naming the bad field, if `params` cannot
-// describe an fs-verity tree.
+// describe a tree of its format (dm-verity: blocks of at least 512 bytes).
 absl::Status ValidateMerkleParams(const MerkleParams& params);
 
 // Where the hash that authenticates a block is stored.
@@ -86,7 +104,8 @@ struct TreeBlockSpan {
 // levels top first. Immutable value; thread-safe.
 class TreeGeometry {
  public:
-  // Returns INVALID_ARGUMENT for invalid params or data_size > kMaxDataSize.
+  // Returns INVALID_ARGUMENT for invalid params or data_size > kMaxDataSize,
+  // and for a dm-verity tree unless the data is whole blocks, at least one.
   static absl::StatusOr<TreeGeometry> Create(const MerkleParams& params,
                                              uint64_t data_size);
 
