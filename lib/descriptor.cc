@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "absl/numeric/bits.h"
-
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -64,10 +63,10 @@ absl::StatusOr<std::string> SerializeDmVerity(const Descriptor& d) {
                      " bytes, not ", geometry.digest_size()));
   }
   ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(d));
-  return absl::StrCat(EncodeDmVeritySuperblock(DmVerityParamsOf(params),
-                                               geometry.data_block_count(),
-                                               Uuid{}),
-                      d.root_hash);
+  return absl::StrCat(
+      EncodeDmVeritySuperblock(DmVerityParamsOf(params),
+                               geometry.data_block_count(), Uuid{}),
+      d.root_hash);
 }
 
 absl::StatusOr<Descriptor> ParseDmVerity(absl::Span<const uint8_t> bytes) {

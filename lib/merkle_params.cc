@@ -56,14 +56,14 @@ absl::Status ValidateMerkleParams(const MerkleParams& params) {
   RETURN_IF_ERROR(ValidateBlockSize(params.hash_algorithm, params.block_size));
   const bool dm_verity = params.format == TreeFormat::kDmVerity;
   if (!dm_verity && params.format != TreeFormat::kFsVerity) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown tree format ", static_cast<int>(params.format)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown tree format ", static_cast<int>(params.format)));
   }
   if (dm_verity && (params.block_size < kMinDmVerityBlockSize ||
                     params.block_size > kMaxDmVerityBlockSize)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a dm-verity block is ", kMinDmVerityBlockSize, " to ",
-        kMaxDmVerityBlockSize, " bytes, not ", params.block_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a dm-verity block is ", kMinDmVerityBlockSize, " to ",
+                     kMaxDmVerityBlockSize, " bytes, not ", params.block_size));
   }
   const size_t max_salt = dm_verity ? kMaxDmVeritySaltSize : kMaxSaltSize;
   if (params.salt.size() > max_salt) {
@@ -83,10 +83,10 @@ absl::StatusOr<TreeGeometry> TreeGeometry::Create(const MerkleParams& params,
   }
   if (params.format == TreeFormat::kDmVerity &&
       (data_size == 0 || data_size % params.block_size != 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dm-verity covers whole data blocks: ", data_size,
-        " bytes is not a positive multiple of the block size ",
-        params.block_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dm-verity covers whole data blocks: ", data_size,
+                     " bytes is not a positive multiple of the block size ",
+                     params.block_size));
   }
   TreeGeometry g;
   g.data_size_ = data_size;
