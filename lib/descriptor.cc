@@ -72,27 +72,16 @@ absl::StatusOr<std::string> SerializeDmVerity(const Descriptor& d) {
 absl::StatusOr<Descriptor> ParseDmVerity(absl::Span<const uint8_t> bytes) {
   ASSIGN_OR_RETURN(const DmVeritySuperblock superblock,
                    ParseDmVeritySuperblock(bytes));
-  ASSIGN_OR_RETURN(const MerkleParams params,
-                   MerkleParamsOf(superblock.params));
-  Descriptor d;
-  d.format = TreeFormat::kDmVerity;
-  d.hash_algorithm = params.hash_algorithm;
-  d.log_block_size = static_cast<uint8_t>(absl::countr_zero(params.block_size));
-  d.salt = params.salt;
-  if (__builtin_mul_overflow(superblock.data_blocks, params.block_size,
-                             &d.data_size)) {
-    return absl::InvalidArgumentError("descriptor data size overflows");
-  }
-  const size_t digest_size = DigestSize(d.hash_algorithm);
+  const size_t digest_size = DigestSize(superblock.params.algorithm);
   if (bytes.size() != kDmVeritySuperblockSize + digest_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("dm-verity descriptor is ", bytes.size(), " bytes, not ",
                      kDmVeritySuperblockSize + digest_size));
   }
-  d.root_hash.assign(
-      reinterpret_cast<const char*>(&bytes[kDmVeritySuperblockSize]),
-      digest_size);
-  return d;
+  return DmVerityDescriptorOf(superblock.params, superblock.data_blocks,
+                              std::string(reinterpret_cast<const char*>(
+                                              &bytes[kDmVeritySuperblockSize]),
+                                          digest_size));
 }
 
 absl::StatusOr<Descriptor> ParseFsVerity(absl::Span<const uint8_t> bytes) {
@@ -142,6 +131,25 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes) {
   if (!canonical.ok() || AsBytes(*canonical) != bytes) {
     return absl::InvalidArgumentError("descriptor is not in canonical form");
   }
+  return d;
+}
+
+absl::StatusOr<Descriptor> DmVerityDescriptorOf(const DmVerityParams& params,
+                                                uint64_t data_blocks,
+                                                std::string root_hash) {
+  ASSIGN_OR_RETURN(const MerkleParams merkle, MerkleParamsOf(params));
+  Descriptor d;
+  d.format = TreeFormat::kDmVerity;
+  d.hash_algorithm = merkle.hash_algorithm;
+  d.log_block_size = static_cast<uint8_t>(absl::countr_zero(merkle.block_size));
+  d.salt = merkle.salt;
+  if (__builtin_mul_overflow(data_blocks, merkle.block_size, &d.data_size) ||
+      d.data_size > kMaxDataSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(data_blocks, " blocks of ", merkle.block_size,
+                     " bytes are more than a blob holds"));
+  }
+  d.root_hash = std::move(root_hash);
   return d;
 }
 

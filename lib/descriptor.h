@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "lib/dm_verity.h"
 #include "lib/hash.h"
 #include "lib/merkle_params.h"
 
@@ -19,6 +20,10 @@ namespace verity {
 
 // Size of the serialized struct fsverity_descriptor.
 inline constexpr size_t kDescriptorSize = 256;
+// The largest serialized descriptor of either format: a dm-verity superblock
+// and a SHA-512 root hash.
+inline constexpr size_t kMaxDescriptorSize =
+    kDmVeritySuperblockSize + kMaxDigestSize;
 
 // The fields of struct fsverity_descriptor that vary (version is 1 and
 // there is no signature), and the tree's format. Plain value; copy freely.
@@ -56,6 +61,14 @@ struct Descriptor {
     return !(a == b);
   }
 };
+
+// A dm-verity blob's descriptor: `data_blocks` blocks of `params` (which
+// must be of a kind MerkleParamsOf takes) under `root_hash`. INVALID_ARGUMENT
+// as MerkleParamsOf, or if the size overflows; the root hash's size is checked
+// when the descriptor is hashed.
+absl::StatusOr<Descriptor> DmVerityDescriptorOf(const DmVerityParams& params,
+                                                uint64_t data_blocks,
+                                                std::string root_hash);
 
 // The tree parameters a descriptor names; INVALID_ARGUMENT unless they pass
 // ValidateMerkleParams (a known algorithm, a power-of-two block size from

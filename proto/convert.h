@@ -22,12 +22,32 @@ absl::StatusOr<Descriptor> DescriptorFromProto(
 
 verity::v1::FsverityDescriptor DescriptorToProto(const Descriptor& descriptor);
 
+// The same for a dm-verity blob's descriptor (format kDmVerity): DATA_LOSS if
+// it cannot describe a tree verityd stores (unequal block sizes, a size that
+// overflows, ...).
+absl::StatusOr<Descriptor> DescriptorFromProto(
+    const verity::v1::DmVerityDescriptor& proto);
+verity::v1::DmVerityDescriptor DmVerityDescriptorToProto(
+    const Descriptor& descriptor);
+
+// A BlobInfo or a Read stream's first message carries one descriptor, in the
+// field of its format. Sets it (and clears the other).
+void SetDescriptor(const Descriptor& descriptor, verity::v1::BlobInfo* info);
+void SetDescriptor(const Descriptor& descriptor,
+                   verity::v1::ReadResponse* response);
+// The descriptor it carries; DATA_LOSS unless it carries exactly one, valid.
+absl::StatusOr<Descriptor> DescriptorOf(const verity::v1::BlobInfo& info);
+absl::StatusOr<Descriptor> DescriptorOf(
+    const verity::v1::ReadResponse& response);
+// Whether it carries either descriptor.
+bool HasDescriptor(const verity::v1::ReadResponse& response);
+
 // Spells out every parameter, defaults included, so the server cannot read
 // an unset field differently.
 verity::v1::TreeParams TreeParamsToProto(const MerkleParams& params);
 
-// Applies fs-verity's defaults to unset fields; INVALID_ARGUMENT if the result
-// fails ValidateMerkleParams.
+// Applies fs-verity's defaults to unset fields; INVALID_ARGUMENT if the format
+// is unknown or the result fails ValidateMerkleParams.
 absl::StatusOr<MerkleParams> TreeParamsFromProto(
     const verity::v1::TreeParams& proto);
 

@@ -77,7 +77,8 @@ ABSL_FLAG(int, fec_roots, 2,
           "Reed-Solomon roots of the FEC area (dm-verity's) each Put writes in "
           "the file store, 2 to 24, or 0 for none: a read repairs up to this "
           "many bad blocks per RS group; costs roots/(255-roots) of a blob's "
-          "size on disk");
+          "size on disk. Blobs stored with an FEC area are repaired from it "
+          "whatever this flag says");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",

@@ -23,6 +23,8 @@ namespace {
 
 constexpr char kUsage[] =
     "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
+    "       verity get --root-hash=HEX (--hash-device=FILE | "
+    "--verity-params=...)\n"
     "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
     "                  [--deadline=SECONDS] [--trusted-keys=FILE]\n"
     "                  [--trusted-keys-threshold=K] [--state-dir=DIR]\n"
@@ -56,6 +58,9 @@ absl::StatusOr<int> ParseParallel(absl::string_view v) {
 std::vector<CommandFlag> GetFlags(GetOptions* opts) {
   sdk::FetchOptions* fetch = &opts->fetch;
   std::vector<CommandFlag> flags = TrustFlags(&opts->trust);
+  for (CommandFlag& flag : DmVerityRootFlagList(&opts->dm_verity)) {
+    flags.push_back(std::move(flag));
+  }
   std::vector<CommandFlag> own = {
       {"output", 'o', true,
        [opts](absl::string_view v) -> absl::Status {
@@ -165,13 +170,26 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
   opts.trust = DefaultTrustOptions();
   const absl::StatusOr<CommandLine> line =
       ParseCommandLine(argc, argv, GetFlags(&opts));
-  ASSIGN_OR_RETURN(opts.blob, OneBlobOperand(line));
+  if (line.ok() && opts.dm_verity.given()) {
+    if (!line->operands.empty()) {
+      return absl::InvalidArgumentError(
+          "with --root-hash, give no DIGEST_OR_NAME: the root hash and its "
+          "parameters name the blob");
+    }
+    ASSIGN_OR_RETURN(const sdk::DmVerityRoot root,
+                     ResolveDmVerityRoot(opts.dm_verity));
+    ASSIGN_OR_RETURN(const sdk::Digest digest, sdk::Digest::OfDmVerity(root));
+    ASSIGN_OR_RETURN(opts.blob, client::ParseBlobRef(digest.ToString()));
+  } else {
+    ASSIGN_OR_RETURN(opts.blob, OneBlobOperand(line));
+  }
   opts.connection = line->connection;
   return opts;
 }
 
 int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  const std::string usage = absl::StrCat(kUsage, kTrustUsage);
+  const std::string usage =
+      absl::StrCat(kUsage, kTrustUsage, kDmVerityRootUsage);
   if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
   if (!opts.ok()) return UsageError("get", opts.status(), usage, err);

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "client/cli/blob_ref.h"
 #include "client/cli/connection.h"
+#include "client/cli/dm_verity_root.h"
 #include "client/cli/trust_options.h"
 #include "verity/options.h"
 
@@ -18,8 +19,10 @@ namespace verity::cli {
 // The parsed command line of `verity get`. Plain value.
 struct GetOptions {
   client::ConnectionOptions connection;
-  client::BlobRef blob;  // DIGEST_OR_NAME
-  std::string output;    // -o/--output; empty for `out`
+  client::BlobRef blob;  // DIGEST_OR_NAME, or the digest --root-hash gives
+  // --root-hash with --hash-device or --verity-params: a dm-verity blob.
+  DmVerityRootFlags dm_verity;
+  std::string output;  // -o/--output; empty for `out`
   // --offset, --length, --priority, --parallel.
   sdk::FetchOptions fetch;
   // --deadline: the whole fetch, retries included; zero for none.

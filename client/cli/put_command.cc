@@ -2,9 +2,13 @@
 
 #include "client/cli/put_command.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
@@ -24,6 +28,9 @@ constexpr size_t kMaxFsveritySignatureBytes = 16384;
 constexpr char kUsage[] =
     "Usage: verity put FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
     "[--salt=HEX]\n"
+    "                          [--format=fs-verity|dm-verity]\n"
+    "       verity put IMAGE --root-hash=HEX (--hash-device=FILE | "
+    "--verity-params=...)\n"
     "                          [--name=NAME] [--fsverity-sig=SIG] (only with "
     "one FILE)\n"
     "                          [--sign-key=FILE [--version=N]\n"
@@ -32,11 +39,30 @@ constexpr char kUsage[] =
     "Ed25519 private key in FILE (PKCS#8 PEM) and stores it with the name, "
     "for\n"
     "clients with --trusted-keys; the file is hashed once more to sign "
-    "first.\n";
+    "first.\n"
+    "--format=dm-verity stores a dm-verity tree (`veritysetup format` with "
+    "equal\n"
+    "block sizes; the file must be whole blocks) and prints roothash=HEX after "
+    "the\n"
+    "digest. --root-hash imports a `veritysetup format` image: its "
+    "parameters\n"
+    "come from the hash device's superblock or --verity-params, and the "
+    "server\n"
+    "stores it only if it has that root hash.\n";
 
 std::vector<CommandFlag> PutFlags(PutOptions* opts) {
   std::vector<CommandFlag> flags = SigningFlags(&opts->signing, "sign-key");
   std::vector<CommandFlag> own = {
+      {"format", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         if (v != "fs-verity" && v != "dm-verity") {
+           return absl::InvalidArgumentError(absl::StrCat(
+               "--format is fs-verity or dm-verity, not '", v, "'"));
+         }
+         opts->params.format =
+             v == "dm-verity" ? TreeFormat::kDmVerity : TreeFormat::kFsVerity;
+         return absl::OkStatus();
+       }},
       {"hash-alg", 0, true,
        [opts](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(opts->params.hash_algorithm, ParseHashAlgorithm(v));
@@ -68,6 +94,9 @@ std::vector<CommandFlag> PutFlags(PutOptions* opts) {
        }},
   };
   flags.insert(flags.end(), own.begin(), own.end());
+  for (CommandFlag& flag : DmVerityRootFlagList(&opts->dm_verity)) {
+    flags.push_back(std::move(flag));
+  }
   return flags;
 }
 
@@ -76,15 +105,36 @@ int HashThreads() {
 }
 
 // With --sign-key: the statement for the file's digest, which is computed
-// here and then sent as the expected digest.
+// here (unless --root-hash gave it) and then sent as the expected digest.
 absl::Status Sign(sdk::Client& client, const PutOptions& opts,
                   const std::string& file, sdk::PutOptions* put) {
-  ASSIGN_OR_RETURN(const MerkleTree tree,
-                   BuildMerkleTreeFromFile(file, opts.params, HashThreads()));
-  const ParsedDigest digest{opts.params.hash_algorithm, tree.digest};
+  ParsedDigest digest;
+  if (put->expected_digest.has_value()) {
+    ASSIGN_OR_RETURN(digest, ParseDigest(put->expected_digest->ToString()));
+  } else {
+    ASSIGN_OR_RETURN(const MerkleTree tree,
+                     BuildMerkleTreeFromFile(file, opts.params, HashThreads()));
+    digest = ParsedDigest{opts.params.hash_algorithm, tree.digest};
+  }
   ASSIGN_OR_RETURN(put->name_statement,
                    SignName(opts.signing, opts.name, digest, &client));
   ASSIGN_OR_RETURN(put->expected_digest, sdk::Digest::Parse(digest.ToString()));
+  return absl::OkStatus();
+}
+
+// --root-hash: the tree parameters and the expected digest from the image's
+// trust anchor.
+absl::Status ImportDmVerity(const PutOptions& opts, const std::string& file,
+                            sdk::PutOptions* put) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) return absl::ErrnoToStatus(errno, file);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  ASSIGN_OR_RETURN(const sdk::DmVerityRoot root,
+                   ResolveDmVerityRoot(opts.dm_verity, size));
+  ASSIGN_OR_RETURN(put->expected_digest, sdk::Digest::OfDmVerity(root));
+  put->hash_algorithm = root.hash_algorithm;
+  put->block_size = root.data_block_size;
+  put->salt = root.salt;
   return absl::OkStatus();
 }
 
@@ -94,6 +144,7 @@ sdk::PutOptions ToPutOptions(const PutOptions& opts) {
       static_cast<sdk::DigestAlgorithm>(opts.params.hash_algorithm);
   put.block_size = opts.params.block_size;
   put.salt = opts.params.salt;
+  put.format = static_cast<sdk::TreeFormat>(opts.params.format);
   put.name = opts.name;
   put.hash_threads = HashThreads();
   return put;
@@ -102,6 +153,7 @@ sdk::PutOptions ToPutOptions(const PutOptions& opts) {
 absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
                         const std::string& file, std::FILE* out) {
   sdk::PutOptions put = ToPutOptions(opts);
+  if (opts.dm_verity.given()) RETURN_IF_ERROR(ImportDmVerity(opts, file, &put));
   if (!opts.signing.key_file.empty()) {
     RETURN_IF_ERROR(Sign(client, opts, file, &put));
   }
@@ -111,8 +163,12 @@ absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
         ReadSmallFile(opts.fsverity_sig_file, kMaxFsveritySignatureBytes));
   }
   ASSIGN_OR_RETURN(const sdk::PutResult result, client.PutFile(file, put));
-  const std::string line =
-      absl::StrCat(result.info.digest.ToString(), " ", file, "\n");
+  std::string line = absl::StrCat(result.info.digest.ToString(), " ", file);
+  if (result.info.format == sdk::TreeFormat::kDmVerity) {
+    absl::StrAppend(
+        &line, " roothash=", absl::BytesToHexString(result.info.root_hash));
+  }
+  line += "\n";
   std::fwrite(line.data(), 1, line.size(), out);
   return absl::OkStatus();
 }
@@ -127,6 +183,12 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
   opts.files = std::move(line.operands);
   RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
   if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
+  if (opts.dm_verity.given()) {
+    if (opts.files.size() != 1) {
+      return absl::InvalidArgumentError("--root-hash needs exactly one IMAGE");
+    }
+    opts.params.format = TreeFormat::kDmVerity;
+  }
   if (!opts.name.empty() && opts.files.size() != 1) {
     return absl::InvalidArgumentError("--name needs exactly one FILE");
   }

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/cli/connection.h"
+#include "client/cli/dm_verity_root.h"
 #include "client/cli/name_signing.h"
 #include "lib/merkle_params.h"
 
@@ -18,8 +19,11 @@ namespace verity::cli {
 // The parsed command line of `verity put`. Plain value.
 struct PutOptions {
   client::ConnectionOptions connection;
-  MerkleParams params;  // --hash-alg, --block-size, --salt
-  std::string name;     // --name, only with a single FILE
+  MerkleParams params;  // --hash-alg, --block-size, --salt, --format
+  // --root-hash with --hash-device or --verity-params (one FILE): import a
+  // `veritysetup format` image, stored only if it has that root hash.
+  DmVerityRootFlags dm_verity;
+  std::string name;  // --name, only with a single FILE
   // --sign-key (with --name), --version, --expires-in: the name's statement,
   // signed for the file's digest and stored with the name.
   SigningOptions signing;

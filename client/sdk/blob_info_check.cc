@@ -19,8 +19,7 @@ absl::StatusOr<CheckedBlobInfo> CheckBlobInfo(const verity::v1::BlobInfo& info,
                                             "': ", digest.status().message()));
   }
   checked.digest = *std::move(digest);
-  ASSIGN_OR_RETURN(checked.descriptor,
-                   DescriptorFromProto(info.fsverity_descriptor()));
+  ASSIGN_OR_RETURN(checked.descriptor, DescriptorOf(info));
   absl::StatusOr<std::string> computed = checked.descriptor.ComputeFileDigest();
   if (!computed.ok() ||
       checked.descriptor.hash_algorithm != checked.digest.algorithm ||

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/descriptor.h"
+#include "lib/dm_verity.h"
 #include "lib/hash.h"
 
 namespace verity::sdk {
@@ -29,6 +30,20 @@ absl::StatusOr<Digest> Digest::FromBytes(DigestAlgorithm algorithm,
         "a digest of this algorithm has ", size, " bytes, not ", raw.size()));
   }
   return Digest(algorithm, std::string(raw));
+}
+
+absl::StatusOr<Digest> Digest::OfDmVerity(const DmVerityRoot& root) {
+  DmVerityParams params;
+  params.algorithm = static_cast<HashAlgorithm>(root.hash_algorithm);
+  params.data_block_size = root.data_block_size;
+  params.hash_block_size = root.hash_block_size;
+  params.salt = root.salt;
+  absl::StatusOr<Descriptor> descriptor =
+      DmVerityDescriptorOf(params, root.data_blocks, root.root_hash);
+  if (!descriptor.ok()) return descriptor.status();
+  absl::StatusOr<std::string> digest = descriptor->ComputeFileDigest();
+  if (!digest.ok()) return digest.status();
+  return Digest(root.hash_algorithm, *std::move(digest));
 }
 
 std::string Digest::ToString() const {

@@ -101,7 +101,7 @@ absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
                                          const ByteSink& sink) {
   if (!started_) {
     RETURN_IF_ERROR(OnFirstResponse(msg));
-  } else if (!msg.digest().empty() || msg.has_fsverity_descriptor()) {
+  } else if (!msg.digest().empty() || HasDescriptor(msg)) {
     return absl::DataLossError(
         "only the first message may carry the digest and descriptor");
   }
@@ -127,7 +127,7 @@ absl::Status ReadStreamVerifier::Process(const verity::v1::ReadResponse& msg,
 
 absl::Status ReadStreamVerifier::CountEmptyMessage(
     const verity::v1::ReadResponse& msg) {
-  if (msg.tree_blocks_size() > 0 || msg.has_fsverity_descriptor()) {
+  if (msg.tree_blocks_size() > 0 || HasDescriptor(msg)) {
     return absl::OkStatus();
   }
   if (++empty_messages_ > kMaxEmptyMessages) {
@@ -140,13 +140,12 @@ absl::Status ReadStreamVerifier::CountEmptyMessage(
 
 absl::Status ReadStreamVerifier::OnFirstResponse(
     const verity::v1::ReadResponse& msg) {
-  if (msg.digest().empty() || !msg.has_fsverity_descriptor()) {
+  if (msg.digest().empty() || !HasDescriptor(msg)) {
     return absl::DataLossError(
         "the first message lacks the digest or the descriptor");
   }
   RETURN_IF_ERROR(CheckDigestText(msg.digest()));
-  ASSIGN_OR_RETURN(const Descriptor descriptor,
-                   DescriptorFromProto(msg.fsverity_descriptor()));
+  ASSIGN_OR_RETURN(const Descriptor descriptor, DescriptorOf(msg));
   RETURN_IF_ERROR(AuthenticateDescriptor(descriptor));
   RETURN_IF_ERROR(SetRange(tree_->geometry()));
   started_ = true;

@@ -53,6 +53,12 @@ sdk::NameStatementInfo ToNameStatementInfo(const NameStatement& statement,
   return info;
 }
 
+// The SDK's public enum has lib's numbers.
+static_assert(static_cast<int>(sdk::TreeFormat::kFsVerity) ==
+              static_cast<int>(TreeFormat::kFsVerity));
+static_assert(static_cast<int>(sdk::TreeFormat::kDmVerity) ==
+              static_cast<int>(TreeFormat::kDmVerity));
+
 absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
                                                 const ParsedDigest* expected) {
   ASSIGN_OR_RETURN(const CheckedBlobInfo checked,
@@ -69,12 +75,15 @@ absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
         absl::StrCat("the server reported a block size of 2^",
                      descriptor.log_block_size, " bytes for ", info.digest()));
   }
-  sdk::BlobInfo result{
-      std::move(digest),  descriptor.data_size,
-      params->block_size, descriptor.salt,
-      info.tree_size(),   {info.names().begin(), info.names().end()},
-      std::nullopt,       info.fsverity_signature(),
-  };
+  sdk::BlobInfo result{std::move(digest)};
+  result.size = descriptor.data_size;
+  result.block_size = params->block_size;
+  result.salt = descriptor.salt;
+  result.format = static_cast<sdk::TreeFormat>(descriptor.format);
+  result.root_hash = descriptor.root_hash;
+  result.tree_size = info.tree_size();
+  result.names.assign(info.names().begin(), info.names().end());
+  result.fsverity_signature = info.fsverity_signature();
   if (!info.name_statement().empty()) {
     const absl::StatusOr<NameStatement> statement =
         ParseNameStatement(info.name_statement());
@@ -90,6 +99,7 @@ absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options) {
   params.hash_algorithm = static_cast<HashAlgorithm>(options.hash_algorithm);
   params.block_size = options.block_size;
   params.salt = options.salt;
+  params.format = static_cast<TreeFormat>(options.format);
   RETURN_IF_ERROR(ValidateMerkleParams(params));
   // The server refuses other blocks; saying so here is clearer.
   if (params.block_size < kMinServedBlockSize ||

@@ -248,7 +248,7 @@ verity::v1::BlobInfo FakeVerityService::InfoOf(
   const TestBlob& blob = blobs_.at(digest_text);
   verity::v1::BlobInfo info;
   info.set_digest(digest_text);
-  *info.mutable_fsverity_descriptor() = DescriptorToProto(blob.tree.descriptor);
+  SetDescriptor(blob.tree.descriptor, &info);
   info.set_tree_size(blob.tree.tree.size());
   if (auto it = signatures_.find(digest_text); it != signatures_.end()) {
     info.set_fsverity_signature(it->second);

@@ -23,8 +23,7 @@ std::vector<verity::v1::ReadResponse> HonestReadStream(
 
   std::vector<verity::v1::ReadResponse> stream(1);
   stream[0].set_digest(blob.digest_text);
-  *stream[0].mutable_fsverity_descriptor() =
-      DescriptorToProto(blob.tree.descriptor);
+  SetDescriptor(blob.tree.descriptor, &stream[0]);
   if (shape.descriptor_alone && first_block < end_block) stream.emplace_back();
   ProofPlanner proofs(geometry, shape.have_tree_blocks);
   for (uint64_t b = first_block; b < end_block; b += shape.blocks_per_chunk) {

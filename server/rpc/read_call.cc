@@ -107,8 +107,7 @@ void ReadCall::StartWrite(ReadMessage message) {
   v1::ReadResponse head;
   if (message.first) {
     head.set_digest(blob_->blob().digest_text());
-    *head.mutable_fsverity_descriptor() =
-        DescriptorToProto(blob_->blob().descriptor());
+    SetDescriptor(blob_->blob().descriptor(), &head);
     head.set_name_statement(name_statement_);
     head.set_fsverity_signature(blob_->blob().fsverity_signature());
   }

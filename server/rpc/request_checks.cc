@@ -91,7 +91,14 @@ absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
     RETURN_IF_ERROR(CheckFsveritySignatureFormat(header.fsverity_signature()));
   }
   checked.fsverity_signature = header.fsverity_signature();
-  if (header.has_content_size()) checked.size = header.content_size();
+  if (header.has_content_size()) {
+    checked.size = header.content_size();
+    // Content dm-verity does not cover is refused before it is sent.
+    if (checked.params.format == TreeFormat::kDmVerity) {
+      RETURN_IF_ERROR(
+          TreeGeometry::Create(checked.params, *checked.size).status());
+    }
+  }
   return checked;
 }
 

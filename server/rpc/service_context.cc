@@ -47,7 +47,7 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
   v1::BlobInfo proto;
   proto.set_digest(info.digest);
-  *proto.mutable_fsverity_descriptor() = DescriptorToProto(info.descriptor);
+  SetDescriptor(info.descriptor, &proto);
   for (const std::string& name : info.names) proto.add_names(name);
   proto.set_tree_size(info.tree_size);
   proto.set_name_statement(info.name_statement);

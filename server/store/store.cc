@@ -120,9 +120,10 @@ absl::Status DamagedBlob(absl::string_view digest_text,
 absl::StatusOr<CheckedDescriptor> CheckStoredDescriptor(
     absl::string_view bytes, const ParsedDigest& digest) {
   const std::string text = digest.ToString();
-  if (bytes.size() != kDescriptorSize) {
-    return DamagedBlob(text, absl::StrCat("descriptor is ", bytes.size(),
-                                          " bytes, not ", kDescriptorSize));
+  if (bytes.size() > kMaxDescriptorSize) {
+    return DamagedBlob(
+        text, absl::StrCat("descriptor is ", bytes.size(), " bytes, more than ",
+                           kMaxDescriptorSize));
   }
   if (ComputeHash(digest.algorithm, AsBytes(bytes)) != digest.digest) {
     return DamagedBlob(text, "descriptor does not hash to the digest");

@@ -29,14 +29,18 @@ struct NameStatementInfo {
   std::string encoded;  // the statement as stored and sent
 };
 
-// A stored blob. The descriptor fields (size, block size, salt) hash to
-// `digest`, which the SDK checks; the names and tree size are as the server
-// says. Plain value.
+// A stored blob. The descriptor fields (size, block size, salt, format, root
+// hash) hash to `digest`, which the SDK checks; the names and tree size are as
+// the server says. Plain value.
 struct BlobInfo {
   Digest digest;
   uint64_t size = 0;
   uint32_t block_size = 0;
   std::string salt;  // raw bytes; empty if unsalted
+  TreeFormat format = TreeFormat::kFsVerity;
+  // The tree's root hash, raw: for a dm-verity blob, the root hash
+  // `veritysetup format` prints.
+  std::string root_hash;
   uint64_t tree_size = 0;
   std::vector<std::string> names;  // the names that refer to the blob
   // StatName, SetName and a Put with a name only: the name's statement, if

@@ -16,8 +16,25 @@ namespace verity::sdk {
 // fs-verity's hash algorithm numbers (FS_VERITY_HASH_ALG_*).
 enum class DigestAlgorithm : uint8_t { kSha256 = 1, kSha512 = 2 };
 
+// The Linux verity format of a blob's tree: fs-verity's (`fsverity digest`)
+// or dm-verity's (`veritysetup format`, format 1).
+enum class TreeFormat : uint8_t { kFsVerity = 0, kDmVerity = 1 };
+
+// A dm-verity image's trust anchor: its root hash and the parameters
+// `veritysetup format` built it with, as it prints them (format 1; verityd
+// stores images whose data and hash block sizes are equal). Plain value.
+struct DmVerityRoot {
+  DigestAlgorithm hash_algorithm = DigestAlgorithm::kSha256;
+  uint32_t data_block_size = 4096;
+  uint32_t hash_block_size = 4096;
+  std::string salt;  // raw bytes; empty for none
+  uint64_t data_blocks = 0;
+  std::string root_hash;  // raw bytes
+};
+
 // A blob's digest: the hash of its fs-verity descriptor, as `fsverity digest`
-// prints it. Immutable value; thread-safe; copy freely.
+// prints it, or of a dm-verity blob's parameters and root hash (OfDmVerity).
+// Immutable value; thread-safe; copy freely.
 class Digest {
  public:
   // Parses "sha256:<64 hex digits>" or "sha512:<128 hex digits>" (either
@@ -28,6 +45,12 @@ class Digest {
   // digest size (32 or 64 bytes).
   static absl::StatusOr<Digest> FromBytes(DigestAlgorithm algorithm,
                                           absl::string_view raw);
+
+  // The digest of the dm-verity blob `root` describes: fetching it proves
+  // every byte against `root`. INVALID_ARGUMENT for parameters verityd does
+  // not store (unequal block sizes, no data block) or a root hash of the
+  // wrong size.
+  static absl::StatusOr<Digest> OfDmVerity(const DmVerityRoot& root);
 
   DigestAlgorithm algorithm() const { return algorithm_; }
   // The raw digest bytes.

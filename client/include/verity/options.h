@@ -147,10 +147,15 @@ struct FetchOptions {
 
 struct PutOptions {
   // The tree parameters, as `fsverity digest` takes them: a power of two
-  // from 1024 to 65536 for the block size, at most 32 bytes of salt.
+  // from 1024 to 65536 for the block size, at most 32 bytes of salt. With
+  // kDmVerity, as `veritysetup format` takes them (the block size both its
+  // data and hash block size, up to 256 bytes of salt): the content must be
+  // whole blocks, and the result's root_hash is the root hash veritysetup
+  // prints.
   DigestAlgorithm hash_algorithm = DigestAlgorithm::kSha256;
   uint32_t block_size = 4096;
   std::string salt;
+  TreeFormat format = TreeFormat::kFsVerity;
   // If set, the name then refers to the new blob.
   std::string name;
   // With `name` only: a signed statement binding `name` to the content's

@@ -137,7 +137,7 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
   ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(fs, dir, text));
   ASSIGN_OR_RETURN(const UniqueFd descriptor_fd,
                    OpenMember(fs, dir_fd.get(), dir, "descriptor", text));
-  std::string bytes(kDescriptorSize + 1, '\0');
+  std::string bytes(kMaxDescriptorSize + 1, '\0');
   ASSIGN_OR_RETURN(const size_t size,
                    PreadUpTo(fs, descriptor_fd.get(), 0, AsMutableBytes(&bytes),
                              JoinPath(dir, "descriptor")));
