@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "lib/hash.h"
 
@@ -72,6 +73,24 @@ absl::Status VerifyFsveritySignature(const ParsedDigest& digest,
                                  *pinned.certs_);
   }
   return Explain(status, absl::StatusCode::kDataLoss);
+}
+
+absl::Status VerifyRootHashSignature(absl::string_view root_hash,
+                                     absl::string_view der_signature,
+                                     const FsverityCertificates& pinned) {
+  if (root_hash.empty()) {
+    return absl::InvalidArgumentError("no root hash to check a signature of");
+  }
+  absl::Status status = CheckSize(der_signature);
+  if (status.ok()) {
+    status = VerifyDetachedPkcs7(
+        der_signature, absl::BytesToHexString(root_hash), *pinned.certs_);
+  }
+  if (!absl::IsInvalidArgument(status) && !absl::IsDataLoss(status)) {
+    return status;
+  }
+  return absl::DataLossError(
+      absl::StrCat("root hash signature ", status.message()));
 }
 
 absl::Status CheckFsveritySignatureFormat(absl::string_view der_signature) {

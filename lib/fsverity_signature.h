@@ -1,6 +1,8 @@
 // fs-verity built-in signatures as `fsverity sign` makes them: a detached
 // PKCS#7 SignedData over the formatted digest, checked against certificates
-// a client pins. The PKCS#7 work is OpenSSL 3's (lib/openssl3_pkcs7.h).
+// a client pins; and dm-verity's root hash signatures (systemd's
+// roothash.p7s), the same PKCS#7 over the root hash in hex. The PKCS#7 work
+// is OpenSSL 3's (lib/openssl3_pkcs7.h).
 
 #ifndef VERITYD_LIB_FSVERITY_SIGNATURE_H_
 #define VERITYD_LIB_FSVERITY_SIGNATURE_H_
@@ -40,6 +42,9 @@ class FsverityCertificates {
   friend absl::Status VerifyFsveritySignature(const ParsedDigest&,
                                               absl::string_view,
                                               const FsverityCertificates&);
+  friend absl::Status VerifyRootHashSignature(absl::string_view,
+                                              absl::string_view,
+                                              const FsverityCertificates&);
 
   explicit FsverityCertificates(
       std::shared_ptr<const Openssl3Certificates> certs)
@@ -56,6 +61,15 @@ class FsverityCertificates {
 // DATA_LOSS saying why otherwise; INVALID_ARGUMENT if `digest` is not a
 // well-formed digest; FAILED_PRECONDITION if libcrypto.so.3 cannot be loaded.
 absl::Status VerifyFsveritySignature(const ParsedDigest& digest,
+                                     absl::string_view der_signature,
+                                     const FsverityCertificates& pinned);
+
+// The same for a dm-verity root hash signature, as systemd's roothash.p7s
+// (RootHashSignature=) and the kernel's dm-verity (root_hash_sig_key_desc)
+// take it: the signed content is `root_hash` (raw bytes) in lowercase hex,
+// with no newline. DATA_LOSS saying why unless it verifies with one of
+// `pinned`; INVALID_ARGUMENT for an empty root hash.
+absl::Status VerifyRootHashSignature(absl::string_view root_hash,
                                      absl::string_view der_signature,
                                      const FsverityCertificates& pinned);
 

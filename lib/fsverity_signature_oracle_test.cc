@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -303,6 +304,52 @@ TEST(FsveritySignatureOracleTest, RefusesAttachedAndDoublySignedData) {
   EXPECT_EQ(status.message(),
             "fs-verity signature has 2 signers; exactly one is expected");
   EXPECT_EQ(CheckFsveritySignatureFormat(o.two_signers).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// systemd's roothash.p7s, made as its documentation makes it: `openssl smime
+// -sign -nocerts -noattr -binary` over the root hash in hex, no newline.
+absl::StatusOr<std::string> SignRootHashText(const KeyPair& signer,
+                                             absl::string_view text) {
+  absl::StatusOr<std::string> message = WriteTestFile("roothash.txt", text);
+  if (!message.ok()) return message.status();
+  const std::string out = absl::StrCat(*message, ".p7s");
+  absl::StatusOr<std::string> run = RunShellCommand(absl::StrCat(
+      "openssl smime -sign -nocerts -noattr -binary -outform DER -in ",
+      ShellQuote(*message), " -out ", ShellQuote(out), SignerOptions(signer),
+      " 2>&1"));
+  if (!run.ok()) return run.status();
+  return ReadTestFile(out);
+}
+
+TEST(FsveritySignatureOracleTest, RootHashSignaturesAsSystemdMakesThem) {
+  const Oracle& o = GetOracle();
+  const std::string root(32, '\x3c');
+  const std::string hex = absl::BytesToHexString(root);
+  for (const KeyPair* signer : {&o.rsa, &o.ecdsa}) {
+    absl::StatusOr<std::string> p7s = SignRootHashText(*signer, hex);
+    ASSERT_TRUE(p7s.ok()) << p7s.status();
+    EXPECT_TRUE(
+        VerifyRootHashSignature(root, *p7s, Pin(signer->cert_pem)).ok());
+    std::string other = root;
+    other[5] ^= 1;
+    EXPECT_EQ(
+        VerifyRootHashSignature(other, *p7s, Pin(signer->cert_pem)).code(),
+        absl::StatusCode::kDataLoss);
+    EXPECT_EQ(
+        VerifyRootHashSignature(root, *p7s, Pin(o.stranger.cert_pem)).code(),
+        absl::StatusCode::kDataLoss);
+  }
+  // The content is exactly the lowercase hex: not with a newline, not upper
+  // case, not the raw bytes.
+  for (const std::string& text :
+       {hex + "\n", absl::AsciiStrToUpper(hex), root}) {
+    absl::StatusOr<std::string> p7s = SignRootHashText(o.rsa, text);
+    ASSERT_TRUE(p7s.ok()) << p7s.status();
+    EXPECT_EQ(VerifyRootHashSignature(root, *p7s, Pin(o.rsa.cert_pem)).code(),
+              absl::StatusCode::kDataLoss);
+  }
+  EXPECT_EQ(VerifyRootHashSignature("", "x", Pin(o.rsa.cert_pem)).code(),
             absl::StatusCode::kInvalidArgument);
 }
 

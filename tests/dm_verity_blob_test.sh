@@ -4,7 +4,7 @@
 # matches), read back with `verity get --root-hash` and the superblock or spelled-out parameters
 # (whole and a range), and by digest; the stored tree is veritysetup's hash device and the stored
 # FEC its --fec-device, byte for byte; `verity put --format=dm-verity` prints veritysetup's root
-# hash; a corrupted stored block is DATA_LOSS with FEC off and repaired with it on; what dm-verity
+# hash; a roothash.p7s checked against a pinned certificate; a corrupted stored block is DATA_LOSS with FEC off and repaired with it on; what dm-verity
 # does not cover is refused.
 # Usage: dm_verity_blob_test.sh VERITYD VERITY
 set -euo pipefail
@@ -59,6 +59,28 @@ check "is the image" cmp -s "$work/image" "$work/out3"
 vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" \
   --offset=5000000 --length=123457 >"$work/range"
 check "a range by root hash" cmp -s "$work/range" <(tail -c +5000001 "$work/image" | head -c 123457)
+
+# ---- roothash.p7s, as systemd's documentation makes it, against a pinned certificate
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+  -subj "/CN=image signer" -keyout "$work/sign.key" -out "$work/sign.pem" 2>"$work/openssl.err"
+sign_root() {  # HEX OUT
+  printf '%s' "$1" >"$work/roothash.txt"
+  openssl smime -sign -nocerts -noattr -binary -in "$work/roothash.txt" -inkey "$work/sign.key" \
+    -signer "$work/sign.pem" -outform der -out "$2"
+}
+sign_root "$root" "$work/roothash.p7s"
+check "get with a root hash signature that verifies" vc get "${srv[@]}" --root-hash="$root" \
+  --hash-device="$work/hashdev" --root-hash-signature="$work/roothash.p7s" \
+  --root-hash-cert="$work/sign.pem" -o "$work/signed"
+check "is the image" cmp -s "$work/image" "$work/signed"
+sign_root "$(printf '%064x' 9)" "$work/other.p7s"
+expect_exit 3 "a signature of another root hash is refused" vc get "${srv[@]}" \
+  --root-hash="$root" --hash-device="$work/hashdev" --root-hash-signature="$work/other.p7s" \
+  --root-hash-cert="$work/sign.pem" -o "$work/unsigned"
+expect_exit 1 "a pinned certificate without a signature is refused" vc get "${srv[@]}" \
+  --root-hash="$root" --hash-device="$work/hashdev" --root-hash-cert="$work/sign.pem" \
+  -o "$work/unsigned"
+check "nothing written for either" [ ! -e "$work/unsigned" ]
 
 # ---- the root hash is the anchor: a wrong one, other parameters or another size name no blob
 other=$(printf '%064x' 7)

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "client/cli/flag_values.h"
 #include "lib/dm_verity.h"
+#include "lib/file_util.h"
 #include "lib/status_macros.h"
 
 namespace verity::cli {
@@ -81,6 +82,23 @@ absl::Status ReadSuperblock(const std::string& path, sdk::DmVerityRoot* root) {
   return absl::OkStatus();
 }
 
+// The signature files are small: roothash.p7s is a few KiB at most.
+constexpr size_t kMaxTrustFileBytes = size_t{1} << 20;
+
+absl::Status CheckSignature(const DmVerityRootFlags& flags,
+                            const sdk::DmVerityRoot& root) {
+  if (flags.signature.empty() != flags.cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--root-hash-signature and --root-hash-cert go together");
+  }
+  if (flags.signature.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::string p7s,
+                   ReadSmallFile(flags.signature, kMaxTrustFileBytes));
+  ASSIGN_OR_RETURN(const std::string pem,
+                   ReadSmallFile(flags.cert, kMaxTrustFileBytes));
+  return sdk::VerifyRootHashSignature(root, p7s, pem);
+}
+
 }  // namespace
 
 const char kDmVerityRootUsage[] =
@@ -91,7 +109,10 @@ const char kDmVerityRootUsage[] =
     "data-blocks=N,salt=HEX\n"
     "(veritysetup's names; also data-block-size, hash-block-size, format=1,\n"
     "salt=- for none). The blob is then read by the digest they and the root\n"
-    "hash give, and every byte is proved against the root hash.\n";
+    "hash give, and every byte is proved against the root hash.\n"
+    "--root-hash-signature=FILE --root-hash-cert=PEM: the root hash is used\n"
+    "only if FILE (systemd's roothash.p7s: PKCS#7 over the hex root hash)\n"
+    "verifies with a certificate in PEM; a refusal exits 3.\n";
 
 std::vector<CommandFlag> DmVerityRootFlagList(DmVerityRootFlags* flags) {
   const auto set = [](const char* name, std::string* field) {
@@ -107,7 +128,9 @@ std::vector<CommandFlag> DmVerityRootFlagList(DmVerityRootFlags* flags) {
   };
   return {set("root-hash", &flags->root_hash),
           set("hash-device", &flags->hash_device),
-          set("verity-params", &flags->params)};
+          set("verity-params", &flags->params),
+          set("root-hash-signature", &flags->signature),
+          set("root-hash-cert", &flags->cert)};
 }
 
 absl::Status ParseVerityParams(absl::string_view text,
@@ -132,6 +155,7 @@ absl::StatusOr<sdk::DmVerityRoot> ResolveDmVerityRoot(
   }
   sdk::DmVerityRoot root;
   ASSIGN_OR_RETURN(root.root_hash, ParseHexFlag("root-hash", flags.root_hash));
+  RETURN_IF_ERROR(CheckSignature(flags, root));
   if (!flags.hash_device.empty()) {
     RETURN_IF_ERROR(ReadSuperblock(flags.hash_device, &root));
   } else {

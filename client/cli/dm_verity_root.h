@@ -22,8 +22,14 @@ struct DmVerityRootFlags {
   std::string root_hash;    // --root-hash=HEX
   std::string hash_device;  // --hash-device=FILE: a superblock at its start
   std::string params;       // --verity-params=KEY=VALUE,...
+  // --root-hash-signature=FILE (systemd's roothash.p7s) and
+  // --root-hash-cert=PEM: the root hash is used only if the signature
+  // verifies with one of the pinned certificates.
+  std::string signature;
+  std::string cert;
   bool given() const {
-    return !root_hash.empty() || !hash_device.empty() || !params.empty();
+    return !root_hash.empty() || !hash_device.empty() || !params.empty() ||
+           !signature.empty() || !cert.empty();
   }
 };
 
@@ -36,7 +42,8 @@ extern const char kDmVerityRootUsage[];
 // image (verity put): --verity-params may then leave data-blocks out, and a
 // superblock or data-blocks that disagree, or a size not of whole blocks, are
 // refused. INVALID_ARGUMENT for a missing or malformed flag, an unreadable or
-// superblock-less hash device.
+// superblock-less hash device; DATA_LOSS for a root hash signature that does
+// not verify.
 absl::StatusOr<sdk::DmVerityRoot> ResolveDmVerityRoot(
     const DmVerityRootFlags& flags,
     std::optional<uint64_t> data_size = std::nullopt);

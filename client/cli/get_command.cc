@@ -163,6 +163,16 @@ absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
   return Fetch(client, opts, *file, err);
 }
 
+// --root-hash: the digest its anchor gives (after its signature, if any, is
+// checked).
+absl::Status ResolveDmVerityBlob(GetOptions* opts) {
+  ASSIGN_OR_RETURN(const sdk::DmVerityRoot root,
+                   ResolveDmVerityRoot(opts->dm_verity));
+  ASSIGN_OR_RETURN(const sdk::Digest digest, sdk::Digest::OfDmVerity(root));
+  ASSIGN_OR_RETURN(opts->blob, client::ParseBlobRef(digest.ToString()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
@@ -176,10 +186,6 @@ absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
           "with --root-hash, give no DIGEST_OR_NAME: the root hash and its "
           "parameters name the blob");
     }
-    ASSIGN_OR_RETURN(const sdk::DmVerityRoot root,
-                     ResolveDmVerityRoot(opts.dm_verity));
-    ASSIGN_OR_RETURN(const sdk::Digest digest, sdk::Digest::OfDmVerity(root));
-    ASSIGN_OR_RETURN(opts.blob, client::ParseBlobRef(digest.ToString()));
   } else {
     ASSIGN_OR_RETURN(opts.blob, OneBlobOperand(line));
   }
@@ -193,6 +199,10 @@ int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
   absl::StatusOr<GetOptions> opts = ParseGetOptions(argc, argv);
   if (!opts.ok()) return UsageError("get", opts.status(), usage, err);
+  if (opts->dm_verity.given()) {
+    const absl::Status resolved = ResolveDmVerityBlob(&*opts);
+    if (!resolved.ok()) return ReportStatus("get", resolved, err);
+  }
   if (opts->deadline > absl::ZeroDuration()) {
     opts->fetch.deadline = absl::Now() + opts->deadline;
   }

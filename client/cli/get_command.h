@@ -19,7 +19,9 @@ namespace verity::cli {
 // The parsed command line of `verity get`. Plain value.
 struct GetOptions {
   client::ConnectionOptions connection;
-  client::BlobRef blob;  // DIGEST_OR_NAME, or the digest --root-hash gives
+  // DIGEST_OR_NAME; with --root-hash, the digest it gives, set when the
+  // command runs.
+  client::BlobRef blob;
   // --root-hash with --hash-device or --verity-params: a dm-verity blob.
   DmVerityRootFlags dm_verity;
   std::string output;  // -o/--output; empty for `out`

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/descriptor.h"
 #include "lib/dm_verity.h"
+#include "lib/fsverity_signature.h"
 #include "lib/hash.h"
 
 namespace verity::sdk {
@@ -44,6 +45,15 @@ absl::StatusOr<Digest> Digest::OfDmVerity(const DmVerityRoot& root) {
   absl::StatusOr<std::string> digest = descriptor->ComputeFileDigest();
   if (!digest.ok()) return digest.status();
   return Digest(root.hash_algorithm, *std::move(digest));
+}
+
+absl::Status VerifyRootHashSignature(const DmVerityRoot& root,
+                                     absl::string_view roothash_p7s,
+                                     absl::string_view pinned_pem) {
+  absl::StatusOr<FsverityCertificates> pinned =
+      FsverityCertificates::FromPem(pinned_pem);
+  if (!pinned.ok()) return pinned.status();
+  return verity::VerifyRootHashSignature(root.root_hash, roothash_p7s, *pinned);
 }
 
 std::string Digest::ToString() const {

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -70,6 +71,17 @@ class Digest {
   DigestAlgorithm algorithm_;
   std::string bytes_;
 };
+
+// OK iff `roothash_p7s`, a dm-verity root hash signature as systemd's
+// roothash.p7s holds it (DER PKCS#7, detached, over the root hash in
+// lowercase hex, as `openssl smime -sign -nocerts -noattr -binary` makes it
+// and the kernel's dm-verity checks it), verifies with one of the
+// certificates in `pinned_pem`. DATA_LOSS saying why otherwise;
+// INVALID_ARGUMENT if `pinned_pem` holds no certificate; FAILED_PRECONDITION
+// if the system's OpenSSL 3 (libcrypto.so.3) cannot be loaded.
+absl::Status VerifyRootHashSignature(const DmVerityRoot& root,
+                                     absl::string_view roothash_p7s,
+                                     absl::string_view pinned_pem);
 
 }  // namespace verity::sdk
 
