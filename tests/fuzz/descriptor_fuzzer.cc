@@ -1,7 +1,8 @@
-// Fuzzes the fs-verity descriptor: ParseDescriptor accepts exactly the
-// canonical 256-byte form and Serialize() gives it back; the wire form
-// (FsverityDescriptor) round-trips through the same bytes; the tree geometry
-// of every accepted descriptor is consistent with its parameters.
+// Fuzzes the descriptors: ParseDescriptor accepts exactly the canonical
+// 256-byte fs-verity form and the canonical dm-verity form (superblock + root
+// hash), and Serialize() gives it back; the wire forms (FsverityDescriptor,
+// DmVerityDescriptor) round-trip through the same bytes; the tree geometry of
+// every accepted descriptor is consistent with its parameters.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +25,44 @@ bool AllZero(absl::string_view bytes) {
 }
 
 // The independent predicate, from the table in docs/protocol.md.
+uint64_t Le(absl::string_view b, size_t at, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) {
+    v |= uint64_t{static_cast<uint8_t>(b[at + i])} << (8 * i);
+  }
+  return v;
+}
+
+// The dm-verity form, from the superblock table in docs/protocol.md.
+bool IsCanonicalDmVerity(absl::string_view b) {
+  if (b.size() < 512 || b.substr(0, 8) != absl::string_view("verity\0\0", 8) ||
+      Le(b, 8, 4) != 1 || Le(b, 12, 4) != 1 || !AllZero(b.substr(16, 16))) {
+    return false;
+  }
+  const std::string name(b.substr(32, 32));
+  const std::string padding(26, '\0');
+  size_t digest_size = 0;
+  if (name == "sha256" + padding) {
+    digest_size = 32;
+  } else if (name == "sha512" + padding) {
+    digest_size = 64;
+  } else {
+    return false;
+  }
+  const uint64_t block = Le(b, 64, 4);
+  const uint64_t blocks = Le(b, 72, 8);
+  const uint64_t salt_size = Le(b, 80, 2);
+  const bool power_of_two = block != 0 && (block & (block - 1)) == 0;
+  return power_of_two && block >= 512 && block <= 512 * 1024 &&
+         block >= 2 * digest_size && Le(b, 68, 4) == block && blocks != 0 &&
+         blocks <= kMaxDataSize / block && salt_size <= 256 &&
+         AllZero(b.substr(82, 6)) &&
+         AllZero(b.substr(88 + salt_size, 424 - salt_size)) &&
+         b.size() == 512 + digest_size;
+}
+
 bool IsCanonical(absl::string_view b) {
+  if (b.size() > kDescriptorSize) return IsCanonicalDmVerity(b);
   if (b.size() != kDescriptorSize || b[0] != 1) return false;
   const uint8_t algorithm = static_cast<uint8_t>(b[1]);
   const uint8_t salt_size = static_cast<uint8_t>(b[3]);
@@ -36,8 +74,12 @@ bool IsCanonical(absl::string_view b) {
          AllZero(b.substr(112));
 }
 
-// What ValidateMerkleParams allows: 2 * digest size <= 2^log <= 2^30.
+// What ValidateMerkleParams allows: 2 * digest size <= 2^log <= 2^30, and
+// for dm-verity 512 B to 512 KiB.
 bool BlockSizeValid(const Descriptor& d) {
+  if (d.format == TreeFormat::kDmVerity) {
+    return d.log_block_size >= 9 && d.log_block_size <= 19;
+  }
   const int min_log = d.hash_algorithm == HashAlgorithm::kSha256 ? 6 : 7;
   return d.log_block_size >= min_log && d.log_block_size <= 30;
 }
@@ -85,8 +127,9 @@ void CheckParse(absl::string_view bytes) {
   FUZZ_CHECK(serialized.ok() && *serialized == bytes, "");
   FUZZ_CHECK(parsed->ComputeFileDigest().ok(), "");
   // The wire form carries the same descriptor.
-  const absl::StatusOr<Descriptor> from_wire =
-      DescriptorFromProto(DescriptorToProto(*parsed));
+  verity::v1::ReadResponse wire;
+  SetDescriptor(*parsed, &wire);
+  const absl::StatusOr<Descriptor> from_wire = DescriptorOf(wire);
   FUZZ_CHECK(from_wire.ok() && *from_wire == *parsed, "");
   CheckGeometry(*parsed);
 }

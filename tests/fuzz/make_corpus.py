@@ -41,6 +41,19 @@ def descriptor(alg=1, log_bs=12, salt=b'', size=0, root=None):
     return bytes(out)
 
 
+def dm_verity_descriptor(alg='sha256', block=4096, blocks=1, salt=b'', root=None):
+    """A dm-verity blob's descriptor: the zero-UUID superblock, then the root hash."""
+    digest_size = 32 if alg == 'sha256' else 64
+    out = bytearray(512)
+    out[0:8] = b'verity\0\0'
+    out[8:16] = struct.pack('<II', 1, 1)
+    out[32:32 + len(alg)] = alg.encode()
+    out[64:80] = struct.pack('<IIQ', block, block, blocks)
+    out[80:82] = u16(len(salt))
+    out[88:88 + len(salt)] = salt
+    return bytes(out) + (root if root is not None else bytes(range(digest_size)))
+
+
 def proto_field(number, wire_type, payload):
     key = varint(number << 3 | wire_type)
     if wire_type == 0:
@@ -78,6 +91,9 @@ def descriptor_seeds():
         'empty_blob': u8(0) + descriptor(size=0, root=bytes(32)),
         'huge_size': u8(0) + descriptor(log_bs=6, size=(1 << 63) - 1),
         'not_canonical': u8(0) + descriptor(size=1)[:200] + u8(1) + bytes(55),
+        'dm_verity_4k': u8(0) + dm_verity_descriptor(blocks=3000, salt=bytes(32)),
+        'dm_verity_sha512_salted': u8(0) + dm_verity_descriptor('sha512', 1024, 7, b's' * 256),
+        'dm_verity_uuid': u8(0) + dm_verity_descriptor()[:20] + u8(1) + dm_verity_descriptor()[21:],
     }
     # FsverityDescriptor: 1 hash_algorithm, 2 log_block_size, 3 salt, 4 data_size, 5 root_hash.
     wire = (proto_field(1, 0, 1) + proto_field(2, 0, 12) + proto_field(3, 2, b'salt') +
