@@ -38,21 +38,31 @@ verity::v1::HashAlgorithm HashAlgorithmToProto(HashAlgorithm algorithm) {
   return static_cast<verity::v1::HashAlgorithm>(algorithm);
 }
 
-absl::StatusOr<Descriptor> DescriptorFromProto(
-    const verity::v1::FsverityDescriptor& proto) {
-  const int algorithm = proto.hash_algorithm();
+namespace {
+
+// A descriptor's algorithm: unlike in TreeParams, 0 is none, not the default.
+absl::StatusOr<HashAlgorithm> DescriptorAlgorithm(int algorithm) {
   if (algorithm < 0 || algorithm > 255 ||
       !IsValidHashAlgorithm(static_cast<uint8_t>(algorithm))) {
     return absl::DataLossError(
         absl::StrCat("descriptor names unknown hash algorithm ", algorithm));
   }
+  return static_cast<HashAlgorithm>(algorithm);
+}
+
+}  // namespace
+
+absl::StatusOr<Descriptor> DescriptorFromProto(
+    const verity::v1::FsverityDescriptor& proto) {
+  ASSIGN_OR_RETURN(const HashAlgorithm algorithm,
+                   DescriptorAlgorithm(proto.hash_algorithm()));
   if (proto.log_block_size() > 255) {
     return absl::DataLossError(absl::StrCat("descriptor log_block_size ",
                                             proto.log_block_size(),
                                             " does not fit the format"));
   }
   Descriptor descriptor;
-  descriptor.hash_algorithm = static_cast<HashAlgorithm>(algorithm);
+  descriptor.hash_algorithm = algorithm;
   descriptor.log_block_size = static_cast<uint8_t>(proto.log_block_size());
   descriptor.salt = proto.salt();
   descriptor.data_size = proto.data_size();
@@ -73,14 +83,10 @@ verity::v1::FsverityDescriptor DescriptorToProto(const Descriptor& descriptor) {
 
 absl::StatusOr<Descriptor> DescriptorFromProto(
     const verity::v1::DmVerityDescriptor& proto) {
-  const int algorithm = proto.hash_algorithm();
-  if (algorithm < 0 || algorithm > 255 ||
-      !IsValidHashAlgorithm(static_cast<uint8_t>(algorithm))) {
-    return absl::DataLossError(
-        absl::StrCat("descriptor names unknown hash algorithm ", algorithm));
-  }
+  ASSIGN_OR_RETURN(const HashAlgorithm algorithm,
+                   DescriptorAlgorithm(proto.hash_algorithm()));
   DmVerityParams params;
-  params.algorithm = static_cast<HashAlgorithm>(algorithm);
+  params.algorithm = algorithm;
   params.data_block_size = proto.data_block_size();
   params.hash_block_size = proto.hash_block_size();
   params.salt = proto.salt();

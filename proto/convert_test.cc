@@ -61,6 +61,75 @@ TEST(ProtoConvertTest, TreeParamsDefaultsAndLimits) {
             StatusCode::kInvalidArgument);
 }
 
+Descriptor DmVerity() {
+  Descriptor d;
+  d.format = TreeFormat::kDmVerity;
+  d.log_block_size = 12;
+  d.salt = std::string(100, 's');
+  d.data_size = 7 * 4096;
+  d.root_hash = std::string(32, 'r');
+  return d;
+}
+
+TEST(ProtoConvertTest, EachFormatTravelsInItsOwnField) {
+  verity::v1::ReadResponse response;
+  EXPECT_FALSE(HasDescriptor(response));
+  EXPECT_EQ(DescriptorOf(response).status().code(),
+            absl::StatusCode::kDataLoss);
+  SetDescriptor(DmVerity(), &response);
+  ASSERT_TRUE(response.has_dm_verity_descriptor());
+  EXPECT_FALSE(response.has_fsverity_descriptor());
+  EXPECT_EQ(response.dm_verity_descriptor().data_blocks(), 7u);
+  EXPECT_EQ(response.dm_verity_descriptor().hash_block_size(), 4096u);
+  absl::StatusOr<Descriptor> back = DescriptorOf(response);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, DmVerity());
+  // Both at once is a lie.
+  *response.mutable_fsverity_descriptor() = DescriptorToProto(DmVerity());
+  EXPECT_EQ(DescriptorOf(response).status().code(),
+            absl::StatusCode::kDataLoss);
+  // Setting an fs-verity descriptor clears the other.
+  Descriptor fs = DmVerity();
+  fs.format = TreeFormat::kFsVerity;
+  verity::v1::BlobInfo info;
+  SetDescriptor(DmVerity(), &info);
+  SetDescriptor(fs, &info);
+  EXPECT_FALSE(info.has_dm_verity_descriptor());
+  EXPECT_EQ(*DescriptorOf(info), fs);
+}
+
+TEST(ProtoConvertTest, DmVerityDescriptorsVeritydDoesNotStoreAreDataLoss) {
+  verity::v1::DmVerityDescriptor proto = DmVerityDescriptorToProto(DmVerity());
+  proto.set_hash_block_size(1024);
+  EXPECT_EQ(DescriptorFromProto(proto).status().code(),
+            absl::StatusCode::kDataLoss);
+  proto = DmVerityDescriptorToProto(DmVerity());
+  proto.set_hash_algorithm(verity::v1::HASH_ALGORITHM_UNSPECIFIED);
+  EXPECT_EQ(DescriptorFromProto(proto).status().code(),
+            absl::StatusCode::kDataLoss);
+  proto = DmVerityDescriptorToProto(DmVerity());
+  proto.set_data_blocks(uint64_t{1} << 62);  // overflows at 4 KiB blocks
+  EXPECT_EQ(DescriptorFromProto(proto).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(ProtoConvertTest, TreeParamsCarryTheFormat) {
+  MerkleParams params;
+  params.format = TreeFormat::kDmVerity;
+  params.salt = std::string(200, 'x');  // too long for fs-verity
+  absl::StatusOr<MerkleParams> back =
+      TreeParamsFromProto(TreeParamsToProto(params));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->format, TreeFormat::kDmVerity);
+  verity::v1::TreeParams proto = TreeParamsToProto(params);
+  proto.set_format(static_cast<verity::v1::TreeFormat>(7));
+  EXPECT_EQ(TreeParamsFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  proto.set_format(verity::v1::TREE_FORMAT_FSVERITY);
+  EXPECT_EQ(TreeParamsFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);  // the salt
+}
+
 TEST(ProtoConvertTest, PriorityClassRoundTrips) {
   for (const PriorityClass priority : kAllPriorityClasses) {
     const verity::v1::PriorityClass proto = PriorityClassToProto(priority);
