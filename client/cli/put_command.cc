@@ -29,12 +29,14 @@ constexpr char kUsage[] =
     "Usage: verity put FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
     "[--salt=HEX]\n"
     "                          [--format=fs-verity|dm-verity]\n"
-    "       verity put IMAGE --root-hash=HEX (--hash-device=FILE | "
-    "--verity-params=...)\n"
     "                          [--name=NAME] [--fsverity-sig=SIG] (only with "
     "one FILE)\n"
     "                          [--sign-key=FILE [--version=N]\n"
     "                           [--expires-in=DURATION]] (with --name)\n"
+    "       verity put IMAGE --root-hash=HEX (--hash-device=FILE | "
+    "--verity-params=...)\n"
+    "                        [--root-hash-signature=FILE --root-hash-cert=PEM]"
+    " [--name=NAME]\n"
     "--sign-key signs the statement \"NAME means the file's digest\" with the\n"
     "Ed25519 private key in FILE (PKCS#8 PEM) and stores it with the name, "
     "for\n"
@@ -186,6 +188,14 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
   if (opts.dm_verity.given()) {
     if (opts.files.size() != 1) {
       return absl::InvalidArgumentError("--root-hash needs exactly one IMAGE");
+    }
+    const MerkleParams defaults;
+    if (opts.params.hash_algorithm != defaults.hash_algorithm ||
+        opts.params.block_size != defaults.block_size ||
+        !opts.params.salt.empty()) {
+      return absl::InvalidArgumentError(
+          "with --root-hash, the parameters come from --hash-device or "
+          "--verity-params, not --hash-alg, --block-size or --salt");
     }
     opts.params.format = TreeFormat::kDmVerity;
   }

@@ -34,6 +34,20 @@ TEST(ParsePutOptionsTest, Flags) {
   EXPECT_EQ(opts->connection.timeout, absl::ZeroDuration());
 }
 
+TEST(ParsePutOptionsTest, DmVerity) {
+  TestArgv argv(
+      {"put", "f", "--format=dm-verity",
+       "--salt=" + std::string(512, 'a')});  // 256 bytes: dm-verity's limit
+  absl::StatusOr<PutOptions> opts = ParsePutOptions(argv.argc(), argv.argv());
+  ASSERT_TRUE(opts.ok()) << opts.status();
+  EXPECT_EQ(opts->params.format, TreeFormat::kDmVerity);
+  TestArgv import({"put", "image", "--root-hash=ab", "--hash-device=h"});
+  opts = ParsePutOptions(import.argc(), import.argv());
+  ASSERT_TRUE(opts.ok()) << opts.status();
+  EXPECT_EQ(opts->params.format, TreeFormat::kDmVerity);
+  EXPECT_EQ(opts->dm_verity.hash_device, "h");
+}
+
 TEST(ParsePutOptionsTest, Errors) {
   for (std::vector<std::string> args :
        {std::vector<std::string>{"put"},
@@ -43,7 +57,11 @@ TEST(ParsePutOptionsTest, Errors) {
         {"put", "a", "--block-size=3000"},
         {"put", "a", "--block-size=32"},
         {"put", "a", "--salt=xyz"},
-        {"put", "a", "--salt=" + std::string(66, 'a')}}) {
+        {"put", "a", "--salt=" + std::string(66, 'a')},
+        {"put", "a", "--format=ext4"},
+        {"put", "a", "b", "--root-hash=00", "--verity-params=data-blocks=1"},
+        {"put", "a", "--root-hash=00", "--block-size=1024",
+         "--hash-device=h"}}) {
     TestArgv argv(args);
     EXPECT_EQ(ParsePutOptions(argv.argc(), argv.argv()).status().code(),
               absl::StatusCode::kInvalidArgument)
