@@ -47,6 +47,12 @@ check "the stored FEC is veritysetup's --fec-device" cmp -s "$blob_dir/fec" "$wo
 check "veritysetup verify accepts the stored tree" \
   "$veritysetup" verify "$work/image" "$blob_dir/tree" "$root" --no-superblock --salt="$salt"
 
+stat_out=$(vc stat "${srv[@]}" "$digest")
+check "stat names the format and the root hash" \
+  grep -q "^format: dm-verity" <<<"$stat_out"
+check "stat shows veritysetup's root hash" grep -q "^root-hash: $root\$" <<<"$stat_out"
+check "stat shows the size" grep -q "^size: $((blocks * 4096))\$" <<<"$stat_out"
+
 params="hash=sha256,block-size=4096,data-blocks=$blocks,salt=$salt"
 check "get by root hash and superblock" \
   vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" -o "$work/out1"

@@ -66,6 +66,10 @@ std::string FormatStat(const sdk::BlobInfo& info) {
                    "\nblock-size: ", info.block_size,
                    "\nsalt: ", absl::BytesToHexString(info.salt),
                    "\ntree-size: ", info.tree_size, "\n");
+  if (info.format == sdk::TreeFormat::kDmVerity) {
+    absl::StrAppend(&text, "format: dm-verity\nroot-hash: ",
+                    absl::BytesToHexString(info.root_hash), "\n");
+  }
   for (const std::string& name : info.names) {
     absl::StrAppend(&text, "name: ", name, "\n");
   }
