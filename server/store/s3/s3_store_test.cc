@@ -135,23 +135,33 @@ TEST_F(S3StoreTest, RoundTripsOfEveryTreeParameterAndSize) {
   const std::vector<size_t> sizes = {0,      1,     4096,
                                      100000, kPart, 2 * kPart + 12345};
   uint32_t seed = 1;
+  const auto round_trip = [&](const MerkleParams& p, size_t size) {
+    SCOPED_TRACE(absl::StrCat("block ", p.block_size, " size ", size,
+                              " format ", static_cast<int>(p.format)));
+    const TestBlob blob = MakeRandomTestBlob(size, p, seed++);
+    absl::StatusOr<PutResult> put = Put(blob.data, p);
+    ASSERT_TRUE(put.ok()) << put.status();
+    EXPECT_FALSE(put->already_present);
+    EXPECT_EQ(put->info.digest, blob.digest_text);
+    EXPECT_EQ(put->info.tree_size, blob.tree.tree.size());
+    absl::StatusOr<std::string> read = ReadVerified(blob.digest);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_TRUE(*read == blob.data);
+    // The objects are the blob's, byte for byte.
+    EXPECT_TRUE(Fetch(layout().BlobKey(blob.digest, BlobObject::kTree)) ==
+                blob.tree.tree);
+    EXPECT_EQ(Fetch(layout().BlobKey(blob.digest, BlobObject::kDescriptor)),
+              *blob.tree.descriptor.Serialize());
+  };
   for (const MerkleParams& p : params) {
-    for (size_t size : sizes) {
-      SCOPED_TRACE(absl::StrCat("block ", p.block_size, " size ", size));
-      const TestBlob blob = MakeRandomTestBlob(size, p, seed++);
-      absl::StatusOr<PutResult> put = Put(blob.data, p);
-      ASSERT_TRUE(put.ok()) << put.status();
-      EXPECT_FALSE(put->already_present);
-      EXPECT_EQ(put->info.digest, blob.digest_text);
-      EXPECT_EQ(put->info.tree_size, blob.tree.tree.size());
-      absl::StatusOr<std::string> read = ReadVerified(blob.digest);
-      ASSERT_TRUE(read.ok()) << read.status();
-      EXPECT_TRUE(*read == blob.data);
-      // The objects are the blob's, byte for byte.
-      EXPECT_TRUE(Fetch(layout().BlobKey(blob.digest, BlobObject::kTree)) ==
-                  blob.tree.tree);
-    }
+    for (size_t size : sizes) round_trip(p, size);
   }
+  // A dm-verity tree (whole blocks; a longer salt; its descriptor is a
+  // superblock and the root hash).
+  MerkleParams dm =
+      TestParams(HashAlgorithm::kSha256, 4096, std::string(200, 'd'));
+  dm.format = TreeFormat::kDmVerity;
+  for (size_t size : {size_t{4096}, 2 * kPart + 3 * 4096}) round_trip(dm, size);
 }
 
 TEST_F(S3StoreTest, APutWithoutTheDigestInAdvanceIsStagedThenMoved) {
