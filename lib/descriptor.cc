@@ -56,13 +56,14 @@ bool IsHex(absl::string_view s) {
 }
 
 absl::StatusOr<std::string> SerializeDmVerity(const Descriptor& d) {
-  ASSIGN_OR_RETURN(const TreeGeometry geometry, GeometryOf(d));
+  ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(d));
+  ASSIGN_OR_RETURN(const TreeGeometry geometry,
+                   TreeGeometry::Create(params, d.data_size));
   if (d.root_hash.size() != geometry.digest_size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("descriptor root hash is ", d.root_hash.size(),
                      " bytes, not ", geometry.digest_size()));
   }
-  ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(d));
   return absl::StrCat(
       EncodeDmVeritySuperblock(DmVerityParamsOf(params),
                                geometry.data_block_count(), Uuid{}),
