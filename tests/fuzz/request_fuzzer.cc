@@ -72,16 +72,29 @@ void CheckRead(const v1::ReadRequest& request) {
 }
 
 // TreeParams as the protocol gives them: unset fields take fs-verity's
-// defaults (SHA-256, 4096); a block size is a power of two holding at least
-// two hashes, at most 2^30; a salt has at most 32 bytes.
+// defaults (SHA-256, 4096, fs-verity); a block size is a power of two holding
+// at least two hashes, at most 2^30; a salt has at most 32 bytes. A dm-verity
+// tree (format 1): blocks of 512 B to 512 KiB, a salt of at most 256 bytes.
 bool ParamsValid(const v1::TreeParams& params, int* algorithm) {
   *algorithm = params.hash_algorithm() == 0 ? 1 : params.hash_algorithm();
   if (*algorithm != 1 && *algorithm != 2) return false;
+  const int format = params.format();
+  if (format != 0 && format != 1) return false;
   const uint64_t block = params.block_size() == 0 ? 4096 : params.block_size();
-  const uint64_t min_block = *algorithm == 1 ? 64 : 128;
+  const uint64_t min_block = format == 1 ? 512 : *algorithm == 1 ? 64 : 128;
+  const uint64_t max_block = format == 1 ? 512 * 1024 : uint64_t{1} << 30;
   const bool power_of_two = (block & (block - 1)) == 0;
-  return power_of_two && block >= min_block && block <= (uint64_t{1} << 30) &&
-         params.salt().size() <= 32;
+  return power_of_two && block >= min_block && block <= max_block &&
+         params.salt().size() <= (format == 1 ? 256u : 32u);
+}
+
+// A dm-verity Put that gives its size must give whole blocks, at least one.
+bool SizeValid(const v1::PutHeader& header) {
+  if (header.params().format() != 1 || !header.has_content_size()) return true;
+  const uint64_t block =
+      header.params().block_size() == 0 ? 4096 : header.params().block_size();
+  const uint64_t size = header.content_size();
+  return size != 0 && size % block == 0 && size <= (~uint64_t{0} >> 1);
 }
 
 void CheckPutHeader(const v1::PutHeader& header) {
@@ -89,6 +102,7 @@ void CheckPutHeader(const v1::PutHeader& header) {
       server::CheckPutHeader(header);
   int algorithm = 0;
   bool valid = ParamsValid(header.params(), &algorithm);
+  valid = valid && SizeValid(header);
   const std::string& expected = header.expected_digest();
   if (!expected.empty()) {
     valid = valid && LooksLikeDigest(expected) &&
@@ -108,6 +122,8 @@ void CheckPutHeader(const v1::PutHeader& header) {
   if (!checked.ok()) return CheckRefusal(checked.status());
   FUZZ_CHECK(static_cast<int>(checked->params.hash_algorithm) == algorithm, "");
   FUZZ_CHECK(checked->params.salt == header.params().salt(), "");
+  FUZZ_CHECK(
+      static_cast<int>(checked->params.format) == header.params().format(), "");
   FUZZ_CHECK(checked->name == header.name(), "");
   FUZZ_CHECK(checked->name_statement == statement, "");
   FUZZ_CHECK(checked->fsverity_signature == signature, "");
