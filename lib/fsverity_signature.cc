@@ -21,12 +21,12 @@ void AppendLe16(uint16_t value, std::string* out) {
 }
 
 // The library's messages complete "signature ...": see openssl3_pkcs7.h.
-absl::Status Explain(const absl::Status& status, absl::StatusCode code) {
+absl::Status Explain(const absl::Status& status, absl::StatusCode code,
+                     absl::string_view what = "fs-verity signature") {
   if (!absl::IsInvalidArgument(status) && !absl::IsDataLoss(status)) {
     return status;
   }
-  return absl::Status(code,
-                      absl::StrCat("fs-verity signature ", status.message()));
+  return absl::Status(code, absl::StrCat(what, " ", status.message()));
 }
 
 absl::Status CheckSize(absl::string_view der_signature) {
@@ -86,11 +86,7 @@ absl::Status VerifyRootHashSignature(absl::string_view root_hash,
     status = VerifyDetachedPkcs7(
         der_signature, absl::BytesToHexString(root_hash), *pinned.certs_);
   }
-  if (!absl::IsInvalidArgument(status) && !absl::IsDataLoss(status)) {
-    return status;
-  }
-  return absl::DataLossError(
-      absl::StrCat("root hash signature ", status.message()));
+  return Explain(status, absl::StatusCode::kDataLoss, "root hash signature");
 }
 
 absl::Status CheckFsveritySignatureFormat(absl::string_view der_signature) {
