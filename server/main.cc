@@ -74,11 +74,13 @@ ABSL_FLAG(std::string, import_dir, "",
 ABSL_FLAG(uint64_t, max_blob_bytes, uint64_t{4} << 30,
           "largest blob a Put may store (RESOURCE_EXHAUSTED above)");
 ABSL_FLAG(int, fec_roots, 2,
-          "Reed-Solomon roots of the FEC area (dm-verity's) each Put writes in "
-          "the file store, 2 to 24, or 0 for none: a read repairs up to this "
-          "many bad blocks per RS group; costs roots/(255-roots) of a blob's "
-          "size on disk. Blobs stored with an FEC area are repaired from it "
-          "whatever this flag says");
+          "Reed-Solomon roots of the FEC area (dm-verity's) each Put writes, "
+          "2 to 24, or 0 for none: a read repairs up to this many bad blocks "
+          "per RS group; costs roots/(255-roots) of a blob's size in the "
+          "store. Blobs stored with an FEC area are repaired from it whatever "
+          "this flag says. S3: an area over 64 MiB is not written (logged), "
+          "and a repaired block is served from memory and the blob marked "
+          "damaged/ in the bucket until a Put of it replaces its objects");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -240,6 +242,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
     options.s3.client = *std::move(client);
     options.s3.prefix = store->prefix;
     options.s3.max_blob_bytes = options.store.max_blob_bytes;
+    options.s3.fec_roots = options.store.fec_roots;
     options.remote_cache.disk.dir = absl::GetFlag(FLAGS_cache_dir);
     options.remote_cache.disk.max_bytes = absl::GetFlag(FLAGS_cache_bytes);
     options.remote_cache.slabs.memory_bytes =

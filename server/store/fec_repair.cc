@@ -52,10 +52,12 @@ class Group {
     absl::Status read;
     if (block < geometry_.data_block_count()) {
       const absl::Span<uint8_t> stored = DataBytes(block, out);
-      read = ReadAndWait(blob_.blob(), BlobPart::kData, block * bs_, stored);
+      read = ReadAndWait(blob_.blob().Stored(), BlobPart::kData, block * bs_,
+                         stored);
       std::fill(out.begin() + stored.size(), out.end(), 0);
     } else {
-      read = ReadAndWait(blob_.blob(), BlobPart::kTree, TreeOffset(block), out);
+      read = ReadAndWait(blob_.blob().Stored(), BlobPart::kTree,
+                         TreeOffset(block), out);
     }
     return read.ok() ? Check(j) : Verdict::kBad;
   }
@@ -156,7 +158,7 @@ class Group {
     std::string bytes(bs_, '\0');
     for (const TreeBlockId& id : blob_.MissingTree(block, block + 1)) {
       if (id.level <= level) break;  // top level first
-      RETURN_IF_ERROR(ReadAndWait(blob_.blob(), BlobPart::kTree,
+      RETURN_IF_ERROR(ReadAndWait(blob_.blob().Stored(), BlobPart::kTree,
                                   geometry_.Ordinal(id) * bs_,
                                   AsMutableBytes(&bytes)));
       RETURN_IF_ERROR(blob_.AddTreeBlock(id, AsBytes(bytes)));
@@ -209,8 +211,8 @@ absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   }
   std::string parity(bs * roots, '\0');
   if (absl::Status read =
-          ReadAndWait(blob.blob(), BlobPart::kFec, index * parity.size(),
-                      AsMutableBytes(&parity));
+          ReadAndWait(blob.blob().Stored(), BlobPart::kFec,
+                      index * parity.size(), AsMutableBytes(&parity));
       !read.ok()) {
     return lost(read.message());
   }

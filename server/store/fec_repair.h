@@ -16,7 +16,8 @@ namespace verity::server {
 // of `blob`, whose fec_roots() must not be 0, and returns how many of its
 // blocks were rebuilt and written back.
 //
-// Reads every block of the group and checks each against the tree (a data
+// Reads every block of the group, past any cache (Blob::Stored), and checks
+// each against the tree (a data
 // block's tree blocks, a tree block's parents, read and verified first); a
 // block that fails its check, or cannot be read, is an erasure. One that
 // cannot be checked, because a tree block it needs is bad, is used as it is:

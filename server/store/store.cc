@@ -78,6 +78,25 @@ int FecRootsOfSize(const TreeGeometry& geometry, uint64_t size) {
   return 0;
 }
 
+absl::StatusOr<std::optional<FecStreamEncoder>> FecStreamFor(
+    const MerkleParams& params, std::optional<uint64_t> size, int fec_roots) {
+  if (fec_roots == 0 || size.value_or(0) == 0) return std::nullopt;
+  ASSIGN_OR_RETURN(const TreeGeometry geometry,
+                   TreeGeometry::Create(params, *size));
+  if (PartSize(geometry, fec_roots, BlobPart::kFec) > kMaxStreamedFecBytes) {
+    return std::nullopt;
+  }
+  return FecStreamEncoder::Create(fec_roots, params.block_size,
+                                  FecBlocks(geometry));
+}
+
+absl::StatusOr<std::string> FinishFecArea(FecStreamEncoder& stream,
+                                          absl::string_view tree) {
+  RETURN_IF_ERROR(stream.PadBlock());
+  RETURN_IF_ERROR(stream.Update(AsBytes(tree)));
+  return stream.Finish();
+}
+
 absl::string_view PartName(BlobPart part) {
   switch (part) {
     case BlobPart::kData:

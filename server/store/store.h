@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "lib/buffer_pool.h"
 #include "lib/descriptor.h"
+#include "lib/dm_verity_fec.h"
 #include "lib/executor.h"
 #include "lib/fsverity_signature.h"
 #include "lib/merkle_params.h"
@@ -146,10 +147,18 @@ class Blob : public std::enable_shared_from_this<Blob> {
 
   // Writes `bytes`, rebuilt by FEC and verified, over [offset, offset +
   // bytes.size()) of `part` (data or tree) where the blob is stored, and
-  // returns once they are durable. Blocking I/O: for an I/O thread, never a
-  // gRPC one. UNIMPLEMENTED for a backend that cannot.
+  // returns once they are durable; a backend that cannot write into a stored
+  // object serves them over it instead, and records that the blob needs a
+  // new copy (S3Blob). From then on reads of the range return `bytes`.
+  // Blocking I/O: for an I/O thread, never a gRPC one. UNIMPLEMENTED for a
+  // backend that can do neither.
   virtual absl::Status Rewrite(BlobPart part, uint64_t offset,
                                absl::Span<const uint8_t> bytes) const;
+
+  // The blob as its store holds it, read past any cache in front of it: for
+  // reads of a few blocks spread over the blob (an FEC repair's), which a
+  // cache would fetch whole slabs for.
+  virtual const Blob& Stored() const { return *this; }
 
  protected:
   // `params` and `geometry` must be those of `descriptor`.
@@ -184,6 +193,21 @@ absl::string_view PartName(BlobPart part);
 // size grows strictly with the roots); 0 if no root count gives that size (a
 // truncated or foreign file).
 int FecRootsOfSize(const TreeGeometry& geometry, uint64_t size);
+
+// The largest FEC area a Put encodes in memory as its content arrives.
+inline constexpr uint64_t kMaxStreamedFecBytes = uint64_t{64} << 20;
+
+// The encoder of the FEC area with `fec_roots` of a Put of `size` bytes with
+// `params`, to feed the content as it arrives and then FinishFecArea();
+// nullopt if there is nothing to encode that way: no roots, a size not
+// known or 0 (no block to protect), or an area over kMaxStreamedFecBytes.
+absl::StatusOr<std::optional<FecStreamEncoder>> FecStreamFor(
+    const MerkleParams& params, std::optional<uint64_t> size, int fec_roots);
+
+// The FEC area of a blob whose whole content went into `stream`: its last
+// block zero-padded, then its serialized tree.
+absl::StatusOr<std::string> FinishFecArea(FecStreamEncoder& stream,
+                                          absl::string_view tree);
 
 // DATA_LOSS "blob <digest text>: <what>": a stored blob that is not what its
 // digest says.

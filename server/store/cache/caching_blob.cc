@@ -94,4 +94,14 @@ bool CachingBlob::Forget(BlobPart part, uint64_t offset,
   return forgot;
 }
 
+absl::Status CachingBlob::Rewrite(BlobPart part, uint64_t offset,
+                                  absl::Span<const uint8_t> bytes) const {
+  if (absl::Status rewritten = source_->Rewrite(part, offset, bytes);
+      !rewritten.ok()) {
+    return rewritten;
+  }
+  Forget(part, offset, bytes.size());
+  return absl::OkStatus();
+}
+
 }  // namespace verity::server

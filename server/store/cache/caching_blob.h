@@ -30,6 +30,11 @@ class CachingBlob final : public Blob {
   // Read-ahead: starts fetching the slabs of the range that are not cached.
   void Prefetch(BlobPart part, uint64_t offset, uint64_t length) const override;
   bool Forget(BlobPart part, uint64_t offset, uint64_t length) const override;
+  // The source's Rewrite; then the slabs of the range, which hold the bytes
+  // as they were, are dropped.
+  absl::Status Rewrite(BlobPart part, uint64_t offset,
+                       absl::Span<const uint8_t> bytes) const override;
+  const Blob& Stored() const override { return source_->Stored(); }
 
  private:
   // A range's piece within one slab.

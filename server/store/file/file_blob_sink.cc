@@ -93,7 +93,8 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   const std::string fec_path =
       JoinPath(dir_, std::string(PartName(BlobPart::kFec)));
   if (fec_stream_.has_value()) {
-    ASSIGN_OR_RETURN(const std::string fec, FinishFecStream(blob));
+    ASSIGN_OR_RETURN(const std::string fec,
+                     FinishFecArea(*fec_stream_, blob.tree.tree));
     return WriteNewFileDurably(fs_, fec_path, fec);
   }
   ASSIGN_OR_RETURN(UniqueFd fec,
@@ -101,15 +102,6 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   RETURN_IF_ERROR(EncodeFecReadingBack(blob, geometry, fec.get(), fec_path));
   RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
   return fec.Close(fec_path);
-}
-
-absl::StatusOr<std::string> FileBlobSink::FinishFecStream(
-    const SealedBlob& blob) {
-  // The content came (PutPipeline checked its size); its last block is
-  // zero-padded, and the tree's blocks follow.
-  RETURN_IF_ERROR(fec_stream_->PadBlock());
-  RETURN_IF_ERROR(fec_stream_->Update(AsBytes(blob.tree.tree)));
-  return fec_stream_->Finish();
 }
 
 absl::Status FileBlobSink::EncodeFecReadingBack(const SealedBlob& blob,

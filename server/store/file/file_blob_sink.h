@@ -64,7 +64,6 @@ class FileBlobSink final : public BlobSink {
   // Writes the fec file, durably: the stream's, finished with blob.tree, or
   // one encoded over the staged data read back and blob.tree.
   absl::Status WriteFec(const SealedBlob& blob);
-  absl::StatusOr<std::string> FinishFecStream(const SealedBlob& blob);
   absl::Status EncodeFecReadingBack(const SealedBlob& blob,
                                     const TreeGeometry& geometry, int fec_fd,
                                     const std::string& fec_path);

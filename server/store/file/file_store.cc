@@ -56,19 +56,9 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
     std::optional<uint64_t> size) {
   RETURN_IF_ERROR(ValidatePutParams(params));
   RETURN_IF_ERROR(CheckPutSize(size, options_.max_blob_bytes));
-  std::optional<FecStreamEncoder> fec_stream;
-  // An empty blob has no block to protect. A stream holds the FEC area:
-  // past kMaxStreamedFecBytes the Put reads its content back instead.
-  if (options_.fec_roots != 0 && size.value_or(0) != 0) {
-    ASSIGN_OR_RETURN(const TreeGeometry geometry,
-                     TreeGeometry::Create(params, *size));
-    if (PartSize(geometry, options_.fec_roots, BlobPart::kFec) <=
-        kMaxStreamedFecBytes) {
-      ASSIGN_OR_RETURN(fec_stream, FecStreamEncoder::Create(
-                                       options_.fec_roots, params.block_size,
-                                       FecBlocks(geometry)));
-    }
-  }
+  // Without a stream, the Put reads its content back to encode the area.
+  ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> fec_stream,
+                   FecStreamFor(params, size, options_.fec_roots));
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(fs_.MakeDir(dir).status());
   ASSIGN_OR_RETURN(

@@ -63,9 +63,6 @@
 
 namespace verity::server {
 
-// The largest FEC area a Put encodes as its content arrives, in memory.
-inline constexpr uint64_t kMaxStreamedFecBytes = uint64_t{64} << 20;
-
 struct FileStoreOptions {
   // The store's directory; created, with its parents, if missing.
   std::string root;

@@ -1,7 +1,9 @@
-// Implements S3Blob: one ranged GET per read, into the caller's buffer.
+// Implements S3Blob: one ranged GET per read, into the caller's buffer, with
+// the blocks FEC repaired laid over it.
 
 #include "server/store/s3/s3_blob.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,13 +11,29 @@
 namespace verity::server {
 
 S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
-               std::string fsverity_signature, const S3Layout& layout,
-               S3Client* client)
+               std::string fsverity_signature, int fec_roots,
+               const S3Layout& layout, S3Client* client,
+               std::function<void(absl::string_view)> log)
     : Blob(digest, checked.descriptor, checked.params, checked.geometry,
-           std::move(fsverity_signature)),
+           std::move(fsverity_signature), fec_roots),
       client_(client),
       data_key_(layout.BlobKey(digest, BlobObject::kData)),
-      tree_key_(layout.BlobKey(digest, BlobObject::kTree)) {}
+      tree_key_(layout.BlobKey(digest, BlobObject::kTree)),
+      fec_key_(layout.BlobKey(digest, BlobObject::kFec)),
+      damaged_key_(layout.DamagedKey(digest)),
+      log_(std::move(log)) {}
+
+const std::string& S3Blob::KeyOf(BlobPart part) const {
+  switch (part) {
+    case BlobPart::kData:
+      return data_key_;
+    case BlobPart::kTree:
+      return tree_key_;
+    case BlobPart::kFec:
+      return fec_key_;
+  }
+  return data_key_;
+}
 
 std::optional<absl::Status> S3Blob::TryReadNow(BlobPart part, uint64_t offset,
                                                absl::Span<uint8_t> out) const {
@@ -43,13 +61,14 @@ void S3Blob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                     });
     return;
   }
-  const bool data = part == BlobPart::kData;
   // curl writes the body straight into the caller's buffer, which the
   // completion owns until the answer.
   auto bytes = std::make_shared<Buffer>(std::move(into));
   S3Request request;
-  request.op = data ? "GetData" : "GetTree";
-  request.key = data ? data_key_ : tree_key_;
+  request.op = absl::StrCat("Get", part == BlobPart::kData   ? "Data"
+                                   : part == BlobPart::kTree ? "Tree"
+                                                             : "Fec");
+  request.key = KeyOf(part);
   request.headers.push_back(
       absl::StrCat("Range: bytes=", offset, "-", offset + length - 1));
   request.into = bytes->span();
@@ -64,16 +83,15 @@ void S3Blob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
           std::move(done)(status);
           return;
         }
+        self->LayRepairs(part, offset, bytes->span());
         std::move(done)(std::move(*bytes));
       });
 }
 
 absl::Status S3Blob::Check(BlobPart part, uint64_t offset, uint64_t length,
                            const S3Response& response) const {
-  const bool data = part == BlobPart::kData;
-  const uint64_t file_size =
-      data ? geometry().data_size() : geometry().tree_size();
-  const absl::string_view object = data ? "data" : "tree";
+  const uint64_t file_size = PartSize(geometry(), fec_roots(), part);
+  const absl::string_view object = PartName(part);
   // The descriptor says the object holds these bytes: if S3 has less, or
   // none, the blob is damaged, whatever the HTTP status.
   if (response.status.ok() && response.bytes < length) {
@@ -89,6 +107,68 @@ absl::Status S3Blob::Check(BlobPart part, uint64_t offset, uint64_t length,
                                     offset, ": ", response.status.message()));
   }
   return response.status;
+}
+
+void S3Blob::LayRepairs(BlobPart part, uint64_t offset,
+                        absl::Span<uint8_t> bytes) const {
+  const uint64_t end = offset + bytes.size();
+  absl::MutexLock lock(&mu_);
+  if (repaired_.empty()) return;
+  // A block that begins before `offset` may reach into the range.
+  const uint64_t from =
+      offset - std::min<uint64_t>(offset, geometry().block_size() - 1);
+  for (auto it = repaired_.lower_bound({part, from});
+       it != repaired_.end() && it->first.first == part &&
+       it->first.second < end;
+       ++it) {
+    const uint64_t block = it->first.second;
+    const std::string& repaired = it->second;
+    const uint64_t first = std::max(block, offset);
+    const uint64_t last = std::min<uint64_t>(block + repaired.size(), end);
+    if (first >= last) continue;
+    std::copy(repaired.begin() + (first - block),
+              repaired.begin() + (last - block),
+              bytes.begin() + (first - offset));
+  }
+}
+
+absl::Status S3Blob::Rewrite(BlobPart part, uint64_t offset,
+                             absl::Span<const uint8_t> bytes) const {
+  bool mark;
+  {
+    absl::MutexLock lock(&mu_);
+    std::string& kept = repaired_[{part, offset}];
+    const uint64_t total = repaired_bytes_ - kept.size() + bytes.size();
+    if (total > kMaxRepairedBytes) {
+      if (kept.empty()) repaired_.erase({part, offset});
+      return absl::ResourceExhaustedError(
+          absl::StrCat("blob ", digest_text(), " holds ", kMaxRepairedBytes,
+                       " bytes of blocks FEC repaired already; put it again"));
+    }
+    kept.assign(bytes.begin(), bytes.end());
+    repaired_bytes_ = total;
+    mark = !marked_;
+    marked_ = true;
+  }
+  if (!mark) return absl::OkStatus();
+  if (absl::Status marked = Mark(part, offset); !marked.ok()) {
+    log_(absl::StrCat("could not mark ", digest_text(),
+                      " damaged: ", marked.message()));
+    absl::MutexLock lock(&mu_);
+    marked_ = false;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status S3Blob::Mark(BlobPart part, uint64_t offset) const {
+  S3Request request;
+  request.op = "PutDamaged";
+  request.method = "PUT";
+  request.key = damaged_key_;
+  request.body =
+      absl::StrCat("FEC repaired the ", PartName(part), " block at offset ",
+                   offset, " (and perhaps others): put the blob again\n");
+  return client_->Call(std::move(request)).status;
 }
 
 }  // namespace verity::server

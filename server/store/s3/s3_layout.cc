@@ -18,6 +18,11 @@ std::string Hex(const ParsedDigest& digest) {
   return absl::BytesToHexString(digest.digest);
 }
 
+// <alg>-<hex>: a blob's name in a folder of one object per blob.
+std::string FlatName(const ParsedDigest& digest) {
+  return absl::StrCat(HashAlgorithmName(digest.algorithm), "-", Hex(digest));
+}
+
 absl::string_view ObjectName(BlobObject what) {
   switch (what) {
     case BlobObject::kData:
@@ -28,6 +33,8 @@ absl::string_view ObjectName(BlobObject what) {
       return "descriptor";
     case BlobObject::kSignature:
       return "fsverity_signature";
+    case BlobObject::kFec:
+      return "fec";
   }
   return "data";
 }
@@ -62,8 +69,11 @@ std::string S3Layout::NameKey(absl::string_view name) const {
 }
 
 std::string S3Layout::QuarantineKey(const ParsedDigest& digest) const {
-  return absl::StrCat(prefix_, "quarantine/",
-                      HashAlgorithmName(digest.algorithm), "-", Hex(digest));
+  return absl::StrCat(prefix_, "quarantine/", FlatName(digest));
+}
+
+std::string S3Layout::DamagedKey(const ParsedDigest& digest) const {
+  return absl::StrCat(prefix_, "damaged/", FlatName(digest));
 }
 
 std::string S3Layout::UploadKey(absl::string_view id) const {

@@ -6,11 +6,15 @@
 //   PREFIX/blobs/<alg>/<hex>/tree          the Merkle tree, `fsverity digest --out-merkle-tree` layout
 //   PREFIX/blobs/<alg>/<hex>/descriptor    the 256-byte descriptor, written last and only if absent:
 //                                          the blob exists exactly when it does
+//   PREFIX/blobs/<alg>/<hex>/fec           its FEC area (Reed-Solomon parity, `veritysetup --fec-device`
+//                                          bytes), if the Put that stored it had --fec_roots
 //   PREFIX/blobs/<alg>/<hex>/fsverity_signature  the blob's detached fs-verity signature, if a Put gave one
 //   PREFIX/blobs/<alg>/<hex>/names/<h>     a hint that name <h> points here; its body is the name
 //   PREFIX/names/<h>                       a name: "<digest text>\n<name>", then NUL and its statement if it has
 //                                          one (name_index.h); written conditionally on its ETag
 //   PREFIX/quarantine/<alg>-<hex>          the blob is out of service; the body says why
+//   PREFIX/damaged/<alg>-<hex>             FEC repaired blocks of the blob that are still bad in its
+//                                          objects; the body says which. A Put of it replaces them
 //   PREFIX/uploads/<id>                    the data of a Put whose digest was not known in advance
 // clang-format on
 //
@@ -28,7 +32,7 @@
 
 namespace verity::server {
 
-enum class BlobObject { kData, kTree, kDescriptor, kSignature };
+enum class BlobObject { kData, kTree, kDescriptor, kSignature, kFec };
 
 // Immutable value; thread-safe.
 class S3Layout {
@@ -49,6 +53,7 @@ class S3Layout {
                           absl::string_view name) const;
   std::string NameKey(absl::string_view name) const;
   std::string QuarantineKey(const ParsedDigest& digest) const;
+  std::string DamagedKey(const ParsedDigest& digest) const;
   std::string UploadKey(absl::string_view id) const;
 
   // The digest whose descriptor `key` is; nullopt for any other key.

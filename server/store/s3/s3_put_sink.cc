@@ -30,12 +30,14 @@ std::string RandomId() {
 }  // namespace
 
 S3Store::PutSink::PutSink(const S3Store& store, PartBudget& budget,
-                          const std::optional<ParsedDigest>& expected)
+                          const std::optional<ParsedDigest>& expected,
+                          std::optional<FecStreamEncoder> fec_stream)
     : store_(store),
       budget_(budget),
       data_key_(expected.has_value()
                     ? store.layout_.BlobKey(*expected, BlobObject::kData)
-                    : store.layout_.UploadKey(RandomId())) {}
+                    : store.layout_.UploadKey(RandomId())),
+      fec_stream_(std::move(fec_stream)) {}
 
 void S3Store::PutSink::Discard() {
   // Parts in flight reference this object.
@@ -60,6 +62,9 @@ absl::Status S3Store::PutSink::Append(absl::Span<const uint8_t> data) {
     }
     const size_t n = std::min(data.size(), part_bytes - buffer_.size());
     buffer_.append(reinterpret_cast<const char*>(data.data()), n);
+    if (fec_stream_.has_value()) {
+      RETURN_IF_ERROR(fec_stream_->Update(data.first(n)));
+    }
     data.remove_prefix(n);
     if (buffer_.size() == part_bytes) RETURN_IF_ERROR(StartPart());
   }
@@ -190,19 +195,83 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
   if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
   stored_ = exists.ok();
   ASSIGN_OR_RETURN(quarantined_, store_.IsQuarantined(blob.digest));
+  if (stored_) {
+    ASSIGN_OR_RETURN(damaged_, store_.IsMarkedDamaged(blob.digest));
+  }
   // Stored and served: keep what is there, and nothing of this Put but its
-  // signature. Stored but quarantined: its objects are replaced by these,
-  // which hash right.
-  if (stored_ && !quarantined_) {
+  // signature. Stored but quarantined, or with blocks FEC had to repair: its
+  // objects are replaced by these, which hash right.
+  if (stored_ && !quarantined_ && !damaged_) {
     Discard();
     return PutSignature(blob);
   }
-  // Data, then tree and signature, then (Publish) the descriptor, only if
-  // absent: a reader that finds the blob finds its signature.
+  // Data, then tree, FEC area and signature, then (Publish) the descriptor,
+  // only if absent: a reader that finds the blob finds all of them.
   RETURN_IF_ERROR(PutData(blob.digest));
   RETURN_IF_ERROR(store_.PutObject(
       store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree));
+  RETURN_IF_ERROR(PutFec(blob));
   return PutSignature(blob);
+}
+
+absl::Status S3Store::PutSink::PutFec(const SealedBlob& blob) {
+  const int roots = store_.options_.fec_roots;
+  if (roots == 0 || blob.tree.descriptor.data_size == 0) {
+    return absl::OkStatus();
+  }
+  std::optional<FecStreamEncoder> read_back;
+  FecStreamEncoder* stream = fec_stream_.has_value() ? &*fec_stream_ : nullptr;
+  if (stream == nullptr) {
+    ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(blob.tree.descriptor));
+    ASSIGN_OR_RETURN(
+        read_back, FecStreamFor(params, blob.tree.descriptor.data_size, roots));
+    if (!read_back.has_value()) {
+      store_.Log(absl::StrCat("stored ", blob.digest_text,
+                              " without an FEC area: it would be over ",
+                              kMaxStreamedFecBytes, " bytes"));
+      return absl::OkStatus();
+    }
+  }
+  absl::StatusOr<std::string> fec = stream != nullptr
+                                        ? FinishFecArea(*stream, blob.tree.tree)
+                                        : ReadBackFec(blob, *read_back);
+  RETURN_IF_ERROR(fec.status());
+  return store_.PutObject(store_.layout_.BlobKey(blob.digest, BlobObject::kFec),
+                          *std::move(fec));
+}
+
+absl::StatusOr<std::string> S3Store::PutSink::ReadBackFec(
+    const SealedBlob& blob, FecStreamEncoder& stream) {
+  // What S3 gives back is as untrusted as any read of it: parity over wrong
+  // bytes rebuilds blocks that fail their check, never a block served.
+  const uint64_t size = blob.tree.descriptor.data_size;
+  const std::string key =
+      store_.layout_.BlobKey(blob.digest, BlobObject::kData);
+  budget_.Acquire();
+  holds_slot_ = true;
+  buffer_.resize(std::min<uint64_t>(size, store_.options_.part_bytes));
+  for (uint64_t at = 0; at < size;) {
+    const uint64_t n = std::min<uint64_t>(buffer_.size(), size - at);
+    S3Request request;
+    request.op = "ReadBackData";
+    request.key = key;
+    request.headers.push_back(
+        absl::StrCat("Range: bytes=", at, "-", at + n - 1));
+    const absl::Span<uint8_t> bytes = AsMutableBytes(&buffer_).first(n);
+    request.into = bytes;
+    const S3Response response = store_.client_->Call(std::move(request));
+    RETURN_IF_ERROR(response.status);
+    if (response.bytes != n) {
+      return absl::UnavailableError(
+          absl::StrCat("S3 gave ", response.bytes, " bytes of ", key,
+                       " at offset ", at, " for ", n, " just written"));
+    }
+    RETURN_IF_ERROR(stream.Update(bytes));
+    at += n;
+  }
+  std::string().swap(buffer_);
+  ReleaseSlot();
+  return FinishFecArea(stream, blob.tree.tree);
 }
 
 absl::Status S3Store::PutSink::PutSignature(const SealedBlob& blob) {
@@ -214,7 +283,7 @@ absl::Status S3Store::PutSink::PutSignature(const SealedBlob& blob) {
 
 absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
   PutResult result;
-  result.already_present = stored_ && !quarantined_;
+  result.already_present = stored_ && !quarantined_ && !damaged_;
   if (!result.already_present) {
     // A concurrent Put of the same content wrote the same bytes; whichever
     // descriptor lands first wins.
@@ -223,11 +292,12 @@ absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
         store_.layout_.BlobKey(blob.digest, BlobObject::kDescriptor),
         std::move(descriptor), {"If-None-Match: *"});
     if (absl::IsFailedPrecondition(committed)) {
-      result.already_present = !quarantined_;
+      result.already_present = !quarantined_ && !damaged_;
     } else {
       RETURN_IF_ERROR(committed);
     }
     if (quarantined_) RETURN_IF_ERROR(store_.Unquarantine(blob.digest));
+    if (damaged_) RETURN_IF_ERROR(store_.ClearDamaged(blob.digest));
   }
   if (!blob.name.name.empty()) {
     RETURN_IF_ERROR(store_.WriteName(blob.name, blob.digest));

@@ -1,8 +1,8 @@
 // The S3 store's part of a Put (PutPipeline does the rest): the content goes
 // up as fixed-size multipart parts while it arrives, never held whole; Stage
-// completes the data and puts the tree, and Publish puts the descriptor, only
-// if absent, so that the blob appears whole or not at all. Private to the
-// S3 store's library.
+// completes the data and puts the tree and the FEC area, and Publish puts the
+// descriptor, only if absent, so that the blob appears whole or not at all.
+// Private to the S3 store's library.
 
 #ifndef VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
 #define VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/descriptor.h"
+#include "lib/dm_verity_fec.h"
 #include "server/store/blob_sink.h"
 #include "server/store/s3/part_budget.h"
 #include "server/store/s3/s3_store.h"
@@ -28,25 +29,30 @@ namespace verity::server {
 // executor (S3StoreOptions::put_executor).
 //
 // Memory: under the store's PartBudget, at most two parts in flight and one
-// filling.
+// filling; and the FEC area, at most kMaxStreamedFecBytes.
 class S3Store::PutSink final : public BlobSink {
  public:
   // With `expected` (the client's expected_digest), the data goes straight to
   // that blob's data object; without, to a staging object that Stage copies
-  // into place once the digest is known.
+  // into place once the digest is known. `fec_stream`: the store's FEC area
+  // encoded as the content arrives (FecStreamFor); without it, Stage reads
+  // the data object back to encode it, if the store has fec_roots.
   PutSink(const S3Store& store, PartBudget& budget,
-          const std::optional<ParsedDigest>& expected);
+          const std::optional<ParsedDigest>& expected,
+          std::optional<FecStreamEncoder> fec_stream);
   PutSink(const PutSink&) = delete;
   PutSink& operator=(const PutSink&) = delete;
   ~PutSink() override { Discard(); }
 
   absl::Status Append(absl::Span<const uint8_t> data) override;
-  // Unless the blob is stored and served already: the data object (the last
-  // part and CompleteMultipartUpload, or one PUT for less than a part, then
-  // the copy out of staging), then the tree. Then the signature, if the Put
-  // has one, whether or not the blob was stored.
+  // Unless the blob is stored and served already (and not marked damaged):
+  // the data object (the last part and CompleteMultipartUpload, or one PUT
+  // for less than a part, then the copy out of staging), then the tree and
+  // the FEC area. Then the signature, if the Put has one, whether or not the
+  // blob was stored.
   absl::Status Stage(const SealedBlob& blob) override;
-  // The descriptor, if absent; the quarantine lifted; the name.
+  // The descriptor, if absent; the quarantine and the damage mark lifted;
+  // the name.
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
@@ -56,6 +62,13 @@ class S3Store::PutSink final : public BlobSink {
   absl::Status WaitForParts() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutData(const ParsedDigest& digest);
   absl::Status PutSignature(const SealedBlob& blob);
+  // Puts the blob's FEC area, if the store writes one and it is not too
+  // large (that is logged).
+  absl::Status PutFec(const SealedBlob& blob);
+  // The FEC area of the blob's data object, read back from S3 a part at a
+  // time, and of its tree.
+  absl::StatusOr<std::string> ReadBackFec(const SealedBlob& blob,
+                                          FecStreamEncoder& stream);
   // Moves the staged data object to `final_key`, server-side.
   absl::Status MoveIntoPlace(const std::string& final_key);
   absl::Status CreateUpload();
@@ -72,9 +85,12 @@ class S3Store::PutSink final : public BlobSink {
   std::string buffer_;
   bool holds_slot_ = false;  // buffer_ is charged to the PartBudget
   int parts_ = 0;            // started so far
-  // What Stage found: the blob stored (its descriptor there), quarantined.
+  std::optional<FecStreamEncoder> fec_stream_;
+  // What Stage found: the blob stored (its descriptor there), quarantined,
+  // marked damaged.
   bool stored_ = false;
   bool quarantined_ = false;
+  bool damaged_ = false;
 
   absl::Mutex mu_;
   absl::CondVar part_done_;

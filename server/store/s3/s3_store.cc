@@ -46,6 +46,8 @@ absl::StatusOr<std::unique_ptr<S3Store>> S3Store::Open(
     return absl::InvalidArgumentError(
         "S3 multipart parts must be at least 5 MiB");
   }
+  if (options.fec_roots != 0)
+    RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
   ASSIGN_OR_RETURN(std::unique_ptr<S3Client> client,
                    options.make_client ? options.make_client(options.client)
                                        : S3Client::Create(options.client));
@@ -185,19 +187,49 @@ absl::Status S3Store::Exists(const ParsedDigest& digest) const {
   return status;
 }
 
-absl::StatusOr<bool> S3Store::IsQuarantined(const ParsedDigest& digest) const {
+absl::StatusOr<bool> S3Store::HasObject(const std::string& key,
+                                        absl::string_view op) const {
   S3Request request;
-  request.op = "HeadQuarantine";
+  request.op = std::string(op);
   request.method = "HEAD";
-  request.key = layout_.QuarantineKey(digest);
+  request.key = key;
   const absl::Status status = client_->Call(std::move(request)).status;
   if (absl::IsNotFound(status)) return false;
   RETURN_IF_ERROR(status);
   return true;
 }
 
+absl::StatusOr<bool> S3Store::IsQuarantined(const ParsedDigest& digest) const {
+  return HasObject(layout_.QuarantineKey(digest), "HeadQuarantine");
+}
+
 absl::Status S3Store::Unquarantine(const ParsedDigest& digest) const {
   return DeleteObject(layout_.QuarantineKey(digest));
+}
+
+absl::StatusOr<bool> S3Store::IsMarkedDamaged(
+    const ParsedDigest& digest) const {
+  return HasObject(layout_.DamagedKey(digest), "HeadDamaged");
+}
+
+absl::Status S3Store::ClearDamaged(const ParsedDigest& digest) const {
+  return DeleteObject(layout_.DamagedKey(digest));
+}
+
+absl::StatusOr<int> S3Store::FecRoots(const ParsedDigest& digest,
+                                      const TreeGeometry& geometry) const {
+  const std::string key = layout_.BlobKey(digest, BlobObject::kFec);
+  S3Request request;
+  request.op = "ListFec";
+  // No other object of the blob's starts with "fec".
+  request.query = {{"list-type", "2"}, {"prefix", key}, {"max-keys", "1"}};
+  S3Response response = client_->Call(std::move(request));
+  RETURN_IF_ERROR(response.status);
+  ASSIGN_OR_RETURN(const S3Listing listing, ParseListObjects(response.body));
+  for (const S3Listing::Object& object : listing.objects) {
+    if (object.key == key) return FecRootsOfSize(geometry, object.size);
+  }
+  return 0;
 }
 
 absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
@@ -221,11 +253,14 @@ absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
     return absl::InvalidArgumentError(
         "the expected digest uses another hash algorithm than params");
   }
+  ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> fec_stream,
+                   FecStreamFor(params, size, options_.fec_roots));
   return std::make_unique<PutPipeline>(
       params,
       PutPipelineOptions{options_.max_blob_bytes, expected,
                          options_.put_executor, size},
-      std::make_unique<PutSink>(*this, part_budget_, expected));
+      std::make_unique<PutSink>(*this, part_budget_, expected,
+                                std::move(fec_stream)));
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
@@ -236,8 +271,10 @@ absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
     return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
   }
   ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
-  return std::make_shared<S3Blob>(checked, digest, std::move(signature),
-                                  layout_, client_.get());
+  ASSIGN_OR_RETURN(const int fec_roots, FecRoots(digest, checked.geometry));
+  return std::make_shared<S3Blob>(
+      checked, digest, std::move(signature), fec_roots, layout_, client_.get(),
+      [this](absl::string_view line) { Log(line); });
 }
 
 absl::StatusOr<std::string> S3Store::ReadSignature(
@@ -464,6 +501,7 @@ absl::Status S3Store::DeleteBlob(const ParsedDigest& digest) {
   ASSIGN_OR_RETURN(const std::vector<std::string> rest,
                    ListKeys(layout_.BlobPrefix(digest)));
   for (const std::string& key : rest) RETURN_IF_ERROR(DeleteObject(key));
+  RETURN_IF_ERROR(ClearDamaged(digest));
   return Unquarantine(digest);
 }
 

@@ -35,6 +35,13 @@ struct S3StoreOptions {
   std::string prefix;
   // The largest blob a Put accepts.
   uint64_t max_blob_bytes = uint64_t{4} << 30;
+  // Each Put that stores a blob writes an FEC area with this many roots (2
+  // to 24; 0: none) to its `fec` object, encoded in memory as the content
+  // arrives if the Put gives its size, else from the data object read back
+  // once the data is up. An area over kMaxStreamedFecBytes (64 MiB: a blob
+  // over 8 GiB with 2 roots, over 590 MiB with 24) is not written, and that
+  // is logged. A read that finds bad blocks repairs them from it (S3Blob).
+  int fec_roots = 0;
   // Multipart part size (S3's minimum is 5 MiB; all but the last are this).
   size_t part_bytes = size_t{8} << 20;
   // Part buffers of all Puts together (filling or uploading); a Put waits for
@@ -130,8 +137,18 @@ class S3Store final : public Store {
                          std::vector<std::string> headers = {}) const;
   // OK if the blob's descriptor is there; NOT_FOUND if not.
   absl::Status Exists(const ParsedDigest& digest) const;
+  // Whether object `key` is there (a HEAD named `op`).
+  absl::StatusOr<bool> HasObject(const std::string& key,
+                                 absl::string_view op) const;
   absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
   absl::Status Unquarantine(const ParsedDigest& digest) const;
+  // The damage mark S3Blob::Rewrite writes (s3_layout.h).
+  absl::StatusOr<bool> IsMarkedDamaged(const ParsedDigest& digest) const;
+  absl::Status ClearDamaged(const ParsedDigest& digest) const;
+  // The roots of the blob's FEC object, from its size (one listing); 0 if
+  // there is none, or none of a size an area over `geometry` can have.
+  absl::StatusOr<int> FecRoots(const ParsedDigest& digest,
+                               const TreeGeometry& geometry) const;
   // The blob's signature object; empty if there is none. DATA_LOSS if it is
   // larger than any signature a Put stores.
   absl::StatusOr<std::string> ReadSignature(const ParsedDigest& digest) const;
