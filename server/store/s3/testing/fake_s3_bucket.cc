@@ -240,9 +240,11 @@ S3Response FakeS3::List(const S3Request& request) const {
   std::string last;
   int listed = 0;
   bool truncated = false;
-  for (auto it = objects_.upper_bound(std::max(after, prefix));
+  // As S3: from the prefix itself (an object named so is listed), or past
+  // `after`.
+  for (auto it = after >= prefix ? objects_.upper_bound(after)
+                                 : objects_.lower_bound(prefix);
        it != objects_.end() && absl::StartsWith(it->first, prefix); ++it) {
-    if (it->first == prefix && after.empty()) continue;
     if (listed == max_keys) {
       truncated = true;
       break;
