@@ -201,6 +201,106 @@ TEST_F(S3ServerTest, DamagedObjectsAreDataLossAndNothingBadIsSent) {
   }
 }
 
+// Whether the bucket has object `key`.
+bool Has(const std::string& key) {
+  auto client = server::S3Client::Create(server::TestRadosgwOptions());
+  EXPECT_TRUE(client.ok()) << client.status();
+  server::S3Request request;
+  request.op = "HeadObject";
+  request.method = "HEAD";
+  request.key = key;
+  const absl::Status status = (*client)->Call(std::move(request)).status;
+  EXPECT_TRUE(status.ok() || absl::IsNotFound(status)) << status;
+  return status.ok();
+}
+
+std::string Flipped(std::string bytes, size_t at) {
+  bytes[at] ^= 1;
+  return bytes;
+}
+
+// With FEC: what the bucket damaged is repaired on read by every replica
+// from the blob's fec object, through the slab cache; the objects stay as
+// they are and the blob is marked damaged until a Put replaces them. More
+// bad blocks than roots, or damaged parity, are DATA_LOSS, never a wrong
+// byte.
+TEST_F(S3ServerTest, FecRepairsWhatTheBucketDamaged) {
+  server::ServerOptions options = S3Options();
+  options.s3.fec_roots = 2;
+  auto writer = TestServer::Start(options);
+  // 74 data blocks and one tree block: one RS group.
+  const std::string data = MakeData(300000, 5);
+  const std::string digest = DigestOf(data);
+  ASSERT_TRUE(PutBlob(writer->stub(), data, {}, "", "", 100000, true).ok());
+  const std::string data_key =
+      KeyOf(*writer, digest, server::BlobObject::kData);
+  const std::string tree_key =
+      KeyOf(*writer, digest, server::BlobObject::kTree);
+  const std::string fec_key = KeyOf(*writer, digest, server::BlobObject::kFec);
+  const std::string mark_key =
+      server::S3Layout(options.s3.prefix).DamagedKey(*ParseDigest(digest));
+  const std::string tree = Get(tree_key);
+  const std::string fec = Get(fec_key);
+  ASSERT_EQ(fec.size(), 2 * kBlock);
+  // Byte 200000 is byte 3392 of block 48; both parity rows of that byte.
+  const std::string bad_parity = Flipped(Flipped(fec, 3392), kBlock + 3392);
+  struct Damage {
+    const char* what;
+    std::string data, tree, fec;
+    bool repairable;
+  };
+  for (const Damage& damage : std::vector<Damage>{
+           {"a flipped data byte", Flipped(data, 200000), tree, fec, true},
+           {"two bad data blocks", Flipped(Flipped(data, 5000), 250000), tree,
+            fec, true},
+           {"a flipped tree byte", data, Flipped(tree, 100), fec, true},
+           {"three bad data blocks",
+            Flipped(Flipped(Flipped(data, 5000), 100000), 250000), tree, fec,
+            false},
+           {"a bad data block and its parity", Flipped(data, 200000), tree,
+            bad_parity, false}}) {
+    SCOPED_TRACE(damage.what);
+    Overwrite(data_key, damage.data);
+    Overwrite(tree_key, damage.tree);
+    Overwrite(fec_key, damage.fec);
+    // Replicas that never read the blob: nothing cached.
+    auto reader = TestServer::Start(options);
+    const auto& metrics = reader->verityd().dispatch_metrics();
+    ReadResult read = ReadBlob(reader->stub(), digest);
+    if (!damage.repairable) {
+      EXPECT_EQ(read.status.code(), StatusCode::kDataLoss) << read.status;
+      EXPECT_TRUE(data.compare(0, read.data.size(), read.data) == 0);
+      EXPECT_GE(metrics.fec_repair_failures(), 1u);
+      Overwrite(data_key, data);
+      Overwrite(tree_key, tree);
+      Overwrite(fec_key, fec);
+      continue;
+    }
+    ASSERT_TRUE(read.status.ok()) << read.status;
+    EXPECT_TRUE(read.data == data);
+    const uint64_t repaired = metrics.fec_repaired_blocks();
+    EXPECT_GE(repaired, 1u);
+    EXPECT_EQ(metrics.fec_repair_failures(), 0u);
+    // Served from then on without another repair; the objects as they were.
+    read = ReadBlob(reader->stub(), digest);
+    EXPECT_TRUE(read.status.ok() && read.data == data) << read.status;
+    EXPECT_EQ(metrics.fec_repaired_blocks(), repaired);
+    EXPECT_TRUE(Get(data_key) == damage.data);
+    EXPECT_TRUE(Get(tree_key) == damage.tree);
+    EXPECT_TRUE(Has(mark_key));
+    // Another replica repairs for itself.
+    auto second = TestServer::Start(options);
+    read = ReadBlob(second->stub(), digest);
+    EXPECT_TRUE(read.status.ok() && read.data == data) << read.status;
+    EXPECT_GE(second->verityd().dispatch_metrics().fec_repaired_blocks(), 1u);
+    // A Put of the content replaces the objects and lifts the mark.
+    ASSERT_TRUE(PutBlob(writer->stub(), data, {}, "", "", 100000, true).ok());
+    EXPECT_TRUE(Get(data_key) == data);
+    EXPECT_TRUE(Get(tree_key) == tree);
+    EXPECT_FALSE(Has(mark_key));
+  }
+}
+
 // The slab files of a disk cache.
 std::vector<std::string> SlabFiles(const std::string& cache_dir) {
   std::vector<std::string> files;

@@ -267,8 +267,10 @@ _ceph_start_rgw() {
   local dir=$1 port=$2 i code
   rm -f "$dir/client.rgw.a.pid"
   # It forks once it has reached the monitor; its frontend starts after its pools exist.
+  # tcp_nodelay: without it a GET's body waits on the client's delayed ACK, ~44 ms for a 4 KiB
+  # ranged GET, 2-3 ms with it (50 GETs: 2.17 s against 0.15 s; HEADs 2 ms either way).
   _ceph_daemon "$dir" client.rgw.a 15 radosgw -c "$dir/ceph.conf" -n client.rgw.a \
-    --rgw-frontends "beast endpoint=127.0.0.1:$port" || return 1
+    --rgw-frontends "beast endpoint=127.0.0.1:$port tcp_nodelay=1" || return 1
   for ((i = 0; i < $3 * 10; i++)); do
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/") || true
     [[ $code != 000 ]] && return 0

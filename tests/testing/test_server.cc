@@ -62,9 +62,12 @@ void TestServer::Connect() {
   stub_ = v1::Verity::NewStub(channel_);
 }
 
-absl::StatusOr<v1::PutResponse> PutBlob(
-    v1::Verity::Stub& stub, absl::string_view data, const MerkleParams& params,
-    absl::string_view name, absl::string_view expected_digest, size_t chunk) {
+absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
+                                        absl::string_view data,
+                                        const MerkleParams& params,
+                                        absl::string_view name,
+                                        absl::string_view expected_digest,
+                                        size_t chunk, bool sized) {
   grpc::ClientContext context;
   v1::PutResponse response;
   auto writer = stub.Put(&context, &response);
@@ -73,6 +76,7 @@ absl::StatusOr<v1::PutResponse> PutBlob(
   *header->mutable_params() = TreeParamsToProto(params);
   header->set_name(std::string(name));
   header->set_expected_digest(std::string(expected_digest));
+  if (sized) header->set_content_size(data.size());
   bool ok = writer->Write(request);
   for (size_t at = 0; ok && at < data.size(); at += chunk) {
     request.set_data(std::string(data.substr(at, chunk)));

@@ -49,13 +49,15 @@ class TestServer {
   std::unique_ptr<v1::Verity::Stub> stub_;
 };
 
-// Puts `data` in chunks of `chunk` bytes. The status is the call's.
+// Puts `data` in chunks of `chunk` bytes, its size in the header if `sized`.
+// The status is the call's.
 absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
                                         absl::string_view data,
                                         const MerkleParams& params = {},
                                         absl::string_view name = "",
                                         absl::string_view expected_digest = "",
-                                        size_t chunk = 100000);
+                                        size_t chunk = 100000,
+                                        bool sized = false);
 
 // What a verifying read delivered: the verified bytes, and how the read ended.
 struct ReadResult {
