@@ -45,21 +45,33 @@ class Group {
     return absl::MakeSpan(&bytes_[static_cast<size_t>(j) * bs_], bs_);
   }
 
-  // Reads member `j` and checks it; a block that cannot be read is bad.
-  Verdict ReadAndCheck(int j) {
-    const uint64_t block = Member(j);
-    const absl::Span<uint8_t> out = Bytes(j);
-    absl::Status read;
-    if (block < geometry_.data_block_count()) {
-      const absl::Span<uint8_t> stored = DataBytes(block, out);
-      read = ReadAndWait(blob_.blob().Stored(), BlobPart::kData, block * bs_,
-                         stored);
-      std::fill(out.begin() + stored.size(), out.end(), 0);
-    } else {
-      read = ReadAndWait(blob_.blob().Stored(), BlobPart::kTree,
-                         TreeOffset(block), out);
+  // Reads every member and, first, the tree blocks their checks need, each
+  // batch at once (a remote store's blocks are a round trip each); then
+  // checks each member: kBad if it could not be read.
+  std::vector<Verdict> ReadAndCheck() {
+    ReadTreePaths();
+    std::vector<PartRead> reads;
+    std::vector<int> read_member;
+    for (int j = 0; j < k_; ++j) {
+      if (IsPadding(j)) continue;
+      const uint64_t block = Member(j);
+      if (block < geometry_.data_block_count()) {
+        // The rest of a partial last block stays zero.
+        reads.push_back({BlobPart::kData, block * bs_,
+                         DataBytes(block, Bytes(j)), absl::OkStatus()});
+      } else {
+        reads.push_back(
+            {BlobPart::kTree, TreeOffset(block), Bytes(j), absl::OkStatus()});
+      }
+      read_member.push_back(j);
     }
-    return read.ok() ? Check(j) : Verdict::kBad;
+    ReadAllAndWait(blob_.blob().Stored(), absl::MakeSpan(reads));
+    std::vector<Verdict> verdicts(k_, Verdict::kGood);
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const int j = read_member[i];
+      verdicts[j] = reads[i].status.ok() ? Check(j) : Verdict::kBad;
+    }
+    return verdicts;
   }
 
   // Checks member `j`'s bytes, as they are now, against the tree.
@@ -152,6 +164,43 @@ class Group {
     }
     return block;
   }
+  // Reads the tree blocks on the paths of every member that are not
+  // verified yet, all at once, and verifies them top level first; one that
+  // fails leaves the blocks under it to be found unknown by Check().
+  void ReadTreePaths() {
+    std::vector<TreeBlockId> ids;
+    for (int j = 0; j < k_; ++j) {
+      if (IsPadding(j)) continue;
+      const uint64_t block = Member(j);
+      uint64_t under = block;
+      if (block >= geometry_.data_block_count()) {
+        const absl::StatusOr<TreeBlockId> id =
+            geometry_.BlockAtOrdinal(block - geometry_.data_block_count());
+        if (!id.ok()) continue;
+        under = FirstDataBlockUnder(*id);
+      }
+      for (const TreeBlockId& id : blob_.MissingTree(under, under + 1)) {
+        ids.push_back(id);
+      }
+    }
+    std::sort(ids.begin(), ids.end(), [](TreeBlockId a, TreeBlockId b) {
+      return a.level > b.level || (a.level == b.level && a.index < b.index);
+    });
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<std::string> bytes(ids.size(), std::string(bs_, '\0'));
+    std::vector<PartRead> reads;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      reads.push_back({BlobPart::kTree, geometry_.Ordinal(ids[i]) * bs_,
+                       AsMutableBytes(&bytes[i]), absl::OkStatus()});
+    }
+    ReadAllAndWait(blob_.blob().Stored(), absl::MakeSpan(reads));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (reads[i].status.ok()) {
+        blob_.AddTreeBlock(ids[i], AsBytes(bytes[i])).IgnoreError();
+      }
+    }
+  }
+
   // Verifies the tree blocks above `level` on data block `block`'s path that
   // are not verified yet (level -1: the whole path), reading them.
   absl::Status VerifyPath(uint64_t block, int level) {
@@ -190,9 +239,10 @@ absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   // Tree blocks that could not be checked: a bad parent hides whether they
   // are bad too.
   std::vector<int> unchecked_tree;
+  const std::vector<Verdict> verdicts = group.ReadAndCheck();
   for (int j = 0; j < group.k(); ++j) {
     if (group.IsPadding(j)) continue;
-    const Verdict verdict = group.ReadAndCheck(j);
+    const Verdict verdict = verdicts[j];
     if (verdict == Verdict::kBad) erased.push_back(j);
     if (verdict == Verdict::kUnknown && group.IsTree(j)) {
       unchecked_tree.push_back(j);

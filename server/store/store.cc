@@ -6,8 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
+#include "absl/synchronization/mutex.h"
 #include "lib/dm_verity_fec.h"
 #include "lib/hash.h"
 #include "lib/name_statement.h"
@@ -34,22 +35,85 @@ absl::Status Blob::Rewrite(BlobPart part, uint64_t /*offset*/,
                    PartName(part)));
 }
 
+namespace {
+
+// ReadAllAndWait()'s reads in flight at once, at most: a remote store's
+// connections (a TLS handshake each) stay few.
+constexpr size_t kMaxReadsInFlight = 32;
+
+// The reads of one StartAndWait() not done yet. Shared with each
+// completion, so that none touches it after the waiter has gone.
+class ReadWindow {
+ public:
+  explicit ReadWindow(size_t reads) : left_(reads) {}
+
+  // Waits for a place among the reads in flight, and takes it.
+  void Enter() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(this, &ReadWindow::HasRoom));
+    ++in_flight_;
+  }
+  void Leave() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    --in_flight_;
+    --left_;
+  }
+  void WaitForAll() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(this, &ReadWindow::AllDone));
+  }
+
+ private:
+  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return in_flight_ < kMaxReadsInFlight;
+  }
+  bool AllDone() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return left_ == 0; }
+
+  absl::Mutex mu_;
+  size_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t left_ ABSL_GUARDED_BY(mu_);
+};
+
+// Starts every read with ReadAsync(), kMaxReadsInFlight at a time, each as
+// one ends, and waits for them all.
+void StartAndWait(const Blob& blob, absl::Span<PartRead* const> reads) {
+  auto window = std::make_shared<ReadWindow>(reads.size());
+  for (PartRead* read : reads) {
+    window->Enter();
+    blob.ReadAsync(read->part, read->offset, Buffer::Allocate(read->out.size()),
+                   [read, window](absl::StatusOr<Buffer> bytes) {
+                     if (bytes.ok()) {
+                       std::copy_n(bytes->span().begin(), read->out.size(),
+                                   read->out.begin());
+                     }
+                     read->status = bytes.status();
+                     window->Leave();
+                   });
+  }
+  window->WaitForAll();
+}
+
+}  // namespace
+
 absl::Status ReadAndWait(const Blob& blob, BlobPart part, uint64_t offset,
                          absl::Span<uint8_t> out) {
-  std::optional<absl::Status> now = blob.TryReadNow(part, offset, out);
-  if (now.has_value()) return *now;
-  absl::Notification done;
-  absl::Status status;
-  blob.ReadAsync(part, offset, Buffer::Allocate(out.size()),
-                 [&](absl::StatusOr<Buffer> read) {
-                   if (read.ok()) {
-                     std::copy_n(read->span().begin(), out.size(), out.begin());
-                   }
-                   status = read.status();
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  return status;
+  PartRead read{part, offset, out, absl::OkStatus()};
+  ReadAllAndWait(blob, absl::MakeSpan(&read, 1));
+  return read.status;
+}
+
+void ReadAllAndWait(const Blob& blob, absl::Span<PartRead> reads) {
+  std::vector<PartRead*> later;
+  for (PartRead& read : reads) {
+    std::optional<absl::Status> now =
+        blob.TryReadNow(read.part, read.offset, read.out);
+    if (now.has_value()) {
+      read.status = *std::move(now);
+    } else {
+      later.push_back(&read);
+    }
+  }
+  if (!later.empty()) StartAndWait(blob, later);
 }
 
 uint64_t FecBlocks(const TreeGeometry& geometry) {

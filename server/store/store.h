@@ -236,6 +236,19 @@ absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
 absl::Status ReadAndWait(const Blob& blob, BlobPart part, uint64_t offset,
                          absl::Span<uint8_t> out);
 
+// One read of ReadAllAndWait(): its place and bytes, and how it went.
+struct PartRead {
+  BlobPart part;
+  uint64_t offset;
+  absl::Span<uint8_t> out;
+  absl::Status status;
+};
+// Does each read as ReadAndWait() does, those that are not here started as
+// others end, 32 in flight (a remote store answers them in parallel, over
+// few connections), and returns once every one is done. Blocks as
+// ReadAndWait() does.
+void ReadAllAndWait(const Blob& blob, absl::Span<PartRead> reads);
+
 // One Put in progress: content streams in, is hashed as it arrives, and is
 // stored on Commit. Any failure ends the Put, and every later call returns
 // the same error; destroying the writer without a successful Commit stores
