@@ -4,10 +4,13 @@
 # - three stateless replicas: a Put through one is read, listed, stat'ed and deleted through the
 #   others; one SIGKILLed amid parallel gets over all three: the gets resume on the others,
 #   byte-identical;
-# - objects damaged in the bucket with a plain S3 client (curl --aws-sigv4): a flipped data byte,
-#   a flipped tree byte, a truncated data object and another blob's data: exit 3, no bad byte,
-#   verityd_corruption_detected_total grows; --on_corruption=quarantine takes the blob out of
-#   service on every replica;
+# - objects damaged in the bucket with a plain S3 client (curl --aws-sigv4), FEC off: a flipped
+#   data byte, a flipped tree byte, a truncated data object and another blob's data: exit 3, no
+#   bad byte, verityd_corruption_detected_total grows; --on_corruption=quarantine takes the blob
+#   out of service on every replica;
+# - FEC on (the default): the same flips are repaired by another replica, counted, the objects
+#   left as they are and the blob marked damaged/ until a Put replaces them; a veritysetup image
+#   imported stores veritysetup's --fec-device as its fec object;
 # - radosgw stopped mid-read and mid-Put, then started again: exit 4, health NOT_SERVING and
 #   back, nothing partial visible, every acknowledged Put readable; a verityd SIGKILLed mid-Put
 #   leaves no visible blob;
@@ -54,10 +57,10 @@ head -c $((48 * 1048576)) /dev/urandom >"$data/big"
 head -c 300000 /dev/urandom >"$data/small"
 for k in d t x s q; do head -c 200000 /dev/urandom >"$data/victim-$k"; done
 
-# ---- three stateless replicas
+# ---- three stateless replicas (FEC off: the damage below is DATA_LOSS; the FEC section repairs it)
 pids=() ports=() mports=()
 for i in 1 2 3; do
-  replica "replica$i"
+  replica "replica$i" --fec_roots=0
   pids+=("$server_pid") ports+=("$server_port") mports+=("$metrics_port")
 done
 r1=(--server="127.0.0.1:${ports[0]}") r2=(--server="127.0.0.1:${ports[1]}")
@@ -149,6 +152,51 @@ expect_exit 0 "a Put of the right content takes it out of quarantine" \
 expect_exit 0 "then replica 3 serves it" vc get "${r3[@]}" "$q" -o "$work/out"
 check "byte-identical" cmp -s "$data/victim-q" "$work/out"
 expect_stop quarantiner "$qpid"
+
+# ---- FEC on (the default): the same flips repaired by another replica
+# object_is KEY FILE: the bucket's object KEY holds FILE's bytes. no_object KEY: there is none.
+object_is() { s3_curl "$S3_ENDPOINT/$S3_BUCKET/$1" | cmp -s - "$2"; }
+no_object() { ! s3_curl -o /dev/null "$S3_ENDPOINT/$S3_BUCKET/$1"; }
+replica fec
+fport=$server_port fpid=$server_pid
+f=(--server="127.0.0.1:$fport")
+repaired_before=$(metric "${mports[2]}" verityd_fec_repaired_blocks_total)
+declare -A object=([d]=data [t]=tree)
+for k in d t; do
+  cp "$data/victim-$k" "$data/fec-$k"
+  printf 'fec' | dd of="$data/fec-$k" conv=notrunc status=none  # not victim-$k's blob
+  expect_exit 0 "fec: put fec-$k" vc put "${f[@]}" "$data/fec-$k"
+  v=$(digest_of "$data/fec-$k")
+  check "fec: the Put wrote the fec object" s3_get "$(blob_key "$v" fec)" "$work/fec"
+  check "fec: damage the object: ${what[$k]}" damage "$k" "$v"
+  s3_get "$(blob_key "$v" "${object[$k]}")" "$work/damaged-object"
+  expect_exit 0 "fec: ${what[$k]}: replica 3 repairs it" vc get "${r3[@]}" "$v" -o "$work/out"
+  check "fec: ${what[$k]}: byte-identical" cmp -s "$data/fec-$k" "$work/out"
+  check "fec: ${what[$k]}: the object is left as it is" \
+    object_is "$(blob_key "$v" "${object[$k]}")" "$work/damaged-object"
+  mark=$prefix/damaged/${v%%:*}-${v#*:}
+  check "fec: ${what[$k]}: the blob is marked damaged" s3_get "$mark" "$work/mark"
+  expect_exit 0 "fec: ${what[$k]}: a Put of it" vc put "${r1[@]}" "$data/fec-$k"
+  check "fec: ${what[$k]}: the Put replaced the object" \
+    object_is "$(blob_key "$v" data)" "$data/fec-$k"
+  check "fec: ${what[$k]}: and lifted the mark" no_object "$mark"
+done
+repaired_after=$(metric "${mports[2]}" verityd_fec_repaired_blocks_total)
+check "fec: verityd_fec_repaired_blocks_total grew ($repaired_before -> $repaired_after)" \
+  [ "$repaired_after" -gt "$repaired_before" ]
+check "fec: replica 3 logged the repairs" grep -q "FEC repaired" "$work"/replica3-*.log
+
+# ---- FEC of an imported veritysetup image: veritysetup's --fec-device, byte for byte
+head -c $((3 * 1048576)) /dev/urandom >"$data/image"
+/usr/sbin/veritysetup format "$data/image" "$work/hashdev" --fec-device="$work/fecdev" \
+  --fec-roots=2 --salt=0011 >"$work/format.out"
+root=$(awk '/^Root hash:/ {print $3}' "$work/format.out")
+vc put "${f[@]}" "$data/image" --root-hash="$root" --hash-device="$work/hashdev" >"$work/put.out"
+image=$(awk '{print $1}' "$work/put.out")
+check "fec: the image was imported" [ -n "$image" ]
+check "fec: its fec object is veritysetup's --fec-device" \
+  object_is "$(blob_key "$image" fec)" "$work/fecdev"
+expect_stop fec "$fpid"
 
 # ---- radosgw stopped mid-read: a cold replica, a reader that stalls after 1 MiB
 replica cold
