@@ -17,6 +17,7 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/testing/fake_s3.h"
+#include "server/store/s3/testing/fake_s3_store.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {
@@ -74,19 +75,12 @@ TEST(S3PutWaitsTest, PutsWaitingForPartSlotsLeaveStatAndListAnswering) {
   auto s3 = std::make_shared<GatedS3>();
   server::ServerOptions options;
   options.store_kind = server::StoreLocation::Kind::kS3;
-  options.s3.client.endpoint = "http://127.0.0.1:1";
-  options.s3.client.bucket = "bucket";
-  options.s3.prefix = "p/";
+  options.s3 = server::FakeS3StoreOptions(s3);
   options.s3.part_bytes = kPart;
   // One slot per Put: each Put's first part, held in flight, takes it, and
   // the byte after it waits for another. No more Puts than slots: once the
   // parts go up, every Put can finish (see PartBudget).
   options.s3.part_slots = kPuts;
-  options.s3.log = [](absl::string_view) {};
-  options.s3.make_client = [s3](const server::S3ClientOptions& client)
-      -> absl::StatusOr<std::unique_ptr<server::S3Client>> {
-    return server::S3Client::WithTransport(client, s3);
-  };
   auto server = TestServer::Start(options);
   const std::string small = RandomBytes(1000, 1);
   ASSERT_TRUE(PutBlob(server->stub(), small).ok());

@@ -215,36 +215,34 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
 }
 
 absl::Status S3Store::PutSink::PutFec(const SealedBlob& blob) {
-  const int roots = store_.options_.fec_roots;
-  if (roots == 0 || blob.tree.descriptor.data_size == 0) {
+  if (store_.options_.fec_roots == 0 || blob.tree.descriptor.data_size == 0) {
     return absl::OkStatus();
   }
-  std::optional<FecStreamEncoder> read_back;
-  FecStreamEncoder* stream = fec_stream_.has_value() ? &*fec_stream_ : nullptr;
-  if (stream == nullptr) {
-    ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(blob.tree.descriptor));
-    ASSIGN_OR_RETURN(
-        read_back, FecStreamFor(params, blob.tree.descriptor.data_size, roots));
-    if (!read_back.has_value()) {
-      store_.Log(absl::StrCat("stored ", blob.digest_text,
-                              " without an FEC area: it would be over ",
-                              kMaxStreamedFecBytes, " bytes"));
-      return absl::OkStatus();
-    }
+  std::optional<std::string> fec;
+  if (fec_stream_.has_value()) {
+    ASSIGN_OR_RETURN(fec, FinishFecArea(*fec_stream_, blob.tree.tree));
+  } else {
+    ASSIGN_OR_RETURN(fec, ReadBackFec(blob));
   }
-  absl::StatusOr<std::string> fec = stream != nullptr
-                                        ? FinishFecArea(*stream, blob.tree.tree)
-                                        : ReadBackFec(blob, *read_back);
-  RETURN_IF_ERROR(fec.status());
+  if (!fec.has_value()) return absl::OkStatus();
   return store_.PutObject(store_.layout_.BlobKey(blob.digest, BlobObject::kFec),
                           *std::move(fec));
 }
 
-absl::StatusOr<std::string> S3Store::PutSink::ReadBackFec(
-    const SealedBlob& blob, FecStreamEncoder& stream) {
+absl::StatusOr<std::optional<std::string>> S3Store::PutSink::ReadBackFec(
+    const SealedBlob& blob) {
+  const uint64_t size = blob.tree.descriptor.data_size;
+  ASSIGN_OR_RETURN(const MerkleParams params, ParamsOf(blob.tree.descriptor));
+  ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> stream,
+                   FecStreamFor(params, size, store_.options_.fec_roots));
+  if (!stream.has_value()) {
+    store_.Log(absl::StrCat("stored ", blob.digest_text,
+                            " without an FEC area: it would be over ",
+                            kMaxStreamedFecBytes, " bytes"));
+    return std::nullopt;
+  }
   // What S3 gives back is as untrusted as any read of it: parity over wrong
   // bytes rebuilds blocks that fail their check, never a block served.
-  const uint64_t size = blob.tree.descriptor.data_size;
   const std::string key =
       store_.layout_.BlobKey(blob.digest, BlobObject::kData);
   budget_.Acquire();
@@ -266,12 +264,12 @@ absl::StatusOr<std::string> S3Store::PutSink::ReadBackFec(
           absl::StrCat("S3 gave ", response.bytes, " bytes of ", key,
                        " at offset ", at, " for ", n, " just written"));
     }
-    RETURN_IF_ERROR(stream.Update(bytes));
+    RETURN_IF_ERROR(stream->Update(bytes));
     at += n;
   }
   std::string().swap(buffer_);
   ReleaseSlot();
-  return FinishFecArea(stream, blob.tree.tree);
+  return FinishFecArea(*stream, blob.tree.tree);
 }
 
 absl::Status S3Store::PutSink::PutSignature(const SealedBlob& blob) {

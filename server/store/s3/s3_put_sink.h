@@ -62,13 +62,14 @@ class S3Store::PutSink final : public BlobSink {
   absl::Status WaitForParts() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutData(const ParsedDigest& digest);
   absl::Status PutSignature(const SealedBlob& blob);
-  // Puts the blob's FEC area, if the store writes one and it is not too
-  // large (that is logged).
+  // Puts the blob's FEC area, if the store writes one: the stream's, or
+  // ReadBackFec's.
   absl::Status PutFec(const SealedBlob& blob);
   // The FEC area of the blob's data object, read back from S3 a part at a
-  // time, and of its tree.
-  absl::StatusOr<std::string> ReadBackFec(const SealedBlob& blob,
-                                          FecStreamEncoder& stream);
+  // time, and of its tree; nullopt, logged, if it would be over
+  // kMaxStreamedFecBytes.
+  absl::StatusOr<std::optional<std::string>> ReadBackFec(
+      const SealedBlob& blob);
   // Moves the staged data object to `final_key`, server-side.
   absl::Status MoveIntoPlace(const std::string& final_key);
   absl::Status CreateUpload();

@@ -21,6 +21,7 @@
 #include "lib/test_blob.h"
 #include "server/store/s3/s3_store.h"
 #include "server/store/s3/testing/fake_s3.h"
+#include "server/store/s3/testing/fake_s3_store.h"
 #include "server/store/testing/blob_reads.h"
 #include "server/store/verified_blob.h"
 
@@ -53,17 +54,8 @@ class S3StoreFaultTest : public ::testing::Test {
   // A new process on the same bucket.
   void OpenStore() {
     store_.reset();
-    S3StoreOptions options;
-    options.client.endpoint = "http://127.0.0.1:1";
-    options.client.bucket = "bucket";
-    options.prefix = "p/";
-    options.part_bytes = size_t{5} << 20;
+    S3StoreOptions options = FakeS3StoreOptions(s3_);
     options.put_executor = put_executor_;
-    options.log = [](absl::string_view) {};
-    options.make_client = [s3 = s3_](const S3ClientOptions& client)
-        -> absl::StatusOr<std::unique_ptr<S3Client>> {
-      return S3Client::WithTransport(client, s3);
-    };
     absl::StatusOr<std::unique_ptr<S3Store>> store = S3Store::Open(options);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);

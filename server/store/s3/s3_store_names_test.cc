@@ -12,6 +12,7 @@
 #include "server/store/s3/s3_layout.h"
 #include "server/store/s3/s3_store.h"
 #include "server/store/s3/testing/fake_s3.h"
+#include "server/store/s3/testing/fake_s3_store.h"
 #include "server/store/testing/name_write_cases.h"
 
 namespace verity::server {
@@ -23,17 +24,8 @@ class S3StoreNamesTest : public ::testing::Test {
 
   // Another server on the same bucket.
   std::unique_ptr<S3Store> OpenReplica() {
-    S3StoreOptions options;
-    options.client.endpoint = "http://127.0.0.1:1";
-    options.client.bucket = "bucket";
-    options.prefix = "p/";
-    options.part_bytes = size_t{5} << 20;
-    options.log = [](absl::string_view) {};
-    options.make_client = [s3 = s3_](const S3ClientOptions& client)
-        -> absl::StatusOr<std::unique_ptr<S3Client>> {
-      return S3Client::WithTransport(client, s3);
-    };
-    absl::StatusOr<std::unique_ptr<S3Store>> store = S3Store::Open(options);
+    absl::StatusOr<std::unique_ptr<S3Store>> store =
+        S3Store::Open(FakeS3StoreOptions(s3_));
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
