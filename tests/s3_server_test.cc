@@ -54,29 +54,37 @@ std::string KeyOf(const TestServer& server, const std::string& digest,
   return server::S3Layout(server.options().s3.prefix).BlobKey(*parsed, what);
 }
 
-// Writes `body` over the object `key`, as anyone with the bucket's
+// `method` on object `key` of the test bucket, as anyone with its
 // credentials could.
-void Overwrite(const std::string& key, std::string body) {
+server::S3Response CallBucket(const char* method, const std::string& key,
+                              std::string body = "") {
   auto client = server::S3Client::Create(server::TestRadosgwOptions());
-  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_TRUE(client.ok()) << client.status();
   server::S3Request request;
-  request.op = "PutObject";
-  request.method = "PUT";
+  request.op = method;
+  request.method = method;
   request.key = key;
   request.body = std::move(body);
-  const server::S3Response response = (*client)->Call(std::move(request));
+  return (*client)->Call(std::move(request));
+}
+
+// Writes `body` over the object `key`.
+void Overwrite(const std::string& key, std::string body) {
+  const server::S3Response response = CallBucket("PUT", key, std::move(body));
   ASSERT_TRUE(response.status.ok()) << response.status;
 }
 
 std::string Get(const std::string& key) {
-  auto client = server::S3Client::Create(server::TestRadosgwOptions());
-  EXPECT_TRUE(client.ok()) << client.status();
-  server::S3Request request;
-  request.op = "GetObject";
-  request.key = key;
-  server::S3Response response = (*client)->Call(std::move(request));
+  server::S3Response response = CallBucket("GET", key);
   EXPECT_TRUE(response.status.ok()) << response.status;
   return response.body;
+}
+
+// Whether the bucket has object `key`.
+bool Has(const std::string& key) {
+  const absl::Status status = CallBucket("HEAD", key).status;
+  EXPECT_TRUE(status.ok() || absl::IsNotFound(status)) << status;
+  return status.ok();
 }
 
 class S3ServerTest : public ::testing::Test {
@@ -199,19 +207,6 @@ TEST_F(S3ServerTest, DamagedObjectsAreDataLossAndNothingBadIsSent) {
     read = ReadBlob(TestServer::Start(options)->stub(), digest);
     EXPECT_TRUE(read.status.ok()) << damage.what << ": " << read.status;
   }
-}
-
-// Whether the bucket has object `key`.
-bool Has(const std::string& key) {
-  auto client = server::S3Client::Create(server::TestRadosgwOptions());
-  EXPECT_TRUE(client.ok()) << client.status();
-  server::S3Request request;
-  request.op = "HeadObject";
-  request.method = "HEAD";
-  request.key = key;
-  const absl::Status status = (*client)->Call(std::move(request)).status;
-  EXPECT_TRUE(status.ok() || absl::IsNotFound(status)) << status;
-  return status.ok();
 }
 
 std::string Flipped(std::string bytes, size_t at) {
