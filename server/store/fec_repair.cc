@@ -79,14 +79,14 @@ class Group {
     const uint64_t block = Member(j);
     const absl::Span<uint8_t> bytes = Bytes(j);
     if (block < geometry_.data_block_count()) {
-      if (!VerifyPath(block, -1).ok()) return Verdict::kUnknown;
+      if (!PathVerified(block, -1)) return Verdict::kUnknown;
       return blob_.CheckDataBlock(block, DataBytes(block, bytes)).ok()
                  ? Verdict::kGood
                  : Verdict::kBad;
     }
     const absl::StatusOr<TreeBlockId> id =
         geometry_.BlockAtOrdinal(block - geometry_.data_block_count());
-    if (!id.ok() || !VerifyPath(FirstDataBlockUnder(*id), id->level).ok()) {
+    if (!id.ok() || !PathVerified(FirstDataBlockUnder(*id), id->level)) {
       return Verdict::kUnknown;
     }
     return blob_.AddTreeBlock(*id, bytes).ok() ? Verdict::kGood : Verdict::kBad;
@@ -201,18 +201,16 @@ class Group {
     }
   }
 
-  // Verifies the tree blocks above `level` on data block `block`'s path that
-  // are not verified yet (level -1: the whole path), reading them.
-  absl::Status VerifyPath(uint64_t block, int level) {
-    std::string bytes(bs_, '\0');
+  // Whether the tree blocks above `level` on data block `block`'s path
+  // (level -1: the whole path) are verified. ReadTreePaths() read and
+  // verified every one it could, and a rebuilt one is added as it checks
+  // good: one still missing is bad or unreadable, and reading it again per
+  // member would only repeat that.
+  bool PathVerified(uint64_t block, int level) const {
     for (const TreeBlockId& id : blob_.MissingTree(block, block + 1)) {
-      if (id.level <= level) break;  // top level first
-      RETURN_IF_ERROR(ReadAndWait(blob_.blob().Stored(), BlobPart::kTree,
-                                  geometry_.Ordinal(id) * bs_,
-                                  AsMutableBytes(&bytes)));
-      RETURN_IF_ERROR(blob_.AddTreeBlock(id, AsBytes(bytes)));
+      if (id.level > level) return false;
     }
-    return absl::OkStatus();
+    return true;
   }
 
   VerifiedBlob& blob_;
