@@ -239,27 +239,45 @@ const Ed25519PublicKey* TrustedKeys::Find(const KeyId& id) const {
   return nullptr;
 }
 
-absl::Status CheckNameStatement(const NameStatement& statement,
-                                const TrustedKeys& keys, absl::string_view name,
-                                absl::Time now) {
-  int valid = 0, invalid = 0;
+std::vector<KeyId> TrustedSigners(const NameStatement& statement,
+                                  const TrustedKeys& keys) {
+  std::vector<KeyId> signers;
   for (size_t i = 0; i < statement.signers.size(); ++i) {
     const Ed25519PublicKey* key = keys.Find(statement.signers[i]);
-    if (key == nullptr) continue;
-    (key->Verify(statement.body, statement.signatures[i]) ? valid : invalid)++;
+    if (key != nullptr && key->Verify(statement.body, statement.signatures[i])) {
+      signers.push_back(statement.signers[i]);
+    }
   }
-  if (valid < keys.threshold()) {
+  return signers;
+}
+
+absl::Status CheckNameStatementSigned(const NameStatement& statement,
+                                      const TrustedKeys& keys,
+                                      absl::string_view name) {
+  const size_t valid = TrustedSigners(statement, keys).size();
+  if (valid < static_cast<size_t>(keys.threshold())) {
+    size_t trusted = 0;
+    for (const KeyId& id : statement.signers) {
+      if (keys.Find(id) != nullptr) ++trusted;
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         Describe(statement), " has ", valid,
         " valid signatures by trusted keys, ", keys.threshold(), " needed (",
-        invalid, " by trusted keys do not verify, ",
-        statement.signers.size() - valid - invalid, " by keys not trusted)"));
+        trusted - valid, " by trusted keys do not verify, ",
+        statement.signers.size() - trusted, " by keys not trusted)"));
   }
   if (statement.claim.name != name) {
     return absl::InvalidArgumentError(
         absl::StrCat("a name statement for \"", statement.claim.name,
                      "\" was given for \"", name, "\""));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNameStatement(const NameStatement& statement,
+                                const TrustedKeys& keys, absl::string_view name,
+                                absl::Time now) {
+  RETURN_IF_ERROR(CheckNameStatementSigned(statement, keys, name));
   if (now + kNameStatementClockSkew < statement.claim.issued) {
     return absl::InvalidArgumentError(
         absl::StrCat(Describe(statement), " is issued in the future, at ",
@@ -300,6 +318,22 @@ absl::Status CheckSupersedes(const NameStatement& current,
   return absl::FailedPreconditionError(
       absl::StrCat(Describe(next), " is not newer than the stored version ",
                    current.claim.version));
+}
+
+absl::StatusOr<uint64_t> NextNameVersion(std::optional<uint64_t> requested,
+                                         uint64_t known, absl::Time now) {
+  if (requested.has_value()) {
+    if (*requested > known) return *requested;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "version ", *requested, " is not above version ", known,
+        " that this key already signed for the name"));
+  }
+  if (known == UINT64_MAX) {
+    return absl::FailedPreconditionError(
+        "this key signed the highest version there is for the name");
+  }
+  const int64_t millis = absl::ToUnixMillis(now);
+  return std::max(known + 1, static_cast<uint64_t>(std::max<int64_t>(millis, 0)));
 }
 
 }  // namespace verity

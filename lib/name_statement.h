@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,9 +86,20 @@ class TrustedKeys {
   int threshold_ = 1;
 };
 
+// The trusted keys whose signatures of `statement` verify, in body order.
+std::vector<KeyId> TrustedSigners(const NameStatement& statement,
+                                  const TrustedKeys& keys);
+
 // Checks that at least `keys.threshold()` distinct trusted keys signed
-// `statement`, that it names `name` exactly, and that `now` lies between
-// issue and expiry (each widened by kNameStatementClockSkew).
+// `statement` and that it names `name` exactly, whatever its times say: what
+// a statement must pass to count as a version floor, expired or not.
+// INVALID_ARGUMENT as CheckNameStatement's.
+absl::Status CheckNameStatementSigned(const NameStatement& statement,
+                                      const TrustedKeys& keys,
+                                      absl::string_view name);
+
+// CheckNameStatementSigned, and that `now` lies between issue and expiry
+// (each widened by kNameStatementClockSkew).
 // INVALID_ARGUMENT saying which check failed (the name statement for NAME
 // ... "is expired", "names X", "has N valid signatures by trusted keys, M
 // needed").
@@ -112,6 +124,18 @@ absl::Status CheckNotRolledBack(const SeenName& seen,
 // version than `current`. FAILED_PRECONDITION otherwise.
 absl::Status CheckSupersedes(const NameStatement& current,
                              const NameStatement& next);
+
+// The version a publisher signs next for a name. `known` is the highest
+// version it can vouch for: its own record of what it signed, and the stored
+// statement if that verifies with the publisher's own key (never an
+// unverified one: a store writer could roll clients back or lock the name).
+// `requested` (--version) must lie above it; unset, the version is the time
+// in milliseconds since the epoch, or known + 1 if that is higher, so that a
+// publisher on a new machine with no record still signs above what it signed
+// before. FAILED_PRECONDITION for a requested version not above `known`, or
+// when `known` is the highest version there is.
+absl::StatusOr<uint64_t> NextNameVersion(std::optional<uint64_t> requested,
+                                         uint64_t known, absl::Time now);
 
 }  // namespace verity
 

@@ -235,6 +235,42 @@ TEST_F(NameStatementTest, RefusesRollbackAndASwapAtTheSameVersion) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_F(NameStatementTest, TrustedSignersAreTheKeysWhoseSignaturesVerify) {
+  const NameStatement by_a_c =
+      Parse(Sign(ClaimFor("model/latest"), {&a_, &c_}));
+  const std::vector<KeyId> signers = TrustedSigners(by_a_c, Trust({&a_, &b_}));
+  ASSERT_EQ(signers.size(), 1u);
+  EXPECT_EQ(signers[0], a_.public_key().id());
+  NameStatement flipped = by_a_c;
+  for (std::string& signature : flipped.signatures) signature[0] ^= 1;
+  EXPECT_TRUE(TrustedSigners(flipped, Trust({&a_, &b_})).empty());
+  // Signed, whatever the time: an expired statement still counts as a floor.
+  EXPECT_TRUE(
+      CheckNameStatementSigned(by_a_c, Trust({&a_}), "model/latest").ok());
+  EXPECT_FALSE(CheckNameStatementSigned(by_a_c, Trust({&a_}), "model").ok());
+  EXPECT_FALSE(
+      CheckNameStatementSigned(flipped, Trust({&a_}), "model/latest").ok());
+}
+
+TEST_F(NameStatementTest, NextVersionIsAboveEverythingKnownAndTime) {
+  const absl::Time now = absl::FromUnixMillis(1'800'000'000'123);
+  EXPECT_EQ(NextNameVersion(std::nullopt, 0, now).value(), 1'800'000'000'123u);
+  EXPECT_EQ(NextNameVersion(std::nullopt, 5, now).value(), 1'800'000'000'123u);
+  EXPECT_EQ(NextNameVersion(std::nullopt, 1'900'000'000'000, now).value(),
+            1'900'000'000'001u);
+  EXPECT_EQ(NextNameVersion(std::nullopt, 0, absl::UnixEpoch() - absl::Hours(1))
+                .value(),
+            1u);
+  EXPECT_EQ(NextNameVersion(std::nullopt, UINT64_MAX, now).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(NextNameVersion(9, 8, now).value(), 9u);
+  for (const uint64_t known : {9, 10}) {
+    const absl::Status below = NextNameVersion(9, known, now).status();
+    EXPECT_EQ(below.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(below.message()), HasSubstr("not above version"));
+  }
+}
+
 TEST_F(NameStatementTest, RefusesToSignWhatCannotBeParsed) {
   NameClaim claim = ClaimFor("model/latest");
   EXPECT_FALSE(SignNameStatement(claim, {}).ok());

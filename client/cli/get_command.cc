@@ -209,6 +209,7 @@ int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =
       CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("get", client.status(), err);
+  WarnIfNameUnauthenticated(opts->trust, opts->blob, "get", err);
   const absl::Status status =
       opts->output.empty()
           ? GetToStream(**client, *opts, out, "standard output", err)

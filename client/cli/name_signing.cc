@@ -4,9 +4,11 @@
 #include "client/cli/name_signing.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "client/cli/flag_values.h"
+#include "client/sdk/seen_names.h"
 #include "lib/ed25519_key.h"
 #include "lib/file_util.h"
 #include "lib/name_statement.h"
@@ -32,6 +34,17 @@ absl::StatusOr<Ed25519PrivateKey> ReadKey(const std::string& path) {
   return key;
 }
 
+// Where this publisher records what `signer` signed.
+absl::StatusOr<client::SeenNamesStore> SignedRecord(
+    const SigningOptions& options, const Ed25519PublicKey& signer) {
+  std::string dir = options.state_dir;
+  if (dir.empty()) {
+    ASSIGN_OR_RETURN(dir, client::DefaultStateDir());
+  }
+  return client::SeenNamesStore(std::move(dir), client::SeenNamesKind::kSigned,
+                                KeyIdToHex(signer.id()));
+}
+
 }  // namespace
 
 std::vector<CommandFlag> SigningFlags(SigningOptions* options,
@@ -54,6 +67,14 @@ std::vector<CommandFlag> SigningFlags(SigningOptions* options,
          }
          return absl::OkStatus();
        }},
+      {"state-dir", 0, true,
+       [options](absl::string_view v) -> absl::Status {
+         if (v.empty()) {
+           return absl::InvalidArgumentError("--state-dir is empty");
+         }
+         options->state_dir = std::string(v);
+         return absl::OkStatus();
+       }},
       {"expires-in", 0, true,
        [options](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(options->expires_in,
@@ -63,18 +84,20 @@ std::vector<CommandFlag> SigningFlags(SigningOptions* options,
   };
 }
 
-absl::StatusOr<uint64_t> NextVersion(sdk::Client& client,
-                                     absl::string_view name) {
+absl::StatusOr<uint64_t> VerifiedStoredVersion(
+    sdk::Client& client, absl::string_view name,
+    const Ed25519PublicKey& signer) {
   const absl::StatusOr<sdk::BlobInfo> info = client.StatName(name);
-  if (absl::IsNotFound(info.status())) return 1;
+  if (absl::IsNotFound(info.status())) return 0;
   RETURN_IF_ERROR(info.status());
-  if (!info->name_statement.has_value()) return 1;
-  const uint64_t current = info->name_statement->version;
-  if (current == UINT64_MAX) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the statement for ", name, " has the highest version"));
+  if (!info->name_statement.has_value()) return 0;
+  const absl::StatusOr<NameStatement> stored =
+      ParseNameStatement(info->name_statement->encoded);
+  ASSIGN_OR_RETURN(const TrustedKeys keys, TrustedKeys::Create({signer}));
+  if (!stored.ok() || !CheckNameStatementSigned(*stored, keys, name).ok()) {
+    return 0;
   }
-  return current + 1;
+  return stored->claim.version;
 }
 
 absl::StatusOr<std::string> SignName(const SigningOptions& options,
@@ -82,20 +105,31 @@ absl::StatusOr<std::string> SignName(const SigningOptions& options,
                                      const ParsedDigest& digest,
                                      sdk::Client* client) {
   ASSIGN_OR_RETURN(const Ed25519PrivateKey key, ReadKey(options.key_file));
+  ASSIGN_OR_RETURN(const client::SeenNamesStore record,
+                   SignedRecord(options, key.public_key()));
+  ASSIGN_OR_RETURN(const SeenName signed_before, record.Lookup(name));
+  uint64_t known = signed_before.version;
+  if (client != nullptr) {
+    ASSIGN_OR_RETURN(const uint64_t stored,
+                     VerifiedStoredVersion(*client, name, key.public_key()));
+    known = std::max(known, stored);
+  }
   NameClaim claim;
   claim.name = std::string(name);
   claim.digest = digest;
-  if (options.version.has_value()) {
-    claim.version = *options.version;
-  } else {
-    ASSIGN_OR_RETURN(claim.version, NextVersion(*client, name));
-  }
+  const absl::Time now = absl::Now();
+  ASSIGN_OR_RETURN(claim.version, NextNameVersion(options.version, known, now));
   // The encoding keeps whole seconds.
-  claim.issued = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+  claim.issued = absl::FromUnixSeconds(absl::ToUnixSeconds(now));
   claim.expires =
       claim.issued + absl::Trunc(options.expires_in, absl::Seconds(1));
   const Ed25519PrivateKey* keys[] = {&key};
-  return SignNameStatement(claim, keys);
+  ASSIGN_OR_RETURN(std::string encoded, SignNameStatement(claim, keys));
+  // Recorded before anyone can see it: a statement published and then
+  // forgotten by a crash would let the next one repeat its version.
+  ASSIGN_OR_RETURN(const NameStatement statement, ParseNameStatement(encoded));
+  RETURN_IF_ERROR(record.CheckAndRecord(name, statement));
+  return encoded;
 }
 
 }  // namespace verity::cli

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "client/cli/command_line.h"
 #include "lib/descriptor.h"
+#include "lib/ed25519_key.h"
 #include "verity/client.h"
 
 namespace verity::cli {
@@ -25,8 +26,11 @@ inline constexpr absl::Duration kDefaultStatementLifetime =
 // For the commands' usage texts.
 inline constexpr char kSigningUsage[] =
     "  --version=N: the statement's version, which must grow with every\n"
-    "    statement for the name (default: the version of the statement the\n"
-    "    server holds for it + 1, or 1 if it holds none)\n"
+    "    statement for the name (default: the time in milliseconds since\n"
+    "    1970, or above it if this key signed a higher one: see\n"
+    "    docs/protocol.md); refused if not above what this key signed\n"
+    "  --state-dir=DIR: where the versions this key signed are recorded\n"
+    "    (default $XDG_STATE_HOME/verity, else ~/.local/state/verity)\n"
     "  --expires-in=DURATION: how long clients accept it, as 720h, 90m or\n"
     "    30d (default 30d); sign again before it runs out\n";
 
@@ -34,6 +38,7 @@ inline constexpr char kSigningUsage[] =
 struct SigningOptions {
   std::string key_file;  // a PKCS#8 PEM Ed25519 private key
   std::optional<uint64_t> version;
+  std::string state_dir;  // empty: the SDK's default state directory
   absl::Duration expires_in = kDefaultStatementLifetime;
 };
 
@@ -41,14 +46,19 @@ struct SigningOptions {
 std::vector<CommandFlag> SigningFlags(SigningOptions* options,
                                       const char* key_flag);
 
-// The version after the one of the statement the server holds for `name`
-// (Stat, unverified: the publisher's own server), or 1 if the name or its
-// statement is absent.
-absl::StatusOr<uint64_t> NextVersion(sdk::Client& client,
-                                     absl::string_view name);
+// The version of the statement the server holds for `name` if it verifies
+// as `signer`'s for that name; 0 if the name, its statement or a valid
+// signature by `signer` is absent. Anything else is what a store writer can
+// plant, and its version is not used.
+absl::StatusOr<uint64_t> VerifiedStoredVersion(sdk::Client& client,
+                                               absl::string_view name,
+                                               const Ed25519PublicKey& signer);
 
-// The encoded statement "`name` means `digest`", issued now. `client` is
-// asked for the version only when options.version is unset.
+// The encoded statement "`name` means `digest`", issued now, at the version
+// NextNameVersion gives over this key's record of what it signed (the state
+// directory's signed-<key id>.seen) and, if `client` is not null, the stored
+// statement's version if this key signed it. Recorded there before it is
+// returned. FAILED_PRECONDITION for a --version not above those.
 absl::StatusOr<std::string> SignName(const SigningOptions& options,
                                      absl::string_view name,
                                      const ParsedDigest& digest,

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/time/clock.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/get_command.h"
@@ -47,6 +49,9 @@ class SignedNamesCommandTest : public ::testing::Test {
     dir_ = ::testing::TempDir() + "/signed_names_command_test_XXXXXX";
     EXPECT_NE(mkdtemp(&dir_[0]), nullptr);
     unsetenv("VERITY_TRUSTED_KEYS");
+    unsetenv("VERITY_FSVERITY_CERT");
+    // The default state directory, where a publisher records what it signed.
+    setenv("XDG_STATE_HOME", (dir_ + "/xdg-state").c_str(), 1);
   }
 
   // Runs a command with fresh output captures; --server is added for all
@@ -150,15 +155,26 @@ TEST_F(SignedNamesCommandTest, SignPrintsWritesOrStores) {
   printed = *ParseNameStatement(*ReadSmallFile(out, 1 << 16));
   EXPECT_EQ(printed.claim.expires - printed.claim.issued, absl::Hours(36));
 
-  // --store, with the version from the server: none stored yet, so 1; then 2.
-  for (uint64_t version : {1u, 2u}) {
+  // --store, the version by default: the time in milliseconds, rising.
+  uint64_t last = 6;
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t now = absl::ToUnixMillis(absl::Now());
     ASSERT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
                                    "--key=" + key, "--store"}),
               kExitOk)
         << Err();
-    EXPECT_EQ(StoredStatement(kName).claim.version, version);
+    const uint64_t version = StoredStatement(kName).claim.version;
+    EXPECT_GE(version, now);
+    EXPECT_GT(version, last);
+    last = version;
   }
   EXPECT_EQ(Out(), blob_.digest_text + " " + kName + "\n");
+  // A version below what this key signed is refused, stored or not.
+  EXPECT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
+                                 "--key=" + key, "--version=" +
+                                 std::to_string(last)}),
+            kExitOtherError);
+  EXPECT_TRUE(absl::StrContains(Err(), "not above version")) << Err();
 }
 
 TEST_F(SignedNamesCommandTest, SignRefusesBadArguments) {
@@ -183,7 +199,8 @@ TEST_F(SignedNamesCommandTest, PutSignsTheFilesDigest) {
   const std::string key = Keygen("key");
   const std::string file = dir_ + "/file";
   ASSERT_TRUE(WriteNewFileDurably(file, blob_.data).ok());
-  for (uint64_t version : {1u, 2u}) {
+  uint64_t last = 0;
+  for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(Run(RunPutCommand,
                   {"put", file, "--name=other/app", "--sign-key=" + key}),
               kExitOk)
@@ -191,16 +208,83 @@ TEST_F(SignedNamesCommandTest, PutSignsTheFilesDigest) {
     const NameStatement stored = StoredStatement("other/app");
     EXPECT_EQ(stored.claim.digest, blob_.digest);
     EXPECT_EQ(stored.claim.name, "other/app");
-    EXPECT_EQ(stored.claim.version, version);
+    EXPECT_GT(stored.claim.version, last);
+    last = stored.claim.version;
   }
+  const std::string next = std::to_string(last + 9);
   ASSERT_EQ(
       Run(RunPutCommand, {"put", file, "--name=other/app", "--sign-key=" + key,
-                          "--version=9", "--expires-in=2d"}),
+                          "--version=" + next, "--expires-in=2d"}),
       kExitOk);
-  EXPECT_EQ(StoredStatement("other/app").claim.version, 9u);
+  EXPECT_EQ(StoredStatement("other/app").claim.version, last + 9);
+  EXPECT_EQ(Run(RunPutCommand, {"put", file, "--name=other/app",
+                                "--sign-key=" + key, "--version=9"}),
+            kExitOtherError);
   EXPECT_EQ(Run(RunPutCommand, {"put", file, "--sign-key=" + key}), kExitUsage);
   EXPECT_EQ(Run(RunPutCommand, {"put", file, "--name=n", "--version=3"}),
             kExitUsage);
+}
+
+// A store writer who saves the name's statement, deletes the name, and
+// restores the statement once the publisher signed its next release.
+TEST_F(SignedNamesCommandTest, ADeletedNameDoesNotRollThePublisherBack) {
+  const std::string key = Keygen("key");
+  const std::string keys = dir_ + "/key.pub";
+  const auto sign = [&](const std::string& state_dir) {
+    return Run(RunSignCommand, {"sign", kName, blob_.digest_text,
+                                "--key=" + key, "--store",
+                                "--state-dir=" + state_dir});
+  };
+  ASSERT_EQ(sign(dir_ + "/publisher"), kExitOk) << Err();
+  const std::string saved = server_.service().Statement(kName);
+  const uint64_t saved_version = StoredStatement(kName).claim.version;
+  ASSERT_EQ(GetWithKeys(keys), kExitOk) << Err();
+  ASSERT_EQ(unlink((dir_ + "/out/file").c_str()), 0);
+  // On the same machine (its record) and on a new one (the clock), the next
+  // statement is above the one the writer saved.
+  for (const std::string& state_dir :
+       {dir_ + "/publisher", dir_ + "/new-machine"}) {
+    server_.service().SetStatement(kName, "");
+    absl::SleepFor(absl::Milliseconds(2));
+    ASSERT_EQ(sign(state_dir), kExitOk) << Err();
+    EXPECT_GT(StoredStatement(kName).claim.version, saved_version);
+  }
+  ASSERT_EQ(GetWithKeys(keys), kExitOk) << Err();
+  ASSERT_EQ(unlink((dir_ + "/out/file").c_str()), 0);
+  server_.service().SetStatement(kName, saved);
+  EXPECT_EQ(GetWithKeys(keys), kExitVerificationFailed);
+  EXPECT_TRUE(absl::StrContains(Err(), "rollback")) << Err();
+}
+
+// A planted statement with a version near the top: the publisher's next
+// version does not follow it, unless its own key signed it.
+TEST_F(SignedNamesCommandTest, APlantedVersionDoesNotLockThePublisherOut) {
+  const std::string key_file = Keygen("key");
+  const Ed25519PrivateKey key = LoadKey(key_file);
+  const Ed25519PrivateKey thief = LoadKey(Keygen("thief"));
+  std::string forged =
+      SignTestStatement(TestClaim{kName, blob_.digest, UINT64_MAX - 1}, {&key});
+  forged.back() ^= 1;  // parses; its signature fails
+  const std::string state = "--state-dir=" + dir_ + "/publisher";
+  for (const std::string& planted :
+       {forged, SignTestStatement(TestClaim{kName, blob_.digest, UINT64_MAX},
+                                  {&thief})}) {
+    server_.service().SetStatement(kName, planted);
+    ASSERT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
+                                   "--key=" + key_file, "--store", state}),
+              kExitOk)
+        << Err();
+    EXPECT_LT(StoredStatement(kName).claim.version, uint64_t{1} << 62);
+  }
+  // One its own key signed is a version it can vouch for.
+  server_.service().SetStatement(
+      kName,
+      SignTestStatement(TestClaim{kName, blob_.digest, UINT64_MAX - 1}, {&key}));
+  ASSERT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
+                                 "--key=" + key_file, "--store", state}),
+            kExitOk)
+      << Err();
+  EXPECT_EQ(StoredStatement(kName).claim.version, UINT64_MAX);
 }
 
 TEST_F(SignedNamesCommandTest, GetWithTrustedKeys) {
@@ -247,6 +331,15 @@ TEST_F(SignedNamesCommandTest, GetWithTrustedKeys) {
   ASSERT_TRUE(WriteNewFileDurably(empty, "").ok());
   EXPECT_EQ(GetWithKeys(empty), kExitUsage);
   EXPECT_EQ(GetWithKeys(dir_ + "/missing.pub"), kExitUsage);
+  // Nor does a flag or variable set to nothing, as `--trusted-keys=$UNSET`
+  // writes it.
+  EXPECT_EQ(GetWithKeys(""), kExitUsage);
+  EXPECT_TRUE(absl::StrContains(Err(), "set but empty")) << Err();
+  setenv("VERITY_TRUSTED_KEYS", "", 1);
+  EXPECT_EQ(Run(RunGetCommand, {"get", kName}), kExitUsage);
+  EXPECT_TRUE(absl::StrContains(Err(), "VERITY_TRUSTED_KEYS")) << Err();
+  EXPECT_EQ(Run(RunStatCommand, {"stat", kName}), kExitUsage);
+  unsetenv("VERITY_TRUSTED_KEYS");
 }
 
 TEST_F(SignedNamesCommandTest, StatShowsTheStatement) {
@@ -319,6 +412,63 @@ TEST_F(SignedNamesCommandTest, FsverityCertificatesArePinned) {
   EXPECT_TRUE(absl::StrContains(
       Out(), absl::StrCat("fsverity-signature-bytes: ", signature->size())));
   EXPECT_EQ(get(dir_ + "/missing.crt"), kExitUsage);
+  EXPECT_EQ(get(""), kExitUsage);
+  setenv("VERITY_FSVERITY_CERT", "", 1);
+  EXPECT_EQ(Run(RunGetCommand, {"get", blob_.digest_text}), kExitUsage);
+  unsetenv("VERITY_FSVERITY_CERT");
+  // By name, a pinned certificate proves the content, not the name: said.
+  EXPECT_EQ(Run(RunGetCommand, {"get", kName, "--fsverity-cert=" +
+                                              pinned->cert_path}),
+            kExitOk);
+  EXPECT_EQ(Out(), blob_.data);
+  EXPECT_TRUE(absl::StrContains(Err(), "releases/app is not authenticated"))
+      << Err();
+  EXPECT_EQ(Run(RunGetCommand, {"get", blob_.digest_text, "--fsverity-cert=" +
+                                                          pinned->cert_path}),
+            kExitOk);
+  EXPECT_EQ(Err(), "");
+}
+
+// --parallel and --length=0 start no stream: the checks run all the same.
+TEST_F(SignedNamesCommandTest, ChecksRunWhenNoByteIsRead) {
+  const absl::StatusOr<client::FsveritySigner> pinned =
+      client::MakeFsveritySigner("cli-empty", 23);
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  const TestBlob empty =
+      MakeRandomTestBlob(0, TestParams(HashAlgorithm::kSha256, 4096), 5);
+  server_.service().Add(empty, "empty");
+  const std::string out_dir = dir_ + "/out";
+  ASSERT_TRUE(MakeDirs(out_dir).ok());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"get", "empty", "--parallel=4"},
+        {"get", "empty"},
+        {"get", kName, "--length=0"},
+        {"get", kName, "--offset=70000"},
+        {"get", kName, "--length=0", "--parallel=4"}}) {
+    std::vector<std::string> full = args;
+    full.push_back("--fsverity-cert=" + pinned->cert_path);
+    full.push_back("-o");
+    full.push_back(out_dir + "/file");
+    EXPECT_EQ(Run(RunGetCommand, full), kExitVerificationFailed)
+        << absl::StrJoin(args, " ") << ": " << Err();
+    EXPECT_TRUE(absl::StrContains(Err(), "no fs-verity signature")) << Err();
+    EXPECT_TRUE(ListDir(out_dir)->empty());
+  }
+  EXPECT_EQ(Run(RunStatCommand, {"stat", empty.digest_text,
+                                 "--fsverity-cert=" + pinned->cert_path}),
+            kExitVerificationFailed);
+  // A name pointed at an unsigned empty blob, with trusted keys: the name
+  // passes, the blob does not.
+  const Ed25519PrivateKey key = LoadKey(Keygen("key"));
+  server_.service().SetStatement(
+      "empty", SignTestStatement(TestClaim{"empty", empty.digest, 1}, {&key}));
+  EXPECT_EQ(Run(RunGetCommand,
+                {"get", "empty", "--parallel=4", "-o", out_dir + "/file",
+                 "--trusted-keys=" + dir_ + "/key.pub",
+                 "--state-dir=" + dir_ + "/state",
+                 "--fsverity-cert=" + pinned->cert_path}),
+            kExitVerificationFailed);
+  EXPECT_TRUE(ListDir(out_dir)->empty());
 }
 
 }  // namespace

@@ -91,6 +91,7 @@ int RunStatCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       ParseCommandLine(argc, argv, TrustFlags(&trust));
   absl::StatusOr<client::BlobRef> blob = OneBlobOperand(line);
   if (!blob.ok()) return UsageError("stat", blob.status(), usage, err);
+  WarnIfNameUnauthenticated(trust, *blob, "stat", err);
   return ReportStatus("stat", Stat(*line, trust, *blob, out), err);
 }
 

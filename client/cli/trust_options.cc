@@ -76,7 +76,13 @@ namespace {
 // The text of `path` for `flag`; an empty file is refused, since empty text
 // turns the check off: never fail open.
 absl::StatusOr<std::string> ReadTrustFile(absl::string_view flag,
+                                          absl::string_view variable,
                                           const std::string& path) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, " (or $", variable,
+        ") is set but empty: give a file, or unset it to check nothing"));
+  }
   absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxTrustFileBytes);
   if (!text.ok()) {
     return absl::InvalidArgumentError(
@@ -95,21 +101,37 @@ absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
     const client::ConnectionOptions& connection, const TrustOptions& trust) {
   RETURN_IF_ERROR(client::ValidateConnectionOptions(connection));
   sdk::ClientOptions options = client::ToClientOptions(connection);
-  if (!trust.keys_file.empty()) {
+  if (trust.keys_file.has_value()) {
     ASSIGN_OR_RETURN(options.trusted_keys,
-                     ReadTrustFile("--trusted-keys", trust.keys_file));
+                     ReadTrustFile("--trusted-keys", "VERITY_TRUSTED_KEYS",
+                                   *trust.keys_file));
   } else if (trust.threshold != 1) {
     return absl::InvalidArgumentError(
         "--trusted-keys-threshold needs --trusted-keys");
   }
-  if (!trust.fsverity_cert_file.empty()) {
-    ASSIGN_OR_RETURN(
-        options.fsverity_certs,
-        ReadTrustFile("--fsverity-cert", trust.fsverity_cert_file));
+  if (trust.fsverity_cert_file.has_value()) {
+    ASSIGN_OR_RETURN(options.fsverity_certs,
+                     ReadTrustFile("--fsverity-cert", "VERITY_FSVERITY_CERT",
+                                   *trust.fsverity_cert_file));
   }
   options.trusted_keys_threshold = trust.threshold;
   options.state_dir = trust.state_dir;
   return sdk::Client::Create(options);
+}
+
+void WarnIfNameUnauthenticated(const TrustOptions& trust,
+                               const client::BlobRef& blob,
+                               absl::string_view command, std::FILE* err) {
+  if (blob.digest.has_value() || trust.keys_file.has_value() ||
+      !trust.fsverity_cert_file.has_value()) {
+    return;
+  }
+  const std::string line = absl::StrCat(
+      "verity ", command, ": warning: the name ", blob.name,
+      " is not authenticated: without --trusted-keys the server says which "
+      "blob it means, and --fsverity-cert proves only that a pinned key "
+      "signed that blob\n");
+  std::fputs(line.c_str(), err);
 }
 
 }  // namespace verity::cli

@@ -6,11 +6,14 @@
 #ifndef VERITYD_CLIENT_CLI_TRUST_OPTIONS_H_
 #define VERITYD_CLIENT_CLI_TRUST_OPTIONS_H_
 
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
 #include "client/cli/connection.h"
 #include "verity/client.h"
@@ -20,40 +23,50 @@ namespace verity::cli {
 // For the commands' usage texts.
 inline constexpr char kTrustUsage[] =
     "Signed names: [--trusted-keys=FILE] (Ed25519 public keys, PEM; default\n"
-    "            $VERITY_TRUSTED_KEYS; empty for none) requires a name's\n"
-    "            statement to be signed by them, to name it, to be current\n"
-    "            (5 minutes of clock skew allowed) and not older than the\n"
-    "            newest seen; a refusal exits 3 (digests need none)\n"
+    "            $VERITY_TRUSTED_KEYS; set but empty is an error) requires a\n"
+    "            name's statement to be signed by them, to name it, to be\n"
+    "            current (5 minutes of clock skew allowed) and not older\n"
+    "            than the newest seen; a refusal exits 3 (digests need none)\n"
     "            [--trusted-keys-threshold=K] (how many of them must sign;\n"
     "            default 1)\n"
     "            [--state-dir=DIR] (where the newest versions seen are kept;\n"
     "            default $XDG_STATE_HOME/verity, else\n"
     "            ~/.local/state/verity)\n"
     "fs-verity signatures: [--fsverity-cert=PEM] (certificates, pinned;\n"
-    "            default $VERITY_FSVERITY_CERT) requires the blob's `fsverity\n"
-    "            sign` signature to verify with one of them; a refusal\n"
-    "            exits 3, nothing written\n";
+    "            default $VERITY_FSVERITY_CERT; set but empty is an error)\n"
+    "            requires the blob's `fsverity sign` signature to verify\n"
+    "            with one of them; a refusal exits 3, nothing written. It\n"
+    "            binds the content, not a name: by name, only\n"
+    "            --trusted-keys proves which blob the name means\n";
 
-// Plain value.
+// Plain value. A file option that is set must name a file: set but empty
+// (as `--trusted-keys=$UNSET` writes it) is an error, never "no checks".
 struct TrustOptions {
-  std::string keys_file;  // empty: names are the server's word
+  std::optional<std::string> keys_file;  // unset: names are the server's word
   int threshold = 1;
-  std::string state_dir;           // empty: the SDK's default
-  std::string fsverity_cert_file;  // empty: blobs need no signature
+  std::string state_dir;  // empty: the SDK's default
+  std::optional<std::string> fsverity_cert_file;  // unset: no signature needed
 };
 
 // The defaults: keys_file from $VERITY_TRUSTED_KEYS and fsverity_cert_file
-// from $VERITY_FSVERITY_CERT when they are set.
+// from $VERITY_FSVERITY_CERT when they are set, even to nothing.
 TrustOptions DefaultTrustOptions();
 
 // The four flags, writing into `options`.
 std::vector<CommandFlag> TrustFlags(TrustOptions* options);
 
 // A client for `connection` that checks names and signatures with `trust`:
-// reads the keys and certificate files (INVALID_ARGUMENT naming one that
-// cannot be read or is empty).
+// reads the keys and certificate files (INVALID_ARGUMENT naming an option
+// set to nothing, or a file that cannot be read or is empty).
 absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
     const client::ConnectionOptions& connection, const TrustOptions& trust);
+
+// For `command` reading `blob`: one line on `err` when it is a name that
+// nothing authenticates although a certificate is pinned, since the
+// signature then proves the content but not what the name means.
+void WarnIfNameUnauthenticated(const TrustOptions& trust,
+                               const client::BlobRef& blob,
+                               absl::string_view command, std::FILE* err);
 
 }  // namespace verity::cli
 

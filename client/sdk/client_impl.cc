@@ -5,6 +5,7 @@
 #include "client/sdk/client_impl.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -127,7 +128,9 @@ absl::Status ClientImpl::FetchName(absl::string_view name, sdk::Sink& sink,
                                    const sdk::FetchOptions& options) {
   // The name is settled before the first Read: a refused one never starts
   // the sink, and every stream of the fetch reads the one digest, by digest.
-  absl::StatusOr<sdk::BlobInfo> info = ResolveName(name, options.deadline);
+  // The fetch checks the signature (Fetch's streams or Describe).
+  absl::StatusOr<sdk::BlobInfo> info =
+      ResolveName(name, options.deadline, /*check_signature=*/false);
   if (!info.ok()) {
     sink.Abort();
     return info.status();
@@ -142,9 +145,18 @@ absl::StatusOr<std::shared_ptr<VerifiedTree>> ClientImpl::Describe(
   request.set_digest(digest.ToString());
   ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
   ASSIGN_OR_RETURN(const CheckedBlobInfo checked, CheckBlobInfo(info, &digest));
+  // Cached trees are ones whose signature passed: a fetch that reads no
+  // byte (an empty range, empty parts) still checks it here.
+  RETURN_IF_ERROR(CheckSignature(digest, info));
   ASSIGN_OR_RETURN(std::shared_ptr<VerifiedTree> tree,
                    VerifiedTree::Create(checked.descriptor, digest));
   return cache_.Insert(std::move(tree));
+}
+
+absl::Status ClientImpl::CheckSignature(const ParsedDigest& digest,
+                                        const v1::BlobInfo& info) const {
+  if (signature_ == nullptr) return absl::OkStatus();
+  return signature_->Check(digest, info.fsverity_signature());
 }
 
 absl::StatusOr<sdk::PutResult> ClientImpl::PutFile(
@@ -176,24 +188,34 @@ absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest) {
   ASSIGN_OR_RETURN(const v1::BlobInfo info,
                    StatRpc(request, absl::InfiniteFuture()));
   const ParsedDigest expected = ToParsedDigest(digest);
-  return BlobInfoFromProto(info, &expected);
+  ASSIGN_OR_RETURN(sdk::BlobInfo checked, BlobInfoFromProto(info, &expected));
+  RETURN_IF_ERROR(CheckSignature(expected, info));
+  return checked;
 }
 
 absl::StatusOr<sdk::BlobInfo> ClientImpl::StatName(absl::string_view name) {
-  return ResolveName(name, absl::InfiniteFuture());
+  return ResolveName(name, absl::InfiniteFuture(), /*check_signature=*/true);
 }
 
 absl::StatusOr<sdk::BlobInfo> ClientImpl::ResolveName(absl::string_view name,
-                                                      absl::Time deadline) {
+                                                      absl::Time deadline,
+                                                      bool check_signature) {
   v1::StatRequest request;
   request.set_name(std::string(name));
   ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
-  if (trust_ == nullptr) return BlobInfoFromProto(info);
-  ASSIGN_OR_RETURN(const NameStatement statement,
-                   trust_->Check(name, info, absl::Now()));
-  ASSIGN_OR_RETURN(sdk::BlobInfo checked,
-                   BlobInfoFromProto(info, &statement.claim.digest));
-  checked.name_statement = ToNameStatementInfo(statement, /*verified=*/true);
+  std::optional<NameStatement> statement;
+  if (trust_ != nullptr) {
+    ASSIGN_OR_RETURN(statement, trust_->Check(name, info, absl::Now()));
+  }
+  ASSIGN_OR_RETURN(
+      sdk::BlobInfo checked,
+      BlobInfoFromProto(info, statement ? &statement->claim.digest : nullptr));
+  if (statement.has_value()) {
+    checked.name_statement = ToNameStatementInfo(*statement, /*verified=*/true);
+  }
+  if (check_signature) {
+    RETURN_IF_ERROR(CheckSignature(ToParsedDigest(checked.digest), info));
+  }
   return checked;
 }
 

@@ -54,9 +54,15 @@ class ClientImpl final : public sdk::Client {
   // The blob's authenticated tree, from the cache or a Stat.
   absl::StatusOr<std::shared_ptr<VerifiedTree>> Describe(
       const ParsedDigest& digest, absl::Time deadline);
-  // StatName's work: the name's blob, its statement checked if keys are set.
+  // StatName's work: the name's blob, its statement checked if keys are set,
+  // its fs-verity signature if certificates are and `check_signature`.
   absl::StatusOr<sdk::BlobInfo> ResolveName(absl::string_view name,
-                                            absl::Time deadline);
+                                            absl::Time deadline,
+                                            bool check_signature);
+  // OK without pinned certificates; else SignatureCheck::Check of `info`'s
+  // signature for `digest`.
+  absl::Status CheckSignature(const ParsedDigest& digest,
+                              const v1::BlobInfo& info) const;
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
   absl::Status DeleteRpc(const v1::DeleteRequest& request);

@@ -19,7 +19,7 @@ std::vector<SeenNamesStore> StoresOf(const TrustedKeys& keys,
                                      const std::string& dir) {
   std::vector<SeenNamesStore> stores;
   for (const Ed25519PublicKey& key : keys.keys()) {
-    stores.emplace_back(dir, KeyIdToHex(key.id()));
+    stores.emplace_back(dir, SeenNamesKind::kAccepted, KeyIdToHex(key.id()));
   }
   return stores;
 }
@@ -56,7 +56,10 @@ absl::Status NameTrust::CheckAndRecordSeen(
           name, absl::StrCat(s.message(), " (state file ", seen.path(), ")"));
     }
   }
-  for (const SeenNamesStore& seen : seen_) {
+  // Recorded only under the keys that signed it: once a key is removed from
+  // the trusted set, the versions it alone raised no longer count.
+  for (const KeyId& signer : TrustedSigners(statement, keys_)) {
+    const SeenNamesStore& seen = StoreOf(signer);
     // Checks again under the file's lock: another client may have recorded a
     // newer version since.
     if (absl::Status s = seen.CheckAndRecord(name, statement); !s.ok()) {
@@ -66,6 +69,13 @@ absl::Status NameTrust::CheckAndRecordSeen(
     }
   }
   return absl::OkStatus();
+}
+
+const SeenNamesStore& NameTrust::StoreOf(const KeyId& signer) const {
+  const std::vector<Ed25519PublicKey>& keys = keys_.keys();
+  size_t i = 0;
+  while (keys[i].id() != signer) ++i;  // TrustedSigners lists trusted keys
+  return seen_[i];
 }
 
 absl::StatusOr<NameStatement> NameTrust::Check(absl::string_view name,

@@ -36,9 +36,10 @@ class NameTrust {
   // and current (CheckNameStatement), binding the digest `info` names, and
   // not older than the newest this client accepted for the name while any of
   // these keys was trusted, nor of that version with another body. Records
-  // the statement as seen, under every trusted key, only once all of that
-  // passed. Errors of the state file keep their
-  // code (DATA_LOSS for a damaged one).
+  // the statement as seen only once all of that passed, and only under the
+  // trusted keys whose signatures of it verify: a version that keys since
+  // removed alone vouched for stops counting with their removal. Errors of
+  // the state file keep their code (DATA_LOSS for a damaged one).
   absl::StatusOr<NameStatement> Check(absl::string_view name,
                                       const v1::BlobInfo& info,
                                       absl::Time now) const;
@@ -47,12 +48,14 @@ class NameTrust {
 
  private:
   // Refused unless every trusted key's record lets `statement` follow it;
-  // then records it in each.
+  // then records it in those of its trusted signers.
   absl::Status CheckAndRecordSeen(absl::string_view name,
                                   const NameStatement& statement) const;
+  // The store of `signer`, a trusted key.
+  const SeenNamesStore& StoreOf(const KeyId& signer) const;
 
   const TrustedKeys keys_;
-  const std::vector<SeenNamesStore> seen_;  // one per trusted key
+  const std::vector<SeenNamesStore> seen_;  // one per trusted key, in order
 };
 
 }  // namespace verity::client

@@ -235,6 +235,33 @@ TEST_F(NameTrustClientTest, RotationForgetsNothingThatWasSeen) {
       absl::StrContains(ExpectRefused(*MakeClient({&key2_})), "rollback"));
 }
 
+TEST_F(NameTrustClientTest, AStolenKeysVersionEndsWithItsRemoval) {
+  // key1 is the publisher's; key2, also trusted, is stolen.
+  const std::string honest_5 = SignTestStatement(ClaimFor(a_, 5), {&key1_});
+  server_.service().SetStatement(kName, honest_5);
+  ASSERT_TRUE(MakeClient({&key1_, &key2_})->StatName(kName).ok());
+  // The thief fast-forwards the name; while key2 is trusted, clients follow.
+  Publish(ClaimFor(b_, UINT64_MAX - 1), {&key2_});
+  server_.service().Add(b_, kName);
+  ASSERT_TRUE(MakeClient({&key1_, &key2_})->StatName(kName).ok());
+  Publish(ClaimFor(a_, 6), {&key1_});
+  server_.service().Add(a_, kName);
+  EXPECT_TRUE(absl::StrContains(ExpectRefused(*MakeClient({&key1_, &key2_})),
+                                "older than version 18446744073709551614"));
+  // key2 removed: what it alone vouched for no longer blocks the honest key.
+  std::unique_ptr<Client> recovered = MakeClient({&key1_});
+  absl::StatusOr<BlobInfo> info = recovered->StatName(kName);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->name_statement->version, 6u);
+  // A replay of an older honest statement is still a rollback, and the
+  // thief's is not trusted.
+  server_.service().SetStatement(kName, honest_5);
+  EXPECT_TRUE(absl::StrContains(ExpectRefused(*recovered), "rollback"));
+  Publish(ClaimFor(b_, UINT64_MAX - 1), {&key2_});
+  server_.service().Add(b_, kName);
+  EXPECT_TRUE(absl::StrContains(ExpectRefused(*recovered), "not trusted"));
+}
+
 TEST_F(NameTrustClientTest, StreamOfAnotherBlobThanTheStatementIsDataLoss) {
   Publish(ClaimFor(a_, 1), {&key1_});
   std::unique_ptr<Client> client = MakeClient({&key1_});

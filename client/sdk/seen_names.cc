@@ -61,6 +61,10 @@ absl::StatusOr<SeenNames> Load(const std::string& path,
   return seen;
 }
 
+const char* Prefix(SeenNamesKind kind) {
+  return kind == SeenNamesKind::kSigned ? "signed-" : "names-";
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> DefaultStateDir() {
@@ -77,11 +81,13 @@ absl::StatusOr<std::string> DefaultStateDir() {
       "(--state-dir), XDG_STATE_HOME or HOME");
 }
 
-SeenNamesStore::SeenNamesStore(std::string dir, std::string key_id)
+SeenNamesStore::SeenNamesStore(std::string dir, SeenNamesKind kind,
+                               std::string key_id)
     : dir_(std::move(dir)),
       key_id_(std::move(key_id)),
-      path_(JoinPath(dir_, absl::StrCat("names-", key_id_, ".seen"))),
-      lock_path_(JoinPath(dir_, absl::StrCat("names-", key_id_, ".lock"))) {}
+      path_(JoinPath(dir_, absl::StrCat(Prefix(kind), key_id_, ".seen"))),
+      lock_path_(JoinPath(dir_, absl::StrCat(Prefix(kind), key_id_, ".lock"))) {
+}
 
 absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
                                             const NameStatement& next) const {

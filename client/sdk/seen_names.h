@@ -19,19 +19,26 @@ namespace verity::client {
 // FAILED_PRECONDITION if neither is set.
 absl::StatusOr<std::string> DefaultStateDir();
 
-// The newest statement per name accepted while one key was trusted, in
-// `dir`: the file names-<key id>.seen (seen_names_file.h), replaced
-// atomically (written to a temporary, fsync'd, renamed, the directory
-// fsync'd) under an exclusive flock(2) of names-<key id>.lock, so that
-// concurrent clients, in one process or many, never lose each other's
-// records and never lower a version. Kept per trusted key rather than per
-// set of keys, so that listing a new key or removing an old one (rotation)
-// forgets nothing: the keys still listed keep their history.
+// What files of name versions record, per key: the newest statement per
+// name this client accepted with the key's signature on it, or the newest
+// this publisher signed with it.
+enum class SeenNamesKind {
+  kAccepted,  // names-<key id>.seen
+  kSigned,    // signed-<key id>.seen
+};
+
+// One key's record of a kind, in `dir`: the file <kind>-<key id>.seen
+// (seen_names_file.h), replaced atomically (written to a temporary,
+// fsync'd, renamed, the directory fsync'd) under an exclusive flock(2) of
+// <kind>-<key id>.lock, so that concurrent clients, in one process or many,
+// never lose each other's records and never lower a version. Kept per key
+// rather than per set of keys, so that listing a new key forgets nothing
+// and removing one forgets only what that key vouched for.
 //
 // Thread-safe: only immutable paths; every call takes the lock afresh.
 class SeenNamesStore {
  public:
-  SeenNamesStore(std::string dir, std::string key_id);
+  SeenNamesStore(std::string dir, SeenNamesKind kind, std::string key_id);
 
   // Under the lock: refuses `next` if it rolls back what was recorded for
   // `name` (CheckNotRolledBack's FAILED_PRECONDITION, saying which version

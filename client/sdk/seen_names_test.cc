@@ -45,7 +45,7 @@ class SeenNamesTest : public ::testing::Test {
 };
 
 TEST_F(SeenNamesTest, RecordsAndRefusesRollback) {
-  SeenNamesStore store(dir_, key_id_);
+  SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
   EXPECT_EQ(store.Lookup("n")->version, 0u);  // no file yet
   const NameStatement v2 = Statement("n", 2);
   ASSERT_TRUE(store.CheckAndRecord("n", v2).ok());
@@ -65,14 +65,18 @@ TEST_F(SeenNamesTest, RecordsAndRefusesRollback) {
   // Names are independent.
   EXPECT_TRUE(store.CheckAndRecord("other", Statement("other", 1)).ok());
   // Another key has its own file and its own versions.
-  SeenNamesStore other(dir_, std::string(64, 'e'));
+  SeenNamesStore other(dir_, SeenNamesKind::kAccepted, std::string(64, 'e'));
   EXPECT_EQ(other.Lookup("n")->version, 0u);
   EXPECT_TRUE(other.CheckAndRecord("n", Statement("n", 1)).ok());
   EXPECT_EQ(store.Lookup("n")->version, 5u);
+  // So does what a publisher signed with the same key.
+  SeenNamesStore signed_names(dir_, SeenNamesKind::kSigned, key_id_);
+  EXPECT_NE(signed_names.path(), store.path());
+  EXPECT_EQ(signed_names.Lookup("n")->version, 0u);
 }
 
 TEST_F(SeenNamesTest, StateDirectoryIsPrivate) {
-  SeenNamesStore store(dir_, key_id_);
+  SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
   ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 1)).ok());
   struct stat st;
   ASSERT_EQ(stat(dir_.c_str(), &st), 0);
@@ -80,7 +84,7 @@ TEST_F(SeenNamesTest, StateDirectoryIsPrivate) {
 }
 
 TEST_F(SeenNamesTest, DamagedFileIsAnErrorAndIsKept) {
-  SeenNamesStore store(dir_, key_id_);
+  SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
   ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 3)).ok());
   std::string text = *ReadSmallFile(store.path(), 1 << 20);
   text[text.find(" n\n") - 1] ^= 1;  // inside the record's hash
@@ -132,7 +136,7 @@ TEST_F(SeenNamesTest, ConcurrentThreadsAndProcessesLoseNothing) {
   for (int w = 0; w < kProcesses * kThreads; ++w) {
     own.push_back(Statement(absl::StrCat("worker/", w), 1));
   }
-  const SeenNamesStore store(dir_, key_id_);
+  const SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {
     const pid_t pid = fork();

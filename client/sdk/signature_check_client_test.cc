@@ -137,6 +137,48 @@ TEST_F(SignatureCheckClientTest, EachBadSignatureIsRefused) {
   ExpectNoRetries();
 }
 
+TEST_F(SignatureCheckClientTest, EveryCheckRunsWhenNoByteIsRead) {
+  // An unsigned empty blob under a name, and empty ranges of blob a: no
+  // data block is read, and with parts or a zero length no stream runs.
+  const TestBlob empty = MakeRandomTestBlob(0, Params(), 3);
+  server_.service().Add(empty, "empty");
+  std::unique_ptr<Client> client = MakeClient(s_.pinned.cert_pem);
+  const auto expect_refused = [&](const absl::Status& status) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), "no fs-verity")) << status;
+  };
+  for (int parallel : {1, 4}) {
+    FetchOptions options;
+    options.parallel_streams = parallel;
+    MemorySink by_digest, by_name;
+    expect_refused(client->Fetch(*Digest::Parse(empty.digest_text), by_digest,
+                                 options));
+    expect_refused(client->FetchName("empty", by_name, options));
+    FetchOptions zero = options;
+    zero.offset = 100;
+    zero.length = 0;
+    MemorySink a_empty;
+    expect_refused(
+        client->Fetch(*Digest::Parse(s_.a.digest_text), a_empty, zero));
+    zero.offset = s_.a.data.size();
+    zero.length.reset();
+    MemorySink a_end;
+    expect_refused(
+        client->Fetch(*Digest::Parse(s_.a.digest_text), a_end, zero));
+  }
+  expect_refused(client->Stat(*Digest::Parse(empty.digest_text)).status());
+  expect_refused(client->StatName("empty").status());
+  // Signed, the same calls pass.
+  server_.service().SetSignature(s_.a.digest_text, s_.a_by_pinned);
+  EXPECT_TRUE(client->Stat(*Digest::Parse(s_.a.digest_text)).ok());
+  FetchOptions zero;
+  zero.length = 0;
+  MemorySink nothing;
+  EXPECT_TRUE(
+      client->Fetch(*Digest::Parse(s_.a.digest_text), nothing, zero).ok());
+  EXPECT_EQ(nothing.data(), "");
+}
+
 TEST_F(SignatureCheckClientTest, EveryStreamOfAFetchIsChecked) {
   // The first stream carries the signature and breaks; the resumed one
   // arrives without it.

@@ -21,14 +21,19 @@ absl::Status CheckBinds(const NameStatement& statement,
       statement.claim.digest.ToString(), ", not the blob ", digest.ToString()));
 }
 
-// The statement the name has now, if it parses. One that does not (written
-// behind the server's back, or damaged) cannot be superseded by version and
-// is replaced: refusing would leave the name unwritable for good, and
-// clients check whatever they are given.
-std::optional<NameStatement> Current(absl::string_view stored) {
+// The statement that holds the name now: one that parses and that `keys`
+// sign for `name`. Anything else (written behind the server's back, signed
+// by a key no longer trusted, damaged) sets no version floor and is
+// replaced: a planted statement must not hold the name, and clients check
+// whatever they are given.
+std::optional<NameStatement> VersionFloor(absl::string_view stored,
+                                          const TrustedKeys& keys,
+                                          absl::string_view name) {
   if (stored.empty()) return std::nullopt;
   absl::StatusOr<NameStatement> parsed = ParseNameStatement(stored);
-  if (!parsed.ok()) return std::nullopt;
+  if (!parsed.ok() || !CheckNameStatementSigned(*parsed, keys, name).ok()) {
+    return std::nullopt;
+  }
   return *std::move(parsed);
 }
 
@@ -39,7 +44,7 @@ absl::StatusOr<NameWrite> NamePolicy::Prepare(
     const std::optional<ParsedDigest>& digest, absl::Time now) const {
   NameWrite write{std::string(name), std::string(statement), nullptr};
   if (statement.empty()) {
-    if (!keys_.has_value()) return write;
+    if (keys_ == nullptr) return write;
     return absl::InvalidArgumentError(absl::StrCat(
         "writing the name \"", name,
         "\" needs a name statement signed by a key of --name_keys"));
@@ -50,7 +55,7 @@ absl::StatusOr<NameWrite> NamePolicy::Prepare(
         absl::StrCat("the name statement for \"", name,
                      "\" does not parse: ", parsed.status().message()));
   }
-  if (keys_.has_value()) {
+  if (keys_ != nullptr) {
     RETURN_IF_ERROR(CheckNameStatement(*parsed, *keys_, name, now));
   } else if (parsed->claim.name != name) {
     return absl::InvalidArgumentError(
@@ -59,11 +64,13 @@ absl::StatusOr<NameWrite> NamePolicy::Prepare(
   }
   if (digest.has_value()) RETURN_IF_ERROR(CheckBinds(*parsed, *digest));
   auto next = std::make_shared<const NameStatement>(*std::move(parsed));
-  write.check = [next, versioned = keys_.has_value()](
-                    const ParsedDigest& blob, absl::string_view stored) {
+  write.check = [next, keys = keys_](const ParsedDigest& blob,
+                                     absl::string_view stored) {
     RETURN_IF_ERROR(CheckBinds(*next, blob));
-    const std::optional<NameStatement> current = Current(stored);
-    if (!versioned || !current.has_value()) return absl::OkStatus();
+    if (keys == nullptr) return absl::OkStatus();
+    const std::optional<NameStatement> current =
+        VersionFloor(stored, *keys, next->claim.name);
+    if (!current.has_value()) return absl::OkStatus();
     return CheckSupersedes(*current, *next);
   };
   return write;

@@ -9,6 +9,7 @@
 #ifndef VERITYD_SERVER_RPC_NAME_POLICY_H_
 #define VERITYD_SERVER_RPC_NAME_POLICY_H_
 
+#include <memory>
 #include <optional>
 
 #include "absl/status/statusor.h"
@@ -26,10 +27,10 @@ class NamePolicy {
   // No keys: names work as without signatures.
   NamePolicy() = default;
   // Every name write needs a statement that `keys` sign.
-  explicit NamePolicy(TrustedKeys keys) : keys_(std::move(keys)) {}
+  explicit NamePolicy(TrustedKeys keys)
+      : keys_(std::make_shared<const TrustedKeys>(std::move(keys))) {}
 
-  bool requires_statements() const { return keys_.has_value(); }
-  const std::optional<TrustedKeys>& keys() const { return keys_; }
+  bool requires_statements() const { return keys_ != nullptr; }
 
   // The write of `name` (valid) with `statement` (empty: none), checked now
   // as far as the request shows: INVALID_ARGUMENT, saying which, for a
@@ -38,14 +39,17 @@ class NamePolicy {
   // at `now`), or binds a digest other than `digest` (the blob's, if known
   // yet). The write's check does the rest in the store: INVALID_ARGUMENT if
   // the blob is not the statement's, FAILED_PRECONDITION (with keys) if the
-  // statement is not newer than the name's current one.
+  // statement is not newer than the name's current one. Only a current
+  // statement that the keys sign for the name sets that floor: one they do
+  // not (planted in the store, or signed by a key since removed) is replaced
+  // by any valid write.
   absl::StatusOr<NameWrite> Prepare(absl::string_view name,
                                     absl::string_view statement,
                                     const std::optional<ParsedDigest>& digest,
                                     absl::Time now) const;
 
  private:
-  std::optional<TrustedKeys> keys_;
+  std::shared_ptr<const TrustedKeys> keys_;  // null: no --name_keys
 };
 
 }  // namespace verity::server

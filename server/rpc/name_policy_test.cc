@@ -23,9 +23,9 @@ class NamePolicyTest : public ::testing::Test {
  protected:
   std::string Sign(const std::string& name, const ParsedDigest& digest,
                    uint64_t version, const Ed25519PrivateKey& key,
-                   absl::Duration expires_in = absl::Hours(1)) {
-    NameClaim claim{name, digest, version, kNow - absl::Minutes(1),
-                    kNow + expires_in};
+                   absl::Duration expires_in = absl::Hours(1),
+                   absl::Time issued = kNow - absl::Minutes(1)) {
+    NameClaim claim{name, digest, version, issued, issued + expires_in};
     const Ed25519PrivateKey* keys[] = {&key};
     return SignNameStatement(claim, keys).value();
   }
@@ -120,6 +120,20 @@ TEST_F(NamePolicyTest, WithKeysTheVersionMustRise) {
   }
   // A stored statement that does not parse cannot hold the name.
   EXPECT_TRUE(RunNameCheck(*five, a_, "damaged").ok());
+  // Nor can one the keys do not sign: planted with the highest version by
+  // anyone who can write the store, or signed by a key since removed.
+  for (const Ed25519PrivateKey* signer : {&other_key_, &key_}) {
+    std::string planted = Sign("n", b_, UINT64_MAX, *signer);
+    if (signer == &key_) planted.back() ^= 1;  // a signature that fails
+    EXPECT_TRUE(RunNameCheck(*five, a_, planted).ok());
+  }
+  // Nor one the keys sign for another name.
+  EXPECT_TRUE(RunNameCheck(*five, a_, Sign("m", b_, 9, key_)).ok());
+  // An expired one still does: its version was the name's.
+  EXPECT_EQ(RunNameCheck(*five, a_, Sign("n", b_, 9, key_, absl::Hours(1),
+                                          kNow - absl::Hours(3)))
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
   // The blob is still checked first.
   EXPECT_EQ(RunNameCheck(*five, b_, "").code(),
             absl::StatusCode::kInvalidArgument);

@@ -106,7 +106,8 @@ class Client {
   virtual absl::StatusOr<PutResult> PutStream(const ByteSource& source,
                                               const PutOptions& options) = 0;
 
-  // NOT_FOUND if the server has no such blob.
+  // NOT_FOUND if the server has no such blob. With fsverity_certs, DATA_LOSS
+  // unless its signature verifies (as for Fetch); StatName too.
   virtual absl::StatusOr<BlobInfo> Stat(const Digest& digest) = 0;
   // Resolves a name. With trusted keys, the name's statement is checked as
   // FetchName checks it (DATA_LOSS on refusal) and recorded as seen.

@@ -122,11 +122,14 @@ struct ClientOptions {
   // fs-verity built-in signatures: the text of a PEM file of X.509
   // certificates ("CERTIFICATE" blocks) whose keys may sign blobs with
   // `fsverity sign`. Empty turns the check off. When set, every fetch
-  // (Fetch, FetchName) that delivers bytes requires the blob's detached
-  // signature, which the server returns with each Read, to verify for the
-  // digest being fetched with one of these certificates (pinned: no chain
-  // is checked); otherwise it fails with DATA_LOSS before any byte reaches
-  // the sink. Verifying uses the system's OpenSSL 3 (libcrypto.so.3).
+  // (Fetch, FetchName), whether it reads a byte or none (an empty range),
+  // and every Stat and StatName requires the blob's detached signature,
+  // which the server returns with each Read and Stat, to verify for the
+  // blob's digest with one of these certificates (pinned: no chain is
+  // checked); otherwise it fails with DATA_LOSS before any byte reaches the
+  // sink. A signature binds content, not a name: by name, it proves that a
+  // pinned key signed the blob, not that it meant it for this name (trusted
+  // keys do that). Verifying uses the system's OpenSSL 3 (libcrypto.so.3).
   std::string fsverity_certs;
 };
 
