@@ -244,7 +244,8 @@ std::vector<KeyId> TrustedSigners(const NameStatement& statement,
   std::vector<KeyId> signers;
   for (size_t i = 0; i < statement.signers.size(); ++i) {
     const Ed25519PublicKey* key = keys.Find(statement.signers[i]);
-    if (key != nullptr && key->Verify(statement.body, statement.signatures[i])) {
+    if (key != nullptr &&
+        key->Verify(statement.body, statement.signatures[i])) {
       signers.push_back(statement.signers[i]);
     }
   }
@@ -324,16 +325,17 @@ absl::StatusOr<uint64_t> NextNameVersion(std::optional<uint64_t> requested,
                                          uint64_t known, absl::Time now) {
   if (requested.has_value()) {
     if (*requested > known) return *requested;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "version ", *requested, " is not above version ", known,
-        " that this key already signed for the name"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("version ", *requested, " is not above version ", known,
+                     " that this key already signed for the name"));
   }
   if (known == UINT64_MAX) {
     return absl::FailedPreconditionError(
         "this key signed the highest version there is for the name");
   }
   const int64_t millis = absl::ToUnixMillis(now);
-  return std::max(known + 1, static_cast<uint64_t>(std::max<int64_t>(millis, 0)));
+  return std::max(known + 1,
+                  static_cast<uint64_t>(std::max<int64_t>(millis, 0)));
 }
 
 }  // namespace verity

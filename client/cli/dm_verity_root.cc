@@ -113,12 +113,13 @@ absl::StatusOr<uint64_t> CallersDataBlocks(const DmVerityRootFlags& flags,
   if (flags.data_size.has_value()) {
     RETURN_IF_ERROR(add_size("--data-size", *flags.data_size));
   }
-  if (image_size.has_value()) RETURN_IF_ERROR(add_size("the image", *image_size));
+  if (image_size.has_value())
+    RETURN_IF_ERROR(add_size("the image", *image_size));
   for (const auto& [what, blocks] : given) {
     if (blocks != given.front().second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          given.front().first, " gives ", given.front().second,
-          " data blocks but ", what, " gives ", blocks));
+      return absl::InvalidArgumentError(
+          absl::StrCat(given.front().first, " gives ", given.front().second,
+                       " data blocks but ", what, " gives ", blocks));
     }
   }
   return given.empty() ? 0 : given.front().second;
@@ -142,10 +143,10 @@ absl::Status CheckHashDeviceSize(const std::string& path,
   const uint64_t want =
       uint64_t{root.hash_block_size} * (1 + layout.hash_blocks());
   if (static_cast<uint64_t>(st.st_size) == want) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, " is ", st.st_size, " bytes, but the hash device of ",
-      root.data_blocks, " data blocks (", layout.level_blocks.size(),
-      " levels) is ", want, " bytes"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, " is ", st.st_size, " bytes, but the hash device of ",
+                   root.data_blocks, " data blocks (",
+                   layout.level_blocks.size(), " levels) is ", want, " bytes"));
 }
 
 // The signature files are small: roothash.p7s is a few KiB at most.
@@ -196,12 +197,12 @@ std::vector<CommandFlag> DmVerityRootFlagList(DmVerityRootFlags* flags) {
                        }};
   };
   const auto count = [](const char* name, std::optional<uint64_t>* field) {
-    return CommandFlag{name, 0, true,
-                       [name, field](absl::string_view v) -> absl::Status {
-                         ASSIGN_OR_RETURN(
-                             *field, ParseUint64Flag(absl::StrCat("--", name), v));
-                         return absl::OkStatus();
-                       }};
+    return CommandFlag{
+        name, 0, true, [name, field](absl::string_view v) -> absl::Status {
+          ASSIGN_OR_RETURN(*field,
+                           ParseUint64Flag(absl::StrCat("--", name), v));
+          return absl::OkStatus();
+        }};
   };
   return {set("root-hash", &flags->root_hash),
           set("hash-device", &flags->hash_device),
@@ -259,9 +260,9 @@ absl::StatusOr<sdk::DmVerityRoot> ResolveDmVerityRoot(
   }
   if (claimed.has_value()) {
     if (*claimed != root.data_blocks) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          flags.hash_device, ": the superblock says ", *claimed,
-          " data blocks, but the image is ", root.data_blocks));
+      return absl::InvalidArgumentError(
+          absl::StrCat(flags.hash_device, ": the superblock says ", *claimed,
+                       " data blocks, but the image is ", root.data_blocks));
     }
     RETURN_IF_ERROR(CheckHashDeviceSize(flags.hash_device, root));
   }

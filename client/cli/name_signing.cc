@@ -84,9 +84,9 @@ std::vector<CommandFlag> SigningFlags(SigningOptions* options,
   };
 }
 
-absl::StatusOr<uint64_t> VerifiedStoredVersion(
-    sdk::Client& client, absl::string_view name,
-    const Ed25519PublicKey& signer) {
+absl::StatusOr<uint64_t> VerifiedStoredVersion(sdk::Client& client,
+                                               absl::string_view name,
+                                               const Ed25519PublicKey& signer) {
   const absl::StatusOr<sdk::BlobInfo> info = client.StatName(name);
   if (absl::IsNotFound(info.status())) return 0;
   RETURN_IF_ERROR(info.status());

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "absl/time/clock.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/get_command.h"
 #include "client/cli/keygen_command.h"
@@ -170,10 +170,10 @@ TEST_F(SignedNamesCommandTest, SignPrintsWritesOrStores) {
   }
   EXPECT_EQ(Out(), blob_.digest_text + " " + kName + "\n");
   // A version below what this key signed is refused, stored or not.
-  EXPECT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
-                                 "--key=" + key, "--version=" +
-                                 std::to_string(last)}),
-            kExitOtherError);
+  EXPECT_EQ(
+      Run(RunSignCommand, {"sign", kName, blob_.digest_text, "--key=" + key,
+                           "--version=" + std::to_string(last)}),
+      kExitOtherError);
   EXPECT_TRUE(absl::StrContains(Err(), "not above version")) << Err();
 }
 
@@ -231,9 +231,9 @@ TEST_F(SignedNamesCommandTest, ADeletedNameDoesNotRollThePublisherBack) {
   const std::string key = Keygen("key");
   const std::string keys = dir_ + "/key.pub";
   const auto sign = [&](const std::string& state_dir) {
-    return Run(RunSignCommand, {"sign", kName, blob_.digest_text,
-                                "--key=" + key, "--store",
-                                "--state-dir=" + state_dir});
+    return Run(RunSignCommand,
+               {"sign", kName, blob_.digest_text, "--key=" + key, "--store",
+                "--state-dir=" + state_dir});
   };
   ASSERT_EQ(sign(dir_ + "/publisher"), kExitOk) << Err();
   const std::string saved = server_.service().Statement(kName);
@@ -278,8 +278,8 @@ TEST_F(SignedNamesCommandTest, APlantedVersionDoesNotLockThePublisherOut) {
   }
   // One its own key signed is a version it can vouch for.
   server_.service().SetStatement(
-      kName,
-      SignTestStatement(TestClaim{kName, blob_.digest, UINT64_MAX - 1}, {&key}));
+      kName, SignTestStatement(TestClaim{kName, blob_.digest, UINT64_MAX - 1},
+                               {&key}));
   ASSERT_EQ(Run(RunSignCommand, {"sign", kName, blob_.digest_text,
                                  "--key=" + key_file, "--store", state}),
             kExitOk)
@@ -417,14 +417,14 @@ TEST_F(SignedNamesCommandTest, FsverityCertificatesArePinned) {
   EXPECT_EQ(Run(RunGetCommand, {"get", blob_.digest_text}), kExitUsage);
   unsetenv("VERITY_FSVERITY_CERT");
   // By name, a pinned certificate proves the content, not the name: said.
-  EXPECT_EQ(Run(RunGetCommand, {"get", kName, "--fsverity-cert=" +
-                                              pinned->cert_path}),
+  EXPECT_EQ(Run(RunGetCommand,
+                {"get", kName, "--fsverity-cert=" + pinned->cert_path}),
             kExitOk);
   EXPECT_EQ(Out(), blob_.data);
   EXPECT_TRUE(absl::StrContains(Err(), "releases/app is not authenticated"))
       << Err();
-  EXPECT_EQ(Run(RunGetCommand, {"get", blob_.digest_text, "--fsverity-cert=" +
-                                                          pinned->cert_path}),
+  EXPECT_EQ(Run(RunGetCommand, {"get", blob_.digest_text,
+                                "--fsverity-cert=" + pinned->cert_path}),
             kExitOk);
   EXPECT_EQ(Err(), "");
 }

@@ -44,7 +44,7 @@ inline constexpr char kTrustUsage[] =
 struct TrustOptions {
   std::optional<std::string> keys_file;  // unset: names are the server's word
   int threshold = 1;
-  std::string state_dir;  // empty: the SDK's default
+  std::string state_dir;                          // empty: the SDK's default
   std::optional<std::string> fsverity_cert_file;  // unset: no signature needed
 };
 

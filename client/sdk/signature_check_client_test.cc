@@ -151,8 +151,8 @@ TEST_F(SignatureCheckClientTest, EveryCheckRunsWhenNoByteIsRead) {
     FetchOptions options;
     options.parallel_streams = parallel;
     MemorySink by_digest, by_name;
-    expect_refused(client->Fetch(*Digest::Parse(empty.digest_text), by_digest,
-                                 options));
+    expect_refused(
+        client->Fetch(*Digest::Parse(empty.digest_text), by_digest, options));
     expect_refused(client->FetchName("empty", by_name, options));
     FetchOptions zero = options;
     zero.offset = 100;

@@ -130,8 +130,9 @@ TEST_F(NamePolicyTest, WithKeysTheVersionMustRise) {
   // Nor one the keys sign for another name.
   EXPECT_TRUE(RunNameCheck(*five, a_, Sign("m", b_, 9, key_)).ok());
   // An expired one still does: its version was the name's.
-  EXPECT_EQ(RunNameCheck(*five, a_, Sign("n", b_, 9, key_, absl::Hours(1),
-                                          kNow - absl::Hours(3)))
+  EXPECT_EQ(RunNameCheck(
+                *five, a_,
+                Sign("n", b_, 9, key_, absl::Hours(1), kNow - absl::Hours(3)))
                 .code(),
             absl::StatusCode::kFailedPrecondition);
   // The blob is still checked first.
