@@ -4,8 +4,9 @@
 # matches), read back with `verity get --root-hash` and the superblock or spelled-out parameters
 # (whole and a range), and by digest; the stored tree is veritysetup's hash device and the stored
 # FEC its --fec-device, byte for byte; `verity put --format=dm-verity` prints veritysetup's root
-# hash; a roothash.p7s checked against a pinned certificate; a corrupted stored block is DATA_LOSS with FEC off and repaired with it on; what dm-verity
-# does not cover is refused.
+# hash; a roothash.p7s checked against a pinned certificate; a superblock that claims one hash
+# level as the image is refused; a corrupted stored block is DATA_LOSS with FEC off and repaired
+# with it on; what dm-verity does not cover is refused.
 # Usage: dm_verity_blob_test.sh VERITYD VERITY
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
@@ -55,14 +56,15 @@ check "stat shows the size" grep -q "^size: $((blocks * 4096))\$" <<<"$stat_out"
 
 params="hash=sha256,block-size=4096,data-blocks=$blocks,salt=$salt"
 check "get by root hash and superblock" \
-  vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" -o "$work/out1"
+  vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  -o "$work/out1"
 check "is the image" cmp -s "$work/image" "$work/out1"
 check "get by root hash and --verity-params" \
   vc get "${srv[@]}" --root-hash="$root" --verity-params="$params" -o "$work/out2"
 check "is the image" cmp -s "$work/image" "$work/out2"
 check "get by digest" vc get "${srv[@]}" "$digest" -o "$work/out3"
 check "is the image" cmp -s "$work/image" "$work/out3"
-vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" \
+vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
   --offset=5000000 --length=123457 >"$work/range"
 check "a range by root hash" cmp -s "$work/range" <(tail -c +5000001 "$work/image" | head -c 123457)
 
@@ -76,22 +78,47 @@ sign_root() {  # HEX OUT
 }
 sign_root "$root" "$work/roothash.p7s"
 check "get with a root hash signature that verifies" vc get "${srv[@]}" --root-hash="$root" \
-  --hash-device="$work/hashdev" --root-hash-signature="$work/roothash.p7s" \
-  --root-hash-cert="$work/sign.pem" -o "$work/signed"
+  --hash-device="$work/hashdev" --data-blocks=$blocks \
+  --root-hash-signature="$work/roothash.p7s" --root-hash-cert="$work/sign.pem" -o "$work/signed"
 check "is the image" cmp -s "$work/image" "$work/signed"
 sign_root "$(printf '%064x' 9)" "$work/other.p7s"
 expect_exit 3 "a signature of another root hash is refused" vc get "${srv[@]}" \
-  --root-hash="$root" --hash-device="$work/hashdev" --root-hash-signature="$work/other.p7s" \
-  --root-hash-cert="$work/sign.pem" -o "$work/unsigned"
+  --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  --root-hash-signature="$work/other.p7s" --root-hash-cert="$work/sign.pem" -o "$work/unsigned"
 expect_exit 1 "a pinned certificate without a signature is refused" vc get "${srv[@]}" \
-  --root-hash="$root" --hash-device="$work/hashdev" --root-hash-cert="$work/sign.pem" \
-  -o "$work/unsigned"
+  --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  --root-hash-cert="$work/sign.pem" -o "$work/unsigned"
 check "nothing written for either" [ ! -e "$work/unsigned" ]
+
+# ---- level confusion: a superblock that says the image is one hash level (24 blocks) makes that
+# level's hash blocks an image with the same root hash, which roothash.p7s also covers. The size
+# comes from the caller, and a superblock that disagrees with it is refused.
+dd if="$work/hashdev" of="$work/level0" bs=4096 skip=2 count=24 status=none
+"$veritysetup" format "$work/level0" "$work/forged-hashdev" --salt="$salt" >"$work/forged.out"
+check "the lower level's own tree has veritysetup's root hash" \
+  [ "$(root_hash "$work/forged.out")" = "$root" ]
+check "the attacker imports the level as an image" \
+  vc put "${srv[@]}" "$work/level0" --root-hash="$root" --hash-device="$work/forged-hashdev"
+expect_exit 1 "the forged superblock alone gives no size" vc get "${srv[@]}" --root-hash="$root" \
+  --hash-device="$work/forged-hashdev" --root-hash-signature="$work/roothash.p7s" \
+  --root-hash-cert="$work/sign.pem" -o "$work/level"
+for size in --data-blocks=$blocks --data-size=$((blocks * 4096)); do
+  vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/forged-hashdev" "$size" \
+    -o "$work/level" 2>"$work/level.err" && rc=0 || rc=$?
+  check "the forged superblock against $size: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+  check "the forged superblock against $size: the message says so" \
+    grep -qF "the superblock says 24 data blocks, but the image is $blocks" "$work/level.err"
+done
+check "nothing written" [ ! -e "$work/level" ]
+head -c $((25 * 4096)) "$work/hashdev" >"$work/hashdev-short"
+expect_exit 1 "the honest hash device cut short" vc get "${srv[@]}" --root-hash="$root" \
+  --hash-device="$work/hashdev-short" --data-blocks=$blocks -o "$work/level"
 
 # ---- the root hash is the anchor: a wrong one, other parameters or another size name no blob
 other=$(printf '%064x' 7)
 expect_exit 2 "get with another root hash" \
-  vc get "${srv[@]}" --root-hash="$other" --hash-device="$work/hashdev" -o "$work/no"
+  vc get "${srv[@]}" --root-hash="$other" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  -o "$work/no"
 expect_exit 2 "get with another salt" vc get "${srv[@]}" --root-hash="$root" \
   --verity-params="block-size=4096,data-blocks=$blocks,salt=-" -o "$work/no"
 expect_exit 2 "get with another size" vc get "${srv[@]}" --root-hash="$root" \
@@ -101,7 +128,7 @@ expect_exit 3 "an import whose root hash does not match stores nothing" \
   vc put "${srv[@]}" "$work/image" --root-hash="$other" --hash-device="$work/hashdev"
 expect_exit 1 "--root-hash without its parameters" vc get "${srv[@]}" --root-hash="$root"
 expect_exit 1 "--root-hash with a DIGEST_OR_NAME" \
-  vc get "${srv[@]}" "$digest" --root-hash="$root" --hash-device="$work/hashdev"
+  vc get "${srv[@]}" "$digest" --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks
 
 # ---- verity put --format=dm-verity: the root hash veritysetup prints for the same salt
 head -c $((5 * 1024)) /dev/urandom >"$work/small"
@@ -125,14 +152,16 @@ nofec_dir=$work/nofec-store/blobs/sha256/${hex:0:2}/$hex
 check "fec off: no FEC area" [ ! -e "$nofec_dir/fec" ]
 flip_byte "$nofec_dir/data" $((1234 * 4096 + 17))
 expect_exit 3 "fec off: the corrupted block is DATA_LOSS" vc get "${srv[@]}" \
-  --root-hash="$root" --hash-device="$work/hashdev" --offset=$((1234 * 4096)) --length=4096 -o "$work/bad"
+  --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  --offset=$((1234 * 4096)) --length=4096 -o "$work/bad"
 check "and leaves no file" [ ! -e "$work/bad" ]
 expect_stop nofec "$server_pid"
 flip_byte "$blob_dir/data" $((1234 * 4096 + 17))
 start_server fec2 --listen=127.0.0.1:0 --store_dir="$work/store"
 srv=(--server="127.0.0.1:$server_port")
 check "fec on: the corrupted image reads whole" \
-  vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" -o "$work/out4"
+  vc get "${srv[@]}" --root-hash="$root" --hash-device="$work/hashdev" --data-blocks=$blocks \
+  -o "$work/out4"
 check "is the image" cmp -s "$work/image" "$work/out4"
 check "the server logged the repair" grep -q "FEC repaired" "$server_log"
 check "the stored data is whole again" cmp -s "$work/image" "$blob_dir/data"

@@ -4,20 +4,25 @@
 # Ed25519 key made by openssl; then someone who can write the bucket, with a plain S3 client
 # (curl --aws-sigv4), and no key:
 # - re-points the signed name at another valid blob, keeping its statement;
-# - replays the older signed statement (version 1 after the client saw version 2);
+# - replays the older signed statement (the first after the client saw the second);
 # - flips a byte of the statement; deletes the statement; puts an unsigned name.
 # A client with trusted keys refuses each: exit 3, no output file, a message naming the reason;
 # restoring the honest object makes the same get pass, so each refusal is the attack's. A server
-# run with --name_keys refuses unsigned and stale name writes through its API, with their
-# status. A key not trusted is refused; rotation to a newly listed key works. Signatures made by
+# run with --name_keys refuses unsigned name writes through its API, and the publisher a stale
+# version. A key not trusted is refused; rotation to a newly listed key works. Signatures made by
 # `fsverity sign` are stored with the blob and checked against pinned certificates (another
 # certificate, none, or a byte flipped in the bucket: exit 3). And no private key or statement
-# signature appears in any log or metrics.
+# signature appears in any log or metrics. Then the attacks of signed_names_attacks.sh (induced
+# rollback, a planted version, a stolen key, checks that read no byte, empty trust options) by a
+# writer of the bucket.
 # Usage: with_ceph.sh signed_names_s3_test.sh VERITYD VERITY
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
+source "$(dirname "$0")/signed_names_attacks.sh"
 init_test signed_names_s3_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
+# Where the publishers record the versions they signed (no HOME under Bazel).
+export XDG_STATE_HOME=$work/xdg-state
 [[ -n ${S3_ENDPOINT:-} && -n ${CEPH_DIR:-} ]] || { echo "FAIL: run through with_ceph.sh"; exit 1; }
 
 prefix="names-$$-$RANDOM"
@@ -123,13 +128,14 @@ check "guarded: the message says a statement is needed" \
 rc=0
 vc put "${guarded[@]}" "$data/d" --name=model/latest --sign-key="$keys/publisher.pem" \
   --version=1 2>"$work/err" || rc=$?
-check "guarded: a stale version is FAILED_PRECONDITION, exit 5 (got $rc)" [ "$rc" -eq 5 ]
-check "guarded: the message says it is not newer" \
-  grep -qF "is not newer than the stored version 2" "$work/err"
+check "a stale version is refused by the publisher: FAILED_PRECONDITION, exit 5 (got $rc)" \
+  [ "$rc" -eq 5 ]
+check "the message says it is not above what the key signed" \
+  grep -qF "is not above version" "$work/err"
 get_accepted "the name is unchanged after the refused writes" "$data/b"
 
 # ---- keys: one not trusted, then rotation
-expect_exit 0 "sign version 3 with a key not yet trusted" vc put "${plain[@]}" "$data/d" \
+expect_exit 0 "sign the next version with a key not yet trusted" vc put "${plain[@]}" "$data/d" \
   --name=model/latest --sign-key="$keys/next.pem"
 get_refused "a key not trusted" "valid signatures by trusted keys"
 cat "$keys/publisher.pub" "$keys/next.pub" >"$keys/trusted.pem"
@@ -173,6 +179,18 @@ rm -f "$work/out"
 expect_exit 3 "a flipped signature byte is refused" \
   vc get "${guarded[@]}" "$e" --fsverity-cert="$keys/signer.crt" -o "$work/out"
 check "a flipped signature: no output file" [ ! -e "$work/out" ]
+
+# ---- the attacks of signed_names_attacks.sh, by a writer of the bucket while the servers run
+store_read() { s3_get "$(name_key "$1")" "$2"; }
+store_write() { s3_put "$(name_key "$1")" "$2"; }
+store_delete() { s3_curl -X DELETE "$S3_ENDPOINT/$S3_BUCKET/$(name_key "$1")" >/dev/null; }
+attacks_pid=""
+start_guarded() {
+  [[ -z $attacks_pid ]] || stop_server "$attacks_pid"
+  start_server attacks --listen=127.0.0.1:0 "${s3[@]}" --name_keys="$1"
+  attacks_pid=$server_pid guarded=(--server="127.0.0.1:$server_port")
+}
+run_name_attacks
 
 # ---- nothing secret in the logs or metrics
 private=$(grep -v -- ----- "$keys/publisher.pem" | tr -d '\n')

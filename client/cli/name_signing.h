@@ -1,6 +1,6 @@
 // Signing a name's statement from the command line, shared by `verity sign`
-// and `verity put --sign-key`: the key file, the version (by default the
-// name's current one + 1) and the expiry.
+// and `verity put --sign-key`: the key file, the version (NextNameVersion
+// over what this key signed) and the expiry.
 
 #ifndef VERITYD_CLIENT_CLI_NAME_SIGNING_H_
 #define VERITYD_CLIENT_CLI_NAME_SIGNING_H_

@@ -206,10 +206,10 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
     return absl::InvalidArgumentError("--fsverity-sig needs exactly one FILE");
   }
   if (opts.signing.key_file.empty() &&
-      (opts.signing.version.has_value() ||
+      (opts.signing.version.has_value() || !opts.signing.state_dir.empty() ||
        opts.signing.expires_in != kDefaultStatementLifetime)) {
     return absl::InvalidArgumentError(
-        "--version and --expires-in need --sign-key");
+        "--version, --expires-in and --state-dir need --sign-key");
   }
   if (!opts.signing.key_file.empty() && opts.name.empty()) {
     return absl::InvalidArgumentError("--sign-key needs --name");

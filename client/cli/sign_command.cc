@@ -20,7 +20,8 @@ namespace {
 
 constexpr char kUsage[] =
     "Usage: verity sign NAME DIGEST --key=FILE [--version=N]\n"
-    "                   [--expires-in=DURATION] [--out=FILE | --store]\n"
+    "                   [--expires-in=DURATION] [--state-dir=DIR]\n"
+    "                   [--out=FILE | --store]\n"
     "Signs the statement \"NAME means DIGEST\" with the Ed25519 private key\n"
     "in FILE (PKCS#8 PEM: `verity keygen` or `openssl genpkey -algorithm\n"
     "ed25519`). Prints it in base64 on one line, or with --out writes it\n"

@@ -113,8 +113,10 @@ struct ClientOptions {
   // number of keys (INVALID_ARGUMENT otherwise).
   int trusted_keys_threshold = 1;
   // Where the newest statement version seen per name is kept, one file per
-  // trusted key (names-<key id>.seen, written atomically under a lock),
-  // shared by every client using the directory. Empty
+  // trusted key (names-<key id>.seen, written atomically under a lock), a
+  // statement recorded in the files of the trusted keys that signed it (so
+  // removing a stolen key drops the versions it alone raised), shared by
+  // every client using the directory. Empty
   // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
   // with trusted keys.
   std::string state_dir;
