@@ -15,7 +15,7 @@ PACKAGES=(
   dpkg-dev
   # clang-format-14: scripts/check_format.sh
   clang-format-14
-  # clang-14 with libFuzzer and its sanitizer runtimes: --config=fuzz (tests/fuzz/run.sh)
+  # clang-14 with libFuzzer and its sanitizer runtimes: --config=asan (and tests/fuzz/run.sh)
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   fsverity curl python3
   # veritysetup: the reference for dm-verity trees and FEC (lib/dm_verity*_test.cc); ISA-L: FEC

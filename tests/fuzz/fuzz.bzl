@@ -2,8 +2,9 @@
 
 `NAME_fuzzer_test` is an ordinary cc_test of the normal (gcc) build and of --config=asan and
 --config=tsan: replay_main.cc feeds it every file of corpus/NAME/ and regressions/NAME/.
-`NAME_fuzzer` is the libFuzzer binary; it builds only under --config=fuzz (clang-14,
--fsanitize=fuzzer,address,undefined), which tests/fuzz/run.sh uses.
+`NAME_fuzzer` is the libFuzzer binary; it builds only under --config=asan (clang-14, every
+object -fsanitize=fuzzer-no-link,address,undefined, this binary -fsanitize=fuzzer), which
+tests/fuzz/run.sh uses.
 """
 
 def verity_fuzzer(name, srcs, deps = [], size = "small", **kwargs):

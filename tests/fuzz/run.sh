@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (--config=fuzz: clang-14, ASan+UBSan) and runs each for SECONDS
+# Builds the libFuzzer targets (--config=asan: clang-14, ASan+UBSan) and runs each for SECONDS
 # on a copy of its corpus and regressions (the checked-in directories are never written), with
 # TARGET.dict where there is one. Prints per target the executions, the coverage libFuzzer
 # reached (cov: edges, ft: features), and the crashes and leaks found, and exits non-zero on
@@ -23,8 +23,8 @@ trap 'bazel shutdown >/dev/null 2>&1 || true' EXIT
 start=$SECONDS
 labels=()
 for t in "${targets[@]}"; do labels+=("//tests/fuzz:${t}_fuzzer"); done
-bazel build --config=fuzz "${labels[@]}"
-bin=$(bazel info --config=fuzz bazel-bin 2>/dev/null)
+bazel build --config=asan "${labels[@]}"
+bin=$(bazel info --config=asan bazel-bin 2>/dev/null)
 build_seconds=$((SECONDS - start))
 
 base=${FUZZ_WORK:-$([[ -d /dev/shm ]] && echo /dev/shm || echo /tmp)}
