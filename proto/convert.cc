@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lib/dm_verity.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/dm_verity.h"
 
 namespace verity {
 

@@ -5,9 +5,9 @@
 #define VERITYD_PROTO_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity {

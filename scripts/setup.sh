@@ -20,7 +20,7 @@ PACKAGES=(
   fsverity curl python3
   # veritysetup: the reference for dm-verity trees and FEC (lib/dm_verity*_test.cc); ISA-L: FEC
   cryptsetup-bin libisal-dev
-  # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/openssl3_pkcs7.cc, dlopen), built
+  # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/trust/openssl3_pkcs7.cc, dlopen), built
   # against libssl-dev's headers; the openssl tool makes keys and certificates for its oracle tests
   libssl3 libssl-dev openssl
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests

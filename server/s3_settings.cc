@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 namespace {

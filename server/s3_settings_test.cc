@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
+#include "lib/base/file_util.h"
 
 namespace verity::server {
 namespace {

@@ -7,8 +7,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "lib/executor.h"
+#include "lib/base/executor.h"
 #include "server/auth/authorizer.h"
 #include "server/dispatch/calibration.h"
 #include "server/dispatch/dispatch_metrics.h"

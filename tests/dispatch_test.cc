@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "tests/testing/test_server.h"
 

@@ -14,7 +14,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/testing/fake_s3.h"
 #include "server/store/s3/testing/fake_s3_store.h"

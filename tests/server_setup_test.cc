@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "lib/file_system.h"
+#include "lib/base/file_system.h"
 #include "tests/testing/health.grpc.pb.h"
 #include "tests/testing/self_signed_cert.h"
 #include "tests/testing/test_server.h"

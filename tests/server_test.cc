@@ -15,7 +15,7 @@
 #include "client/sdk/grpc_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {

@@ -11,8 +11,8 @@
 #include "client/sdk/grpc_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/ed25519_key.h"
-#include "lib/name_statement.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {

@@ -17,8 +17,8 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/read_plan.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
+#include "lib/tree/read_plan.h"
 #include "tests/testing/test_server.h"
 
 namespace verity::testing {

@@ -3,7 +3,7 @@
 
 #include "client/cli/blob_ref.h"
 
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::client {
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::client {
 

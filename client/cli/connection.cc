@@ -3,7 +3,7 @@
 
 #include "client/cli/connection.h"
 
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 

@@ -17,10 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
-#include "lib/descriptor.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/file_digest.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/file_digest.h"
 
 namespace verity::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/cli/dm_verity_digest.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 
 namespace verity::cli {
 

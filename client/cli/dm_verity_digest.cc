@@ -15,10 +15,10 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/hash/hash.h"
 
 namespace verity::cli {
 namespace {

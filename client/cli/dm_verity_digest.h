@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "lib/dm_verity.h"
+#include "lib/tree/dm_verity.h"
 
 namespace verity::cli {
 

@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/cli/flag_values.h"
-#include "lib/dm_verity.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/dm_verity.h"
 
 namespace verity::cli {
 namespace {

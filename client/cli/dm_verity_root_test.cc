@@ -9,9 +9,9 @@
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/descriptor.h"
-#include "lib/dm_verity.h"
-#include "lib/fsverity_cli.h"
+#include "lib/testing/fsverity_cli.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/dm_verity.h"
 
 namespace verity::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include "client/cli/flag_values.h"
 #include "client/cli/progress_sink.h"
 #include "client/cli/remove_on_signal.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "verity/client.h"
 
 namespace verity::cli {

@@ -15,7 +15,7 @@
 #include "client/testing/read_stream_fixture.h"
 #include "client/testing/test_argv.h"
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
+#include "lib/base/file_util.h"
 
 namespace verity::cli {
 namespace {

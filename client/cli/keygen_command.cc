@@ -13,10 +13,10 @@
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
-#include "lib/ed25519_key.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/trust/ed25519_key.h"
 
 namespace verity::cli {
 namespace {

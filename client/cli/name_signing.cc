@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/flag_values.h"
 #include "client/sdk/seen_names.h"
-#include "lib/ed25519_key.h"
-#include "lib/file_util.h"
-#include "lib/name_statement.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::cli {
 namespace {

@@ -14,8 +14,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "client/cli/command_line.h"
-#include "lib/descriptor.h"
-#include "lib/ed25519_key.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/ed25519_key.h"
 #include "verity/client.h"
 
 namespace verity::cli {

@@ -7,7 +7,7 @@
 
 #include "client/testing/test_argv.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::cli {
 namespace {

@@ -13,9 +13,9 @@
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
-#include "lib/file_digest.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/file_digest.h"
 #include "verity/client.h"
 
 namespace verity::cli {

@@ -12,7 +12,7 @@
 #include "client/cli/connection.h"
 #include "client/cli/dm_verity_root.h"
 #include "client/cli/name_signing.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 
 namespace verity::cli {
 

@@ -13,8 +13,8 @@
 #include "client/testing/read_stream_fixture.h"
 #include "client/testing/test_argv.h"
 #include "gtest/gtest.h"
-#include "lib/file_digest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/file_digest.h"
 
 namespace verity::cli {
 namespace {

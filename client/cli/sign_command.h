@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "client/cli/connection.h"
 #include "client/cli/name_signing.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::cli {
 

@@ -25,9 +25,9 @@
 #include "client/testing/read_stream_fixture.h"
 #include "client/testing/test_argv.h"
 #include "gtest/gtest.h"
-#include "lib/ed25519_key.h"
-#include "lib/file_util.h"
-#include "lib/name_statement.h"
+#include "lib/base/file_util.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::cli {
 namespace {

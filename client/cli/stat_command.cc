@@ -9,7 +9,7 @@
 #include "client/cli/command_line.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/trust_options.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "verity/client.h"
 
 namespace verity::cli {

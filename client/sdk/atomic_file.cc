@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 namespace {

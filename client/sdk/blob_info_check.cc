@@ -3,8 +3,8 @@
 #include "client/sdk/blob_info_check.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
 #include "proto/convert.h"
 
 namespace verity::client {

@@ -5,7 +5,7 @@
 #define VERITYD_CLIENT_SDK_BLOB_INFO_CHECK_H_
 
 #include "absl/status/statusor.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {

@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/bearer_token_interceptor.h"
-#include "lib/bearer_token.h"
-#include "lib/file_util.h"
-#include "lib/loopback_address.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/loopback_address.h"
+#include "lib/base/status_macros.h"
+#include "lib/trust/bearer_token.h"
 
 namespace verity::client {
 namespace {

@@ -19,10 +19,10 @@
 #include "client/sdk/rpc_retry.h"
 #include "client/sdk/sdk_convert.h"
 #include "client/sdk/stream_upload.h"
-#include "lib/hash.h"
-#include "lib/retained_memory.h"
-#include "lib/status_macros.h"
-#include "lib/verified_tree.h"
+#include "lib/base/retained_memory.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/verified_tree.h"
 #include "proto/convert.h"
 
 namespace verity::sdk {

@@ -13,7 +13,7 @@
 #include "client/sdk/read_stream_verifier.h"
 #include "client/sdk/received_read.h"
 #include "client/sdk/signature_check.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "verity/client.h"
 

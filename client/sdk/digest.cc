@@ -4,10 +4,10 @@
 #include "verity/digest.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/descriptor.h"
-#include "lib/dm_verity.h"
-#include "lib/fsverity_signature.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/dm_verity.h"
+#include "lib/trust/fsverity_signature.h"
 
 namespace verity::sdk {
 

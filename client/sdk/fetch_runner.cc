@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "client/sdk/fetch_writer.h"
 #include "client/sdk/parallel_fetch.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/read_plan.h"
 
 namespace verity::client {
 namespace {

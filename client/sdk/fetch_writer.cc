@@ -2,7 +2,7 @@
 
 #include "client/sdk/fetch_writer.h"
 
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 

@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "client/sdk/blob_info_check.h"
 #include "client/sdk/grpc_status.h"
-#include "lib/file_digest.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/file_digest.h"
 #include "proto/convert.h"
 
 namespace verity::client {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/descriptor.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::client {
 namespace {

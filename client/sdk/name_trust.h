@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "client/sdk/seen_names.h"
-#include "lib/name_statement.h"
+#include "lib/trust/name_statement.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "verity/options.h"
 

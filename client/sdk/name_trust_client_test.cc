@@ -13,8 +13,8 @@
 #include "client/testing/name_statements.h"
 #include "client/testing/read_stream_fixture.h"
 #include "gtest/gtest.h"
-#include "lib/ed25519_key.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/trust/ed25519_key.h"
 #include "verity/client.h"
 
 namespace verity::sdk {

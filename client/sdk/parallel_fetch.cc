@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 

@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "client/sdk/fetch_writer.h"
 #include "client/sdk/range_fetch.h"
-#include "lib/verified_tree.h"
+#include "lib/tree/verified_tree.h"
 
 namespace verity::client {
 

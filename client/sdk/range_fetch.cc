@@ -10,7 +10,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "client/sdk/backoff.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 namespace {

@@ -14,7 +14,7 @@
 #include "client/sdk/cancellation.h"
 #include "client/sdk/fetch_writer.h"
 #include "client/sdk/stream_attempt.h"
-#include "lib/verified_tree.h"
+#include "lib/tree/verified_tree.h"
 #include "verity/options.h"
 
 namespace verity::client {

@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/read_plan.h"
 #include "proto/convert.h"
 
 namespace verity::client {

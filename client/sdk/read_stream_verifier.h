@@ -14,11 +14,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "lib/byte_chain.h"
-#include "lib/descriptor.h"
-#include "lib/lru_cache.h"
-#include "lib/merkle_verifier.h"
-#include "lib/verified_tree.h"
+#include "lib/base/byte_chain.h"
+#include "lib/base/lru_cache.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_verifier.h"
+#include "lib/tree/verified_tree.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {
@@ -53,7 +53,7 @@ using ByteSink = std::function<absl::Status(absl::Span<const uint8_t>)>;
 // shared with other streams (through UseVerifiedTree() or the cache).
 class ReadStreamVerifier {
  public:
-  using TreeCache = LruCache<VerifiedTree>;
+  using TreeCache = LruCache<VerifiedTree, DigestKeyOf<VerifiedTree>>;
 
   // Messages after the first with neither tree blocks nor data that a stream
   // may carry; the next one is DATA_LOSS. An honest server sends none.

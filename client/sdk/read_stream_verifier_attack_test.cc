@@ -11,7 +11,7 @@
 #include "client/sdk/read_stream_verifier.h"
 #include "client/testing/read_stream_fixture.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::client {
 namespace {

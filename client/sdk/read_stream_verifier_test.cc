@@ -10,7 +10,7 @@
 
 #include "client/testing/read_stream_fixture.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::client {
 namespace {

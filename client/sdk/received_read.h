@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "lib/byte_chain.h"
+#include "lib/base/byte_chain.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {

@@ -5,10 +5,10 @@
 #define VERITYD_CLIENT_SDK_SDK_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
-#include "lib/name_statement.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
+#include "lib/trust/name_statement.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "verity/blob_info.h"
 #include "verity/digest.h"

@@ -4,7 +4,7 @@
 #include "client/sdk/sdk_convert.h"
 
 #include "gtest/gtest.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "verity/options.h"
 
 namespace verity::client {

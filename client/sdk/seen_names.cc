@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/seen_names_file.h"
-#include "lib/file_util.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 namespace {

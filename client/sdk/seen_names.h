@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/name_statement.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::client {
 

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/name_statement.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::client {
 

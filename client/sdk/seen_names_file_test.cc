@@ -8,7 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::client {
 namespace {

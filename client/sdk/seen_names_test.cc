@@ -16,7 +16,7 @@
 #include "client/sdk/seen_names_file.h"
 #include "client/testing/name_statements.h"
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
+#include "lib/base/file_util.h"
 
 namespace verity::client {
 namespace {

@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/fsverity_signature.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/fsverity_signature.h"
 #include "verity/options.h"
 
 namespace verity::client {

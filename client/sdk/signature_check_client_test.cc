@@ -11,7 +11,7 @@
 #include "client/testing/fsverity_signer.h"
 #include "client/testing/read_stream_fixture.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 #include "verity/client.h"
 
 namespace verity::sdk {

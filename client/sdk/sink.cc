@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/atomic_file.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::sdk {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
+#include "lib/base/file_util.h"
+#include "lib/hash/hash.h"
 
 namespace verity::sdk {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "client/sdk/grpc_status.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/read_plan.h"
 
 namespace verity::client {
 

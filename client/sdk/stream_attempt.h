@@ -20,9 +20,9 @@
 #include "client/sdk/read_stream_verifier.h"
 #include "client/sdk/received_read.h"
 #include "client/sdk/signature_check.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_verifier.h"
-#include "lib/verified_tree.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_verifier.h"
+#include "lib/tree/verified_tree.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {

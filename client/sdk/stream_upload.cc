@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "client/sdk/blob_info_check.h"
 #include "client/sdk/file_upload.h"
-#include "lib/hash.h"
-#include "lib/merkle_builder.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/merkle_builder.h"
 #include "proto/convert.h"
 
 namespace verity::client {

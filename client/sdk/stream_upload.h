@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "client/sdk/file_upload.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "verity/client.h"
 

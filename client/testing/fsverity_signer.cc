@@ -3,8 +3,8 @@
 #include "client/testing/fsverity_signer.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/fsverity_cli.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/testing/fsverity_cli.h"
 
 namespace verity::client {
 

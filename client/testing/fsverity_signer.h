@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/merkle_params.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
+#include "lib/tree/merkle_params.h"
 
 namespace verity::client {
 

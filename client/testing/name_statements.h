@@ -10,9 +10,9 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "lib/descriptor.h"
-#include "lib/ed25519_key.h"
-#include "lib/name_statement.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::client {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "lib/hash.h"
-#include "lib/read_plan.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/read_plan.h"
 #include "proto/convert.h"
 
 namespace verity::client {

@@ -12,9 +12,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "client/sdk/read_stream_verifier.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::client {

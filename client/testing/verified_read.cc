@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/grpc_status.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::client {
 namespace {

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "client/cli/blob_ref.h"
 #include "client/sdk/read_stream_verifier.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 
 namespace verity::client {

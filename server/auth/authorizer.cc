@@ -10,10 +10,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "lib/bearer_token.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/trust/bearer_token.h"
 #include "server/auth/role_file.h"
 
 namespace verity::server {

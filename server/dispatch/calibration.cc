@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/notification.h"
-#include "lib/block_hasher.h"
-#include "lib/hash.h"
-#include "lib/merkle_params.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/block_hasher.h"
+#include "lib/tree/merkle_params.h"
 #include "server/dispatch/dispatch_policy.h"
 
 namespace verity::server {

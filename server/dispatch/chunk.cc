@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 #include "server/store/read_join.h"
 
 namespace verity::server {

@@ -13,8 +13,8 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
-#include "lib/buffer_pool.h"
-#include "lib/read_plan.h"
+#include "lib/base/buffer_pool.h"
+#include "lib/tree/read_plan.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {

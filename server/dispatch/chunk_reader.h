@@ -13,7 +13,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 #include "server/dispatch/read_job.h"
 #include "server/store/verified_blob.h"
 

@@ -12,7 +12,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "lib/buffer_pool.h"
+#include "lib/base/buffer_pool.h"
 #include "server/store/file/testing/file_store.h"
 #include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "absl/time/time.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 
 namespace verity::server {
 

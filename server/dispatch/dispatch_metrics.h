@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "server/dispatch/dispatch_policy.h"
 
 namespace verity::server {

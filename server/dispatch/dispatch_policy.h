@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 
 namespace verity::server {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "server/dispatch/thread_scheduling.h"
 #include "server/store/fec_repair.h"
 

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "lib/executor.h"
+#include "lib/base/executor.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"

@@ -27,7 +27,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "server/dispatch/dispatch_policy.h"
 
 namespace verity::server {

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "lib/buffer_pool.h"
-#include "lib/priority_class.h"
-#include "lib/read_plan.h"
+#include "lib/base/buffer_pool.h"
+#include "lib/base/priority_class.h"
+#include "lib/tree/read_plan.h"
 #include "server/dispatch/chunk.h"
 #include "server/store/verified_blob.h"
 

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::server {
 

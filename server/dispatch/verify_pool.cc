@@ -15,7 +15,7 @@
 #include "absl/base/internal/raw_logging.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 namespace {

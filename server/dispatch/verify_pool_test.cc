@@ -26,7 +26,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 
 namespace verity::server {
 namespace {

@@ -18,7 +18,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "server/dispatch/class_queue.h"
 #include "server/dispatch/thread_scheduling.h"
 

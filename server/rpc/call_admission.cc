@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "lib/loopback_address.h"
-#include "lib/status_macros.h"
+#include "lib/base/loopback_address.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 namespace {

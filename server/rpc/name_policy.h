@@ -15,8 +15,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "lib/descriptor.h"
-#include "lib/name_statement.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/name_statement.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -9,8 +9,8 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/ed25519_key.h"
-#include "lib/name_statement.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::server {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "lib/descriptor.h"
-#include "lib/executor.h"
+#include "lib/base/executor.h"
+#include "lib/tree/descriptor.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/service_context.h"
 #include "server/store/store.h"

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/read_plan.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/read_stream.h"

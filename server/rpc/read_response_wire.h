@@ -10,7 +10,7 @@
 
 #include <grpcpp/support/byte_buffer.h>
 
-#include "lib/buffer_pool.h"
+#include "lib/base/buffer_pool.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::server {

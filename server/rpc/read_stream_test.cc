@@ -22,7 +22,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "lib/buffer_pool.h"
+#include "lib/base/buffer_pool.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/verify_pool.h"

@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lib/fsverity_signature.h"
-#include "lib/name_statement.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/tree/read_plan.h"
+#include "lib/trust/fsverity_signature.h"
+#include "lib/trust/name_statement.h"
 #include "proto/convert.h"
 #include "server/store/name_index.h"
 

@@ -13,10 +13,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
-#include "lib/priority_class.h"
-#include "lib/read_plan.h"
+#include "lib/base/priority_class.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
+#include "lib/tree/read_plan.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::server {

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/put_reactor.h"

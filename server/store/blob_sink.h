@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_builder.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_builder.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
 
 namespace verity::server {
 namespace {

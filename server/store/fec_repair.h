@@ -23,9 +23,9 @@ namespace verity::server {
 // cannot be checked, because a tree block it needs is bad, is used as it is:
 // most are good (a tree block's 128 data blocks would be too many
 // erasures), and what they rebuild is checked. Rebuilds the erasures from
-// the rest and the group's parity (lib/dm_verity_fec.h), checks each rebuilt
-// block again (nothing but the tree is trusted: a damaged parity byte, or a
-// bad block used as it was, rebuilds a wrong block, which the check
+// the rest and the group's parity (lib/fec/dm_verity_fec.h), checks each
+// rebuilt block again (nothing but the tree is trusted: a damaged parity byte,
+// or a bad block used as it was, rebuilds a wrong block, which the check
 // refuses), and rewrites those that pass where the blob is stored
 // (Blob::Rewrite, durable on return). 0 if `bad` checks good now (a repair
 // that raced this one).

@@ -16,8 +16,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/fsverity_cli.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/testing/fsverity_cli.h"
 #include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store.h"
 

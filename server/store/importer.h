@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -10,10 +10,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/descriptor.h"
-#include "lib/file_digest.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
+#include "lib/base/file_util.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/file_digest.h"
 #include "server/store/file/testing/file_store.h"
 
 namespace verity::server {

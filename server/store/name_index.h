@@ -13,8 +13,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/name_statement.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::server {
 

@@ -7,8 +7,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/descriptor.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::server {
 namespace {

@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
-#include "lib/name_statement.h"
-#include "lib/test_blob.h"
+#include "lib/hash/hash.h"
+#include "lib/testing/test_blob.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::server {
 namespace {

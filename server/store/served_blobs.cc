@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 

@@ -14,9 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/lru_cache.h"
-#include "lib/merkle_params.h"
+#include "lib/base/lru_cache.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
@@ -24,7 +24,7 @@ namespace verity::server {
 
 // The blobs the server has open, with their verified trees: see LruCache. A
 // stream that holds a blob keeps it alive.
-using VerifiedBlobCache = LruCache<VerifiedBlob>;
+using VerifiedBlobCache = LruCache<VerifiedBlob, DigestKeyOf<VerifiedBlob>>;
 
 // What the server's VerifiedBlobCache keeps.
 struct VerifiedBlobCacheOptions {

@@ -9,10 +9,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/hash.h"
-#include "lib/name_statement.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/hash/hash.h"
+#include "lib/trust/name_statement.h"
 #include "server/store/name_index.h"
 
 namespace verity::server {

@@ -18,12 +18,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "lib/buffer_pool.h"
-#include "lib/descriptor.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/executor.h"
-#include "lib/fsverity_signature.h"
-#include "lib/merkle_params.h"
+#include "lib/base/buffer_pool.h"
+#include "lib/base/executor.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
+#include "lib/trust/fsverity_signature.h"
 
 namespace verity::server {
 
@@ -76,7 +76,7 @@ struct PutResult {
 
 // The byte streams of a stored blob: its content, its serialized tree, and,
 // if it has one, its FEC area: dm-verity's Reed-Solomon parity (with
-// lib/dm_verity_fec.h's layout, `veritysetup --fec-device`'s) over the data
+// lib/fec/dm_verity_fec.h's layout, `veritysetup --fec-device`'s) over the data
 // blocks and then the tree blocks, a partial last data block zero-padded.
 enum class BlobPart { kData, kTree, kFec };
 

@@ -15,9 +15,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lib/descriptor.h"
-#include "lib/read_plan.h"
-#include "lib/verified_tree.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/read_plan.h"
+#include "lib/tree/verified_tree.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/dm_verity_fec.h"
+#include "lib/fec/dm_verity_fec.h"
 
 namespace verity {
 namespace {

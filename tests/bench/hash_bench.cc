@@ -9,10 +9,10 @@
 
 #include <string>
 
-#include "lib/block_hasher.h"
-#include "lib/merkle_params.h"
-#include "lib/sha256_x2.h"
-#include "lib/sha512_x4.h"
+#include "lib/hash/sha256_x2.h"
+#include "lib/hash/sha512_x4.h"
+#include "lib/tree/block_hasher.h"
+#include "lib/tree/merkle_params.h"
 
 namespace verity {
 namespace {

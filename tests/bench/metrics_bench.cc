@@ -6,7 +6,7 @@
 #include <prometheus/registry.h>
 
 #include "benchmark/benchmark.h"
-#include "lib/priority_class.h"
+#include "lib/base/priority_class.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/metrics/service_metrics.h"

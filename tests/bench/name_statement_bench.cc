@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/time/clock.h"
-#include "lib/ed25519_key.h"
-#include "lib/name_statement.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/hash.h"
-#include "lib/merkle_params.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/convert.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "tests/fuzz/fuzz_input.h"

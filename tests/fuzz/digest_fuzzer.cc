@@ -8,8 +8,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/predicates.h"
 #include "verity/digest.h"

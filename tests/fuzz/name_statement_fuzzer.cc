@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "lib/descriptor.h"
-#include "lib/ed25519_key.h"
-#include "lib/hash.h"
-#include "lib/name_statement.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
+#include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace verity::fuzz {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 #include "tests/testing/test_server.h"
 #include "verity/client.h"
 

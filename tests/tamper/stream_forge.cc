@@ -8,7 +8,7 @@
 #include <string>
 
 #include "client/testing/read_stream_fixture.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::tamper {
 

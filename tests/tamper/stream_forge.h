@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 #include "tests/tamper/stream_layout.h"
 
 namespace verity::tamper {

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "proto/convert.h"
 
 namespace verity::tamper {

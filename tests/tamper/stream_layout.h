@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_params.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::tamper {

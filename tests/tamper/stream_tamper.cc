@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "tests/tamper/content_mutations.h"
 #include "tests/tamper/order_mutations.h"
 #include "tests/tamper/range_mutations.h"

@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::tamper {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/merkle_params.h"
+#include "lib/tree/merkle_params.h"
 #include "tests/tamper/tamper.h"
 
 namespace verity::tamper {

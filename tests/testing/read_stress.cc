@@ -22,7 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "tests/testing/test_server.h"
 #include "verity/client.h"
 

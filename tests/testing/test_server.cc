@@ -14,8 +14,8 @@
 #include "client/cli/blob_ref.h"
 #include "client/sdk/grpc_status.h"
 #include "client/testing/verified_read.h"
-#include "lib/descriptor.h"
-#include "lib/merkle_builder.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_builder.h"
 #include "proto/convert.h"
 
 namespace verity::testing {

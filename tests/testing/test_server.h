@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/merkle_params.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
+#include "lib/tree/merkle_params.h"
 #include "proto/verity/v1/verity.grpc.pb.h"
 #include "server/server_options.h"
 #include "server/verityd.h"
@@ -22,7 +22,7 @@ namespace verity::testing {
 // A fresh directory under $TEST_TMPDIR (or /tmp), unique per call.
 std::string NewTempDir();
 
-// Deterministic pseudo-random bytes (lib/test_blob.h).
+// Deterministic pseudo-random bytes (lib/testing/test_blob.h).
 using ::verity::RandomBytes;
 
 class TestServer {

@@ -164,8 +164,8 @@ struct PutOptions {
   // If set, the name then refers to the new blob.
   std::string name;
   // With `name` only: a signed statement binding `name` to the content's
-  // digest (lib/name_statement.h's SignNameStatement makes one), stored with
-  // the name. A server run with --name_keys requires one.
+  // digest (lib/trust/name_statement.h's SignNameStatement makes one), stored
+  // with the name. A server run with --name_keys requires one.
   std::string name_statement;
   // A detached fs-verity signature of the content's digest, as `fsverity
   // sign` writes it (DER PKCS#7), stored with the blob.

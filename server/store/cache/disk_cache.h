@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
-#include "lib/lru_cache.h"
+#include "lib/base/lru_cache.h"
 #include "server/store/cache/slab.h"
 
 namespace verity::server {

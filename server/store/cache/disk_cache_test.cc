@@ -8,9 +8,9 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
-#include "lib/test_blob.h"
+#include "lib/base/file_util.h"
+#include "lib/hash/hash.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/file/testing/file_store.h"
 #include "server/store/testing/blob_reads.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "lib/buffer_pool.h"
-#include "lib/descriptor.h"
+#include "lib/base/buffer_pool.h"
+#include "lib/tree/descriptor.h"
 #include "server/store/store.h"
 
 namespace verity::server {

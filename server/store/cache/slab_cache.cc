@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 
 namespace verity::server {
 namespace {

@@ -14,11 +14,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "lib/descriptor.h"
-#include "lib/executor.h"
-#include "lib/file_system.h"
-#include "lib/file_util.h"
-#include "lib/merkle_params.h"
+#include "lib/base/executor.h"
+#include "lib/base/file_system.h"
+#include "lib/base/file_util.h"
+#include "lib/tree/descriptor.h"
+#include "lib/tree/merkle_params.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "lib/descriptor.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/tree/descriptor.h"
 #include "server/store/file/file_blob.h"
 
 namespace verity::server {

@@ -14,9 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/file_system.h"
-#include "lib/file_util.h"
+#include "lib/base/file_system.h"
+#include "lib/base/file_util.h"
+#include "lib/fec/dm_verity_fec.h"
 #include "server/store/blob_sink.h"
 #include "server/store/store.h"
 

@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/dm_verity_fec.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/fec/dm_verity_fec.h"
+#include "lib/hash/hash.h"
 #include "server/store/put_pipeline.h"
 
 namespace verity::server {

@@ -10,7 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store_fault.h"
 

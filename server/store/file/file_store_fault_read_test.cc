@@ -9,8 +9,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lib/hash.h"
-#include "lib/test_blob.h"
+#include "lib/hash/hash.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store_fault.h"
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/file/testing/fault_file_system.h"
 
 namespace verity::server {

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
-#include "lib/test_blob.h"
+#include "lib/base/file_util.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/file/file_blob.h"
 #include "server/store/file/file_store.h"
 #include "server/store/file/testing/file_store.h"

@@ -2,8 +2,8 @@
 // names/, quarantining damaged blobs and dropping names of vanished ones.
 
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
 #include "server/store/file/file_store.h"
 
 namespace verity::server {

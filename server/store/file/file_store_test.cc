@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/file_digest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/file_digest.h"
 #include "server/store/file/testing/file_store.h"
 
 namespace verity::server {

@@ -9,10 +9,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
-#include "lib/file_system.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
+#include "lib/base/file_system.h"
+#include "lib/base/file_util.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::server {
 

@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
-#include "lib/executor.h"
+#include "lib/base/executor.h"
 
 namespace verity::server {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "lib/hash.h"
+#include "lib/hash/hash.h"
 #include "server/store/s3/s3_xml.h"
 #include "server/store/s3/testing/radosgw.h"
 

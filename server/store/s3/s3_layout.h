@@ -28,7 +28,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::server {
 

@@ -10,7 +10,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "server/store/s3/s3_xml.h"
 
 namespace verity::server {

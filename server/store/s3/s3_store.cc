@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
 #include "server/store/name_index.h"
 #include "server/store/put_pipeline.h"
 #include "server/store/s3/s3_blob.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/name_index.h"
 #include "server/store/s3/s3_layout.h"
 #include "server/store/s3/s3_store.h"

@@ -6,9 +6,9 @@
 #include <optional>
 #include <utility>
 
-#include "lib/hash.h"
-#include "lib/read_plan.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tree/read_plan.h"
 
 namespace verity::server {
 

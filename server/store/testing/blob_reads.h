@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/buffer_pool.h"
+#include "lib/base/buffer_pool.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 

@@ -14,7 +14,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/name_statement.h"
+#include "lib/trust/name_statement.h"
 
 namespace verity::server {
 namespace {

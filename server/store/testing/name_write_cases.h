@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "lib/test_blob.h"
+#include "lib/testing/test_blob.h"
 #include "server/store/store.h"
 
 namespace verity::server {

@@ -22,8 +22,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
-#include "lib/file_system.h"
-#include "lib/file_util.h"
+#include "lib/base/file_system.h"
+#include "lib/base/file_util.h"
 
 namespace verity::server {
 

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
 #include "server/store/file/testing/fault_file_system.h"
 
 namespace verity::server {

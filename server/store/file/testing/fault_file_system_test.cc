@@ -9,9 +9,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/file_system.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
+#include "lib/base/file_system.h"
+#include "lib/base/file_util.h"
+#include "lib/hash/hash.h"
 #include "server/store/file/testing/file_store.h"
 
 namespace verity::server {

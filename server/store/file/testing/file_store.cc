@@ -14,9 +14,9 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "lib/file_util.h"
-#include "lib/hash.h"
-#include "lib/status_macros.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
 
 namespace verity::server {
 

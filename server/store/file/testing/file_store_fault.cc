@@ -9,9 +9,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "lib/hash.h"
-#include "lib/merkle_builder.h"
-#include "lib/test_blob.h"
+#include "lib/hash/hash.h"
+#include "lib/testing/test_blob.h"
+#include "lib/tree/merkle_builder.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "lib/descriptor.h"
+#include "lib/tree/descriptor.h"
 #include "server/store/file/file_store.h"
 #include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store.h"

@@ -1,0 +1,229 @@
+// Implements the file helpers with plain POSIX calls, retrying EINTR.
+
+#include "lib/base/file_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "lib/base/file_system.h"
+#include "lib/base/status_macros.h"
+
+namespace verity {
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+namespace {
+
+absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
+                                                   absl::string_view path) {
+  // fdopendir owns the descriptor it is given, so hand it a duplicate.
+  const int dup_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (dup_fd < 0) return ErrnoStatus(errno, "dup", path);
+  DIR* dir = fdopendir(dup_fd);
+  if (dir == nullptr) {
+    const int error = errno;
+    close(dup_fd);
+    return ErrnoStatus(error, "opendir", path);
+  }
+  const auto closer = absl::MakeCleanup([dir] { closedir(dir); });
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = readdir(dir)) {
+    const absl::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+    errno = 0;
+  }
+  if (errno != 0) return ErrnoStatus(errno, "readdir", path);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Removes `name` in `dir_fd`; `path` is its full path, for messages.
+absl::Status RemoveAt(int dir_fd, const std::string& name,
+                      const std::string& path) {
+  if (unlinkat(dir_fd, name.c_str(), 0) == 0 || errno == ENOENT) {
+    return absl::OkStatus();
+  }
+  if (errno != EISDIR) return ErrnoStatus(errno, "unlink", path);
+  // O_NOFOLLOW: a symlink swapped in meanwhile is not descended into.
+  ASSIGN_OR_RETURN(const UniqueFd child,
+                   OpenAt(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  // Listing first, then removing, avoids relying on readdir's behaviour
+  // while entries disappear.
+  ASSIGN_OR_RETURN(const std::vector<std::string> entries,
+                   ListDirFd(child.get(), path));
+  for (const std::string& entry : entries) {
+    RETURN_IF_ERROR(RemoveAt(child.get(), entry, JoinPath(path, entry)));
+  }
+  if (unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    return ErrnoStatus(errno, "rmdir", path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.Release();
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int UniqueFd::Release() { return std::exchange(fd_, -1); }
+
+absl::Status UniqueFd::Close(absl::string_view path) {
+  if (fd_ < 0) return absl::OkStatus();
+  // Linux releases the descriptor even when close() fails: never retry.
+  if (close(Release()) != 0 && errno != EINTR) {
+    return ErrnoStatus(errno, "close", path);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ErrnoStatus(int error, absl::string_view op,
+                         absl::string_view path) {
+  const std::string message =
+      absl::StrCat(op, " ", path, ": ", strerror(error));
+  switch (error) {
+    case ENOSPC:
+    case EDQUOT:
+      return absl::ResourceExhaustedError(message);
+    case ENOENT:
+      return absl::NotFoundError(message);
+    case EEXIST:
+      return absl::AlreadyExistsError(message);
+    case ENOTDIR:
+    case EISDIR:
+    case ELOOP:
+      return absl::FailedPreconditionError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+std::string JoinPath(absl::string_view dir, absl::string_view name) {
+  if (dir.empty() || dir.back() == '/') return absl::StrCat(dir, name);
+  return absl::StrCat(dir, "/", name);
+}
+
+absl::StatusOr<UniqueFd> OpenAt(int dir_fd, const std::string& path, int flags,
+                                mode_t mode) {
+  int fd;
+  do {
+    fd = openat(dir_fd, path.c_str(), flags | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return ErrnoStatus(errno, "open", path);
+  return UniqueFd(fd);
+}
+
+absl::StatusOr<UniqueFd> OpenFile(const std::string& path, int flags,
+                                  mode_t mode) {
+  return OpenAt(AT_FDCWD, path, flags, mode);
+}
+
+absl::Status WriteAll(int fd, absl::Span<const uint8_t> data,
+                      absl::string_view path) {
+  return WriteAll(PosixFileSystem(), fd, data, path);
+}
+
+absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
+                                 absl::Span<uint8_t> out,
+                                 absl::string_view path) {
+  return PreadUpTo(PosixFileSystem(), fd, offset, out, path);
+}
+
+absl::Status Fsync(int fd, absl::string_view path) {
+  if (fsync(fd) != 0) return ErrnoStatus(errno, "fsync", path);
+  return absl::OkStatus();
+}
+
+void StartWriteback(int fd, uint64_t offset, uint64_t length) {
+  // Errors surface again, and decide, at the fsync.
+  sync_file_range(fd, static_cast<off64_t>(offset),
+                  static_cast<off64_t>(length), SYNC_FILE_RANGE_WRITE);
+}
+
+absl::Status FsyncDir(const std::string& path) {
+  return FsyncDir(PosixFileSystem(), path);
+}
+
+absl::Status WriteNewFileDurably(const std::string& path,
+                                 absl::string_view contents) {
+  return WriteNewFileDurably(PosixFileSystem(), path, contents);
+}
+
+absl::Status ReplaceFileDurably(const std::string& temp_path,
+                                const std::string& path,
+                                absl::string_view contents) {
+  return ReplaceFileDurably(PosixFileSystem(), temp_path, path, contents);
+}
+
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path,
+                                          size_t max_size) {
+  return ReadSmallFile(PosixFileSystem(), path, max_size);
+}
+
+absl::StatusOr<std::string> ReadSmallRegularFile(const std::string& path,
+                                                 size_t max_size) {
+  return ReadSmallRegularFile(PosixFileSystem(), path, max_size);
+}
+
+absl::StatusOr<bool> MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) == 0) return true;
+  if (errno != EEXIST) return ErrnoStatus(errno, "mkdir", path);
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
+  return absl::FailedPreconditionError(
+      absl::StrCat(path, " exists and is not a directory"));
+}
+
+absl::Status MakeDirs(const std::string& path) {
+  return MakeDirs(PosixFileSystem(), path);
+}
+
+absl::Status Rename(const std::string& from, const std::string& to) {
+  if (rename(from.c_str(), to.c_str()) != 0) {
+    return ErrnoStatus(errno, "rename", absl::StrCat(from, " to ", to));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
+  ASSIGN_OR_RETURN(const UniqueFd fd, OpenFile(path, O_RDONLY | O_DIRECTORY));
+  return ListDirFd(fd.get(), path);
+}
+
+absl::Status RemoveRecursively(const std::string& path) {
+  return RemoveAt(AT_FDCWD, path, path);
+}
+
+absl::Span<uint8_t> PageAlignedBuffer(size_t size,
+                                      std::vector<uint8_t>* storage) {
+  constexpr uintptr_t kPageSize = 4096;
+  storage->resize(size + kPageSize);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(storage->data());
+  const size_t skip = (kPageSize - address % kPageSize) % kPageSize;
+  return absl::MakeSpan(storage->data() + skip, size);
+}
+
+}  // namespace verity

@@ -1,0 +1,150 @@
+// Tests the file helpers: status codes, durable writes, listing and
+// recursive removal that never follows symlinks.
+
+#include "lib/base/file_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace verity {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string FreshDir(absl::string_view name) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  const std::string dir =
+      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+               absl::StrCat("file_util_test_", name));
+  EXPECT_TRUE(RemoveRecursively(dir).ok());
+  EXPECT_TRUE(MakeDirs(dir).ok());
+  return dir;
+}
+
+TEST(FileUtilTest, ErrnoStatusCodes) {
+  EXPECT_EQ(ErrnoStatus(ENOSPC, "write", "f").code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(ErrnoStatus(EDQUOT, "write", "f").code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(ErrnoStatus(ENOENT, "open", "f").code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ErrnoStatus(EEXIST, "open", "f").code(),
+            absl::StatusCode::kAlreadyExists);
+  const absl::Status io = ErrnoStatus(EIO, "read", "/x/y");
+  EXPECT_EQ(io.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(io.message(), HasSubstr("read /x/y"));
+}
+
+TEST(FileUtilTest, JoinPath) {
+  EXPECT_EQ(JoinPath("a", "b"), "a/b");
+  EXPECT_EQ(JoinPath("a/", "b"), "a/b");
+  EXPECT_EQ(JoinPath("/", "b"), "/b");
+}
+
+TEST(FileUtilTest, DurableWritesAndReads) {
+  const std::string dir = FreshDir("writes");
+  const std::string path = dir + "/file";
+  ASSERT_TRUE(WriteNewFileDurably(path, "one").ok());
+  EXPECT_EQ(WriteNewFileDurably(path, "two").code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(ReadSmallFile(path, 3).value(), "one");
+  EXPECT_EQ(ReadSmallFile(path, 2).status().code(),
+            absl::StatusCode::kOutOfRange);
+  ASSERT_TRUE(ReplaceFileDurably(dir + "/temp", path, "replaced").ok());
+  EXPECT_EQ(ReadSmallFile(path, 100).value(), "replaced");
+  EXPECT_THAT(ListDir(dir).value(), ElementsAre("file"));
+  EXPECT_EQ(ReadSmallFile(dir + "/missing", 1).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(FileUtilTest, ReadsFilesLargerThanTheFirstBufferUpToTheLimit) {
+  const std::string dir = FreshDir("large");
+  const std::string path = dir + "/file";
+  std::string contents;
+  for (int i = 0; contents.size() < 300000; ++i) contents += std::to_string(i);
+  ASSERT_TRUE(WriteNewFileDurably(path, contents).ok());
+  EXPECT_EQ(ReadSmallFile(path, size_t{16} << 20).value(), contents);
+  EXPECT_EQ(ReadSmallRegularFile(path, contents.size()).value(), contents);
+  EXPECT_EQ(ReadSmallFile(path, contents.size() - 1).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(ReadSmallFile(path, 131072).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
+TEST(FileUtilTest, PreadUpToStopsAtEndOfFile) {
+  const std::string path = FreshDir("pread") + "/file";
+  ASSERT_TRUE(WriteNewFileDurably(path, "0123456789").ok());
+  const absl::StatusOr<UniqueFd> fd = OpenFile(path, O_RDONLY);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  std::vector<uint8_t> out(8);
+  EXPECT_EQ(PreadUpTo(fd->get(), 4, absl::MakeSpan(out), path).value(), 6u);
+  EXPECT_EQ(std::string(out.begin(), out.begin() + 6), "456789");
+}
+
+TEST(FileUtilTest, MakeDirReportsCreation) {
+  const std::string dir = FreshDir("mkdir");
+  EXPECT_TRUE(MakeDir(dir + "/new").value());
+  EXPECT_FALSE(MakeDir(dir + "/new").value());
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/file", "").ok());
+  EXPECT_EQ(MakeDir(dir + "/file").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(MakeDirs(dir + "/x/y/z").ok());
+  EXPECT_TRUE(MakeDirs(dir + "/x/y/z").ok());
+}
+
+TEST(FileUtilTest, RemoveRecursivelyDoesNotFollowSymlinks) {
+  const std::string dir = FreshDir("remove");
+  const std::string keep = FreshDir("remove_keep");
+  ASSERT_TRUE(WriteNewFileDurably(keep + "/precious", "p").ok());
+  ASSERT_TRUE(MakeDirs(dir + "/tree/a/b").ok());
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/tree/a/b/f", "f").ok());
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/tree/g", "g").ok());
+  ASSERT_EQ(symlink(keep.c_str(), (dir + "/tree/a/link").c_str()), 0);
+  ASSERT_TRUE(RemoveRecursively(dir + "/tree").ok());
+  EXPECT_TRUE(ListDir(dir).value().empty());
+  EXPECT_THAT(ListDir(keep).value(), ElementsAre("precious"));
+  EXPECT_TRUE(RemoveRecursively(dir + "/tree").ok());  // already gone
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/file", "").ok());
+  EXPECT_TRUE(RemoveRecursively(dir + "/file").ok());
+}
+
+TEST(FileUtilTest, ReadSmallRegularFileRefusesOtherFiles) {
+  const std::string dir = FreshDir("regular");
+  ASSERT_TRUE(WriteNewFileDurably(dir + "/file", "text").ok());
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/file", 4).value(), "text");
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/file", 3).status().code(),
+            absl::StatusCode::kOutOfRange);
+  // A FIFO without a writer: open(2) without O_NONBLOCK would wait forever.
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  ASSERT_EQ(symlink("file", (dir + "/link").c_str()), 0);
+  ASSERT_TRUE(MakeDir(dir + "/dir").ok());
+  for (const char* name : {"fifo", "link", "dir"}) {
+    EXPECT_EQ(ReadSmallRegularFile(dir + "/" + name, 100).status().code(),
+              absl::StatusCode::kFailedPrecondition)
+        << name;
+  }
+  EXPECT_EQ(ReadSmallRegularFile(dir + "/missing", 1).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(FileUtilTest, PageAlignedBuffer) {
+  std::vector<uint8_t> storage;
+  const absl::Span<uint8_t> buffer = PageAlignedBuffer(10000, &storage);
+  EXPECT_EQ(buffer.size(), 10000u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % 4096, 0u);
+}
+
+}  // namespace
+}  // namespace verity
