@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # FOLDER: the folders its product code may include from (besides itself).
 declare -A allowed=(
   [lib/base]=""
-  [lib/hash]=""
+  [lib/hash]="lib/base"
   [lib/tree]="lib/base lib/hash"
   [lib/fec]="lib/base"
   [lib/trust]="lib/base lib/hash lib/tree"

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "lib/base/bytes.h"
 #include "lib/base/status_macros.h"
 
 namespace verity {

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "lib/base/bytes.h"
 
 namespace verity {
 
@@ -66,17 +67,6 @@ class Hasher {
 // One-shot hash of `data`, returned as raw digest bytes.
 std::string ComputeHash(HashAlgorithm algorithm,
                         absl::Span<const uint8_t> data);
-
-// Views the bytes of a string, for passing to Span-taking functions.
-inline absl::Span<const uint8_t> AsBytes(absl::string_view s) {
-  return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()),
-                                   s.size());
-}
-
-// Views the bytes of a string for writing.
-inline absl::Span<uint8_t> AsMutableBytes(std::string* s) {
-  return absl::Span<uint8_t>(reinterpret_cast<uint8_t*>(&(*s)[0]), s->size());
-}
 
 }  // namespace verity
 

@@ -5,9 +5,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/base/buffer_pool.h"
 #include "lib/base/executor.h"
@@ -81,6 +84,56 @@ class FailingBlob final : public Blob {
  private:
   const std::shared_ptr<const Blob> source_;
   mutable Executor answers_{CompletionThreadOptions("failing")};
+};
+
+// Holds every read's answer until Release(): a store slower than what
+// happens meanwhile.
+class HeldBlob final : public Blob {
+ public:
+  explicit HeldBlob(std::shared_ptr<const Blob> source)
+      : Blob(*source), source_(std::move(source)) {}
+  std::optional<absl::Status> TryReadNow(BlobPart, uint64_t,
+                                         absl::Span<uint8_t>) const override {
+    return std::nullopt;
+  }
+  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
+                 ReadDone done) const override {
+    source_->ReadAsync(
+        part, offset, std::move(into),
+        [this, done = std::move(done)](absl::StatusOr<Buffer> read) mutable {
+          absl::MutexLock lock(&mu_);
+          held_.push_back(
+              [done = std::move(done), read = std::move(read)]() mutable {
+                std::move(done)(std::move(read));
+              });
+        });
+  }
+  void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
+
+  // Waits until `n` answers are held.
+  void AwaitHeld(size_t n) const {
+    while (true) {
+      {
+        absl::MutexLock lock(&mu_);
+        if (held_.size() >= n) return;
+      }
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  }
+  // Answers every held read, on this thread.
+  void Release() const {
+    std::vector<absl::AnyInvocable<void() &&>> held;
+    {
+      absl::MutexLock lock(&mu_);
+      held.swap(held_);
+    }
+    for (auto& answer : held) std::move(answer)();
+  }
+
+ private:
+  const std::shared_ptr<const Blob> source_;
+  mutable absl::Mutex mu_;
+  mutable std::vector<absl::AnyInvocable<void() &&>> held_ ABSL_GUARDED_BY(mu_);
 };
 
 class CachingBlobTest : public FileStoreFixture {
@@ -195,6 +248,40 @@ TEST_F(CachingBlobTest, ForgetDropsSlabsSoTheNextReadRefetches) {
   ASSERT_TRUE(ReadWaiting(*blob, BlobPart::kData, 0, 2 * kSlab).ok());
   EXPECT_EQ(remote_->reads(BlobPart::kData), 3);
   EXPECT_EQ(cache_->stats().discarded, 1u);
+}
+
+// The stale slab of review D1: a slab whose fetch began before the slab was
+// forgotten (an FEC repair rewrote its bytes) lands after it, and must not
+// be cached, in memory or on disk, or every later read would get the old
+// bytes back.
+TEST_F(CachingBlobTest, AFetchBegunBeforeAForgetCachesNothing) {
+  auto held = std::make_shared<HeldBlob>(remote_);
+  DiskCacheOptions disk_options;
+  disk_options.dir = FreshTestDir();
+  auto disk = DiskCache::Open(disk_options);
+  ASSERT_TRUE(disk.ok()) << disk.status();
+  SlabCache cache(options_, *std::move(disk));
+  CachingBlob blob(held, &cache);
+  absl::Notification read;
+  blob.ReadAsync(BlobPart::kData, kSlab, Buffer::Allocate(10),
+                 [&read](absl::StatusOr<Buffer> bytes) {
+                   EXPECT_TRUE(bytes.ok()) << bytes.status();
+                   read.Notify();
+                 });
+  held->AwaitHeld(1);
+  blob.Forget(BlobPart::kData, kSlab, 1);
+  held->Release();
+  read.WaitForNotification();
+  EXPECT_FALSE(Here(blob, BlobPart::kData, kSlab, 10));
+  EXPECT_EQ(cache.stats().memory_bytes, 0u);
+  // What is fetched after the Forget is cached as usual.
+  std::thread release([&held] {
+    held->AwaitHeld(1);
+    held->Release();
+  });
+  ASSERT_TRUE(ReadWaiting(blob, BlobPart::kData, kSlab, 10).ok());
+  release.join();
+  EXPECT_TRUE(Here(blob, BlobPart::kData, kSlab, 10));
 }
 
 TEST_F(CachingBlobTest, TreeReadsAreCachedToo) {

@@ -74,12 +74,18 @@ void DiskCache::Write(std::shared_ptr<const Slab> slab) {
     return;
   }
   pending_bytes_ += slab->bytes.size();
-  pending_.push_back(std::move(slab));
+  pending_.push_back(Pending{std::move(slab), forgets_});
+}
+
+void DiskCache::Forget(const SlabKey& key) {
+  absl::MutexLock lock(&mu_);
+  ++forgets_;
+  files_.Erase(key);
 }
 
 void DiskCache::RunWriter() {
   while (true) {
-    std::shared_ptr<const Slab> slab;
+    Pending pending;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
@@ -88,15 +94,15 @@ void DiskCache::RunWriter() {
           },
           this));
       if (stopping_) return;
-      slab = std::move(pending_.front());
+      pending = std::move(pending_.front());
       pending_.pop_front();
-      pending_bytes_ -= slab->bytes.size();
+      pending_bytes_ -= pending.slab->bytes.size();
     }
-    WriteNow(*slab);
+    WriteNow(*pending.slab, pending.forgets);
   }
 }
 
-void DiskCache::WriteNow(const Slab& slab) {
+void DiskCache::WriteNow(const Slab& slab, uint64_t forgets) {
   if (Contains(slab.key)) return;
   auto file = std::make_shared<File>();
   file->key = slab.key;
@@ -114,7 +120,9 @@ void DiskCache::WriteNow(const Slab& slab) {
     write_failures_.fetch_add(1);
     return;  // ~File deletes what was written
   }
-  files_.Insert(std::move(file));
+  absl::MutexLock lock(&mu_);
+  // A slab queued before a Forget may hold the bytes that were forgotten.
+  if (forgets_ == forgets) files_.Insert(std::move(file));
 }
 
 }  // namespace verity::server

@@ -51,11 +51,14 @@ class DiskCache {
   // False if the slab is not cached, or its file is short or unreadable (it
   // is then forgotten).
   bool Read(const SlabKey& key, uint64_t offset, absl::Span<uint8_t> out);
-  // Queues `slab` to be written; not written if the queue is full.
+  // Queues `slab` to be written; not written if the queue is full, nor if
+  // any slab is forgotten before the write lands.
   void Write(std::shared_ptr<const Slab> slab) ABSL_LOCKS_EXCLUDED(mu_);
   // Uncaches the slab; its file is deleted once no reader (or the writer
-  // that just wrote it) still holds it.
-  void Forget(const SlabKey& key) { files_.Erase(key); }
+  // that just wrote it) still holds it. Writes queued before it are dropped
+  // (they might hold its old bytes): forgetting is rare, so that costs
+  // little, and no per-key record outlives it.
+  void Forget(const SlabKey& key) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Slab bytes on disk.
   uint64_t bytes() const { return files_.bytes(); }
@@ -75,8 +78,15 @@ class DiskCache {
   };
 
   DiskCache(const DiskCacheOptions& options, std::string slab_dir);
+  struct Pending {
+    std::shared_ptr<const Slab> slab;
+    uint64_t forgets = 0;  // forgets_ when it was queued
+  };
+
   void RunWriter() ABSL_LOCKS_EXCLUDED(mu_);
-  void WriteNow(const Slab& slab);
+  // Writes the slab's file and indexes it, unless a Forget came after
+  // `forgets`.
+  void WriteNow(const Slab& slab, uint64_t forgets) ABSL_LOCKS_EXCLUDED(mu_);
 
   const DiskCacheOptions options_;
   const std::string slab_dir_;
@@ -84,7 +94,9 @@ class DiskCache {
   std::atomic<uint64_t> next_file_{0};
   std::atomic<uint64_t> write_failures_{0};
   absl::Mutex mu_;
-  std::deque<std::shared_ptr<const Slab>> pending_ ABSL_GUARDED_BY(mu_);
+  std::deque<Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // Forget calls so far: what a queued write checks before it lands.
+  uint64_t forgets_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread writer_;

@@ -116,6 +116,24 @@ TEST(DiskCacheTest, ForgetDeletesTheFile) {
   EXPECT_TRUE(AwaitNoFiles(options.dir + "/slabs"));
 }
 
+// A write queued before a Forget of its slab must not bring the slab back
+// (the stale slab of a repair, review D1): the last of many queued writes is
+// still waiting when its slab is forgotten.
+TEST(DiskCacheTest, AWriteQueuedBeforeAForgetDoesNotLand) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  constexpr uint64_t kSlabs = 64;
+  for (uint64_t i = 0; i < kSlabs; ++i) (*cache)->Write(SlabOf(i, 64 << 10));
+  (*cache)->Forget(KeyOf(kSlabs - 1));
+  // Written afterwards, so written after every earlier one.
+  (*cache)->Write(SlabOf(kSlabs, 100));
+  ASSERT_TRUE(AwaitWritten(**cache, KeyOf(kSlabs)));
+  EXPECT_FALSE((*cache)->Contains(KeyOf(kSlabs - 1)));
+  EXPECT_EQ(Read(**cache, KeyOf(kSlabs - 1), 0, 10), "<miss>");
+}
+
 TEST(DiskCacheTest, AShortFileIsAMissAndForgotten) {
   DiskCacheOptions options;
   options.dir = FreshTestDir();

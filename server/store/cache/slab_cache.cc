@@ -146,6 +146,7 @@ SlabCache::Fetching SlabCache::JoinOrStart(
     fetch_bytes_ += size;
     fetch = std::make_shared<Fetch>();
     fetch->size = size;
+    fetch->forgets = forgets_;
     fetch->slab = std::make_shared<Slab>();
     fetch->slab->key = key;
     if (waiter.has_value()) {
@@ -169,21 +170,19 @@ SlabCache::Fetching SlabCache::JoinOrStart(
 }
 
 void SlabCache::Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes) {
+  const absl::Status status = bytes.status();
   std::shared_ptr<Fetch> fetch;
   {
     absl::MutexLock lock(&mu_);
     fetch = fetches_.at(key);
-  }
-  const absl::Status status = bytes.status();
-  // Cached before the fetch leaves the map, so that a read in between finds
-  // it in one of the two.
-  if (status.ok()) {
-    fetch->slab->bytes = *std::move(bytes);
-    memory_.Insert(fetch->slab);
-    if (disk_ != nullptr) disk_->Write(fetch->slab);
-  }
-  {
-    absl::MutexLock lock(&mu_);
+    if (status.ok()) fetch->slab->bytes = *std::move(bytes);
+    // Cached as the fetch leaves the map, so that a read finds it in one of
+    // the two; not if anything was forgotten since it started, since it may
+    // hold the bytes that were.
+    if (status.ok() && fetch->forgets == forgets_) {
+      memory_.Insert(fetch->slab);
+      if (disk_ != nullptr) disk_->Write(fetch->slab);
+    }
     fetches_.erase(key);
     fetch_bytes_ -= fetch->size;
   }
@@ -196,8 +195,12 @@ void SlabCache::Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes) {
 
 bool SlabCache::Forget(const SlabKey& key) {
   const bool cached = IsCached(key);
-  memory_.Erase(key);
-  if (disk_ != nullptr) disk_->Forget(key);
+  {
+    absl::MutexLock lock(&mu_);
+    ++forgets_;
+    memory_.Erase(key);
+    if (disk_ != nullptr) disk_->Forget(key);
+  }
   if (cached) discarded_.fetch_add(1, std::memory_order_relaxed);
   return cached;
 }

@@ -81,9 +81,11 @@ class SlabCache {
   void Prefetch(std::shared_ptr<const Blob> source, const SlabKey& key)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Drops the slab from memory and disk: its bytes failed verification. True
-  // if it was cached.
-  bool Forget(const SlabKey& key);
+  // Drops the slab from memory and disk: its bytes failed verification, or
+  // were repaired. No fetch or disk write begun before it caches anything
+  // (each may hold the old bytes; forgetting is rare, so that costs little).
+  // True if it was cached.
+  bool Forget(const SlabKey& key) ABSL_LOCKS_EXCLUDED(mu_);
 
   SlabCacheStats stats() const;
 
@@ -96,7 +98,8 @@ class SlabCache {
     PieceDone done;
   };
   struct Fetch {
-    uint64_t size = 0;  // charged to fetch_bytes_
+    uint64_t size = 0;     // charged to fetch_bytes_
+    uint64_t forgets = 0;  // forgets_ when it started
     std::shared_ptr<Slab> slab;
     std::vector<Waiter> waiters;
   };
@@ -131,6 +134,9 @@ class SlabCache {
   absl::flat_hash_map<SlabKey, std::shared_ptr<Fetch>> fetches_
       ABSL_GUARDED_BY(mu_);
   uint64_t fetch_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Forget calls so far: a fetch caches its slab only if none came since it
+  // started.
+  uint64_t forgets_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> memory_hits_{0};
   std::atomic<uint64_t> disk_hits_{0};
   std::atomic<uint64_t> misses_{0};
