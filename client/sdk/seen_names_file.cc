@@ -18,11 +18,6 @@ namespace {
 constexpr absl::string_view kHeader = "verity seen names v1";
 constexpr absl::string_view kChecksumPrefix = "sha256 ";
 
-std::string Sha256Hex(absl::string_view text) {
-  return absl::BytesToHexString(
-      ComputeHash(HashAlgorithm::kSha256, AsBytes(text)));
-}
-
 bool IsLowerHex(absl::string_view text) {
   return !text.empty() &&
          text.find_first_not_of("0123456789abcdef") == absl::string_view::npos;

@@ -81,4 +81,9 @@ std::string ComputeHash(HashAlgorithm algorithm,
   return digest;
 }
 
+std::string Sha256Hex(absl::string_view bytes) {
+  return absl::BytesToHexString(
+      ComputeHash(HashAlgorithm::kSha256, AsBytes(bytes)));
+}
+
 }  // namespace verity

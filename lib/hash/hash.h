@@ -68,6 +68,10 @@ class Hasher {
 std::string ComputeHash(HashAlgorithm algorithm,
                         absl::Span<const uint8_t> data);
 
+// The SHA-256 of `bytes` in lowercase hex: a name's file name, a statement
+// body's fingerprint, a state file's checksum.
+std::string Sha256Hex(absl::string_view bytes);
+
 }  // namespace verity
 
 #endif  // VERITYD_LIB_HASH_HASH_H_

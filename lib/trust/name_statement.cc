@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "lib/base/little_endian.h"
 #include "lib/base/status_macros.h"
@@ -99,11 +98,6 @@ std::string EncodeBody(const NameClaim& claim,
     body.append(reinterpret_cast<const char*>(id.data()), id.size());
   }
   return body;
-}
-
-std::string Sha256Hex(absl::string_view bytes) {
-  return absl::BytesToHexString(
-      ComputeHash(HashAlgorithm::kSha256, AsBytes(bytes)));
 }
 
 // Parses the claim that follows the magic.

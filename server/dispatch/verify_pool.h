@@ -56,7 +56,7 @@ struct VerifyPoolOptions {
   // once when it queues work more urgent than the worker's band. Coming back
   // from SCHED_IDLE or nice 19 needs CAP_SYS_NICE (or RLIMIT_NICE); if
   // Create() finds a thread cannot, IDLE work runs at the NONE/BE band.
-  // false: every task at the raised scheduling, as before.
+  // false: every task at the raised scheduling.
   bool class_bands = true;
   // Pinned mode's aging; unbound mode uses ClassQueueOptions::Fifo().
   ClassQueueOptions aging;

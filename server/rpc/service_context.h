@@ -60,11 +60,10 @@ struct ServiceOptions {
   // the next message unsent, before the stream is cancelled; zero for ever.
   absl::Duration stream_idle_timeout = absl::Seconds(60);
   // Calls each client connection may start per second (PeerRateLimiter);
-  // zero for no limit. A backstop, not a share: one connection doing
-  // back-to-back 4 KiB reads sustained about 8,000 a second on the 2-vCPU
-  // machine of docs/bench-small-reads.md, the whole server about 16,000 with
-  // eight, so 50,000 refuses no legitimate client there and leaves room on a
-  // faster machine, while a connection gone wild is still cut off.
+  // zero for no limit. A backstop, not a share: well above what one
+  // connection of back-to-back small reads sustains (docs/bench-small-reads.md
+  // has the figures), so it refuses no legitimate client and still cuts off a
+  // connection gone wild.
   double max_call_rate = 50000;
   // Entries of ReadRequest.have_tree_blocks; more is INVALID_ARGUMENT.
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;

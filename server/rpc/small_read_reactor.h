@@ -25,8 +25,8 @@ class SmallReadReactor final : public grpc::ServerUnaryReactor,
   void OnCancel() override;
   void OnDone() override;
   // OnDone() and OnCancel() run on whichever gRPC thread ends the call, not
-  // on gRPC's executor: two thread hand-offs less per call (~15% more small
-  // reads/s here, docs/bench-small-reads.md). gRPC allows this for reactions
+  // on gRPC's executor: two thread hand-offs less per call (the gain is in
+  // docs/bench-small-reads.md). gRPC allows this for reactions
   // that never block, which these are: OnCancel() records an event and may
   // end the stream, OnDone() frees the call. gRPC marks the hook as not API
   // (its own DefaultReactor uses it); were it removed, `override` would stop

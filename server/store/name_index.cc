@@ -4,7 +4,6 @@
 
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/base/status_macros.h"
@@ -33,10 +32,7 @@ absl::Status ValidateBlobName(absl::string_view name) {
   return absl::OkStatus();
 }
 
-std::string NameFileName(absl::string_view name) {
-  return absl::BytesToHexString(
-      ComputeHash(HashAlgorithm::kSha256, AsBytes(name)));
-}
+std::string NameFileName(absl::string_view name) { return Sha256Hex(name); }
 
 std::string EncodeNameFile(absl::string_view digest_text,
                            absl::string_view name,

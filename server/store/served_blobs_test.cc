@@ -34,10 +34,9 @@ class HookedStore final : public Store {
   mutable std::function<void()> after_open;
   std::function<void()> before_quarantine;
 
-  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt,
-      std::optional<uint64_t> size = std::nullopt) override {
+  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) override {
     return store_->BeginPut(params, expected, size);
   }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(

@@ -323,10 +323,12 @@ class Store {
   // may then encode FEC parity as the content arrives; content of another
   // size fails the Put (INVALID_ARGUMENT), and a size over the store's limit
   // fails here (RESOURCE_EXHAUSTED).
-  virtual absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
+  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
       const MerkleParams& params,
       const std::optional<ParsedDigest>& expected = std::nullopt,
-      std::optional<uint64_t> size = std::nullopt) = 0;
+      std::optional<uint64_t> size = std::nullopt) {
+    return StartPut(params, expected, size);
+  }
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
   // caller may then Quarantine it).
@@ -386,6 +388,12 @@ class Store {
 
   // Writes one line to the store's log.
   virtual void Log(absl::string_view message) const = 0;
+
+ private:
+  // BeginPut's work, every argument given (a virtual takes no defaults).
+  virtual absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) = 0;
 };
 
 }  // namespace verity::server

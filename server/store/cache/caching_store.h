@@ -38,10 +38,9 @@ class CachingStore final : public Store {
   static absl::StatusOr<std::unique_ptr<CachingStore>> Open(
       std::unique_ptr<Store> store, const CachingStoreOptions& options);
 
-  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt,
-      std::optional<uint64_t> size = std::nullopt) override {
+  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) override {
     return store_->BeginPut(params, expected, size);
   }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(

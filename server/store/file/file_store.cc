@@ -51,7 +51,7 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::BeginPut(
+absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
     const MerkleParams& params, const std::optional<ParsedDigest>& expected,
     std::optional<uint64_t> size) {
   RETURN_IF_ERROR(ValidatePutParams(params));

@@ -113,10 +113,9 @@ class FileStore final : public Store {
   // Commit checks it (PutPipeline).
   // With `size` and FEC on, the sink encodes the FEC area as the content
   // arrives; without it, it reads the content back at the end.
-  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt,
-      std::optional<uint64_t> size = std::nullopt) override;
+  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;

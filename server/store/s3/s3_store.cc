@@ -243,7 +243,7 @@ absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
   return CheckStoredDescriptor(*bytes, digest);
 }
 
-absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::BeginPut(
+absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::StartPut(
     const MerkleParams& params, const std::optional<ParsedDigest>& expected,
     std::optional<uint64_t> size) {
   RETURN_IF_ERROR(ValidatePutParams(params));

@@ -82,10 +82,9 @@ class S3Store final : public Store {
   S3Store(const S3Store&) = delete;
   S3Store& operator=(const S3Store&) = delete;
 
-  absl::StatusOr<std::unique_ptr<PutWriter>> BeginPut(
-      const MerkleParams& params,
-      const std::optional<ParsedDigest>& expected = std::nullopt,
-      std::optional<uint64_t> size = std::nullopt) override;
+  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
