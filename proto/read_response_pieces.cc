@@ -1,7 +1,7 @@
 // Implements ParseReadResponsePieces by walking the message's top-level
-// fields (tag, then a varint, a fixed-size value or a length and payload):
-// the data field's payload is kept in place, every other field's bytes are
-// gathered for protobuf's own parser.
+// fields (tag, then a varint, a fixed-size value, a length and payload, or a
+// group up to its end tag): the data field's payload is kept in place, every
+// other field's bytes are gathered for protobuf's own parser.
 
 #include "proto/read_response_pieces.h"
 
@@ -26,6 +26,21 @@ struct Field {
   size_t header = 0;
   size_t payload = 0;
 };
+
+// The size of the group field that starts `rest`, to its end tag, which only
+// a walk of its nested fields finds. ReadResponse has no group field, so an
+// unknown one is skipped as protobuf skips it; rare, so `rest` is copied.
+absl::Status GroupSize(const ByteChain& rest, size_t* size) {
+  const std::string bytes = rest.ToString();
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  if (!WireFormatLite::SkipField(&in, in.ReadTag())) {
+    return absl::InvalidArgumentError("a group field does not end");
+  }
+  *size = in.CurrentPosition();
+  return absl::OkStatus();
+}
 
 // The field at the start of `rest`.
 absl::Status NextField(const ByteChain& rest, Field* field) {
@@ -57,10 +72,12 @@ absl::Status NextField(const ByteChain& rest, Field* field) {
       field->header = in.CurrentPosition();
       field->payload = value;
       return absl::OkStatus();
+    case WireFormatLite::WIRETYPE_START_GROUP:
+      return GroupSize(rest, &field->header);
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("field ", field->number, " has wire type ", field->type,
-                       ", which ReadResponse does not use"));
+                       ", which is not valid here"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("field ", field->number, " has a malformed varint"));

@@ -17,9 +17,9 @@ namespace verity {
 // Parses `message` into `head` (cleared first; its data stays empty) and the
 // parts of `message` that hold the data field, into `data` (cleared first),
 // which then point into `message`'s pieces. For a message protobuf accepts,
-// the result is what ParseFromString gives, with the data moved out; group
-// fields, which ReadResponse has none of, are refused. INVALID_ARGUMENT for
-// a message that does not parse.
+// the result is what ParseFromString gives, with the data moved out (unknown
+// fields, groups among them, are skipped). INVALID_ARGUMENT for a message
+// that does not parse.
 absl::Status ParseReadResponsePieces(const ByteChain& message,
                                      v1::ReadResponse* head,
                                      std::vector<ByteChain::Piece>* data);
