@@ -37,6 +37,22 @@ inline absl::string_view PriorityClassName(PriorityClass c) {
 
 inline int Index(PriorityClass c) { return static_cast<int>(c); }
 
+// The order classes are served in: 0 for RT, 1 for BE and NONE (one class),
+// 2 for IDLE. Smaller goes first.
+inline constexpr int kNumServiceRanks = 3;
+inline int ServiceRank(PriorityClass c) {
+  switch (c) {
+    case PriorityClass::kRt:
+      return 0;
+    case PriorityClass::kNone:
+    case PriorityClass::kBe:
+      return 1;
+    case PriorityClass::kIdle:
+      return 2;
+  }
+  return 1;
+}
+
 }  // namespace verity
 
 #endif  // VERITYD_LIB_BASE_PRIORITY_CLASS_H_

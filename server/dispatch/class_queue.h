@@ -99,7 +99,7 @@ class ClassQueue {
  private:
   // One FIFO per offset, most urgent first: RT, BE (with NONE, which is
   // served as BE), IDLE.
-  static constexpr int kNumBands = 3;
+  static constexpr int kNumBands = kNumServiceRanks;
 
   struct Entry {
     T item;
@@ -108,18 +108,7 @@ class ClassQueue {
     uint64_t seq;  // Push() order, the last tie-break
   };
 
-  static int BandOf(PriorityClass c) {
-    switch (c) {
-      case PriorityClass::kRt:
-        return 0;
-      case PriorityClass::kNone:
-      case PriorityClass::kBe:
-        return 1;
-      case PriorityClass::kIdle:
-        return 2;
-    }
-    return 1;
-  }
+  static int BandOf(PriorityClass c) { return ServiceRank(c); }
 
   // The band whose front item runs next, or -1 if all are empty.
   int NextBand() const {

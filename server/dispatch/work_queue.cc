@@ -12,16 +12,7 @@
 namespace verity::server {
 
 Band BandOf(PriorityClass priority_class) {
-  switch (priority_class) {
-    case PriorityClass::kRt:
-      return Band::kRt;
-    case PriorityClass::kNone:
-    case PriorityClass::kBe:
-      return Band::kNormal;
-    case PriorityClass::kIdle:
-      return Band::kIdle;
-  }
-  return Band::kNormal;
+  return static_cast<Band>(ServiceRank(priority_class));
 }
 
 void IdleGate::NoteActivity() {

@@ -30,6 +30,7 @@ using PoolTask = absl::AnyInvocable<void(absl::Duration queue_wait) &&>;
 
 // A pinned worker's CPU scheduling bands, most urgent first; see
 // VerifyPoolOptions::class_bands.
+// Numbered as ServiceRank() numbers the classes that run in them.
 enum class Band { kRt = 0, kNormal = 1, kIdle = 2 };
 
 // Indexed by Band. Without class bands all three are the raised scheduling.

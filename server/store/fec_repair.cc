@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
 #include "lib/fec/dm_verity_fec.h"
@@ -25,7 +26,7 @@ enum class Verdict {
   kUnknown,
 };
 
-// One RS group of a blob: its blocks' places and bytes.
+// One RS group of a blob: its blocks' places, bytes and verdicts.
 class Group {
  public:
   Group(VerifiedBlob& blob, uint64_t group, uint64_t rounds)
@@ -35,7 +36,8 @@ class Group {
         group_(group),
         rounds_(rounds),
         k_(255 - blob.blob().fec_roots()),
-        bytes_(static_cast<size_t>(k_) * bs_, 0) {}
+        bytes_(static_cast<size_t>(k_) * bs_, 0),
+        verdicts_(k_, Verdict::kGood) {}
 
   int k() const { return k_; }
   // Block `j` of the group in FEC numbering; past FecBlocks() it is padding.
@@ -44,34 +46,41 @@ class Group {
   absl::Span<uint8_t> Bytes(int j) {
     return absl::MakeSpan(&bytes_[static_cast<size_t>(j) * bs_], bs_);
   }
+  // What ReadAndCheck() found of member `j`.
+  Verdict verdict(int j) const { return verdicts_[j]; }
 
-  // Reads every member and, first, the tree blocks their checks need, each
-  // batch at once (a remote store's blocks are a round trip each); then
-  // checks each member: kBad if it could not be read.
-  std::vector<Verdict> ReadAndCheck() {
-    ReadTreePaths();
+  // Reads members `members` (none padding, none read before) and, first, the
+  // tree blocks their checks need, each batch at once (a remote store's
+  // blocks are a round trip each); then checks each member: kBad if it
+  // could not be read. No tree block is read twice: a member verified
+  // already is taken from the verified tree, one read for a path is
+  // taken from that read.
+  void ReadAndCheck(const std::vector<int>& members) {
+    ReadTreePaths(members);
     std::vector<PartRead> reads;
     std::vector<int> read_member;
-    for (int j = 0; j < k_; ++j) {
-      if (IsPadding(j)) continue;
+    std::vector<absl::Status> status(members.size());
+    for (size_t i = 0; i < members.size(); ++i) {
+      const int j = members[i];
       const uint64_t block = Member(j);
       if (block < geometry_.data_block_count()) {
         // The rest of a partial last block stays zero.
         reads.push_back({BlobPart::kData, block * bs_,
                          DataBytes(block, Bytes(j)), absl::OkStatus()});
-      } else {
+        read_member.push_back(static_cast<int>(i));
+      } else if (!TakeTreeBlock(j, &status[i])) {
         reads.push_back(
             {BlobPart::kTree, TreeOffset(block), Bytes(j), absl::OkStatus()});
+        read_member.push_back(static_cast<int>(i));
       }
-      read_member.push_back(j);
     }
     ReadAllAndWait(blob_.blob().Stored(), absl::MakeSpan(reads));
-    std::vector<Verdict> verdicts(k_, Verdict::kGood);
-    for (size_t i = 0; i < reads.size(); ++i) {
-      const int j = read_member[i];
-      verdicts[j] = reads[i].status.ok() ? Check(j) : Verdict::kBad;
+    for (size_t r = 0; r < reads.size(); ++r) {
+      status[read_member[r]] = std::move(reads[r].status);
     }
-    return verdicts;
+    for (size_t i = 0; i < members.size(); ++i) {
+      verdicts_[members[i]] = status[i].ok() ? Check(members[i]) : Verdict::kBad;
+    }
   }
 
   // Checks member `j`'s bytes, as they are now, against the tree.
@@ -84,8 +93,7 @@ class Group {
                  ? Verdict::kGood
                  : Verdict::kBad;
     }
-    const absl::StatusOr<TreeBlockId> id =
-        geometry_.BlockAtOrdinal(block - geometry_.data_block_count());
+    const absl::StatusOr<TreeBlockId> id = TreeIdOf(j);
     if (!id.ok() || !PathVerified(FirstDataBlockUnder(*id), id->level)) {
       return Verdict::kUnknown;
     }
@@ -164,39 +172,61 @@ class Group {
     }
     return block;
   }
-  // Reads the tree blocks on the paths of every member that are not
-  // verified yet, all at once, and verifies them top level first; one that
-  // fails leaves the blocks under it to be found unknown by Check().
-  void ReadTreePaths() {
+  absl::StatusOr<TreeBlockId> TreeIdOf(int j) const {
+    return geometry_.BlockAtOrdinal(Member(j) - geometry_.data_block_count());
+  }
+  // Fills tree member `j`'s bytes from a copy this repair holds already: the
+  // verified tree's, or a read for a path (its outcome into *status). False
+  // if there is none.
+  bool TakeTreeBlock(int j, absl::Status* status) {
+    const absl::StatusOr<TreeBlockId> id = TreeIdOf(j);
+    if (!id.ok()) return false;
+    if (absl::StatusOr<std::string> verified = blob_.VerifiedTreeBlock(*id);
+        verified.ok()) {
+      std::copy(verified->begin(), verified->end(), Bytes(j).begin());
+      return true;
+    }
+    const auto read = path_reads_.find(geometry_.Ordinal(*id));
+    if (read == path_reads_.end()) return false;
+    std::copy(read->second.bytes.begin(), read->second.bytes.end(),
+              Bytes(j).begin());
+    *status = read->second.status;
+    return true;
+  }
+  // Reads the tree blocks on the paths of `members` that are neither
+  // verified nor read before, all at once, and verifies them top level
+  // first; one that fails leaves the blocks under it to be found unknown by
+  // Check().
+  void ReadTreePaths(const std::vector<int>& members) {
     std::vector<TreeBlockId> ids;
-    for (int j = 0; j < k_; ++j) {
-      if (IsPadding(j)) continue;
-      const uint64_t block = Member(j);
-      uint64_t under = block;
-      if (block >= geometry_.data_block_count()) {
-        const absl::StatusOr<TreeBlockId> id =
-            geometry_.BlockAtOrdinal(block - geometry_.data_block_count());
+    for (int j : members) {
+      uint64_t under = Member(j);
+      if (IsTree(j)) {
+        const absl::StatusOr<TreeBlockId> id = TreeIdOf(j);
         if (!id.ok()) continue;
         under = FirstDataBlockUnder(*id);
       }
       for (const TreeBlockId& id : blob_.MissingTree(under, under + 1)) {
-        ids.push_back(id);
+        if (!path_reads_.contains(geometry_.Ordinal(id))) ids.push_back(id);
       }
     }
     std::sort(ids.begin(), ids.end(), [](TreeBlockId a, TreeBlockId b) {
       return a.level > b.level || (a.level == b.level && a.index < b.index);
     });
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::vector<std::string> bytes(ids.size(), std::string(bs_, '\0'));
     std::vector<PartRead> reads;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      reads.push_back({BlobPart::kTree, geometry_.Ordinal(ids[i]) * bs_,
-                       AsMutableBytes(&bytes[i]), absl::OkStatus()});
+    for (const TreeBlockId& id : ids) {
+      PathRead& read = path_reads_[geometry_.Ordinal(id)];
+      read.bytes.assign(bs_, '\0');
+      reads.push_back({BlobPart::kTree, geometry_.Ordinal(id) * bs_,
+                       AsMutableBytes(&read.bytes), absl::OkStatus()});
     }
     ReadAllAndWait(blob_.blob().Stored(), absl::MakeSpan(reads));
     for (size_t i = 0; i < ids.size(); ++i) {
-      if (reads[i].status.ok()) {
-        blob_.AddTreeBlock(ids[i], AsBytes(bytes[i])).IgnoreError();
+      PathRead& read = path_reads_[geometry_.Ordinal(ids[i])];
+      read.status = std::move(reads[i].status);
+      if (read.status.ok()) {
+        blob_.AddTreeBlock(ids[i], AsBytes(read.bytes)).IgnoreError();
       }
     }
   }
@@ -220,9 +250,21 @@ class Group {
   const uint64_t rounds_;
   const int k_;
   std::vector<uint8_t> bytes_;  // k_ blocks; padding stays zero
+  std::vector<Verdict> verdicts_;
+  // A tree block read for a path: its bytes and how the read went, by
+  // ordinal.
+  struct PathRead {
+    std::string bytes;
+    absl::Status status;
+  };
+  absl::flat_hash_map<uint64_t, PathRead> path_reads_;
 };
 
 }  // namespace
+
+uint64_t FecGroupOf(const VerifiedBlob& blob, uint64_t bad) {
+  return bad % FecRounds(FecBlocks(blob.geometry()), blob.blob().fec_roots());
+}
 
 absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   const int roots = blob.blob().fec_roots();
@@ -233,14 +275,22 @@ absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   const uint64_t index = bad % rounds;
   const int target = static_cast<int>(bad / rounds);
   Group group(blob, index, rounds);
+  // The target first: a repair that raced this one, or a copy that was bad
+  // only in a cache, leaves nothing to read the group for.
+  group.ReadAndCheck({target});
+  if (group.verdict(target) != Verdict::kBad) return 0;
+  std::vector<int> others;
+  for (int j = 0; j < group.k(); ++j) {
+    if (j != target && !group.IsPadding(j)) others.push_back(j);
+  }
+  group.ReadAndCheck(others);
   std::vector<int> erased;
   // Tree blocks that could not be checked: a bad parent hides whether they
   // are bad too.
   std::vector<int> unchecked_tree;
-  const std::vector<Verdict> verdicts = group.ReadAndCheck();
   for (int j = 0; j < group.k(); ++j) {
     if (group.IsPadding(j)) continue;
-    const Verdict verdict = verdicts[j];
+    const Verdict verdict = group.verdict(j);
     if (verdict == Verdict::kBad) erased.push_back(j);
     if (verdict == Verdict::kUnknown && group.IsTree(j)) {
       unchecked_tree.push_back(j);
@@ -251,9 +301,6 @@ absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
                                             ": FEC cannot repair block ", bad,
                                             " (", roots, " roots): ", why));
   };
-  if (std::find(erased.begin(), erased.end(), target) == erased.end()) {
-    return 0;
-  }
   if (erased.size() > static_cast<size_t>(roots)) {
     return lost(absl::StrCat(erased.size(), " bad blocks in its RS group"));
   }

@@ -20,6 +20,7 @@
 #include "lib/testing/fsverity_cli.h"
 #include "server/store/file/testing/fault_file_system.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/remote_blob.h"
 
 namespace verity::server {
 namespace {
@@ -231,6 +232,49 @@ TEST_F(FecRepairTest, RepairsUpToRootsBadBlocksPerGroup) {
   std::string out;
   EXPECT_TRUE(ReadVerified(*Open(), 0, data_blocks(), &out).ok());
   EXPECT_TRUE(out == data_);
+}
+
+// Through a blob whose every read is counted: a target that checks good is
+// the only block read (with its tree path), and a repair reads no block
+// twice and no verified tree block at all, though in a blob of one RS group
+// every tree block is both a member and on the members' paths.
+TEST_F(FecRepairTest, TheTargetFirstAndNoBlockReadTwice) {
+  // 200 data blocks; the top tree block is block 200, the level-0 blocks
+  // over data blocks 0-127 and 128-199 are 201 and 202.
+  PutBlob(MakeData(200 * kBlock, 12));
+  auto remote = std::make_shared<RemoteBlob>(Open()->blob().shared_from_this());
+  const auto fresh = [&remote] {
+    remote->ResetCounts();
+    return *VerifiedBlob::Create(remote);
+  };
+  std::shared_ptr<VerifiedBlob> blob = fresh();
+  ASSERT_EQ(blob->blob().fec_roots(), 4);
+  EXPECT_EQ(*RepairFecGroup(*blob, 7), 0);
+  EXPECT_EQ(remote->reads(BlobPart::kData), 1);
+  EXPECT_EQ(remote->reads_at(BlobPart::kData, 7 * kBlock), 1);
+  EXPECT_EQ(remote->reads(BlobPart::kTree), 2);
+  EXPECT_EQ(remote->reads(BlobPart::kFec), 0);
+
+  // A bad data block that a read found, its path verified by that read.
+  Corrupt(7);
+  blob = fresh();
+  std::string out;
+  ASSERT_FALSE(ReadVerified(*blob, 7, 8, &out).ok());
+  remote->ResetCounts();
+  EXPECT_EQ(*RepairFecGroup(*blob, 7), 1);
+  EXPECT_EQ(remote->most_reads_of_one_place(), 1);
+  EXPECT_EQ(remote->reads(BlobPart::kData), 200);
+  EXPECT_EQ(remote->reads(BlobPart::kTree), 1);  // 202, for 128-199
+  EXPECT_EQ(remote->reads(BlobPart::kFec), 1);
+  EXPECT_TRUE(FilesArePristine());
+
+  // A bad tree block, nothing verified before.
+  Corrupt(201);
+  blob = fresh();
+  EXPECT_EQ(*RepairFecGroup(*blob, 201), 1);
+  EXPECT_EQ(remote->most_reads_of_one_place(), 1);
+  EXPECT_EQ(remote->reads(BlobPart::kTree), 3);
+  EXPECT_TRUE(FilesArePristine());
 }
 
 TEST_F(FecRepairTest, MoreBadBlocksThanRootsIsDataLoss) {

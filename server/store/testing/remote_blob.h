@@ -6,15 +6,19 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "server/store/store.h"
 
 namespace verity::server {
 
-// TryReadNow() is never here; ReadAsync() is the local blob's. Counts the
-// asynchronous reads. Thread-safe.
+// TryReadNow() is never here; ReadAsync() and Rewrite() are the local
+// blob's. Counts the asynchronous reads, per part and per place. Thread-safe.
 class RemoteBlob final : public Blob {
  public:
   explicit RemoteBlob(std::shared_ptr<const Blob> local);
@@ -24,16 +28,25 @@ class RemoteBlob final : public Blob {
     return std::nullopt;
   }
   void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
-                 ReadDone done) const override;
+                 ReadDone done) const override ABSL_LOCKS_EXCLUDED(mu_);
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
-
-  int reads(BlobPart part) const {
-    return reads_[static_cast<int>(part)].load();
+  absl::Status Rewrite(BlobPart part, uint64_t offset,
+                       absl::Span<const uint8_t> bytes) const override {
+    return local_->Rewrite(part, offset, bytes);
   }
+
+  int reads(BlobPart part) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Reads of `part` from `offset`.
+  int reads_at(BlobPart part, uint64_t offset) const ABSL_LOCKS_EXCLUDED(mu_);
+  // The most reads of one place of any part.
+  int most_reads_of_one_place() const ABSL_LOCKS_EXCLUDED(mu_);
+  void ResetCounts() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const std::shared_ptr<const Blob> local_;
-  mutable std::atomic<int> reads_[2] = {0, 0};
+  mutable absl::Mutex mu_;
+  mutable std::map<std::pair<BlobPart, uint64_t>, int> reads_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace verity::server
