@@ -133,12 +133,10 @@ TEST(ReadResponsePiecesTest, UnknownGroupsAreSkippedAsProtobufSkipsThem) {
   const std::string bytes = FirstMessage().SerializeAsString();
   // Field 12, start group (wire type 3), a nested group of field 13 holding
   // a varint, then the end tags; and the same with no end tag.
-  const std::string group = {static_cast<char>(12 << 3 | 3),
-                             static_cast<char>(13 << 3 | 3),
-                             static_cast<char>(1 << 3 | 0),
-                             '\x7f',
-                             static_cast<char>(13 << 3 | 4),
-                             static_cast<char>(12 << 3 | 4)};
+  const std::string group = {
+      static_cast<char>(12 << 3 | 3), static_cast<char>(13 << 3 | 3),
+      static_cast<char>(1 << 3 | 0),  '\x7f',
+      static_cast<char>(13 << 3 | 4), static_cast<char>(12 << 3 | 4)};
   for (const std::string& message :
        {group + bytes, bytes + group, group.substr(0, 5) + bytes}) {
     for (size_t cut = 0; cut <= message.size(); ++cut) {

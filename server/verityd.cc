@@ -251,12 +251,11 @@ absl::Status Verityd::InitDispatch() {
   if (options_.store_kind == StoreLocation::Kind::kS3) {
     dispatch.read_ahead_bytes = options_.read_ahead_bytes;
   }
-  ExecutorOptions repair;
-  repair.name = "fec-repair";
-  repair.threads = 1;
-  repair_io_ = std::make_unique<Executor>(repair);
-  dispatch.repair_executor = repair_io_.get();
-  dispatch.log = Log;
+  RepairCoordinatorOptions repair;
+  repair.log = Log;
+  repairs_ =
+      std::make_unique<RepairCoordinator>(repair, dispatch_metrics_.get());
+  dispatch.repairs = repairs_.get();
   if (dispatch.mode != DispatchMode::kInline) {
     VerifyPoolOptions pool;
     if (dispatch.mode == DispatchMode::kPoolUnbound) {

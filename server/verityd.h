@@ -27,6 +27,7 @@
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/inline_tuner.h"
+#include "server/dispatch/repair_coordinator.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/s3_metrics.h"
@@ -145,9 +146,10 @@ class Verityd {
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;
-  // FEC repairs: blocking reads of a whole RS group and a durable write, one
-  // at a time (a group of 64 KiB blocks is 16 MiB).
-  std::unique_ptr<Executor> repair_io_;
+  // FEC repairs: blocking reads of a whole RS group and a durable write (a
+  // group of 64 KiB blocks is 16 MiB). Destroyed before the pool and the
+  // dispatcher, through which the reads that waited for a repair go on.
+  std::unique_ptr<RepairCoordinator> repairs_;
   // The S3 store's Put steps (S3StoreOptions::put_executor); null for a
   // local store. Made with the store, destroyed like io_ before it.
   std::unique_ptr<Executor> put_io_;

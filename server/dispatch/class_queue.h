@@ -44,7 +44,8 @@ struct ClassQueueOptions {
 // the earliest deadline (see ClassQueueOptions). Ties go to the class with the
 // smaller offset (RT, then BE/NONE, then IDLE with the defaults), then to the
 // earlier Push(): within a class items leave in push order, BE and NONE are
-// one class, and Fifo() is push order even among equal enqueue times.
+// one class, and Fifo() is push order even among equal enqueue times. Items
+// with an infinite delay, which never come due, leave in class order.
 //
 // O(1) per operation. Not thread-safe: callers hold their own lock.
 template <typename T>
@@ -121,9 +122,12 @@ class ClassQueue {
   }
 
   // The order key of a non-empty band's front item; smaller runs first.
-  std::tuple<absl::Time, absl::Duration, uint64_t> Key(int band) const {
+  // Items that never come due keep class order among themselves.
+  std::tuple<absl::Time, absl::Duration, int, uint64_t> Key(int band) const {
     const Entry& front = bands_[band].front();
-    return {front.enqueued + offsets_[band], offsets_[band], front.seq};
+    const absl::Time deadline = front.enqueued + offsets_[band];
+    return {deadline, offsets_[band],
+            deadline == absl::InfiniteFuture() ? band : 0, front.seq};
   }
 
   std::array<absl::Duration, kNumBands> offsets_;

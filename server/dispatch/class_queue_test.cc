@@ -147,7 +147,7 @@ TEST(ClassQueueTest, InfiniteDelaysGiveStrictClassOrder) {
   queue.Push(PriorityClass::kIdle, kT0, 1);
   queue.Push(PriorityClass::kBe, kT0 + absl::Hours(1), 2);
   queue.Push(PriorityClass::kRt, kT0 + absl::Hours(2), 3);
-  EXPECT_EQ(queue.Pop()->item, 3);
+  EXPECT_THAT(Drain(queue), ElementsAre(3, 2, 1));
 }
 
 // With one RT push and one pop per tick (a saturated worker), an item of

@@ -67,6 +67,22 @@ DispatchMetrics::DispatchMetrics(prometheus::Registry& registry) {
     verify_[static_cast<int>(path)] = &verify.Add(
         {{"path", std::string(DispatchPathName(path))}}, FineLatencyBuckets());
   }
+  fec_repairs_ =
+      &prometheus::BuildCounter()
+           .Name("verityd_fec_repairs_total")
+           .Help(
+               "FEC repairs of an RS group run, each for every read of the "
+               "group that waited for it")
+           .Register(registry)
+           .Add({});
+  fec_repair_joins_ =
+      &prometheus::BuildCounter()
+           .Name("verityd_fec_repair_joins_total")
+           .Help(
+               "Reads that met a bad block whose RS group was queued or "
+               "under repair already, and waited for that repair")
+           .Register(registry)
+           .Add({});
   fec_repaired_blocks_ =
       &prometheus::BuildCounter()
            .Name("verityd_fec_repaired_blocks_total")
@@ -180,12 +196,24 @@ std::vector<std::string> DispatchMetrics::Summary() const {
   return lines;
 }
 
+void DispatchMetrics::CountFecRepairRun() { fec_repairs_->Increment(); }
+
+void DispatchMetrics::CountFecRepairJoined() { fec_repair_joins_->Increment(); }
+
 void DispatchMetrics::CountFecRepaired(uint64_t blocks) {
   fec_repaired_blocks_->Increment(static_cast<double>(blocks));
 }
 
 void DispatchMetrics::CountFecRepairFailure() {
   fec_repair_failures_->Increment();
+}
+
+uint64_t DispatchMetrics::fec_repairs() const {
+  return static_cast<uint64_t>(fec_repairs_->Value());
+}
+
+uint64_t DispatchMetrics::fec_repair_joins() const {
+  return static_cast<uint64_t>(fec_repair_joins_->Value());
 }
 
 uint64_t DispatchMetrics::fec_repaired_blocks() const {

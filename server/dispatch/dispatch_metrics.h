@@ -26,6 +26,7 @@ class DispatchMetrics {
  public:
   // Registers verityd_dispatch_total, verityd_verify_duration_seconds,
   // verityd_verify_queue_wait_seconds, verityd_dispatch_inline_limit_bytes,
+  // verityd_fec_repairs_total, verityd_fec_repair_joins_total,
   // verityd_fec_repaired_blocks_total and verityd_fec_repair_failures_total
   // in `registry`, which must outlive this.
   explicit DispatchMetrics(prometheus::Registry& registry);
@@ -36,6 +37,10 @@ class DispatchMetrics {
   void ObserveQueueWait(PriorityClass priority_class, absl::Duration wait);
   // verityd_dispatch_inline_limit_bytes.
   void SetInlineLimit(PriorityClass priority_class, uint64_t bytes);
+  // An FEC repair of an RS group ran; a read waited for one already queued
+  // or under way instead of starting its own.
+  void CountFecRepairRun();
+  void CountFecRepairJoined();
   // An FEC repair that rebuilt and wrote back `blocks` blocks, or failed.
   void CountFecRepaired(uint64_t blocks);
   void CountFecRepairFailure();
@@ -45,6 +50,8 @@ class DispatchMetrics {
                       DispatchReason reason) const;
   uint64_t verify_count(DispatchPath path) const;
   uint64_t queue_wait_count(PriorityClass priority_class) const;
+  uint64_t fec_repairs() const;
+  uint64_t fec_repair_joins() const;
   uint64_t fec_repaired_blocks() const;
   uint64_t fec_repair_failures() const;
 
@@ -59,6 +66,8 @@ class DispatchMetrics {
   std::array<prometheus::Histogram*, kNumDispatchPaths> verify_{};
   std::array<prometheus::Histogram*, kNumPriorityClasses> queue_wait_{};
   std::array<prometheus::Gauge*, kNumPriorityClasses> inline_limit_{};
+  prometheus::Counter* fec_repairs_ = nullptr;
+  prometheus::Counter* fec_repair_joins_ = nullptr;
   prometheus::Counter* fec_repaired_blocks_ = nullptr;
   prometheus::Counter* fec_repair_failures_ = nullptr;
 };

@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
 #include "server/dispatch/thread_scheduling.h"
-#include "server/store/fec_repair.h"
 
 namespace verity::server {
 namespace {
@@ -216,7 +215,7 @@ void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,
 
 bool Dispatcher::CanRepair(const ReadJob& job,
                            const absl::Status& status) const {
-  return options_.repair_executor != nullptr && absl::IsDataLoss(status) &&
+  return options_.repairs != nullptr && absl::IsDataLoss(status) &&
          job.blob().blob().fec_roots() != 0 && BadBlockOf(status).has_value() &&
          job.chunk_repairs_left() > 0;
 }
@@ -224,28 +223,15 @@ bool Dispatcher::CanRepair(const ReadJob& job,
 void Dispatcher::Repair(std::shared_ptr<ReadJob> job, absl::Status status,
                         Done done) {
   job->CountChunkRepair();
-  // Shared, so that a refused task does not take them along.
+  // Shared, so that a refused repair does not take them along.
   auto pending = std::make_shared<std::pair<absl::Status, Done>>(
       std::move(status), std::move(done));
-  const absl::Status queued =
-      options_.repair_executor->Submit([this, job, pending] {
-        const uint64_t bad = *BadBlockOf(pending->first);
-        const absl::StatusOr<int> repaired = RepairFecGroup(job->blob(), bad);
+  const absl::Status queued = options_.repairs->Repair(
+      job->shared_blob(), pending->first, job->priority_class(),
+      [this, job, pending](const RepairCoordinator::Result& repaired) {
         if (!repaired.ok()) {
-          metrics_->CountFecRepairFailure();
-          if (options_.log) {
-            options_.log(absl::StrCat("FEC repair failed: ",
-                                      repaired.status().message()));
-          }
           std::move(pending->second)(std::move(pending->first));
           return;
-        }
-        // 0: the block checks good now (a repair that raced this one).
-        metrics_->CountFecRepaired(*repaired);
-        if (options_.log && *repaired > 0) {
-          options_.log(absl::StrCat(
-              "FEC repaired ", *repaired,
-              " block(s) of its RS group: ", pending->first.message()));
         }
         job->RestartChunk();
         ReadLater(job, std::move(pending->second));

@@ -21,6 +21,7 @@
 #include "server/dispatch/inline_budget.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
+#include "server/dispatch/repair_coordinator.h"
 #include "server/dispatch/verify_pool.h"
 
 namespace verity::server {
@@ -36,12 +37,9 @@ struct DispatchOptions {
   // Data bytes past the current chunk whose reading starts before it is
   // verified: for a remote store, whose reads are round trips. 0: none.
   uint64_t read_ahead_bytes = 0;
-  // Where FEC repairs run (blocking reads and a durable write); not owned,
-  // must outlive the Dispatcher. Null: a bad block fails its read, FEC or
-  // not.
-  Executor* repair_executor = nullptr;
-  // Receives a line per repair. Empty: none.
-  std::function<void(absl::string_view)> log;
+  // Runs FEC repairs, one per RS group at a time; not owned, must outlive
+  // the Dispatcher. Null: a bad block fails its read, FEC or not.
+  RepairCoordinator* repairs = nullptr;
 };
 
 // The verifying ChunkReader. Thread-safe.
@@ -69,8 +67,8 @@ class Dispatcher final : public ChunkReader {
   // verification while the store kept a copy of its bytes (a cache) is read
   // once more from where the blob is stored: a bad cached copy is not a bad
   // blob. A bad block of a blob with an FEC area is repaired
-  // (RepairFecGroup, on the repair executor), and the chunk read again; a
-  // failed repair is the read's DATA_LOSS.
+  // (by the repair coordinator, at the read's class), and the chunk read
+  // again; a failed repair is the read's DATA_LOSS.
   void ReadLater(std::shared_ptr<ReadJob> job, Done done) override;
 
   absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
@@ -102,8 +100,8 @@ class Dispatcher final : public ChunkReader {
   // True if `status` names a bad block of the job's blob, which has an FEC
   // area, and the chunk has repairs left.
   bool CanRepair(const ReadJob& job, const absl::Status& status) const;
-  // Repairs the block `status` names on the repair executor, then reads the
-  // chunk again; reports `status` if the repair fails.
+  // Has the repair coordinator repair the block `status` names, then reads
+  // the chunk again; reports `status` if the repair fails.
   void Repair(std::shared_ptr<ReadJob> job, absl::Status status, Done done);
   // The tuner's limits if there is one, else the options'.
   InlineLimits Limits() const;

@@ -452,8 +452,7 @@ class DispatcherFecTest : public DispatcherTest {
     options.mode = mode;
     options.limits = InlineLimits::Uniform(8192);
     options.budget.budget = absl::Hours(1);
-    options.repair_executor = &repairs_;
-    options.log = log_.Sink();
+    options.repairs = repairs_.get();
     return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
   }
 
@@ -464,7 +463,15 @@ class DispatcherFecTest : public DispatcherTest {
     ASSERT_TRUE(WriteWholeFile(path, bytes).ok());
   }
 
-  Executor repairs_{ExecutorOptions{1, 16, "test-repair"}};
+  static RepairCoordinatorOptions RepairOptions(LogCapture& log) {
+    RepairCoordinatorOptions options;
+    options.threads = 1;
+    options.log = log.Sink();
+    return options;
+  }
+
+  std::unique_ptr<RepairCoordinator> repairs_ =
+      std::make_unique<RepairCoordinator>(RepairOptions(log_), &metrics_);
 };
 
 TEST_F(DispatcherFecTest, ABadBlockIsRepairedOnEitherPathAndMode) {

@@ -32,6 +32,7 @@ class ReadJob {
   ReadJob& operator=(const ReadJob&) = delete;
 
   VerifiedBlob& blob() const { return *blob_; }
+  const std::shared_ptr<VerifiedBlob>& shared_blob() const { return blob_; }
   PriorityClass priority_class() const { return priority_class_; }
   // Every block the request asks for.
   BlockRange blocks() const { return blocks_; }

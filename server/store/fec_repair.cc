@@ -79,7 +79,8 @@ class Group {
       status[read_member[r]] = std::move(reads[r].status);
     }
     for (size_t i = 0; i < members.size(); ++i) {
-      verdicts_[members[i]] = status[i].ok() ? Check(members[i]) : Verdict::kBad;
+      verdicts_[members[i]] =
+          status[i].ok() ? Check(members[i]) : Verdict::kBad;
     }
   }
 
