@@ -256,13 +256,13 @@ absl::Status Verityd::InitDispatch() {
   repairs_ =
       std::make_unique<RepairCoordinator>(repair, dispatch_metrics_.get());
   dispatch.repairs = repairs_.get();
-  if (dispatch.mode != DispatchMode::kInline) {
-    VerifyPoolOptions pool;
-    if (dispatch.mode == DispatchMode::kPoolUnbound) {
-      pool.mode = VerifyPoolOptions::Mode::kUnbound;
-    }
-    ASSIGN_OR_RETURN(pool_, VerifyPool::Create(pool));
+  // Forced-inline mode has one too: what a remote store fetches is
+  // verified there, never on the store's thread that brings it.
+  VerifyPoolOptions pool;
+  if (dispatch.mode == DispatchMode::kPoolUnbound) {
+    pool.mode = VerifyPoolOptions::Mode::kUnbound;
   }
+  ASSIGN_OR_RETURN(pool_, VerifyPool::Create(pool));
   const Calibration calibration = Calibrate(pool_.get());
   ASSIGN_OR_RETURN(
       dispatch.limits,
@@ -277,11 +277,11 @@ absl::Status Verityd::InitDispatch() {
   }
   dispatcher_ = std::make_unique<Dispatcher>(dispatch, pool_.get(),
                                              dispatch_metrics_.get());
-  Log(absl::StrCat(
-      "dispatch: ", DispatchModeName(dispatch.mode), ", inline limits ",
-      dispatch.limits.ToString(), tuner_ ? ", tuned online" : "",
-      " (calibrated: ", calibration.ToString(),
-      "); pool: ", pool_ ? pool_->scheduling().ToString() : "none"));
+  Log(absl::StrCat("dispatch: ", DispatchModeName(dispatch.mode),
+                   ", inline limits ", dispatch.limits.ToString(),
+                   tuner_ ? ", tuned online" : "",
+                   " (calibrated: ", calibration.ToString(),
+                   "); pool: ", pool_->scheduling().ToString()));
   return absl::OkStatus();
 }
 

@@ -57,8 +57,8 @@ std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
   Chunk& chunk = *job.chunk();
   std::optional<absl::Status> status = chunk.TryLoadNow();
   // Data that needs the network is read asynchronously, then verified on
-  // the pool (forced-inline mode: where it arrives): a completion thread
-  // never waits for it.
+  // the pool, in every mode: neither a completion thread nor the store's
+  // thread that brings it waits for the hashing.
   if (!status.has_value()) {
     if (forced) {
       Place(job, decision);
@@ -68,7 +68,7 @@ std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
     return std::nullopt;
   }
   Place(job, decision);
-  if (pool_ != nullptr) pool_->NoteActivity(job.priority_class());
+  pool_->NoteActivity(job.priority_class());
   if (status->ok()) status = chunk.VerifyCached();
   if (status->ok() && forced) status = chunk.TryFinishNow();
   const absl::Time end = absl::Now();
@@ -92,12 +92,6 @@ std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
 }
 
 void Dispatcher::ReadLater(std::shared_ptr<ReadJob> job, Done done) {
-  // Forced-inline mode has no pool: what had to be fetched is verified on
-  // the thread that fetched it.
-  if (pool_ == nullptr) {
-    FinishWhereFetched(std::move(job), std::move(done));
-    return;
-  }
   Submit(std::move(job), std::move(done));
 }
 
@@ -179,22 +173,6 @@ void Dispatcher::Work(std::shared_ptr<ReadJob> job, Done done) {
   metrics_->ObserveVerify(DispatchPath::kPool, end - start);
   if (status->ok()) Tune(chunk->data_bytes(), end - start, end);
   Complete(std::move(job), *std::move(status), std::move(done));
-}
-
-void Dispatcher::FinishWhereFetched(std::shared_ptr<ReadJob> job, Done done) {
-  std::shared_ptr<Chunk> chunk = job->chunk();
-  chunk->FetchLater([this, job = std::move(job),
-                     done = std::move(done)](absl::Status status) mutable {
-    if (status.ok()) {
-      std::optional<absl::Status> finished = job->chunk()->TryFinishNow();
-      if (!finished.has_value()) {
-        FinishWhereFetched(std::move(job), std::move(done));
-        return;
-      }
-      status = *std::move(finished);
-    }
-    Complete(std::move(job), std::move(status), std::move(done));
-  });
 }
 
 void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,

@@ -45,7 +45,8 @@ struct DispatchOptions {
 // The verifying ChunkReader. Thread-safe.
 class Dispatcher final : public ChunkReader {
  public:
-  // `pool` may be null only in inline mode. Both must outlive this.
+  // `pool` finishes what does not finish inline, in every mode; both must
+  // outlive this.
   Dispatcher(const DispatchOptions& options, VerifyPool* pool,
              DispatchMetrics* metrics);
 
@@ -61,14 +62,14 @@ class Dispatcher final : public ChunkReader {
   // twice.
   std::optional<absl::Status> TryReadNow(ReadJob& job) override;
 
-  // Finishes the chunk on the pool (in forced-inline mode, on the store's
-  // thread that brought what it lacked). Pool work that finds the job
+  // Finishes the chunk on the pool, in every mode (what the store fetches
+  // comes back to the pool to be verified). Pool work that finds the job
   // cancelled is skipped and reports CANCELLED. A chunk that fails
   // verification while the store kept a copy of its bytes (a cache) is read
   // once more from where the blob is stored: a bad cached copy is not a bad
-  // blob. A bad block of a blob with an FEC area is repaired
-  // (by the repair coordinator, at the read's class), and the chunk read
-  // again; a failed repair is the read's DATA_LOSS.
+  // blob. A bad block of a blob with an FEC area is repaired (by the repair
+  // coordinator, at the read's class), and the chunk read again; a failed
+  // repair is the read's DATA_LOSS.
   void ReadLater(std::shared_ptr<ReadJob> job, Done done) override;
 
   absl::StatusOr<std::string> TreeBlock(const VerifiedBlob& blob,
@@ -91,9 +92,6 @@ class Dispatcher final : public ChunkReader {
   // On a pool thread: finishes the chunk now, or fetches what it lacks and
   // submits it again.
   void Work(std::shared_ptr<ReadJob> job, Done done);
-  // Forced-inline mode: fetches what the chunk lacks and finishes it where
-  // the fetch completes.
-  void FinishWhereFetched(std::shared_ptr<ReadJob> job, Done done);
   // Reports `status`, unless it is a DATA_LOSS of a copy the store dropped,
   // or of a block FEC can repair: then the chunk is read again.
   void Complete(std::shared_ptr<ReadJob> job, absl::Status status, Done done);

@@ -5,6 +5,7 @@
 #include "server/dispatch/dispatcher.h"
 
 #include <prometheus/registry.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,8 +35,16 @@ constexpr uint64_t kBlocks = 201;  // and 5 bytes: the last block is partial
 struct Outcome {
   absl::Status status;
   bool on_caller_thread = false;
+  // The name of the thread that completed a ReadLater().
+  std::string finished_on;
   std::string data;
 };
+
+std::string ThreadName() {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof(name));
+  return name;
+}
 
 // A blob as a caching store serves it: while it holds a copy of the data,
 // reads are local and come from the copy, which may be bad; Forget() drops
@@ -173,6 +182,7 @@ class DispatcherTest : public FileStoreFixture {
       bool inside = false;
       dispatcher.ReadLater(job, [&](absl::Status status) {
         outcome.status = status;
+        outcome.finished_on = ThreadName();
         inside = std::this_thread::get_id() == caller;
         done.Notify();
       });
@@ -283,7 +293,7 @@ TEST_F(DispatcherTest, ATunersLimitsDecide) {
 TEST_F(DispatcherTest, ForcedModes) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, /*pool=*/nullptr, &metrics_);
+  Dispatcher inline_only(options, pool_.get(), &metrics_);
   std::shared_ptr<VerifiedBlob> cold = ColdBlob();
   Outcome outcome =
       Run(inline_only, cold, PriorityClass::kIdle, 0, kBlocks + 1);
@@ -353,17 +363,18 @@ TEST_F(DispatcherTest, RemoteChunksAreFetchedThenVerifiedOnThePool) {
             0);
 }
 
-TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksWhereTheyArrive) {
+TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksOnThePool) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, /*pool=*/nullptr, &metrics_);
+  Dispatcher inline_only(options, pool_.get(), &metrics_);
   Outcome outcome =
       Run(inline_only, RemoteColdBlob(), PriorityClass::kBe, 0, kBlocks + 1);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == data_);
-  // Verified where the last read completed: a thread of the store's, never
-  // the caller's (Run() checks).
+  // Not where the last read completed, a thread of the store's: its
+  // transfers would wait for the hashing.
   EXPECT_FALSE(outcome.on_caller_thread);
+  EXPECT_EQ(outcome.finished_on.rfind("verify", 0), 0u) << outcome.finished_on;
 }
 
 TEST_F(DispatcherTest, RemoteCorruptionIsReported) {
