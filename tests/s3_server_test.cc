@@ -209,6 +209,34 @@ TEST_F(S3ServerTest, DamagedObjectsAreDataLossAndNothingBadIsSent) {
   }
 }
 
+// A replica reading a blob it holds open while another replica deletes it:
+// the objects missing under it are a delete, not damage. The read ends
+// NOT_FOUND, and the blob is not quarantined.
+TEST_F(S3ServerTest, ABlobDeletedByAnotherReplicaIsNotFound) {
+  server::ServerOptions options = S3Options();
+  options.service.on_corruption = server::OnCorruption::kQuarantine;
+  auto reader = TestServer::Start(options);
+  auto deleter = TestServer::Start(options);
+  const std::string data = MakeData(10 << 20, 5);
+  const std::string digest = DigestOf(data);
+  ASSERT_TRUE(PutBlob(reader->stub(), data).ok());
+  // The reader opens the blob and holds its first slab.
+  ReadResult read = ReadBlob(reader->stub(), digest, 0, 4096);
+  ASSERT_TRUE(read.status.ok()) << read.status;
+  v1::DeleteRequest request;
+  request.set_digest(digest);
+  v1::DeleteResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(deleter->stub().Delete(&context, request, &response).ok());
+  read = ReadBlob(reader->stub(), digest, 9 << 20, 4096);
+  EXPECT_EQ(read.status.code(), StatusCode::kNotFound) << read.status;
+  EXPECT_NE(read.status.message().find("deleted"), std::string::npos)
+      << read.status;
+  EXPECT_TRUE(read.data.empty());
+  absl::StatusOr<ParsedDigest> parsed = ParseDigest(digest);
+  EXPECT_FALSE(Has(server::S3Layout(options.s3.prefix).QuarantineKey(*parsed)));
+}
+
 std::string Flipped(std::string bytes, size_t at) {
   bytes[at] ^= 1;
   return bytes;

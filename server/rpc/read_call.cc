@@ -134,12 +134,15 @@ void ReadCall::ChunkRead(uint64_t bytes) {
 
 void ReadCall::Finish(absl::Status status) {
   slot_.Release();
-  timer_.set_code(status.code());
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
     ReportCorruption(context_, blob_->blob().digest(), status,
-                     [this, status] { End(ToGrpcStatus(status)); });
+                     [this](absl::Status reported) {
+                       timer_.set_code(reported.code());
+                       End(ToGrpcStatus(reported));
+                     });
     return;
   }
+  timer_.set_code(status.code());
   End(ToGrpcStatus(status));
 }
 

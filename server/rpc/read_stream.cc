@@ -18,6 +18,8 @@ ReadStream::ReadStream(ChunkReader* reader, ReadStreamOutput* output,
     : reader_(reader), output_(output), options_(options) {}
 
 void ReadStream::Start(absl::StatusOr<Opened> opened) {
+  // Outside the lock: it starts the store's reads of the tree.
+  if (opened.ok()) reader_->Begin(*opened->job);
   Event event{Event::Kind::kStart, opened.status(), std::nullopt};
   if (opened.ok()) event.opened = *std::move(opened);
   Handle(std::move(event));
@@ -95,7 +97,6 @@ void ReadStream::ApplyStart(absl::Status status, std::optional<Opened> opened) {
   all_read_ = job_->done();
   // A cancel recorded before the job existed reaches it now.
   if (cancelled_) job_->Cancel();
-  reader_->Begin(*job_);
 }
 
 void ReadStream::ApplyChunkRead(const absl::Status& status) {

@@ -22,6 +22,12 @@ void LogIfFailed(const Store* store, const ParsedDigest& digest,
                           quarantined.message()));
 }
 
+void CountCorruption(ServiceContext* context, const absl::Status& status) {
+  context->store->Log(absl::StrCat("corruption detected: ", status.message()));
+  context->metrics->CountCorruption(
+      IsTreeCorruption(status) ? CorruptionKind::kTree : CorruptionKind::kData);
+}
+
 }  // namespace
 
 BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options) {
@@ -57,30 +63,33 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
 
 void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
                       const absl::Status& status,
-                      absl::AnyInvocable<void() &&> then) {
-  context->store->Log(absl::StrCat("corruption detected: ", status.message()));
-  context->metrics->CountCorruption(
-      IsTreeCorruption(status) ? CorruptionKind::kTree : CorruptionKind::kData);
-  if (context->options.on_corruption != OnCorruption::kQuarantine) {
-    std::move(then)();
-    return;
-  }
-  // Marking the blob writes to the store: on the I/O executor, never on the
-  // thread that found the damage (a gRPC thread, or the store's own). The
-  // cached copy goes only after that (ServedBlobs::Quarantine), or a read in
-  // between would cache it again. `then` runs either way; shared, so that a
-  // refused task does not take it along.
-  auto finish =
-      std::make_shared<absl::AnyInvocable<void() &&>>(std::move(then));
-  absl::Status queued = context->io->Submit(
-      [context, digest, why = std::string(status.message()), finish] {
-        LogIfFailed(context->store, digest,
-                    context->blobs->Quarantine(digest, why));
-        std::move (*finish)();
-      });
+                      absl::AnyInvocable<void(absl::Status) &&> then) {
+  // The store is asked on the I/O executor, never on the thread that found
+  // the damage (a gRPC thread, or the store's own). `then` runs either way;
+  // shared, so that a refused task does not take it along.
+  auto finish = std::make_shared<absl::AnyInvocable<void(absl::Status) &&>>(
+      std::move(then));
+  absl::Status queued = context->io->Submit([context, digest, status, finish] {
+    if (absl::IsNotFound(context->store->Stat(digest).status())) {
+      context->store->Log(absl::StrCat("blob ", digest.ToString(),
+                                       " was deleted while it was read"));
+      std::move (*finish)(absl::NotFoundError(absl::StrCat(
+          "blob ", digest.ToString(), " was deleted while it was read")));
+      return;
+    }
+    CountCorruption(context, status);
+    // The cached copy goes only after the mark (ServedBlobs::Quarantine),
+    // or a read in between would cache it again.
+    if (context->options.on_corruption == OnCorruption::kQuarantine) {
+      LogIfFailed(context->store, digest,
+                  context->blobs->Quarantine(digest, status.message()));
+    }
+    std::move (*finish)(status);
+  });
   if (!queued.ok()) {
+    CountCorruption(context, status);
     LogIfFailed(context->store, digest, queued);
-    std::move (*finish)();
+    std::move (*finish)(status);
   }
 }
 

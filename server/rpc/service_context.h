@@ -180,13 +180,17 @@ absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
 
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
 
-// Logs and counts corruption found in the store and, under
-// OnCorruption::kQuarantine, stops serving the blob until it is put again (on
-// the I/O executor). Then runs `then`, once the blob is out of service: a
-// client told DATA_LOSS finds it quarantined on its next call.
+// A read of `digest` ended with `status`, a DATA_LOSS. On the I/O executor
+// (it asks the store): if the blob is gone from the store (deleted, through
+// another replica, while it was read: an object missing under a blob kept
+// open), hands `then` NOT_FOUND, and nothing is counted. Otherwise logs and
+// counts the corruption and, under OnCorruption::kQuarantine, stops serving
+// the blob until it is put again, then hands `then` `status`, once the blob
+// is out of service: a client told DATA_LOSS finds it quarantined on its
+// next call.
 void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
                       const absl::Status& status,
-                      absl::AnyInvocable<void() &&> then);
+                      absl::AnyInvocable<void(absl::Status) &&> then);
 
 }  // namespace verity::server
 
