@@ -57,9 +57,9 @@ std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
   std::vector<prometheus::MetricFamily> families;
   families.push_back(
       OneSample("verityd_active_streams", "Read and Put streams in progress",
-                MetricType::Gauge, context_->active_streams.load()));
+                MetricType::Gauge, state_->active_streams.load()));
   // A store that does not keep count (a bucket) reports neither.
-  if (const std::optional<StoreTotals> totals = context_->store->Totals()) {
+  if (const std::optional<StoreTotals> totals = store_->Totals()) {
     families.push_back(OneSample("verityd_blobs", "Blobs in the store",
                                  MetricType::Gauge,
                                  static_cast<double>(totals->blobs)));
@@ -70,24 +70,22 @@ std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
   families.push_back(OneSample(
       "verityd_store_up",
       "1 while the store answers its health probe (always 1 for a local one)",
-      MetricType::Gauge, context_->store_up.load() ? 1 : 0));
+      MetricType::Gauge, state_->store_up.load() ? 1 : 0));
   if (cache_ != nullptr) AddCacheMetrics(cache_->cache_stats(), families);
   families.push_back(
       OneSample("verityd_build_info", "The running verityd's version, always 1",
                 MetricType::Gauge, 1, {{"version", kVerityVersion}}));
-  if (pool_ != nullptr) {
-    families.push_back(OneSample(
-        "verityd_verify_pool_info",
-        "The verification pool's threads and the CPU scheduling each class "
-        "runs at, always 1",
-        MetricType::Gauge, 1,
-        {{"threads", absl::StrCat(pool_->threads)},
-         {"pinned", pool_->pinned ? "true" : "false"},
-         {"rt_policy", absl::StrCat(pool_->policy, " ", pool_->priority)},
-         {"be_policy", absl::StrCat(pool_->be_policy, " ", pool_->be_priority)},
-         {"idle_policy",
-          absl::StrCat(pool_->idle_policy, " ", pool_->idle_priority)}}));
-  }
+  families.push_back(OneSample(
+      "verityd_verify_pool_info",
+      "The verification pool's threads and the CPU scheduling each class "
+      "runs at, always 1",
+      MetricType::Gauge, 1,
+      {{"threads", absl::StrCat(pool_->threads)},
+       {"pinned", pool_->pinned ? "true" : "false"},
+       {"rt_policy", absl::StrCat(pool_->policy, " ", pool_->priority)},
+       {"be_policy", absl::StrCat(pool_->be_policy, " ", pool_->be_priority)},
+       {"idle_policy",
+        absl::StrCat(pool_->idle_policy, " ", pool_->idle_priority)}}));
   return families;
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "server/dispatch/verify_pool.h"
-#include "server/rpc/service_context.h"
+#include "server/rpc/service_state.h"
 #include "server/store/cache/caching_store.h"
 
 namespace verity::server {
@@ -22,16 +22,16 @@ inline constexpr char kVerityVersion[] = "0.5.0";
 
 class ScrapeMetrics : public prometheus::Collectable {
  public:
-  // `context` must outlive this, and so must `pool` and `cache` unless null
-  // (no pool: inline mode; no cache: a local store).
-  ScrapeMetrics(const ServiceContext* context, const PoolScheduling* pool,
-                const CachingStore* cache)
-      : context_(context), pool_(pool), cache_(cache) {}
+  // What it is given must outlive it; `cache` may be null (a local store).
+  ScrapeMetrics(const ServiceState* state, const Store* store,
+                const PoolScheduling* pool, const CachingStore* cache)
+      : state_(state), store_(store), pool_(pool), cache_(cache) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  const ServiceContext* const context_;
+  const ServiceState* const state_;
+  const Store* const store_;
   const PoolScheduling* const pool_;
   const CachingStore* const cache_;
 };

@@ -142,7 +142,7 @@ absl::Status Verityd::Init() {
   if (authorizer_->enabled()) {
     Log(absl::StrCat("auth: on, ", authorizer_->Summary()));
   }
-  context_.authorizer = authorizer_.get();
+  context_.gate.authorizer = authorizer_.get();
   ASSIGN_OR_RETURN(names_, LoadNamePolicy());
   context_.names = names_.get();
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
@@ -167,6 +167,10 @@ absl::Status Verityd::Init() {
   io_ = std::make_unique<Executor>(io);
   context_.io = io_.get();
   context_.options = options_.service;
+  corruption_ = std::make_unique<CorruptionReporter>(
+      store_.get(), blobs_.get(), metrics_.get(), io_.get(),
+      options_.service.on_corruption);
+  context_.corruption = corruption_.get();
   chunk_budget_ =
       std::make_unique<ChunkBudget>(options_.service.read_window_bytes);
   context_.chunk_budget = chunk_budget_.get();
@@ -177,7 +181,7 @@ absl::Status Verityd::Init() {
   context_.watchdog = watchdog_.get();
   rate_limiter_ =
       std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
-  context_.rate_limiter = rate_limiter_.get();
+  context_.gate.rate_limiter = rate_limiter_.get();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 
@@ -312,8 +316,7 @@ absl::Status Verityd::InitMetricsEndpoint() {
   if (options_.metrics_listen.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(exposer_, StartExposer(options_.metrics_listen));
   scrape_metrics_ = std::make_shared<ScrapeMetrics>(
-      &context_, pool_ != nullptr ? &pool_->scheduling() : nullptr,
-      caching_store_);
+      &context_.state, store_.get(), &pool_->scheduling(), caching_store_);
   process_metrics_ = std::make_shared<ProcessMetrics>();
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(scrape_metrics_);
@@ -340,7 +343,7 @@ void Verityd::Import() {
                      " bytes, ", stats->already_present, " already stored, ",
                      stats->refused, " refused)"));
   }
-  context_.serving.store(true, std::memory_order_release);
+  context_.state.serving.store(true, std::memory_order_release);
   UpdateHealth();
   const std::optional<StoreTotals> totals = store_->Totals();
   Log(totals.has_value() ? absl::StrCat("serving ", totals->blobs, " blobs")
@@ -351,8 +354,8 @@ void Verityd::ProbeStore() {
   while (!stop_probe_.WaitForNotificationWithTimeout(
       options_.store_probe_interval)) {
     const absl::Status status = store_->CheckHealth();
-    if (status.ok() == context_.store_up.load()) continue;
-    context_.store_up.store(status.ok());
+    if (status.ok() == context_.state.store_up.load()) continue;
+    context_.state.store_up.store(status.ok());
     Log(status.ok() ? std::string("the store answers again: SERVING")
                     : absl::StrCat("the store does not answer, NOT_SERVING: ",
                                    status.ToString()));
@@ -362,8 +365,8 @@ void Verityd::ProbeStore() {
 
 void Verityd::UpdateHealth() {
   absl::MutexLock lock(&health_mu_);
-  const bool serving =
-      context_.serving.load(std::memory_order_acquire) && context_.store_up;
+  const bool serving = context_.state.serving.load(std::memory_order_acquire) &&
+                       context_.state.store_up;
   if (grpc::HealthCheckServiceInterface* health =
           server_->GetHealthCheckService()) {
     health->SetServingStatus(serving);
@@ -376,8 +379,8 @@ void Verityd::Shutdown(absl::Duration grace) {
   if (import_thread_.joinable()) import_thread_.join();
   if (server_ == nullptr) return;
   const absl::Time deadline = absl::Now() + grace;
-  context_.stopping.store(true, std::memory_order_release);
-  context_.serving.store(false, std::memory_order_release);
+  context_.state.stopping.store(true, std::memory_order_release);
+  context_.state.serving.store(false, std::memory_order_release);
   UpdateHealth();
   // A probe under way may wait on an unreachable endpoint for its timeouts:
   // the calls' grace period does not wait for it, only the server's end does.
@@ -393,7 +396,7 @@ void Verityd::Drain(absl::Time deadline) const {
   constexpr absl::Duration kPoll = absl::Milliseconds(10);
   const absl::Time start = absl::Now();
   while (absl::Now() < deadline) {
-    if (context_.active_streams.load() == 0) {
+    if (context_.state.active_streams.load() == 0) {
       // Without the kernel's tables the wait can only be for the streams.
       absl::StatusOr<int64_t> unacked = UnackedBytesOnPort(port_);
       if (!unacked.ok() || *unacked == 0) {

@@ -78,7 +78,7 @@ class Verityd {
 
   // Read and Put streams and ReadSmall calls under way: what --max_streams
   // counts (and the verityd_active_streams gauge shows).
-  int active_streams() const { return context_.active_streams.load(); }
+  int active_streams() const { return context_.state.active_streams.load(); }
 
   // What the verification dispatch did so far.
   const DispatchMetrics& dispatch_metrics() const { return *dispatch_metrics_; }
@@ -146,6 +146,8 @@ class Verityd {
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;
+  // Uses io_ and what io_'s work uses.
+  std::unique_ptr<CorruptionReporter> corruption_;
   // FEC repairs: blocking reads of a whole RS group and a durable write (a
   // group of 64 KiB blocks is 16 MiB). Destroyed before the pool and the
   // dispatcher, through which the reads that waited for a repair go on.

@@ -21,47 +21,54 @@ ExecutorOptions CompletionThreadOptions(std::string name) {
   return options;
 }
 
-Executor::Executor(const ExecutorOptions& options) : options_(options) {
-  for (int i = 0; i < std::max(1, options_.threads); ++i) {
-    threads_.emplace_back([this, i] {
+Executor::Executor(const ExecutorOptions& options)
+    : queue_(std::make_shared<Queue>(options)) {
+  for (int i = 0; i < std::max(1, options.threads); ++i) {
+    threads_.emplace_back([queue = queue_, i] {
       pthread_setname_np(
           pthread_self(),
-          absl::StrCat(options_.name.substr(0, 12), "/", i).c_str());
-      Run();
+          absl::StrCat(queue->options.name.substr(0, 12), "/", i).c_str());
+      queue->Run();
     });
   }
 }
 
 Executor::~Executor() {
   {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-    work_or_stop_.SignalAll();
+    absl::MutexLock lock(&queue_->mu);
+    queue_->stopping = true;
+    queue_->work_or_stop.SignalAll();
   }
-  for (std::thread& thread : threads_) thread.join();
+  for (std::thread& thread : threads_) {
+    if (thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();
+    } else {
+      thread.join();
+    }
+  }
 }
 
 absl::Status Executor::Submit(Task task) {
-  absl::MutexLock lock(&mu_);
-  if (tasks_.size() >= options_.max_queued) {
+  absl::MutexLock lock(&queue_->mu);
+  if (queue_->tasks.size() >= queue_->options.max_queued) {
     return absl::ResourceExhaustedError(
-        absl::StrCat(options_.name, " has ", tasks_.size(),
+        absl::StrCat(queue_->options.name, " has ", queue_->tasks.size(),
                      " operations waiting; retry later"));
   }
-  tasks_.push_back(std::move(task));
-  work_or_stop_.Signal();
+  queue_->tasks.push_back(std::move(task));
+  queue_->work_or_stop.Signal();
   return absl::OkStatus();
 }
 
-void Executor::Run() {
+void Executor::Queue::Run() {
   while (true) {
     std::optional<Task> task;
     {
-      absl::MutexLock lock(&mu_);
-      while (tasks_.empty() && !stopping_) work_or_stop_.Wait(&mu_);
-      if (tasks_.empty()) return;  // stopping, and drained
-      task.emplace(std::move(tasks_.front()));
-      tasks_.pop_front();
+      absl::MutexLock lock(&mu);
+      while (tasks.empty() && !stopping) work_or_stop.Wait(&mu);
+      if (tasks.empty()) return;  // stopping, and drained
+      task.emplace(std::move(tasks.front()));
+      tasks.pop_front();
     }
     std::move (*task)();
   }

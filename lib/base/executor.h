@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,21 +45,30 @@ class Executor {
   explicit Executor(const ExecutorOptions& options = {});
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
-  // Runs what is queued, then joins the threads. Must not run on one of them.
+  // Runs what is queued, then joins the threads. May run on one of them (the
+  // last owner of a shared Executor may let go inside a task): that thread
+  // is left to finish the queue with the others and end on its own.
   ~Executor();
 
   // Queues `task`; RESOURCE_EXHAUSTED, with `task` dropped unrun, if
   // max_queued tasks are waiting already. Never runs `task` inside the call.
-  absl::Status Submit(Task task) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Submit(Task task);
 
  private:
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  // What the threads use, which they share: it outlives the Executor while
+  // a thread left to end on its own still runs.
+  struct Queue {
+    explicit Queue(const ExecutorOptions& options) : options(options) {}
+    void Run() ABSL_LOCKS_EXCLUDED(mu);
 
-  const ExecutorOptions options_;
-  absl::Mutex mu_;
-  absl::CondVar work_or_stop_;
-  std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+    const ExecutorOptions options;
+    absl::Mutex mu;
+    absl::CondVar work_or_stop;
+    std::deque<Task> tasks ABSL_GUARDED_BY(mu);
+    bool stopping ABSL_GUARDED_BY(mu) = false;
+  };
+
+  const std::shared_ptr<Queue> queue_;
   std::vector<std::thread> threads_;
 };
 

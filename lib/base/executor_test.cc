@@ -1,5 +1,6 @@
 // Executor runs every task off the caller's thread, in order per thread
-// count, refuses tasks beyond its queue bound, and drains on destruction.
+// count, refuses tasks beyond its queue bound, and drains on destruction,
+// even when its last owner lets go inside one of its tasks.
 
 #include "lib/base/executor.h"
 
@@ -40,6 +41,36 @@ TEST(ExecutorTest, OneThreadRunsTasksInOrder) {
   }  // drains
   ASSERT_EQ(order.size(), 100u);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(order[i], i);
+}
+
+// A shared Executor whose last owner is a task of its own: destroyed on one
+// of its threads, it joins the others (which drain the queue), and the
+// thread it ran on finishes what is left, then ends on its own.
+TEST(ExecutorTest, TheLastOwnerMayLetGoInsideATask) {
+  for (int threads : {1, 2}) {
+    ExecutorOptions options;
+    options.threads = threads;
+    auto executor = std::make_shared<Executor>(options);
+    std::atomic<int> ran{0};
+    absl::Notification hold, gone, all_ran;
+    Executor* raw = executor.get();
+    ASSERT_TRUE(raw->Submit([&hold] { hold.WaitForNotification(); }).ok());
+    ASSERT_TRUE(raw->Submit([executor = std::move(executor), &gone]() mutable {
+                     executor.reset();
+                     gone.Notify();
+                   })
+                    .ok());
+    for (int i = 0; i < 10; ++i) {
+      ASSERT_TRUE(raw->Submit([&ran, &all_ran] {
+                       if (++ran == 10) all_ran.Notify();
+                     })
+                      .ok());
+    }
+    hold.Notify();
+    gone.WaitForNotification();
+    all_ran.WaitForNotification();
+    EXPECT_EQ(ran.load(), 10) << threads << " thread(s)";
+  }
 }
 
 TEST(ExecutorTest, RefusesTasksBeyondTheQueueBound) {

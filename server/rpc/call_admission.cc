@@ -44,15 +44,14 @@ CallerCredentials CredentialsOf(const grpc::CallbackServerContext& call) {
   return caller;
 }
 
-absl::Status AdmitCall(const ServiceContext& context,
+absl::Status AdmitCall(const CallGate& gate,
                        const grpc::CallbackServerContext& call, Role needed,
                        absl::string_view what) {
-  if (context.authorizer != nullptr && context.authorizer->enabled()) {
-    RETURN_IF_ERROR(
-        context.authorizer->Check(CredentialsOf(call), needed, what));
+  if (gate.authorizer != nullptr && gate.authorizer->enabled()) {
+    RETURN_IF_ERROR(gate.authorizer->Check(CredentialsOf(call), needed, what));
   }
-  if (context.rate_limiter != nullptr) {
-    RETURN_IF_ERROR(context.rate_limiter->Admit(call.peer()));
+  if (gate.rate_limiter != nullptr) {
+    RETURN_IF_ERROR(gate.rate_limiter->Admit(call.peer()));
   }
   return absl::OkStatus();
 }

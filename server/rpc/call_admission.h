@@ -11,9 +11,17 @@
 #include "absl/strings/string_view.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/role.h"
-#include "server/rpc/service_context.h"
+#include "server/rpc/peer_rate_limiter.h"
 
 namespace verity::server {
+
+// What admits calls. Not owned; must outlive the calls.
+struct CallGate {
+  // Who may call what; null: everyone everything.
+  const Authorizer* authorizer = nullptr;
+  // How often each connection may start a call; null: unbounded.
+  PeerRateLimiter* rate_limiter = nullptr;
+};
 
 // What `call` presents: its authorization headers, the identities of its
 // verified client certificate, and whether a token may travel over it.
@@ -22,7 +30,7 @@ CallerCredentials CredentialsOf(const grpc::CallbackServerContext& call);
 // OK, or UNAUTHENTICATED / PERMISSION_DENIED (see Authorizer::Check), or
 // RESOURCE_EXHAUSTED if the connection is over --max_call_rate. `what`
 // names the call in messages.
-absl::Status AdmitCall(const ServiceContext& context,
+absl::Status AdmitCall(const CallGate& gate,
                        const grpc::CallbackServerContext& call, Role needed,
                        absl::string_view what);
 

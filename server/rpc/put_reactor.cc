@@ -21,11 +21,11 @@ PutReactor::PutReactor(ServiceContext* context,
       call_(call),
       response_(response),
       slot_(context),
-      put_slot_(&context->active_puts, context->options.max_puts, "Puts"),
+      put_slot_(&context->state.active_puts, context->options.max_puts, "Puts"),
       watch_(context->watchdog, [call] { call->TryCancel(); }),
       steps_(context->io) {
-  absl::Status status = AdmitCall(*context, *call, Role::kWrite, "Put");
-  if (status.ok()) status = context_->CheckServing();
+  absl::Status status = AdmitCall(context->gate, *call, Role::kWrite, "Put");
+  if (status.ok()) status = context_->state.CheckServing();
   if (status.ok()) status = slot_.status();
   if (status.ok()) status = put_slot_.status();
   if (!status.ok()) {

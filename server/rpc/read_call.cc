@@ -47,7 +47,7 @@ ReadCall::ReadCall(ServiceContext* context, RpcMethod method)
 void ReadCall::Begin(const grpc::CallbackServerContext& call,
                      const grpc::ByteBuffer& request) {
   if (absl::Status admitted =
-          AdmitCall(*context_, call, Role::kRead, RpcMethodName(method_));
+          AdmitCall(context_->gate, call, Role::kRead, RpcMethodName(method_));
       !admitted.ok()) {
     stream_->Start(admitted);
     return;
@@ -72,14 +72,14 @@ void ReadCall::Begin(const grpc::CallbackServerContext& call,
 void ReadCall::Open() { stream_->Start(CheckAndOpen()); }
 
 absl::StatusOr<ReadStream::Opened> ReadCall::CheckAndOpen() {
-  RETURN_IF_ERROR(context_->CheckServing());
+  RETURN_IF_ERROR(context_->state.CheckServing());
   RETURN_IF_ERROR(slot_.status());
   ASSIGN_OR_RETURN(
       const CheckedRead read,
       CheckReadRequest(request_, context_->options.max_have_tree_blocks));
   ASSIGN_OR_RETURN(NamedBlob named, ResolveBlob(*context_->store, read.blob));
   name_statement_ = std::move(named.statement);
-  ASSIGN_OR_RETURN(blob_, OpenForRead(*context_, named.digest));
+  ASSIGN_OR_RETURN(blob_, context_->blobs->Open(named.digest));
   const TreeGeometry& geometry = blob_->geometry();
   ASSIGN_OR_RETURN(
       const ByteRange bytes,
@@ -135,11 +135,11 @@ void ReadCall::ChunkRead(uint64_t bytes) {
 void ReadCall::Finish(absl::Status status) {
   slot_.Release();
   if (status.code() == absl::StatusCode::kDataLoss && blob_ != nullptr) {
-    ReportCorruption(context_, blob_->blob().digest(), status,
-                     [this](absl::Status reported) {
-                       timer_.set_code(reported.code());
-                       End(ToGrpcStatus(reported));
-                     });
+    context_->corruption->Report(blob_->blob().digest(), status,
+                                 [this](absl::Status reported) {
+                                   timer_.set_code(reported.code());
+                                   End(ToGrpcStatus(reported));
+                                 });
     return;
   }
   timer_.set_code(status.code());

@@ -442,10 +442,10 @@ TEST_F(DispatchedReadStreamTest, EvictionBetweenStepsUnderConcurrency) {
   slabs.slab_bytes = 64 << 10;
   slabs.memory_bytes = 64 << 10;
   slabs.max_fetch_bytes = 4 << 20;
-  SlabCache cache(slabs, nullptr);
+  auto cache = std::make_shared<SlabCache>(slabs, nullptr);
   auto remote = std::make_shared<RemoteBlob>(Stored());
   std::shared_ptr<VerifiedBlob> blob =
-      *VerifiedBlob::Create(std::make_shared<CachingBlob>(remote, &cache));
+      *VerifiedBlob::Create(std::make_shared<CachingBlob>(remote, cache));
   std::vector<std::thread> readers;
   for (int r = 0; r < 8; ++r) {
     readers.emplace_back([&, r] {
@@ -459,10 +459,10 @@ TEST_F(DispatchedReadStreamTest, EvictionBetweenStepsUnderConcurrency) {
     });
   }
   for (std::thread& reader : readers) reader.join();
-  EXPECT_GT(cache.stats().misses, 8u);
+  EXPECT_GT(cache->stats().misses, 8u);
   // No verification failed (which would drop the slab): no chunk was ever
   // verified before its bytes arrived.
-  EXPECT_EQ(cache.stats().discarded, 0u);
+  EXPECT_EQ(cache->stats().discarded, 0u);
 }
 
 // A blob as a cache serves it, whose cached copy of the data is bad: the

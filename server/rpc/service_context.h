@@ -23,21 +23,19 @@
 #include "server/auth/authorizer.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/metrics/service_metrics.h"
+#include "server/rpc/call_admission.h"
 #include "server/rpc/chunk_window.h"
+#include "server/rpc/corruption_reporter.h"
 #include "server/rpc/name_policy.h"
 #include "server/rpc/peer_rate_limiter.h"
 #include "server/rpc/request_checks.h"
+#include "server/rpc/service_state.h"
 #include "server/rpc/stream_watchdog.h"
 #include "server/store/served_blobs.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
 namespace verity::server {
-
-enum class OnCorruption {
-  kError,       // fail the read with DATA_LOSS
-  kQuarantine,  // also stop serving the blob until it is put again
-};
 
 struct ServiceOptions {
   OnCorruption on_corruption = OnCorruption::kError;
@@ -85,6 +83,9 @@ struct ServiceOptions {
 // 32 MiB more resident after a burst.
 BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options);
 
+// What the calls of the Verity service use. Each part is given to what
+// needs it alone: admission the gate and the state, ScrapeMetrics the state,
+// a read that finds damage the corruption reporter.
 struct ServiceContext {
   // What changes nothing: names, Stat, List, Totals, IsLocal, the log.
   const Store* store = nullptr;
@@ -107,28 +108,12 @@ struct ServiceContext {
   StreamWatchdog* watchdog = nullptr;
   // What a name write needs (--name_keys). Never null.
   const NamePolicy* names = nullptr;
-  // Who may call what (null: everyone everything), and how often each
-  // connection may start a call (null: unbounded). See call_admission.h.
-  const Authorizer* authorizer = nullptr;
-  PeerRateLimiter* rate_limiter = nullptr;
+  // Who may call what, and how often each connection may start a call.
+  CallGate gate;
+  // What a read that finds its blob damaged does. Never null.
+  const CorruptionReporter* corruption = nullptr;
   ServiceOptions options;
-  // False until start-up (the import) is done, and again from the start of a
-  // shutdown (`stopping`): new calls then get UNAVAILABLE.
-  std::atomic<bool> serving{false};
-  std::atomic<bool> stopping{false};
-  // False while the store's health probe fails (a remote store unreachable):
-  // health reports NOT_SERVING then; calls are still tried.
-  std::atomic<bool> store_up{true};
-  std::atomic<int> active_streams{0};
-  std::atomic<int> active_puts{0};
-
-  // UNAVAILABLE while not serving.
-  absl::Status CheckServing() const {
-    if (serving.load(std::memory_order_acquire)) return absl::OkStatus();
-    return absl::UnavailableError(stopping.load(std::memory_order_acquire)
-                                      ? "verityd is shutting down"
-                                      : "verityd is starting up (importing)");
-  }
+  ServiceState state;
 };
 
 // Counts one stream against a limit (ServiceOptions::max_streams or
@@ -137,7 +122,7 @@ class StreamSlot {
  public:
   // A slot among all streams.
   explicit StreamSlot(ServiceContext* context)
-      : StreamSlot(&context->active_streams, context->options.max_streams,
+      : StreamSlot(&context->state.active_streams, context->options.max_streams,
                    "streams") {}
   // A slot among `*active`, of which `limit` may run; `what` names them.
   StreamSlot(std::atomic<int>* active, int limit, const char* what)
@@ -174,23 +159,7 @@ class StreamSlot {
 absl::StatusOr<NamedBlob> ResolveBlob(const Store& store,
                                       const BlobSelector& blob);
 
-// The blob `digest`, through ServedBlobs::Open.
-absl::StatusOr<std::shared_ptr<VerifiedBlob>> OpenForRead(
-    ServiceContext& context, const ParsedDigest& digest);
-
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
-
-// A read of `digest` ended with `status`, a DATA_LOSS. On the I/O executor
-// (it asks the store): if the blob is gone from the store (deleted, through
-// another replica, while it was read: an object missing under a blob kept
-// open), hands `then` NOT_FOUND, and nothing is counted. Otherwise logs and
-// counts the corruption and, under OnCorruption::kQuarantine, stops serving
-// the blob until it is put again, then hands `then` `status`, once the blob
-// is out of service: a client told DATA_LOSS finds it quarantined on its
-// next call.
-void ReportCorruption(ServiceContext* context, const ParsedDigest& digest,
-                      const absl::Status& status,
-                      absl::AnyInvocable<void(absl::Status) &&> then);
 
 }  // namespace verity::server
 

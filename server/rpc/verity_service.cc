@@ -37,7 +37,7 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
     reactor->Finish(ToGrpcStatus(status));
   };
   if (absl::Status admitted =
-          AdmitCall(*context, *call, role, RpcMethodName(method));
+          AdmitCall(context->gate, *call, role, RpcMethodName(method));
       !admitted.ok()) {
     finish(admitted);
     return reactor;
@@ -56,7 +56,7 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
 template <typename Request>
 absl::StatusOr<NamedBlob> Resolve(const ServiceContext& context,
                                   const Request& request) {
-  RETURN_IF_ERROR(context.CheckServing());
+  RETURN_IF_ERROR(context.state.CheckServing());
   ASSIGN_OR_RETURN(const BlobSelector blob,
                    CheckBlobSelector(request.digest(), request.name(),
                                      request.blob_case() == Request::kName));
@@ -76,7 +76,7 @@ absl::Status DoStat(const ServiceContext& context,
 absl::Status DoList(const ServiceContext& context,
                     const v1::ListRequest& request,
                     v1::ListResponse* response) {
-  RETURN_IF_ERROR(context.CheckServing());
+  RETURN_IF_ERROR(context.state.CheckServing());
   const size_t page_size = ListPageSize(request);
   // The page token is the last digest of the previous page: stable under
   // concurrent puts.
@@ -103,7 +103,7 @@ absl::Status DoDelete(ServiceContext* context,
 absl::Status DoSetName(ServiceContext* context,
                        const v1::SetNameRequest& request,
                        v1::BlobInfo* response) {
-  RETURN_IF_ERROR(context->CheckServing());
+  RETURN_IF_ERROR(context->state.CheckServing());
   ASSIGN_OR_RETURN(const CheckedSetName checked, CheckSetNameRequest(request));
   ASSIGN_OR_RETURN(const NameWrite write,
                    context->names->Prepare(checked.name, checked.name_statement,

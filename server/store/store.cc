@@ -3,6 +3,7 @@
 #include "server/store/store.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -193,6 +194,11 @@ absl::Status RunNameCheck(const NameWrite& write, const ParsedDigest& digest,
                           absl::string_view current_statement) {
   if (!write.check) return absl::OkStatus();
   return write.check(digest, current_statement);
+}
+
+void LogToStderr(absl::string_view message) {
+  const std::string line = absl::StrCat("verityd: ", message, "\n");
+  fwrite(line.data(), 1, line.size(), stderr);
 }
 
 absl::Status DamagedBlob(absl::string_view digest_text,

@@ -209,6 +209,10 @@ absl::StatusOr<std::optional<FecStreamEncoder>> FecStreamFor(
 absl::StatusOr<std::string> FinishFecArea(FecStreamEncoder& stream,
                                           absl::string_view tree);
 
+// "verityd: <message>" on stderr, in one write (lines from concurrent
+// threads stay whole): a store's log when it was given no sink.
+void LogToStderr(absl::string_view message);
+
 // DATA_LOSS "blob <digest text>: <what>": a stored blob that is not what its
 // digest says.
 absl::Status DamagedBlob(absl::string_view digest_text, absl::string_view what);

@@ -10,8 +10,9 @@
 
 namespace verity::server {
 
-CachingBlob::CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache)
-    : Blob(*source), source_(std::move(source)), cache_(cache) {}
+CachingBlob::CachingBlob(std::shared_ptr<const Blob> source,
+                         std::shared_ptr<SlabCache> cache)
+    : Blob(*source), source_(std::move(source)), cache_(std::move(cache)) {}
 
 void CachingBlob::ForEachPiece(
     BlobPart part, uint64_t offset, uint64_t length,

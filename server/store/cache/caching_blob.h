@@ -15,10 +15,12 @@
 
 namespace verity::server {
 
-// Immutable and thread-safe. The cache must outlive it.
+// Immutable and thread-safe. Shares the cache with its store, which it may
+// outlive.
 class CachingBlob final : public Blob {
  public:
-  CachingBlob(std::shared_ptr<const Blob> source, SlabCache* cache);
+  CachingBlob(std::shared_ptr<const Blob> source,
+              std::shared_ptr<SlabCache> cache);
 
   // Here if every slab of the range is in memory or on the disk cache.
   std::optional<absl::Status> TryReadNow(
@@ -50,7 +52,7 @@ class CachingBlob final : public Blob {
                     absl::FunctionRef<void(const Piece&)> visit) const;
 
   const std::shared_ptr<const Blob> source_;
-  SlabCache* const cache_;
+  const std::shared_ptr<SlabCache> cache_;
 };
 
 }  // namespace verity::server

@@ -24,13 +24,13 @@ absl::StatusOr<std::unique_ptr<CachingStore>> CachingStore::Open(
   }
   return std::unique_ptr<CachingStore>(new CachingStore(
       std::move(store),
-      std::make_unique<SlabCache>(options.slabs, std::move(disk))));
+      std::make_shared<SlabCache>(options.slabs, std::move(disk))));
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> CachingStore::OpenBlob(
     const ParsedDigest& digest) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const Blob> blob, store_->OpenBlob(digest));
-  return std::make_shared<CachingBlob>(std::move(blob), cache_.get());
+  return std::make_shared<CachingBlob>(std::move(blob), cache_);
 }
 
 }  // namespace verity::server

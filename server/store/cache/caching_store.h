@@ -82,12 +82,12 @@ class CachingStore final : public Store {
   SlabCacheStats cache_stats() const { return cache_->stats(); }
 
  private:
-  CachingStore(std::unique_ptr<Store> store, std::unique_ptr<SlabCache> cache)
+  CachingStore(std::unique_ptr<Store> store, std::shared_ptr<SlabCache> cache)
       : cache_(std::move(cache)), store_(std::move(store)) {}
 
   // Destroyed after the store, whose fetches in flight complete into it when
   // the store goes.
-  const std::unique_ptr<SlabCache> cache_;
+  const std::shared_ptr<SlabCache> cache_;
   const std::unique_ptr<Store> store_;
 };
 

@@ -56,86 +56,6 @@ bool Here(const Blob& blob, BlobPart part, uint64_t offset, uint64_t size) {
   return read.has_value() && read->ok();
 }
 
-// Fails every read while `fail` is set, as an unreachable store does.
-class FailingBlob final : public Blob {
- public:
-  explicit FailingBlob(std::shared_ptr<const Blob> source)
-      : Blob(*source), source_(std::move(source)) {}
-  std::optional<absl::Status> TryReadNow(BlobPart, uint64_t,
-                                         absl::Span<uint8_t>) const override {
-    return std::nullopt;
-  }
-  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
-                 ReadDone done) const override {
-    if (!fail) {
-      source_->ReadAsync(part, offset, std::move(into), std::move(done));
-      return;
-    }
-    ASSERT_TRUE(answers_
-                    .Submit([done = std::move(done)]() mutable {
-                      std::move(done)(absl::UnavailableError("down"));
-                    })
-                    .ok());
-  }
-  void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
-
-  std::atomic<bool> fail{false};
-
- private:
-  const std::shared_ptr<const Blob> source_;
-  mutable Executor answers_{CompletionThreadOptions("failing")};
-};
-
-// Holds every read's answer until Release(): a store slower than what
-// happens meanwhile.
-class HeldBlob final : public Blob {
- public:
-  explicit HeldBlob(std::shared_ptr<const Blob> source)
-      : Blob(*source), source_(std::move(source)) {}
-  std::optional<absl::Status> TryReadNow(BlobPart, uint64_t,
-                                         absl::Span<uint8_t>) const override {
-    return std::nullopt;
-  }
-  void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
-                 ReadDone done) const override {
-    source_->ReadAsync(
-        part, offset, std::move(into),
-        [this, done = std::move(done)](absl::StatusOr<Buffer> read) mutable {
-          absl::MutexLock lock(&mu_);
-          held_.push_back(
-              [done = std::move(done), read = std::move(read)]() mutable {
-                std::move(done)(std::move(read));
-              });
-        });
-  }
-  void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
-
-  // Waits until `n` answers are held.
-  void AwaitHeld(size_t n) const {
-    while (true) {
-      {
-        absl::MutexLock lock(&mu_);
-        if (held_.size() >= n) return;
-      }
-      absl::SleepFor(absl::Milliseconds(1));
-    }
-  }
-  // Answers every held read, on this thread.
-  void Release() const {
-    std::vector<absl::AnyInvocable<void() &&>> held;
-    {
-      absl::MutexLock lock(&mu_);
-      held.swap(held_);
-    }
-    for (auto& answer : held) std::move(answer)();
-  }
-
- private:
-  const std::shared_ptr<const Blob> source_;
-  mutable absl::Mutex mu_;
-  mutable std::vector<absl::AnyInvocable<void() &&>> held_ ABSL_GUARDED_BY(mu_);
-};
-
 class CachingBlobTest : public FileStoreFixture {
  protected:
   // Puts `data_`, and opens it as a remote blob behind the slab cache.
@@ -149,14 +69,14 @@ class CachingBlobTest : public FileStoreFixture {
   }
 
   std::unique_ptr<CachingBlob> Open(std::unique_ptr<DiskCache> disk = nullptr) {
-    cache_ = std::make_unique<SlabCache>(options_, std::move(disk));
-    return std::make_unique<CachingBlob>(remote_, cache_.get());
+    cache_ = std::make_shared<SlabCache>(options_, std::move(disk));
+    return std::make_unique<CachingBlob>(remote_, cache_);
   }
 
   std::string data_;
   std::shared_ptr<RemoteBlob> remote_;
   SlabCacheOptions options_;
-  std::unique_ptr<SlabCache> cache_;
+  std::shared_ptr<SlabCache> cache_;
 };
 
 TEST_F(CachingBlobTest, ReadsAcrossSlabsAreExact) {
@@ -255,29 +175,29 @@ TEST_F(CachingBlobTest, ForgetDropsSlabsSoTheNextReadRefetches) {
 // be cached, in memory or on disk, or every later read would get the old
 // bytes back.
 TEST_F(CachingBlobTest, AFetchBegunBeforeAForgetCachesNothing) {
-  auto held = std::make_shared<HeldBlob>(remote_);
+  remote_->HoldAnswers(true);
   DiskCacheOptions disk_options;
   disk_options.dir = FreshTestDir();
   auto disk = DiskCache::Open(disk_options);
   ASSERT_TRUE(disk.ok()) << disk.status();
-  SlabCache cache(options_, *std::move(disk));
-  CachingBlob blob(held, &cache);
+  auto cache = std::make_shared<SlabCache>(options_, *std::move(disk));
+  CachingBlob blob(remote_, cache);
   absl::Notification read;
   blob.ReadAsync(BlobPart::kData, kSlab, Buffer::Allocate(10),
                  [&read](absl::StatusOr<Buffer> bytes) {
                    EXPECT_TRUE(bytes.ok()) << bytes.status();
                    read.Notify();
                  });
-  held->AwaitHeld(1);
+  remote_->AwaitHeld(1);
   blob.Forget(BlobPart::kData, kSlab, 1);
-  held->Release();
+  remote_->Release();
   read.WaitForNotification();
   EXPECT_FALSE(Here(blob, BlobPart::kData, kSlab, 10));
-  EXPECT_EQ(cache.stats().memory_bytes, 0u);
+  EXPECT_EQ(cache->stats().memory_bytes, 0u);
   // What is fetched after the Forget is cached as usual.
-  std::thread release([&held] {
-    held->AwaitHeld(1);
-    held->Release();
+  std::thread release([this] {
+    remote_->AwaitHeld(1);
+    remote_->Release();
   });
   ASSERT_TRUE(ReadWaiting(blob, BlobPart::kData, kSlab, 10).ok());
   release.join();
@@ -303,14 +223,13 @@ TEST_F(CachingBlobTest, OutOfRangeReadsFailAsTheSourceSays) {
 }
 
 TEST_F(CachingBlobTest, AFailedFetchCachesNothing) {
-  auto failing = std::make_shared<FailingBlob>(remote_);
-  SlabCache cache(options_, nullptr);
-  CachingBlob blob(failing, &cache);
-  failing->fail = true;
+  auto cache = std::make_shared<SlabCache>(options_, nullptr);
+  CachingBlob blob(remote_, cache);
+  remote_->FailReads(true);
   EXPECT_EQ(ReadWaiting(blob, BlobPart::kData, 5, 10).status().code(),
             absl::StatusCode::kUnavailable);
   EXPECT_FALSE(Here(blob, BlobPart::kData, 5, 10));
-  failing->fail = false;
+  remote_->FailReads(false);
   auto got = ReadWaiting(blob, BlobPart::kData, 5, 10);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, data_.substr(5, 10));

@@ -161,11 +161,11 @@ SlabCache::Fetching SlabCache::JoinOrStart(
   // are here.
   // A slab's own buffer, not a pooled one: it stays cached for as long as
   // the cache keeps it.
-  source->ReadAsync(key.part, key.index * options_.slab_bytes,
-                    Buffer::Allocate(size),
-                    [this, key](absl::StatusOr<Buffer> bytes) {
-                      Finish(key, std::move(bytes));
-                    });
+  source->ReadAsync(
+      key.part, key.index * options_.slab_bytes, Buffer::Allocate(size),
+      [self = shared_from_this(), key](absl::StatusOr<Buffer> bytes) {
+        self->Finish(key, std::move(bytes));
+      });
   return Fetching::kStarted;
 }
 

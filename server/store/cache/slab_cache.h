@@ -53,8 +53,10 @@ struct SlabCacheStats {
   uint64_t disk_failures = 0;  // slabs the disk cache did not write
 };
 
-// Thread-safe. `disk` may be null.
-class SlabCache {
+// Thread-safe. `disk` may be null. Owned by a shared_ptr: the blobs it
+// serves share it, and so do its fetches in flight, which may outlive the
+// store that made it.
+class SlabCache : public std::enable_shared_from_this<SlabCache> {
  public:
   SlabCache(const SlabCacheOptions& options, std::unique_ptr<DiskCache> disk);
   SlabCache(const SlabCache&) = delete;

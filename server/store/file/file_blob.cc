@@ -118,18 +118,19 @@ absl::StatusOr<std::pair<UniqueFd, int>> OpenFec(
 
 }  // namespace
 
-FileBlob::FileBlob(FileSystem& fs, Executor& reads, std::string dir,
-                   const ParsedDigest& digest, const CheckedDescriptor& checked,
+FileBlob::FileBlob(FileSystem& fs, std::shared_ptr<Executor> reads,
+                   std::string dir, const ParsedDigest& digest,
+                   const CheckedDescriptor& checked,
                    std::string fsverity_signature, int fec_roots, Files files)
     : Blob(digest, checked.descriptor, checked.params, checked.geometry,
            std::move(fsverity_signature), fec_roots),
       fs_(fs),
-      reads_(reads),
+      reads_(std::move(reads)),
       dir_(std::move(dir)),
       files_(std::move(files)) {}
 
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
-    FileSystem& fs, Executor& reads, const std::string& dir,
+    FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& dir,
     const ParsedDigest& digest) {
   const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
@@ -156,7 +157,8 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
                    ReadSignature(fs, dir_fd.get(), dir, text));
   ASSIGN_OR_RETURN(auto fec, OpenFec(fs, dir_fd.get(), checked.geometry, text));
   return std::shared_ptr<const FileBlob>(new FileBlob(
-      fs, reads, dir, digest, checked, std::move(signature), fec.second,
+      fs, std::move(reads), dir, digest, checked, std::move(signature),
+      fec.second,
       Files{std::move(data_fd), std::move(tree_fd), std::move(fec.first)}));
 }
 
@@ -169,7 +171,7 @@ void FileBlob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                          ReadDone done) const {
   // The executor's queue is unbounded (its reads are those in flight), so
   // the task always runs.
-  const absl::Status queued = reads_.Submit(
+  const absl::Status queued = reads_->Submit(
       [self = std::static_pointer_cast<const FileBlob>(shared_from_this()),
        part, offset, into = std::move(into), done = std::move(done)]() mutable {
         // ReadNow() checks the range first, and fills all of `into` or

@@ -28,7 +28,9 @@ namespace verity::server {
 // Keeps its files open, so a blob deleted or quarantined after it was opened
 // stays readable through this object. Every read is local: pread(2) through
 // `fs` (one call per chunk, not per block), mostly from the page cache; an
-// asynchronous one runs on `reads`. `fs` and `reads` must outlive the blob.
+// asynchronous one runs on `reads`, which the blob shares with its store (it
+// may outlive the store). `fs` must outlive the blob (the process's own, or a
+// test's that outlives the test's store).
 // The file beside data, tree and descriptor that holds the blob's detached
 // fs-verity signature, if it has one.
 inline constexpr absl::string_view kSignatureFileName = "fsverity_signature";
@@ -49,7 +51,7 @@ class FileBlob final : public Blob {
   // DATA_LOSS naming the problem if the blob is damaged; INTERNAL for other
   // I/O errors.
   static absl::StatusOr<std::shared_ptr<const FileBlob>> Open(
-      FileSystem& fs, Executor& reads, const std::string& dir,
+      FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& dir,
       const ParsedDigest& digest);
 
   // Always here. DATA_LOSS if the file on disk is shorter than the descriptor
@@ -78,7 +80,7 @@ class FileBlob final : public Blob {
     UniqueFd fec;  // closed if there is none
   };
 
-  FileBlob(FileSystem& fs, Executor& reads, std::string dir,
+  FileBlob(FileSystem& fs, std::shared_ptr<Executor> reads, std::string dir,
            const ParsedDigest& digest, const CheckedDescriptor& checked,
            std::string fsverity_signature, int fec_roots, Files files);
 
@@ -88,7 +90,7 @@ class FileBlob final : public Blob {
                        absl::Span<uint8_t> out) const;
 
   FileSystem& fs_;
-  Executor& reads_;
+  const std::shared_ptr<Executor> reads_;
   const std::string dir_;
   const Files files_;
 };

@@ -434,9 +434,7 @@ void FileStore::Log(absl::string_view message) const {
     options_.log(message);
     return;
   }
-  // One write per line keeps lines from concurrent threads whole.
-  const std::string line = absl::StrCat("verityd: ", message, "\n");
-  fwrite(line.data(), 1, line.size(), stderr);
+  LogToStderr(message);
 }
 
 }  // namespace verity::server

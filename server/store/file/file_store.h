@@ -216,9 +216,11 @@ class FileStore final : public Store {
 
   const FileStoreOptions options_;
   FileSystem& fs_;
-  // Runs the reads FileBlob::ReadAsync must complete later. Unbounded: each
-  // task is a read in flight, which the callers bound.
-  mutable Executor reads_{CompletionThreadOptions("file-reads")};
+  // Runs the reads FileBlob::ReadAsync must complete later; shared with the
+  // blobs, which may outlive the store. Unbounded: each task is a read in
+  // flight, which the callers bound.
+  const std::shared_ptr<Executor> reads_ =
+      std::make_shared<Executor>(CompletionThreadOptions("file-reads"));
   const StoreLayout layout_;
   const UniqueFd lock_;                    // holds the flock on <root>/LOCK
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock

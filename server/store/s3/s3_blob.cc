@@ -12,11 +12,11 @@ namespace verity::server {
 
 S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
                std::string fsverity_signature, int fec_roots,
-               const S3Layout& layout, S3Client* client,
+               const S3Layout& layout, std::shared_ptr<S3Client> client,
                std::function<void(absl::string_view)> log)
     : Blob(digest, checked.descriptor, checked.params, checked.geometry,
            std::move(fsverity_signature), fec_roots),
-      client_(client),
+      client_(std::move(client)),
       data_key_(layout.BlobKey(digest, BlobObject::kData)),
       tree_key_(layout.BlobKey(digest, BlobObject::kTree)),
       fec_key_(layout.BlobKey(digest, BlobObject::kFec)),

@@ -31,16 +31,17 @@ namespace verity::server {
 // Repaired blocks a blob keeps in memory, at most.
 inline constexpr uint64_t kMaxRepairedBytes = uint64_t{16} << 20;
 
-// Thread-safe; immutable but for the repaired blocks. The client must outlive
-// it. A blob deleted after it was opened reads as DATA_LOSS (its objects are
-// gone), not as its old content.
+// Thread-safe; immutable but for the repaired blocks. Shares the client with
+// its store, which it may outlive. A blob deleted after it was opened reads as
+// DATA_LOSS (its objects are gone), not as its old content.
 class S3Blob final : public Blob {
  public:
   // `fec_roots`: of its FEC object (0: none). `log` takes a line for the
   // operator.
   S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
          std::string fsverity_signature, int fec_roots, const S3Layout& layout,
-         S3Client* client, std::function<void(absl::string_view)> log);
+         std::shared_ptr<S3Client> client,
+         std::function<void(absl::string_view)> log);
 
   // Never here: every byte is a GET away. OUT_OF_RANGE past the end.
   std::optional<absl::Status> TryReadNow(
@@ -71,7 +72,7 @@ class S3Blob final : public Blob {
   absl::Status Mark(BlobPart part, uint64_t offset) const;
   const std::string& KeyOf(BlobPart part) const;
 
-  S3Client* const client_;
+  const std::shared_ptr<S3Client> client_;
   const std::string data_key_;
   const std::string tree_key_;
   const std::string fec_key_;

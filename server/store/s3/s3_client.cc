@@ -138,12 +138,19 @@ struct Transfer {
   }
 };
 
-class S3Client::Loop {
+// Shared by the client and its thread, so that the last owner of a client may
+// let go on that thread (inside an answer): Stop() then leaves the thread to
+// end on its own, and the loop goes with it.
+class S3Client::Loop : public std::enable_shared_from_this<Loop> {
  public:
   explicit Loop(const S3ClientOptions& options) : options_(options) {}
   ~Loop();
 
+  // Starts the thread. Once, on a loop owned by a shared_ptr.
   absl::Status Init();
+  // Cancels what is in flight and waits for the thread to end, unless it
+  // runs on it.
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   void Submit(std::unique_ptr<Transfer> transfer) ABSL_LOCKS_EXCLUDED(mu_);
   const S3ClientOptions& options() const { return options_; }
 
@@ -186,19 +193,25 @@ absl::Status S3Client::Loop::Init() {
   endpoint_ = *std::move(endpoint);
   multi_ = curl_multi_init();
   if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([self = shared_from_this()] { self->Run(); });
   return absl::OkStatus();
 }
 
-S3Client::Loop::~Loop() {
-  if (thread_.joinable()) {
-    {
-      absl::MutexLock lock(&mu_);
-      stopping_ = true;
-    }
-    curl_multi_wakeup(multi_);
+void S3Client::Loop::Stop() {
+  if (!thread_.joinable()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  curl_multi_wakeup(multi_);
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    thread_.detach();
+  } else {
     thread_.join();
   }
+}
+
+S3Client::Loop::~Loop() {
   if (multi_ != nullptr) curl_multi_cleanup(multi_);
 }
 
@@ -522,7 +535,7 @@ absl::StatusOr<std::unique_ptr<S3Client>> S3Client::Create(
         "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
         "or a credentials file");
   }
-  auto loop = std::make_unique<Loop>(options);
+  auto loop = std::make_shared<Loop>(options);
   if (absl::Status init = loop->Init(); !init.ok()) return init;
   return std::unique_ptr<S3Client>(
       new S3Client(options, std::move(loop), nullptr));
@@ -534,7 +547,7 @@ std::unique_ptr<S3Client> S3Client::WithTransport(
       new S3Client(options, nullptr, std::move(transport)));
 }
 
-S3Client::S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
+S3Client::S3Client(const S3ClientOptions& options, std::shared_ptr<Loop> loop,
                    std::shared_ptr<S3Transport> transport)
     : options_(options),
       loop_(std::move(loop)),
@@ -544,7 +557,9 @@ S3Client::S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
                       : std::make_shared<Executor>(
                             CompletionThreadOptions("s3-answers"))) {}
 
-S3Client::~S3Client() = default;
+S3Client::~S3Client() {
+  if (loop_ != nullptr) loop_->Stop();
+}
 
 const S3ClientOptions& S3Client::options() const { return options_; }
 

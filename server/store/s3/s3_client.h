@@ -105,9 +105,10 @@ class S3Transport {
 };
 
 // Thread-safe. Owns its thread; destroying the client completes every
-// request in flight with CANCELLED. Calls `done` on that thread, never inside
-// Start(): keep it short and never call Call() from it. (Start() on a client
-// being destroyed is a caller's bug.)
+// request in flight with CANCELLED, and may happen on that thread (the last
+// owner of a shared client letting go inside `done`). Calls `done` on that
+// thread, never inside Start(): keep it short and never call Call() from it.
+// (Start() on a client being destroyed is a caller's bug.)
 class S3Client {
  public:
   using Done = absl::AnyInvocable<void(S3Response) &&>;
@@ -140,11 +141,11 @@ class S3Client {
 
  private:
   class Loop;
-  S3Client(const S3ClientOptions& options, std::unique_ptr<Loop> loop,
+  S3Client(const S3ClientOptions& options, std::shared_ptr<Loop> loop,
            std::shared_ptr<S3Transport> transport);
 
   const S3ClientOptions options_;
-  std::unique_ptr<Loop> loop_;                    // curl, unless
+  std::shared_ptr<Loop> loop_;                    // curl, unless
   const std::shared_ptr<S3Transport> transport_;  // a test's
   // Delivers the transport's answers later: shared with the answers in
   // flight.

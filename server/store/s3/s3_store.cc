@@ -69,8 +69,7 @@ void S3Store::Log(absl::string_view message) const {
     options_.log(message);
     return;
   }
-  const std::string line = absl::StrCat("verityd: ", message, "\n");
-  fwrite(line.data(), 1, line.size(), stderr);
+  LogToStderr(message);
 }
 
 absl::Status S3Store::CheckBucket() const {
@@ -272,9 +271,11 @@ absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
   }
   ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
   ASSIGN_OR_RETURN(const int fec_roots, FecRoots(digest, checked.geometry));
+  // The blob may outlive the store: it logs through a copy of the sink.
   return std::make_shared<S3Blob>(
-      checked, digest, std::move(signature), fec_roots, layout_, client_.get(),
-      [this](absl::string_view line) { Log(line); });
+      checked, digest, std::move(signature), fec_roots, layout_, client_,
+      options_.log ? options_.log
+                   : [](absl::string_view line) { LogToStderr(line); });
 }
 
 absl::StatusOr<std::string> S3Store::ReadSignature(

@@ -165,7 +165,8 @@ class S3Store final : public Store {
 
   const S3StoreOptions options_;
   const S3Layout layout_;
-  const std::unique_ptr<S3Client> client_;
+  // Shared with the blobs it opens, which may outlive the store.
+  const std::shared_ptr<S3Client> client_;
   PartBudget part_budget_;
 };
 

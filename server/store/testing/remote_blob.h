@@ -10,15 +10,20 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "server/store/store.h"
 
 namespace verity::server {
 
 // TryReadNow() is never here; ReadAsync() and Rewrite() are the local
-// blob's. Counts the asynchronous reads, per part and per place. Thread-safe.
+// blob's. Counts the asynchronous reads answered with the local blob's bytes,
+// per part and per place; can fail every read, as an unreachable store does,
+// or hold every answer, as a store slower than what happens meanwhile.
+// Thread-safe.
 class RemoteBlob final : public Blob {
  public:
   explicit RemoteBlob(std::shared_ptr<const Blob> local);
@@ -35,6 +40,15 @@ class RemoteBlob final : public Blob {
     return local_->Rewrite(part, offset, bytes);
   }
 
+  // While set, every read answers UNAVAILABLE (later, as a read does).
+  void FailReads(bool fail) ABSL_LOCKS_EXCLUDED(mu_);
+  // While set, every answer is held until Release().
+  void HoldAnswers(bool hold) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until `n` answers are held.
+  void AwaitHeld(size_t n) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Delivers every held answer, on this thread.
+  void Release() const ABSL_LOCKS_EXCLUDED(mu_);
+
   int reads(BlobPart part) const ABSL_LOCKS_EXCLUDED(mu_);
   // Reads of `part` from `offset`.
   int reads_at(BlobPart part, uint64_t offset) const ABSL_LOCKS_EXCLUDED(mu_);
@@ -47,6 +61,9 @@ class RemoteBlob final : public Blob {
   mutable absl::Mutex mu_;
   mutable std::map<std::pair<BlobPart, uint64_t>, int> reads_
       ABSL_GUARDED_BY(mu_);
+  bool fail_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  mutable std::vector<absl::AnyInvocable<void() &&>> held_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace verity::server
