@@ -86,7 +86,7 @@ absl::StatusOr<PutResult> PutPipeline::Commit(const PutCommit& commit) {
   if (finished_) return Ended();
   absl::StatusOr<SealedBlob> sealed = Seal(commit);
   if (!sealed.ok()) return Fail(sealed.status());
-  absl::StatusOr<PutResult> result = Install(*sealed);
+  absl::StatusOr<PutResult> result = StageAndPublish(*sealed);
   if (!result.ok()) return Fail(result.status());
   finished_ = true;
   return result;
@@ -119,7 +119,7 @@ absl::StatusOr<SealedBlob> PutPipeline::Seal(const PutCommit& commit) {
   return blob;
 }
 
-absl::StatusOr<PutResult> PutPipeline::Install(const SealedBlob& blob) {
+absl::StatusOr<PutResult> PutPipeline::StageAndPublish(const SealedBlob& blob) {
   // Durable but invisible first, then visible at once: a crash between the
   // two leaves no partial blob, only leftovers the store cleans up.
   RETURN_IF_ERROR(sink_->Stage(blob));

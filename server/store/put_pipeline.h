@@ -78,7 +78,7 @@ class PutPipeline final : public PutWriter {
  private:
   // The hashed content, once the name and the digest are checked.
   absl::StatusOr<SealedBlob> Seal(const PutCommit& commit);
-  absl::StatusOr<PutResult> Install(const SealedBlob& blob);
+  absl::StatusOr<PutResult> StageAndPublish(const SealedBlob& blob);
   // Ends the Put with `status`: Aborts the sink and remembers it.
   absl::Status Fail(absl::Status status);
   // What a call after the end returns.

@@ -18,6 +18,7 @@
 #include "lib/testing/test_blob.h"
 #include "lib/tree/descriptor.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/forwarding_store.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 
@@ -26,58 +27,25 @@ namespace {
 
 // Forwards to a store, and runs `before_quarantine` and `after_open` at those
 // points: what another thread could do there, made deterministic.
-class HookedStore final : public Store {
+class HookedStore final : public ForwardingStore {
  public:
-  explicit HookedStore(Store* store) : store_(store) {}
+  explicit HookedStore(Store* store) : ForwardingStore(*store) {}
 
   // Each runs once. Set by the test thread only; run from const OpenBlob().
   mutable std::function<void()> after_open;
   std::function<void()> before_quarantine;
 
-  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
-      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
-      std::optional<uint64_t> size) override {
-    return store_->BeginPut(params, expected, size);
-  }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override {
-    absl::StatusOr<std::shared_ptr<const Blob>> blob = store_->OpenBlob(digest);
+    absl::StatusOr<std::shared_ptr<const Blob>> blob = inner().OpenBlob(digest);
     if (after_open) std::exchange(after_open, nullptr)();
     return blob;
-  }
-  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override {
-    return store_->LookupName(name);
-  }
-  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
-                                   const NameWrite& write) override {
-    return store_->SetName(digest, write);
-  }
-  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
-    return store_->Stat(digest);
-  }
-  absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
-                                             size_t limit) const override {
-    return store_->List(after, limit);
-  }
-  absl::Status DeleteBlob(const ParsedDigest& digest) override {
-    return store_->DeleteBlob(digest);
-  }
-  absl::Status DeleteName(absl::string_view name) override {
-    return store_->DeleteName(name);
   }
   absl::Status Quarantine(const ParsedDigest& digest,
                           absl::string_view reason) override {
     if (before_quarantine) std::exchange(before_quarantine, nullptr)();
-    return store_->Quarantine(digest, reason);
+    return inner().Quarantine(digest, reason);
   }
-  std::optional<StoreTotals> Totals() const override {
-    return store_->Totals();
-  }
-  bool IsLocal() const override { return store_->IsLocal(); }
-  void Log(absl::string_view message) const override { store_->Log(message); }
-
- private:
-  Store* const store_;
 };
 
 class ServedBlobsTest : public FileStoreFixture {

@@ -4,17 +4,20 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "lib/base/status_macros.h"
 #include "lib/fec/dm_verity_fec.h"
 #include "lib/hash/hash.h"
 #include "lib/trust/name_statement.h"
 #include "server/store/name_index.h"
+#include "server/store/read_join.h"
 
 namespace verity::server {
 
@@ -42,56 +45,53 @@ namespace {
 // connections (a TLS handshake each) stay few.
 constexpr size_t kMaxReadsInFlight = 32;
 
-// The reads of one StartAndWait() not done yet. Shared with each
+// Places among StartAndWait()'s reads in flight. Shared with each
 // completion, so that none touches it after the waiter has gone.
-class ReadWindow {
+class InFlightLimit {
  public:
-  explicit ReadWindow(size_t reads) : left_(reads) {}
-
   // Waits for a place among the reads in flight, and takes it.
   void Enter() ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(this, &ReadWindow::HasRoom));
+    mu_.Await(absl::Condition(this, &InFlightLimit::HasRoom));
     ++in_flight_;
   }
   void Leave() ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     --in_flight_;
-    --left_;
-  }
-  void WaitForAll() ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(this, &ReadWindow::AllDone));
   }
 
  private:
   bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return in_flight_ < kMaxReadsInFlight;
   }
-  bool AllDone() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return left_ == 0; }
 
   absl::Mutex mu_;
   size_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t left_ ABSL_GUARDED_BY(mu_);
 };
 
 // Starts every read with ReadAsync(), kMaxReadsInFlight at a time, each as
-// one ends, and waits for them all.
+// one ends, and waits for them all (a ReadJoin of them; each read keeps its
+// own status).
 void StartAndWait(const Blob& blob, absl::Span<PartRead* const> reads) {
-  auto window = std::make_shared<ReadWindow>(reads.size());
+  absl::Notification all_done;
+  std::shared_ptr<ReadJoin> join =
+      ReadJoin::Create(static_cast<int>(reads.size()),
+                       [&all_done](absl::Status) { all_done.Notify(); });
+  auto limit = std::make_shared<InFlightLimit>();
   for (PartRead* read : reads) {
-    window->Enter();
+    limit->Enter();
     blob.ReadAsync(read->part, read->offset, Buffer::Allocate(read->out.size()),
-                   [read, window](absl::StatusOr<Buffer> bytes) {
+                   [read, limit, join](absl::StatusOr<Buffer> bytes) {
                      if (bytes.ok()) {
                        std::copy_n(bytes->span().begin(), read->out.size(),
                                    read->out.begin());
                      }
                      read->status = bytes.status();
-                     window->Leave();
+                     limit->Leave();
+                     join->Report(absl::OkStatus());
                    });
   }
-  window->WaitForAll();
+  all_done.WaitForNotification();
 }
 
 }  // namespace

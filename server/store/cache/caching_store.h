@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "server/store/cache/disk_cache.h"
 #include "server/store/cache/slab_cache.h"
+#include "server/store/forwarding_store.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -30,60 +31,27 @@ struct CachingStoreOptions {
   DiskCacheOptions disk;
 };
 
-// Thread-safe, as the store it wraps.
-class CachingStore final : public Store {
+// Thread-safe, as the store it wraps. Serves its blobs through the slab
+// cache, and forwards every other call. A deleted blob's cached slabs stay
+// until evicted: the same digest always names the same bytes, so they are
+// right for a copy put again, and a deleted blob can no longer be opened.
+class CachingStore final : public ForwardingStore {
  public:
   // INVALID_ARGUMENT for a slab size outside [kMinSlabBytes, kMaxSlabBytes];
   // the disk cache's errors.
   static absl::StatusOr<std::unique_ptr<CachingStore>> Open(
       std::unique_ptr<Store> store, const CachingStoreOptions& options);
 
-  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
-      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
-      std::optional<uint64_t> size) override {
-    return store_->BeginPut(params, expected, size);
-  }
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
-  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override {
-    return store_->LookupName(name);
-  }
-  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
-                                   const NameWrite& write) override {
-    return store_->SetName(digest, write);
-  }
-  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
-    return store_->Stat(digest);
-  }
-  absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
-                                             size_t limit) const override {
-    return store_->List(after, limit);
-  }
-  // The blob's cached slabs stay until evicted: the same digest always names
-  // the same bytes, so they are right for a copy put again, and a deleted
-  // blob can no longer be opened.
-  absl::Status DeleteBlob(const ParsedDigest& digest) override {
-    return store_->DeleteBlob(digest);
-  }
-  absl::Status DeleteName(absl::string_view name) override {
-    return store_->DeleteName(name);
-  }
-  absl::Status Quarantine(const ParsedDigest& digest,
-                          absl::string_view reason) override {
-    return store_->Quarantine(digest, reason);
-  }
-  std::optional<StoreTotals> Totals() const override {
-    return store_->Totals();
-  }
-  bool IsLocal() const override { return store_->IsLocal(); }
-  absl::Status CheckHealth() const override { return store_->CheckHealth(); }
-  void Log(absl::string_view message) const override { store_->Log(message); }
 
   SlabCacheStats cache_stats() const { return cache_->stats(); }
 
  private:
   CachingStore(std::unique_ptr<Store> store, std::shared_ptr<SlabCache> cache)
-      : cache_(std::move(cache)), store_(std::move(store)) {}
+      : ForwardingStore(*store),
+        cache_(std::move(cache)),
+        store_(std::move(store)) {}
 
   // Destroyed after the store, whose fetches in flight complete into it when
   // the store goes.

@@ -1,5 +1,5 @@
 // Implements FileBlobSink: write as data arrives, then make the staged blob
-// durable before the store installs it.
+// durable before the store publishes it.
 
 #include "server/store/file/file_blob_sink.h"
 
@@ -22,7 +22,7 @@ constexpr uint64_t kWritebackBytes = 8 << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
-    FileSystem& fs, std::string dir, InstallFn install, int fec_roots,
+    FileSystem& fs, std::string dir, PublishFn publish, int fec_roots,
     std::optional<FecStreamEncoder> fec_stream) {
   if (fec_roots != 0) RETURN_IF_ERROR(ValidateFecRoots(fec_roots));
   const std::string data_path = JoinPath(dir, "data");
@@ -34,17 +34,17 @@ absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
     return data_fd.status();
   }
   return std::unique_ptr<FileBlobSink>(
-      new FileBlobSink(fs, std::move(dir), std::move(install), fec_roots,
+      new FileBlobSink(fs, std::move(dir), std::move(publish), fec_roots,
                        std::move(fec_stream), *std::move(data_fd)));
 }
 
-FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
+FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, PublishFn publish,
                            int fec_roots,
                            std::optional<FecStreamEncoder> fec_stream,
                            UniqueFd data_fd)
     : fs_(fs),
       dir_(std::move(dir)),
-      install_(std::move(install)),
+      publish_(std::move(publish)),
       fec_roots_(fec_roots),
       fec_stream_(std::move(fec_stream)),
       data_fd_(std::move(data_fd)) {}
@@ -138,7 +138,7 @@ absl::Status FileBlobSink::EncodeFecReadingBack(const SealedBlob& blob,
 }
 
 absl::StatusOr<PutResult> FileBlobSink::Publish(const SealedBlob& blob) {
-  absl::StatusOr<PutResult> result = install_(dir_, blob);
+  absl::StatusOr<PutResult> result = publish_(dir_, blob);
   // Renamed into place, or not needed: a blob stored already.
   Discard();
   return result;

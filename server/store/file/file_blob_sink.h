@@ -26,7 +26,7 @@ namespace verity::server {
 // fsync'd along with the directory), into the store, or finds the blob
 // there already; then records its name. The sink removes whatever the
 // function leaves of `dir`.
-using InstallFn = std::function<absl::StatusOr<PutResult>(
+using PublishFn = std::function<absl::StatusOr<PutResult>(
     const std::string& dir, const SealedBlob& blob)>;
 
 // Not thread-safe. Abort, and Publish whatever its outcome, remove the
@@ -39,7 +39,7 @@ class FileBlobSink final : public BlobSink {
   // `fec_stream` as the content arrives if given (the Put's size known),
   // else from the staged content read back.
   static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
-      FileSystem& fs, std::string dir, InstallFn install, int fec_roots = 0,
+      FileSystem& fs, std::string dir, PublishFn publish, int fec_roots = 0,
       std::optional<FecStreamEncoder> fec_stream = std::nullopt);
 
   FileBlobSink(const FileBlobSink&) = delete;
@@ -57,7 +57,7 @@ class FileBlobSink final : public BlobSink {
   void Abort() override { Discard(); }
 
  private:
-  FileBlobSink(FileSystem& fs, std::string dir, InstallFn install,
+  FileBlobSink(FileSystem& fs, std::string dir, PublishFn publish,
                int fec_roots, std::optional<FecStreamEncoder> fec_stream,
                UniqueFd data_fd);
 
@@ -73,7 +73,7 @@ class FileBlobSink final : public BlobSink {
 
   FileSystem& fs_;
   const std::string dir_;
-  const InstallFn install_;
+  const PublishFn publish_;
   const int fec_roots_;
   std::optional<FecStreamEncoder> fec_stream_;
   UniqueFd data_fd_;

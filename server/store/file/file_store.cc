@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
       FileBlobSink::Create(
           fs_, std::move(dir),
           [this](const std::string& staged, const SealedBlob& blob) {
-            return Install(staged, blob);
+            return PublishStaged(staged, blob);
           },
           options_.fec_roots, std::move(fec_stream)));
   // No executor of its own: a file Put waits only on the disk, never on
@@ -77,8 +77,8 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
       std::move(sink));
 }
 
-absl::StatusOr<PutResult> FileStore::Install(const std::string& dir,
-                                             const SealedBlob& blob) {
+absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
+                                                   const SealedBlob& blob) {
   absl::MutexLock mutation(&mutation_mu_);
   const std::string& text = blob.digest_text;
   bool present;

@@ -166,9 +166,9 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
 
   // Changes to the files, serialized by mutation_mu_.
-  // The file store's InstallFn (file_blob_sink.h).
-  absl::StatusOr<PutResult> Install(const std::string& dir,
-                                    const SealedBlob& blob);
+  // The file store's PublishFn (file_blob_sink.h).
+  absl::StatusOr<PutResult> PublishStaged(const std::string& dir,
+                                          const SealedBlob& blob);
   absl::Status MakeShardDir(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Points write.name at `digest` if write.check allows it: the check runs

@@ -1,0 +1,70 @@
+// A Store that hands every call to another: the base of a store that wraps
+// one and changes a few of its calls (the slab cache in front of a remote
+// store, a test's hooks), overriding only those.
+
+#ifndef VERITYD_SERVER_STORE_FORWARDING_STORE_H_
+#define VERITYD_SERVER_STORE_FORWARDING_STORE_H_
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "server/store/store.h"
+
+namespace verity::server {
+
+// Thread-safe, as the store it wraps, which must outlive it.
+class ForwardingStore : public Store {
+ public:
+  absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
+      const ParsedDigest& digest) const override {
+    return inner_.OpenBlob(digest);
+  }
+  absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override {
+    return inner_.LookupName(name);
+  }
+  absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
+                                   const NameWrite& write) override {
+    return inner_.SetName(digest, write);
+  }
+  absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
+    return inner_.Stat(digest);
+  }
+  absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
+                                             size_t limit) const override {
+    return inner_.List(after, limit);
+  }
+  absl::Status DeleteBlob(const ParsedDigest& digest) override {
+    return inner_.DeleteBlob(digest);
+  }
+  absl::Status DeleteName(absl::string_view name) override {
+    return inner_.DeleteName(name);
+  }
+  absl::Status Quarantine(const ParsedDigest& digest,
+                          absl::string_view reason) override {
+    return inner_.Quarantine(digest, reason);
+  }
+  std::optional<StoreTotals> Totals() const override { return inner_.Totals(); }
+  bool IsLocal() const override { return inner_.IsLocal(); }
+  absl::Status CheckHealth() const override { return inner_.CheckHealth(); }
+  void Log(absl::string_view message) const override { inner_.Log(message); }
+
+ protected:
+  explicit ForwardingStore(Store& inner) : inner_(inner) {}
+
+  Store& inner() const { return inner_; }
+
+ private:
+  absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size) override {
+    return inner_.BeginPut(params, expected, size);
+  }
+
+  Store& inner_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_FORWARDING_STORE_H_
