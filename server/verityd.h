@@ -143,11 +143,12 @@ class Verityd {
   // --name_keys; never null once Init() has run.
   std::unique_ptr<NamePolicy> names_;
   ServiceContext context_;
+  // Runs its work on io_: declared before it, so that io_'s last tasks find
+  // it.
+  std::unique_ptr<CorruptionReporter> corruption_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;
-  // Uses io_ and what io_'s work uses.
-  std::unique_ptr<CorruptionReporter> corruption_;
   // FEC repairs: blocking reads of a whole RS group and a durable write (a
   // group of 64 KiB blocks is 16 MiB). Destroyed before the pool and the
   // dispatcher, through which the reads that waited for a repair go on.
