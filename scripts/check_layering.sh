@@ -13,6 +13,7 @@ declare -A allowed=(
   [lib/tree]="lib/base lib/hash"
   [lib/fec]="lib/base"
   [lib/trust]="lib/base lib/hash lib/tree"
+  [lib/manifest]="lib/base lib/hash lib/tree"
   [lib/testing]="lib/base lib/hash lib/tree"
   [proto]="lib"
   [server/store]="lib"
@@ -29,7 +30,7 @@ declare -A allowed=(
   [client/cli]="lib client/include client/sdk"
 )
 # What tests (and test support) may include on top.
-test_support="lib lib/base lib/hash lib/tree lib/fec lib/trust lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/cli"
+test_support="lib lib/base lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/cli"
 
 bad=0
 while IFS= read -r file; do

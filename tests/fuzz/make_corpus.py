@@ -307,7 +307,47 @@ def flags_seeds():
     }
 
 
+def tree_entry(path, kind, executable=False, size=0, alg=1, digest=None, target=b''):
+    """One entry of a tree manifest, as docs/protocol.md lays it out."""
+    out = u8(kind) + u16(len(path)) + path
+    if kind == 1:
+        digest = digest if digest is not None else hashlib.new(
+            'sha256' if alg == 1 else 'sha512', path).digest()
+        return out + u8(1 if executable else 0) + u64(size) + u8(alg) + digest
+    if kind == 3:
+        return out + u16(len(target)) + target
+    return out
+
+
+def tree_manifest(entries):
+    return b'verityd tree v1\n' + struct.pack('<I', len(entries)) + b''.join(entries)
+
+
+def tree_manifest_seeds():
+    release = [tree_entry(b'empty', 2), tree_entry(b'latest', 3, target=b'model'),
+               tree_entry(b'model', 2), tree_entry(b'model.d', 1),
+               tree_entry(b'model/config.json', 1, size=300),
+               tree_entry(b'model/current', 3, target=b'weights.bin'),
+               tree_entry(b'model/weights.bin', 1, size=1 << 20, alg=2),
+               tree_entry(b'run.sh', 1, executable=True, size=40)]
+    return {
+        'release': tree_manifest(release),
+        'empty_tree': tree_manifest([]),
+        'one_file': tree_manifest([tree_entry(b'a', 1, size=5)]),
+        'escaping_link': tree_manifest([tree_entry(b'd', 2), tree_entry(b'd/up', 3, target=b'..'),
+                                        tree_entry(b'x', 3, target=b'd/up/..')]),
+        'link_loop': tree_manifest([tree_entry(b'a', 3, target=b'b'),
+                                    tree_entry(b'b', 3, target=b'a')]),
+        'dot_dot': tree_manifest([tree_entry(b'a', 2), tree_entry(b'a/../b', 1)]),
+        'out_of_order': tree_manifest([tree_entry(b'b', 1), tree_entry(b'a', 1)]),
+        'no_parent': tree_manifest([tree_entry(b'a/b', 1)]),
+        'absolute': tree_manifest([tree_entry(b'/etc', 2)]),
+        'trailing': tree_manifest([tree_entry(b'a', 1)]) + b'x',
+    }
+
+
 TARGETS = {
+    'tree_manifest': tree_manifest_seeds,
     'name_statement': name_statement_seeds,
     'flags': flags_seeds,
     'store_recovery': store_recovery_seeds,

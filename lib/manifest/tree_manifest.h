@@ -1,0 +1,91 @@
+// A tree manifest: the canonical encoding of a directory tree whose files are
+// blobs, so that one digest (the manifest's own, as a blob) names a whole
+// release of files, and one signed name statement over it binds them all
+// (no mix of files from two releases). docs/protocol.md, "Tree manifests",
+// has the layout.
+//
+// Every entry is a relative path with its type: a file (its blob's digest,
+// its size and the executable bit), a directory, or a symlink (its target,
+// which must stay inside the tree). Entries are sorted by path bytes, each
+// parent directory listed before what it holds, no path twice: the encoding
+// of a tree is unique, and ParseTreeManifest() accepts nothing else.
+
+#ifndef VERITYD_LIB_MANIFEST_TREE_MANIFEST_H_
+#define VERITYD_LIB_MANIFEST_TREE_MANIFEST_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/tree/descriptor.h"
+
+namespace verity {
+
+// Limits a manifest must keep, refused beyond (INVALID_ARGUMENT): what a
+// client holds in memory to check a tree, and what it creates on disk.
+inline constexpr size_t kMaxTreeEntries = size_t{1} << 20;
+inline constexpr size_t kMaxTreeManifestBytes = size_t{128} << 20;
+// A path's and a symlink target's bytes (PATH_MAX), and a name's (NAME_MAX).
+inline constexpr size_t kMaxTreePathBytes = 4096;
+inline constexpr size_t kMaxTreeNameBytes = 255;
+// Symlinks followed in resolving one target, as Linux's MAXSYMLINKS.
+inline constexpr int kMaxSymlinkHops = 40;
+
+enum class TreeEntryType : uint8_t { kFile = 1, kDirectory = 2, kSymlink = 3 };
+
+struct TreeEntry {
+  // Relative, '/'-separated: no leading or trailing '/', no empty, "." or
+  // ".." component, no NUL.
+  std::string path;
+  TreeEntryType type = TreeEntryType::kFile;
+  // Files: their blob (the fs-verity digest of their content), its size, and
+  // whether the file is executable (mode 0755, else 0644). Directories are
+  // 0755.
+  ParsedDigest digest;
+  uint64_t size = 0;
+  bool executable = false;
+  // Symlinks: the target, relative to the link's folder, at most
+  // kMaxTreePathBytes, no NUL. Resolved name by name from the link's folder,
+  // following the tree's own symlinks met on the way (at most
+  // kMaxSymlinkHops), it never leaves the tree's root; it may name nothing.
+  std::string target;
+
+  friend bool operator==(const TreeEntry& a, const TreeEntry& b) {
+    return a.path == b.path && a.type == b.type && a.digest == b.digest &&
+           a.size == b.size && a.executable == b.executable &&
+           a.target == b.target;
+  }
+};
+
+// The entries in canonical order: sorted by path bytes.
+struct TreeManifest {
+  std::vector<TreeEntry> entries;
+};
+
+// The manifest of `entries` (any order): sorted, checked (as
+// ParseTreeManifest checks), encoded. INVALID_ARGUMENT naming the entry that
+// breaks a rule.
+absl::StatusOr<std::string> EncodeTreeManifest(std::vector<TreeEntry> entries);
+
+// The tree `bytes` encode. INVALID_ARGUMENT, naming what is wrong, unless
+// `bytes` are exactly what EncodeTreeManifest() gives for some tree: a bad
+// magic, entries out of order or repeated, a path that is absolute or has an
+// empty, "." or ".." component or a NUL, an entry whose parent is not a
+// directory listed before it, a symlink whose target is absolute or leaves
+// the tree, a digest of an unknown algorithm, limits passed, bytes left over.
+absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes);
+
+// True if `bytes` begin as a tree manifest does (its magic): to tell one from
+// another blob before parsing it.
+bool LooksLikeTreeManifest(absl::string_view bytes);
+
+// INVALID_ARGUMENT unless `path` is a relative tree path (see TreeEntry).
+absl::Status CheckTreePath(absl::string_view path);
+
+}  // namespace verity
+
+#endif  // VERITYD_LIB_MANIFEST_TREE_MANIFEST_H_
