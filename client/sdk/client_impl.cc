@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "client/sdk/backoff.h"
 #include "client/sdk/blob_info_check.h"
@@ -265,6 +266,37 @@ absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
   }
   page.next_page_token = response.next_page_token();
   return page;
+}
+
+absl::StatusOr<std::vector<sdk::Digest>> ClientImpl::FindMissing(
+    const std::vector<sdk::Digest>& digests) {
+  // The server's kMaxFindMissingDigests.
+  constexpr size_t kBatch = 10000;
+  std::vector<std::string> unique;
+  absl::flat_hash_set<std::string> seen;
+  for (const sdk::Digest& digest : digests) {
+    std::string text = digest.ToString();
+    if (seen.insert(text).second) unique.push_back(std::move(text));
+  }
+  std::vector<sdk::Digest> missing;
+  for (size_t first = 0; first < unique.size(); first += kBatch) {
+    v1::FindMissingRequest request;
+    const size_t end = std::min(unique.size(), first + kBatch);
+    for (size_t i = first; i < end; ++i) request.add_digests(unique[i]);
+    v1::FindMissingResponse response;
+    RETURN_IF_ERROR(RetryUnary(options_.retry, options_.rpc_timeout,
+                               absl::InfiniteFuture(),
+                               [&](grpc::ClientContext* context) {
+                                 response.Clear();
+                                 return FromGrpcStatus(stub_->FindMissing(
+                                     context, request, &response));
+                               }));
+    for (const std::string& text : response.missing()) {
+      ASSIGN_OR_RETURN(sdk::Digest digest, sdk::Digest::Parse(text));
+      missing.push_back(std::move(digest));
+    }
+  }
+  return missing;
 }
 
 absl::Status ClientImpl::Delete(const sdk::Digest& digest) {

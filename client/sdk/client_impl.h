@@ -46,6 +46,8 @@ class ClientImpl final : public sdk::Client {
       absl::string_view name_statement) override;
   absl::StatusOr<sdk::ListPage> List(absl::string_view page_token,
                                      uint32_t page_size) override;
+  absl::StatusOr<std::vector<sdk::Digest>> FindMissing(
+      const std::vector<sdk::Digest>& digests) override;
   absl::Status Delete(const sdk::Digest& digest) override;
   absl::Status DeleteName(absl::string_view name) override;
   sdk::ClientStats Stats() const override;

@@ -36,11 +36,13 @@ enum class RpcMethod {
   kList,
   kDelete,
   kSetName,
-  kReadSmall
+  kReadSmall,
+  kFindMissing
 };
-inline constexpr int kNumRpcMethods = 7;
+inline constexpr int kNumRpcMethods = 8;
 
-// "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall".
+// "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
+// "FindMissing".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

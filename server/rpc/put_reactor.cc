@@ -4,12 +4,15 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lib/base/status_macros.h"
+#include "lib/manifest/tree_manifest.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/request_checks.h"
+#include "server/rpc/tree_checks.h"
 
 namespace verity::server {
 
@@ -98,6 +101,13 @@ absl::Status PutReactor::Consume(const v1::PutRequest& request) {
             "the first message of a Put must be its header");
       }
       context_->metrics->AddPutBytes(request.data().size());
+      if (manifest_.has_value()) {
+        if (request.data().size() > kMaxTreeManifestBytes - manifest_->size()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "a tree manifest is at most ", kMaxTreeManifestBytes, " bytes"));
+        }
+        manifest_->append(request.data());
+      }
       return writer_->Append(AsBytes(request.data()));
     case v1::PutRequest::PART_NOT_SET:
       break;
@@ -109,6 +119,7 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   ASSIGN_OR_RETURN(CheckedPutHeader checked, CheckPutHeader(header));
   commit_.expected = std::move(checked.expected);
   commit_.fsverity_signature = std::move(checked.fsverity_signature);
+  if (checked.tree_manifest) manifest_.emplace();
   // A statement that the request alone shows is bad fails before any
   // content is taken; its digest and version are checked at the commit.
   if (!checked.name.empty()) {
@@ -126,6 +137,9 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
 absl::Status PutReactor::Commit() {
   if (writer_ == nullptr) {
     return absl::InvalidArgumentError("a Put needs a header");
+  }
+  if (manifest_.has_value()) {
+    RETURN_IF_ERROR(CheckStoredTree(*context_->store, *manifest_));
   }
   // New content may replace a quarantined copy: CommitPut drops it from the
   // cache. A name write its check refuses leaves the name as it was and the

@@ -59,6 +59,8 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   Executor* steps_;
   // What Commit commits besides the content (the header's).
   PutCommit commit_;
+  // A tree manifest's content, checked before the commit; empty otherwise.
+  std::optional<std::string> manifest_;
 };
 
 }  // namespace verity::server

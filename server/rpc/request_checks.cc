@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
@@ -91,6 +92,7 @@ absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
     RETURN_IF_ERROR(CheckFsveritySignatureFormat(header.fsverity_signature()));
   }
   checked.fsverity_signature = header.fsverity_signature();
+  checked.tree_manifest = header.tree_manifest();
   if (header.has_content_size()) {
     checked.size = header.content_size();
     // Content dm-verity does not cover is refused before it is sent.
@@ -114,6 +116,22 @@ absl::StatusOr<CheckedSetName> CheckSetNameRequest(
   RETURN_IF_ERROR(CheckStatementSize(request.name_statement()));
   checked.name_statement = request.name_statement();
   return checked;
+}
+
+absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
+    const v1::FindMissingRequest& request) {
+  if (static_cast<size_t>(request.digests_size()) > kMaxFindMissingDigests) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FindMissing asks about ", request.digests_size(),
+                     " digests; at most ", kMaxFindMissingDigests));
+  }
+  std::vector<ParsedDigest> digests;
+  absl::flat_hash_set<ParsedDigest> seen;
+  for (const std::string& text : request.digests()) {
+    ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(text));
+    if (seen.insert(digest).second) digests.push_back(std::move(digest));
+  }
+  return digests;
 }
 
 size_t ListPageSize(const v1::ListRequest& request) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -63,6 +64,7 @@ struct CheckedPutHeader {
   std::string name_statement;            // empty: none; only with a name
   std::string fsverity_signature;        // empty: none
   std::optional<uint64_t> size;          // content_size, if given
+  bool tree_manifest = false;
 };
 
 // Refuses invalid tree params, a malformed expected digest or one of another
@@ -82,6 +84,14 @@ struct CheckedSetName {
 // kMaxNameStatementSize bytes.
 absl::StatusOr<CheckedSetName> CheckSetNameRequest(
     const v1::SetNameRequest& request);
+
+// The most digests one FindMissing call asks about.
+inline constexpr size_t kMaxFindMissingDigests = 10000;
+
+// The digests a FindMissing asks about, in its order, each once. Refuses
+// more than kMaxFindMissingDigests and a malformed digest.
+absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
+    const v1::FindMissingRequest& request);
 
 // The blobs one List page holds: page_size, at most kMaxListPageSize, which
 // page_size 0 also means.

@@ -114,7 +114,30 @@ absl::Status DoSetName(ServiceContext* context,
   return absl::OkStatus();
 }
 
+absl::Status DoFindMissing(const ServiceContext& context,
+                           const v1::FindMissingRequest& request,
+                           v1::FindMissingResponse* response) {
+  RETURN_IF_ERROR(context.state.CheckServing());
+  ASSIGN_OR_RETURN(const std::vector<ParsedDigest> digests,
+                   CheckFindMissingRequest(request));
+  for (const ParsedDigest& digest : digests) {
+    ASSIGN_OR_RETURN(const bool held, context.store->Has(digest));
+    if (!held) response->add_missing(digest.ToString());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+grpc::ServerUnaryReactor* VerityService::FindMissing(
+    grpc::CallbackServerContext* call, const v1::FindMissingRequest* request,
+    v1::FindMissingResponse* response) {
+  // Tells whether blobs exist, as Stat does: the read role.
+  return Answer(context_, call, RpcMethod::kFindMissing, Role::kRead,
+                !context_->store->IsLocal(), [this, request, response] {
+                  return DoFindMissing(*context_, *request, response);
+                });
+}
 
 grpc::ServerUnaryReactor* VerityService::SetName(
     grpc::CallbackServerContext* call, const v1::SetNameRequest* request,

@@ -41,6 +41,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* SetName(grpc::CallbackServerContext* call,
                                     const v1::SetNameRequest* request,
                                     v1::BlobInfo* response) override;
+  grpc::ServerUnaryReactor* FindMissing(
+      grpc::CallbackServerContext* call, const v1::FindMissingRequest* request,
+      v1::FindMissingResponse* response) override;
 
  private:
   ServiceContext* const context_;

@@ -31,6 +31,9 @@ class ForwardingStore : public Store {
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
     return inner_.Stat(digest);
   }
+  absl::StatusOr<bool> Has(const ParsedDigest& digest) const override {
+    return inner_.Has(digest);
+  }
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override {
     return inner_.List(after, limit);

@@ -196,6 +196,14 @@ absl::Status RunNameCheck(const NameWrite& write, const ParsedDigest& digest,
   return write.check(digest, current_statement);
 }
 
+absl::StatusOr<bool> Store::Has(const ParsedDigest& digest) const {
+  const absl::Status stat = Stat(digest).status();
+  // A quarantined blob is DATA_LOSS: not served, so not held.
+  if (absl::IsNotFound(stat) || absl::IsDataLoss(stat)) return false;
+  RETURN_IF_ERROR(stat);
+  return true;
+}
+
 void LogToStderr(absl::string_view message) {
   const std::string line = absl::StrCat("verityd: ", message, "\n");
   fwrite(line.data(), 1, line.size(), stderr);

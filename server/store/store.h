@@ -356,6 +356,10 @@ class Store {
                                            const NameWrite& write) = 0;
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined.
+  // Whether the blob is stored and served (not quarantined): what Stat()
+  // would find, for many blobs at a time (FindMissing). By default through
+  // Stat(); a remote store asks less.
+  virtual absl::StatusOr<bool> Has(const ParsedDigest& digest) const;
   virtual absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const = 0;
 
   // Served blobs in digest-text order strictly after `after` (empty: from

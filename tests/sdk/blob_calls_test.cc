@@ -137,6 +137,45 @@ TEST_F(BlobCallsTest, StatListAndDelete) {
   EXPECT_EQ(client_->Delete(digest).code(), StatusCode::kNotFound);
 }
 
+// FindMissing answers in the request's order, each once, in batches of any
+// size; the server refuses a malformed digest and more than 10,000 at once.
+TEST_F(BlobCallsTest, FindMissing) {
+  const sdk::Digest a = PutRandomBlob(*server_, 1000, 1).digest;
+  const sdk::Digest b = PutRandomBlob(*server_, 5000, 2).digest;
+  const sdk::Digest x = *sdk::Digest::Parse(DigestOf(RandomBytes(10, 3)));
+  const sdk::Digest y = *sdk::Digest::Parse(DigestOf(RandomBytes(10, 4)));
+  absl::StatusOr<std::vector<sdk::Digest>> missing =
+      client_->FindMissing({a, y, x, b, y, a});
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_EQ(*missing, (std::vector<sdk::Digest>{y, x}));
+  EXPECT_TRUE(client_->FindMissing({})->empty());
+  // 25,000 distinct digests, three batches; only the stored two are held.
+  std::vector<sdk::Digest> many = {a};
+  for (int i = 0; i < 25000; ++i) {
+    many.push_back(*sdk::Digest::Parse(absl::StrCat(
+        "sha256:", std::string(58, '0'), absl::Hex(i, absl::kZeroPad6))));
+  }
+  many.push_back(b);
+  missing = client_->FindMissing(many);
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_EQ(missing->size(), 25000u);
+  EXPECT_EQ(missing->front(), many[1]);
+
+  v1::FindMissingRequest request;
+  request.add_digests("sha256:nothex");
+  v1::FindMissingResponse response;
+  grpc::ClientContext context;
+  EXPECT_EQ(
+      server_->stub().FindMissing(&context, request, &response).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  request.clear_digests();
+  for (int i = 0; i < 10001; ++i) request.add_digests(a.ToString());
+  grpc::ClientContext context2;
+  EXPECT_EQ(
+      server_->stub().FindMissing(&context2, request, &response).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 class TlsClientTest : public ::testing::Test {
  protected:
   void SetUp() override {

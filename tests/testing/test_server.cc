@@ -68,15 +68,23 @@ absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
                                         absl::string_view name,
                                         absl::string_view expected_digest,
                                         size_t chunk, bool sized) {
+  v1::PutHeader header;
+  *header.mutable_params() = TreeParamsToProto(params);
+  header.set_name(std::string(name));
+  header.set_expected_digest(std::string(expected_digest));
+  if (sized) header.set_content_size(data.size());
+  return PutWithHeader(stub, header, data, chunk);
+}
+
+absl::StatusOr<v1::PutResponse> PutWithHeader(v1::Verity::Stub& stub,
+                                              const v1::PutHeader& header,
+                                              absl::string_view data,
+                                              size_t chunk) {
   grpc::ClientContext context;
   v1::PutResponse response;
   auto writer = stub.Put(&context, &response);
   v1::PutRequest request;
-  v1::PutHeader* header = request.mutable_header();
-  *header->mutable_params() = TreeParamsToProto(params);
-  header->set_name(std::string(name));
-  header->set_expected_digest(std::string(expected_digest));
-  if (sized) header->set_content_size(data.size());
+  *request.mutable_header() = header;
   bool ok = writer->Write(request);
   for (size_t at = 0; ok && at < data.size(); at += chunk) {
     request.set_data(std::string(data.substr(at, chunk)));

@@ -67,6 +67,13 @@ struct ReadResult {
 
 // Reads [offset, offset + length) of the blob `digest` (or `name`, if digest is
 // empty) through the client's verifying reader.
+// Puts `data` after `header`, in chunks of `chunk` bytes. The status is the
+// call's.
+absl::StatusOr<v1::PutResponse> PutWithHeader(v1::Verity::Stub& stub,
+                                              const v1::PutHeader& header,
+                                              absl::string_view data,
+                                              size_t chunk = 100000);
+
 ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
                     uint64_t offset = 0, uint64_t length = 0,
                     absl::string_view name = "");

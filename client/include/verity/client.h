@@ -131,6 +131,12 @@ class Client {
   // Every page.
   absl::StatusOr<std::vector<BlobInfo>> ListAll();
 
+  // The blobs of `digests` the server does not hold, in their order, each
+  // once: what an upload of many (a tree's files) sends. Any number, asked
+  // in batches of the server's limit (10,000); retried as Stat.
+  virtual absl::StatusOr<std::vector<Digest>> FindMissing(
+      const std::vector<Digest>& digests) = 0;
+
   // Deletes the blob and every name that refers to it. Put and Delete are
   // not retried: neither could be repeated blindly.
   virtual absl::Status Delete(const Digest& digest) = 0;

@@ -453,6 +453,14 @@ absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
       std::move(names),  std::move(signature), ""};
 }
 
+absl::StatusOr<bool> S3Store::Has(const ParsedDigest& digest) const {
+  const absl::Status exists = Exists(digest);
+  if (absl::IsNotFound(exists)) return false;
+  RETURN_IF_ERROR(exists);
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  return !quarantined;
+}
+
 absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,
                                                     size_t limit) const {
   std::vector<BlobInfo> infos;

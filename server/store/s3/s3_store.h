@@ -96,6 +96,8 @@ class S3Store final : public Store {
   absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
                                    const NameWrite& write) override;
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
+  // Two HEADs: the descriptor and the quarantine mark.
+  absl::StatusOr<bool> Has(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
   absl::Status DeleteBlob(const ParsedDigest& digest) override;
