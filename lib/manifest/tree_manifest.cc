@@ -36,40 +36,11 @@ absl::Status Bad(absl::string_view path, absl::string_view what) {
       "tree manifest: entry \"", absl::CEscape(path), "\": ", what));
 }
 
-void Put(uint64_t value, int bytes, std::string* out) {
-  uint8_t encoded[8];
-  StoreLittleEndian(value, bytes, encoded);
-  out->append(reinterpret_cast<const char*>(encoded), bytes);
+// A u16 size, then that many bytes.
+bool ReadSized(LittleEndianReader& in, absl::string_view* out) {
+  uint64_t size = 0;
+  return in.Integer(2, &size) && in.Bytes(size, out);
 }
-
-// Reads the encoding front to back; every read fails once input runs out.
-class Reader {
- public:
-  explicit Reader(absl::string_view in) : in_(in) {}
-
-  bool Bytes(size_t size, absl::string_view* out) {
-    if (in_.size() < size) return false;
-    *out = in_.substr(0, size);
-    in_.remove_prefix(size);
-    return true;
-  }
-  bool Int(int bytes, uint64_t* out) {
-    absl::string_view raw;
-    if (!Bytes(bytes, &raw)) return false;
-    *out =
-        LoadLittleEndian(reinterpret_cast<const uint8_t*>(raw.data()), bytes);
-    return true;
-  }
-  // A u16 size, then that many bytes.
-  bool Sized(absl::string_view* out) {
-    uint64_t size = 0;
-    return Int(2, &size) && Bytes(size, out);
-  }
-  bool empty() const { return in_.empty(); }
-
- private:
-  absl::string_view in_;
-};
 
 // The folder that holds `path`: what comes before its last '/', or "" (the
 // root).
@@ -181,30 +152,30 @@ absl::Status CheckTree(const std::vector<TreeEntry>& entries) {
 }
 
 void EncodeEntry(const TreeEntry& entry, std::string* out) {
-  Put(static_cast<uint8_t>(entry.type), 1, out);
-  Put(entry.path.size(), 2, out);
+  AppendLittleEndian(static_cast<uint8_t>(entry.type), 1, out);
+  AppendLittleEndian(entry.path.size(), 2, out);
   out->append(entry.path);
   switch (entry.type) {
     case TreeEntryType::kFile:
-      Put(entry.executable ? kExecutable : 0, 1, out);
-      Put(entry.size, 8, out);
-      Put(static_cast<uint8_t>(entry.digest.algorithm), 1, out);
+      AppendLittleEndian(entry.executable ? kExecutable : 0, 1, out);
+      AppendLittleEndian(entry.size, 8, out);
+      AppendLittleEndian(static_cast<uint8_t>(entry.digest.algorithm), 1, out);
       out->append(entry.digest.digest);
       return;
     case TreeEntryType::kDirectory:
       return;
     case TreeEntryType::kSymlink:
-      Put(entry.target.size(), 2, out);
+      AppendLittleEndian(entry.target.size(), 2, out);
       out->append(entry.target);
       return;
   }
 }
 
-absl::StatusOr<TreeEntry> ParseEntry(Reader& in) {
+absl::StatusOr<TreeEntry> ParseEntry(LittleEndianReader& in) {
   TreeEntry entry;
   uint64_t type = 0;
   absl::string_view path;
-  if (!in.Int(1, &type) || !in.Sized(&path)) {
+  if (!in.Integer(1, &type) || !ReadSized(in, &path)) {
     return absl::InvalidArgumentError("tree manifest: an entry is cut short");
   }
   entry.path = std::string(path);
@@ -212,8 +183,8 @@ absl::StatusOr<TreeEntry> ParseEntry(Reader& in) {
   switch (entry.type) {
     case TreeEntryType::kFile: {
       uint64_t flags = 0, algorithm = 0;
-      if (!in.Int(1, &flags) || !in.Int(8, &entry.size) ||
-          !in.Int(1, &algorithm)) {
+      if (!in.Integer(1, &flags) || !in.Integer(8, &entry.size) ||
+          !in.Integer(1, &algorithm)) {
         return Bad(path, "cut short");
       }
       if ((flags & ~uint64_t{kExecutable}) != 0) {
@@ -236,7 +207,7 @@ absl::StatusOr<TreeEntry> ParseEntry(Reader& in) {
       break;
     case TreeEntryType::kSymlink: {
       absl::string_view target;
-      if (!in.Sized(&target)) return Bad(path, "cut short");
+      if (!ReadSized(in, &target)) return Bad(path, "cut short");
       entry.target = std::string(target);
       break;
     }
@@ -278,7 +249,7 @@ absl::StatusOr<std::string> EncodeTreeManifest(std::vector<TreeEntry> entries) {
   for (const TreeEntry& entry : entries) RETURN_IF_ERROR(CheckEntry(entry));
   RETURN_IF_ERROR(CheckTree(entries));
   std::string out(kMagic);
-  Put(entries.size(), 4, &out);
+  AppendLittleEndian(entries.size(), 4, &out);
   for (const TreeEntry& entry : entries) {
     EncodeEntry(entry, &out);
     if (out.size() > kMaxTreeManifestBytes) {
@@ -298,9 +269,9 @@ absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes) {
   if (!LooksLikeTreeManifest(bytes)) {
     return absl::InvalidArgumentError("not a tree manifest (no magic)");
   }
-  Reader in(bytes.substr(kMagic.size()));
+  LittleEndianReader in(bytes.substr(kMagic.size()));
   uint64_t count = 0;
-  if (!in.Int(4, &count)) {
+  if (!in.Integer(4, &count)) {
     return absl::InvalidArgumentError("tree manifest: no entry count");
   }
   if (count > kMaxTreeEntries) {
@@ -314,7 +285,7 @@ absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes) {
     ASSIGN_OR_RETURN(TreeEntry entry, ParseEntry(in));
     manifest.entries.push_back(std::move(entry));
   }
-  if (!in.empty()) {
+  if (!in.done()) {
     return absl::InvalidArgumentError(
         "tree manifest: bytes after its last entry");
   }

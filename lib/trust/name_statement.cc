@@ -23,39 +23,6 @@
 namespace verity {
 namespace {
 
-void PutLittleEndian(uint64_t value, int bytes, std::string* out) {
-  uint8_t encoded[8];
-  StoreLittleEndian(value, bytes, encoded);
-  out->append(reinterpret_cast<const char*>(encoded), bytes);
-}
-
-// Reads the encoding front to back; every read fails once input runs out.
-class Reader {
- public:
-  explicit Reader(absl::string_view in) : in_(in) {}
-
-  bool Bytes(size_t size, absl::string_view* out) {
-    if (in_.size() < size) return false;
-    *out = in_.substr(0, size);
-    in_.remove_prefix(size);
-    return true;
-  }
-  bool Integer(int bytes, uint64_t* out) {
-    absl::string_view raw;
-    if (!Bytes(bytes, &raw)) return false;
-    *out =
-        LoadLittleEndian(reinterpret_cast<const uint8_t*>(raw.data()), bytes);
-    return true;
-  }
-  size_t consumed(absl::string_view whole) const {
-    return whole.size() - in_.size();
-  }
-  bool done() const { return in_.empty(); }
-
- private:
-  absl::string_view in_;
-};
-
 // Far beyond any real date; keeps the times' arithmetic exact.
 constexpr uint64_t kMaxSeconds = uint64_t{1} << 40;
 
@@ -85,14 +52,14 @@ absl::Status CheckClaim(const NameClaim& claim) {
 std::string EncodeBody(const NameClaim& claim,
                        absl::Span<const Ed25519PrivateKey* const> keys) {
   std::string body(kNameStatementMagic);
-  PutLittleEndian(claim.version, 8, &body);
-  PutLittleEndian(absl::ToUnixSeconds(claim.issued), 8, &body);
-  PutLittleEndian(absl::ToUnixSeconds(claim.expires), 8, &body);
-  PutLittleEndian(static_cast<uint8_t>(claim.digest.algorithm), 1, &body);
+  AppendLittleEndian(claim.version, 8, &body);
+  AppendLittleEndian(absl::ToUnixSeconds(claim.issued), 8, &body);
+  AppendLittleEndian(absl::ToUnixSeconds(claim.expires), 8, &body);
+  AppendLittleEndian(static_cast<uint8_t>(claim.digest.algorithm), 1, &body);
   body += claim.digest.digest;
-  PutLittleEndian(claim.name.size(), 2, &body);
+  AppendLittleEndian(claim.name.size(), 2, &body);
   body += claim.name;
-  PutLittleEndian(keys.size(), 1, &body);
+  AppendLittleEndian(keys.size(), 1, &body);
   for (const Ed25519PrivateKey* key : keys) {
     const KeyId& id = key->public_key().id();
     body.append(reinterpret_cast<const char*>(id.data()), id.size());
@@ -101,7 +68,7 @@ std::string EncodeBody(const NameClaim& claim,
 }
 
 // Parses the claim that follows the magic.
-absl::Status ReadClaim(Reader& in, NameClaim* claim) {
+absl::Status ReadClaim(LittleEndianReader& in, NameClaim* claim) {
   uint64_t issued = 0, expires = 0, algorithm = 0, name_size = 0;
   absl::string_view digest, name;
   if (!in.Integer(8, &claim->version) || !in.Integer(8, &issued) ||
@@ -127,7 +94,7 @@ absl::Status ReadClaim(Reader& in, NameClaim* claim) {
   return valid.ok() ? valid : Malformed(valid.message());
 }
 
-absl::Status ReadSigners(Reader& in, NameStatement* statement) {
+absl::Status ReadSigners(LittleEndianReader& in, NameStatement* statement) {
   uint64_t count = 0;
   if (!in.Integer(1, &count)) return Malformed("truncated");
   if (count == 0 || count > kMaxStatementSigners) {
@@ -176,7 +143,7 @@ absl::StatusOr<std::string> SignNameStatement(
 
 absl::StatusOr<NameStatement> ParseNameStatement(absl::string_view encoded) {
   if (encoded.size() > kMaxNameStatementSize) return Malformed("too large");
-  Reader in(encoded);
+  LittleEndianReader in(encoded);
   absl::string_view magic;
   if (!in.Bytes(kNameStatementMagic.size(), &magic) ||
       magic != kNameStatementMagic) {
@@ -185,7 +152,7 @@ absl::StatusOr<NameStatement> ParseNameStatement(absl::string_view encoded) {
   NameStatement statement;
   RETURN_IF_ERROR(ReadClaim(in, &statement.claim));
   RETURN_IF_ERROR(ReadSigners(in, &statement));
-  statement.body = std::string(encoded.substr(0, in.consumed(encoded)));
+  statement.body = std::string(encoded.substr(0, in.position()));
   for (size_t i = 0; i < statement.signers.size(); ++i) {
     absl::string_view signature;
     if (!in.Bytes(kEd25519SignatureSize, &signature)) {
