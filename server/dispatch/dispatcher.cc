@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
 #include "server/dispatch/thread_scheduling.h"
 

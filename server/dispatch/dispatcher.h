@@ -7,14 +7,11 @@
 #ifndef VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 #define VERITYD_SERVER_DISPATCH_DISPATCHER_H_
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/strings/string_view.h"
-#include "lib/base/executor.h"
 #include "server/dispatch/chunk_reader.h"
 #include "server/dispatch/dispatch_metrics.h"
 #include "server/dispatch/dispatch_policy.h"
