@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh Debian 12 machine: set-up, build, `bazel test //...`.
-# Ends with a one-line summary and leaves no Bazel server running.
+# The whole test suite, from a fresh Debian 12 machine: set-up, build, then every test under
+# AddressSanitizer and UndefinedBehaviorSanitizer (`bazel test --config=asan //...`, .bazelrc).
+# Arguments go to `bazel test`. Ends with a one-line summary and leaves no Bazel server running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,7 +9,7 @@ bash scripts/setup.sh
 log=$(mktemp)
 trap 'bazel shutdown >/dev/null 2>&1 || true; rm -f "$log"' EXIT
 set +e
-bazel test //... "$@" 2>&1 | tee "$log"
+bazel test --config=asan //... "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 passed=$(grep -cE '^//\S+ .*PASSED' "$log" || true)

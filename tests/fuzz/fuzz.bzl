@@ -1,6 +1,6 @@
 """verity_fuzzer: one libFuzzer target, built two ways from the same source.
 
-`NAME_fuzzer_test` is an ordinary cc_test of the normal (gcc) build and of --config=asan and
+`NAME_fuzzer_test` is an ordinary cc_test of the normal build and of --config=asan and
 --config=tsan: replay_main.cc feeds it every file of corpus/NAME/ and regressions/NAME/.
 `NAME_fuzzer` is the libFuzzer binary; it builds only under --config=asan (clang-14, every
 object -fsanitize=fuzzer-no-link,address,undefined, this binary -fsanitize=fuzzer), which
