@@ -6,7 +6,6 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <sys/stat.h>
 
-#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "lib/base/buffer_pool.h"
 #include "lib/base/file_util.h"
 #include "lib/base/loopback_address.h"
+#include "lib/base/metrics_exposer.h"
 #include "lib/base/status_macros.h"
 #include "lib/trust/ed25519_key.h"
 #include "lib/trust/name_statement.h"
@@ -83,18 +83,6 @@ absl::Status CheckImportDir(const std::string& dir) {
         absl::StrCat("--import_dir '", dir, "' is not a directory"));
   }
   return absl::OkStatus();
-}
-
-// prometheus-cpp's Exposer reports a port it cannot bind by throwing; this is
-// the one place verityd meets an exception, and it ends here.
-absl::StatusOr<std::unique_ptr<prometheus::Exposer>> StartExposer(
-    const std::string& listen) {
-  try {
-    return std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/1);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "can't serve metrics on --metrics_listen=", listen, ": ", e.what()));
-  }
 }
 
 std::string HostOf(const std::string& listen) {
@@ -314,15 +302,15 @@ absl::StatusOr<std::unique_ptr<InlineTuner>> Verityd::StartTuner(
 
 absl::Status Verityd::InitMetricsEndpoint() {
   if (options_.metrics_listen.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(exposer_, StartExposer(options_.metrics_listen));
+  ASSIGN_OR_RETURN(exposer_, StartMetricsExposer(options_.metrics_listen,
+                                                 "--metrics_listen"));
   scrape_metrics_ = std::make_shared<ScrapeMetrics>(
       &context_.state, store_.get(), &pool_->scheduling(), caching_store_);
   process_metrics_ = std::make_shared<ProcessMetrics>();
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(scrape_metrics_);
   exposer_->RegisterCollectable(process_metrics_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  metrics_port_ = ports.empty() ? 0 : ports.front();
+  metrics_port_ = ExposerPort(*exposer_);
   return absl::OkStatus();
 }
 

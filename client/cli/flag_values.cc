@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::cli {
 namespace {
@@ -95,6 +96,15 @@ bool AsksForHelp(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") return true;
   }
   return false;
+}
+
+absl::StatusOr<int> ParseParallelFlag(absl::string_view text) {
+  ASSIGN_OR_RETURN(const uint64_t n, ParseUint64Flag("--parallel", text));
+  if (n < 1 || n > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --parallel '", text, "': must be from 1 to 64"));
+  }
+  return static_cast<int>(n);
 }
 
 }  // namespace verity::cli

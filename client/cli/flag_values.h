@@ -26,6 +26,9 @@ absl::StatusOr<uint32_t> ParseBlockSizeFlag(absl::string_view text);
 absl::StatusOr<uint64_t> ParseUint64Flag(absl::string_view flag,
                                          absl::string_view text);
 
+// --parallel: from 1 to 64.
+absl::StatusOr<int> ParseParallelFlag(absl::string_view text);
+
 // True if the arguments after argv[0] ask for help: --help or -h before any
 // "--". Checked before parsing, so that help works with any other arguments.
 bool AsksForHelp(int argc, char** argv);

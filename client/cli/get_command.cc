@@ -15,14 +15,17 @@
 #include "client/cli/flag_values.h"
 #include "client/cli/progress_sink.h"
 #include "client/cli/remove_on_signal.h"
+#include "client/cli/tree_transfer.h"
 #include "lib/base/status_macros.h"
 #include "verity/client.h"
+#include "verity/tree.h"
 
 namespace verity::cli {
 namespace {
 
 constexpr char kUsage[] =
     "Usage: verity get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
+    "       verity get DIGEST_OR_NAME -o DIR [--tree]\n"
     "       verity get --root-hash=HEX (--hash-device=FILE | "
     "--verity-params=...)\n"
     "                  [--priority=rt|be|idle|none] [--parallel=N]\n"
@@ -35,7 +38,13 @@ constexpr char kUsage[] =
     "attempt). A name is resolved by the server. With --trusted-keys the\n"
     "name's signed statement must pass (see below) and the blob is read by\n"
     "the digest it signs; without, the server's digest is trusted: pass the\n"
-    "digest to be protected from a lying server.\n";
+    "digest to be protected from a lying server.\n"
+    "A tree (stored by `verity put DIR`) is written to the folder DIR: every\n"
+    "file verified, into a new folder beside DIR that replaces DIR (and all\n"
+    "it held) in one rename once all is verified. Files DIR already holds\n"
+    "with the same content are reused, not fetched; --parallel is then the\n"
+    "files fetched at a time (default 8). --tree insists on a tree; --file\n"
+    "writes a tree manifest's own bytes to FILE.\n";
 
 absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
   if (v == "rt") return sdk::PriorityClass::kRealtime;
@@ -46,13 +55,12 @@ absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
       "invalid --priority '", v, "': must be rt, be, idle or none"));
 }
 
-absl::StatusOr<int> ParseParallel(absl::string_view v) {
-  ASSIGN_OR_RETURN(const uint64_t n, ParseUint64Flag("--parallel", v));
-  if (n < 1 || n > 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --parallel '", v, "': must be from 1 to 64"));
+absl::Status SetLayout(GetOptions* opts, GetLayout layout) {
+  if (opts->layout != GetLayout::kAuto) {
+    return absl::InvalidArgumentError("--tree and --file exclude each other");
   }
-  return static_cast<int>(n);
+  opts->layout = layout;
+  return absl::OkStatus();
 }
 
 std::vector<CommandFlag> GetFlags(GetOptions* opts) {
@@ -84,9 +92,18 @@ std::vector<CommandFlag> GetFlags(GetOptions* opts) {
          return absl::OkStatus();
        }},
       {"parallel", 0, true,
-       [fetch](absl::string_view v) -> absl::Status {
-         ASSIGN_OR_RETURN(fetch->parallel_streams, ParseParallel(v));
+       [opts, fetch](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(fetch->parallel_streams, ParseParallelFlag(v));
+         opts->parallel_files = fetch->parallel_streams;
          return absl::OkStatus();
+       }},
+      {"tree", 0, false,
+       [opts](absl::string_view) -> absl::Status {
+         return SetLayout(opts, GetLayout::kTree);
+       }},
+      {"file", 0, false,
+       [opts](absl::string_view) -> absl::Status {
+         return SetLayout(opts, GetLayout::kFile);
        }},
       {"deadline", 0, true,
        [opts](absl::string_view v) -> absl::Status {
@@ -173,6 +190,53 @@ absl::Status ResolveDmVerityBlob(GetOptions* opts) {
   return absl::OkStatus();
 }
 
+// Whether `verity get` writes a tree: --tree, --file, or else whether the
+// blob is one (its first bytes, verified).
+absl::StatusOr<bool> GetsTree(sdk::Client& client, const sdk::Digest& digest,
+                              const GetOptions& opts) {
+  switch (opts.layout) {
+    case GetLayout::kTree:
+      return true;
+    case GetLayout::kFile:
+      return false;
+    case GetLayout::kAuto:
+      break;
+  }
+  return sdk::IsTree(client, digest, opts.fetch);
+}
+
+absl::Status GetTreeInto(sdk::Client& client, const sdk::Digest& digest,
+                         const GetOptions& opts) {
+  if (opts.fetch.offset != 0 || opts.fetch.length.has_value()) {
+    return absl::InvalidArgumentError(
+        "--offset and --length read a file, not a tree (--file writes the "
+        "tree manifest's own bytes)");
+  }
+  sdk::FetchOptions fetch = opts.fetch;
+  fetch.parallel_streams = 1;
+  return GetTree(client, digest, opts.output, fetch, opts.parallel_files);
+}
+
+// A tree into a folder, or bytes into a file or to `out`.
+absl::Status Get(sdk::Client& client, const GetOptions& opts, std::FILE* out,
+                 std::FILE* err) {
+  if (opts.layout != GetLayout::kFile && !opts.output.empty()) {
+    // A name is resolved (and its statement checked) once, here.
+    ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, opts.blob));
+    ASSIGN_OR_RETURN(const bool tree, GetsTree(client, digest, opts));
+    if (tree) return GetTreeInto(client, digest, opts);
+    GetOptions by_digest = opts;
+    ASSIGN_OR_RETURN(by_digest.blob, client::ParseBlobRef(digest.ToString()));
+    return GetToFile(client, by_digest, err);
+  }
+  if (opts.layout == GetLayout::kTree) {
+    return absl::InvalidArgumentError("--tree needs -o DIR");
+  }
+  return opts.output.empty()
+             ? GetToStream(client, opts, out, "standard output", err)
+             : GetToFile(client, opts, err);
+}
+
 }  // namespace
 
 absl::StatusOr<GetOptions> ParseGetOptions(int argc, char** argv) {
@@ -210,10 +274,7 @@ int RunGetCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("get", client.status(), err);
   WarnIfNameUnauthenticated(opts->trust, opts->blob, "get", err);
-  const absl::Status status =
-      opts->output.empty()
-          ? GetToStream(**client, *opts, out, "standard output", err)
-          : GetToFile(**client, *opts, err);
+  const absl::Status status = Get(**client, *opts, out, err);
   return ReportStatus(
       "get",
       status.ok()

@@ -16,6 +16,14 @@
 
 namespace verity::cli {
 
+// What `verity get -o PATH` writes: a tree into the folder PATH or the
+// blob's bytes into the file PATH.
+enum class GetLayout {
+  kAuto,  // a tree if the blob is a tree manifest and -o is given
+  kTree,  // --tree
+  kFile,  // --file
+};
+
 // The parsed command line of `verity get`. Plain value.
 struct GetOptions {
   client::ConnectionOptions connection;
@@ -27,6 +35,9 @@ struct GetOptions {
   std::string output;  // -o/--output; empty for `out`
   // --offset, --length, --priority, --parallel.
   sdk::FetchOptions fetch;
+  GetLayout layout = GetLayout::kAuto;
+  // --parallel for a tree: files fetched at a time, each over one stream.
+  int parallel_files = 8;
   // --deadline: the whole fetch, retries included; zero for none.
   absl::Duration deadline = absl::ZeroDuration();
   // --trusted-keys, --trusted-keys-threshold, --state-dir.

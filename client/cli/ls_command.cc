@@ -7,20 +7,28 @@
 #include "absl/strings/str_join.h"
 #include "client/cli/command_line.h"
 #include "client/cli/flag_values.h"
+#include "client/cli/tree_transfer.h"
+#include "client/cli/trust_options.h"
 #include "lib/base/status_macros.h"
 #include "verity/client.h"
 
 namespace verity::cli {
 namespace {
 
-constexpr char kUsage[] = "Usage: verity ls\n";
+constexpr char kUsage[] =
+    "Usage: verity ls [TREE] [--trusted-keys=FILE] [--trusted-keys-threshold=K]"
+    "\n                        [--state-dir=DIR]\n"
+    "Without TREE, lists the store's blobs, one a line: DIGEST SIZE "
+    "[NAME...].\n"
+    "With TREE (the digest or name of a tree, as `verity put DIR` stores\n"
+    "one), lists its entries, its manifest verified: \"d 0755 PATH\",\n"
+    "\"f MODE SIZE DIGEST PATH\" (MODE 0644, or 0755 if executable) and\n"
+    "\"l PATH -> TARGET\".\n";
 
-absl::Status List(const CommandLine& line, std::FILE* out) {
-  ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
-                   client::CreateClient(line.connection));
+absl::Status List(sdk::Client& client, std::FILE* out) {
   std::string token;
   do {
-    ASSIGN_OR_RETURN(sdk::ListPage page, client->List(token, 0));
+    ASSIGN_OR_RETURN(sdk::ListPage page, client.List(token, 0));
     std::string text;
     for (const sdk::BlobInfo& info : page.blobs) text += FormatListLine(info);
     std::fwrite(text.data(), 1, text.size(), out);
@@ -45,13 +53,27 @@ std::string FormatListLine(const sdk::BlobInfo& info) {
 }
 
 int RunLsCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
-  absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
-  if (line.ok() && !line->operands.empty()) {
-    line = absl::InvalidArgumentError("ls takes no arguments");
+  const std::string usage = absl::StrCat(kUsage, kTrustUsage);
+  if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
+  TrustOptions trust = DefaultTrustOptions();
+  absl::StatusOr<CommandLine> line =
+      ParseCommandLine(argc, argv, TrustFlags(&trust));
+  if (line.ok() && line->operands.size() > 1) {
+    line = absl::InvalidArgumentError("ls takes at most one TREE");
   }
-  if (!line.ok()) return UsageError("ls", line.status(), kUsage, err);
-  return ReportStatus("ls", List(*line, out), err);
+  if (!line.ok()) return UsageError("ls", line.status(), usage, err);
+  absl::StatusOr<client::BlobRef> tree;
+  if (!line->operands.empty()) {
+    tree = client::ParseBlobRef(line->operands[0]);
+    if (!tree.ok()) return UsageError("ls", tree.status(), usage, err);
+  }
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      CreateTrustingClient(line->connection, trust);
+  if (!client.ok()) return ReportStatus("ls", client.status(), err);
+  if (line->operands.empty())
+    return ReportStatus("ls", List(**client, out), err);
+  WarnIfNameUnauthenticated(trust, *tree, "ls", err);
+  return ReportStatus("ls", ListTree(**client, *tree, out), err);
 }
 
 }  // namespace verity::cli

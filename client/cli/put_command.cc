@@ -13,6 +13,7 @@
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
+#include "client/cli/tree_transfer.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
 #include "lib/tree/file_digest.h"
@@ -26,11 +27,12 @@ namespace {
 constexpr size_t kMaxFsveritySignatureBytes = 16384;
 
 constexpr char kUsage[] =
-    "Usage: verity put FILE... [--hash-alg=sha256|sha512] [--block-size=N] "
-    "[--salt=HEX]\n"
+    "Usage: verity put FILE_OR_DIR... [--hash-alg=sha256|sha512] "
+    "[--block-size=N] [--salt=HEX]\n"
     "                          [--format=fs-verity|dm-verity]\n"
     "                          [--name=NAME] [--fsverity-sig=SIG] (only with "
     "one FILE)\n"
+    "                          [--parallel=N] (for a DIR)\n"
     "                          [--sign-key=FILE [--version=N]\n"
     "                           [--expires-in=DURATION]] (with --name)\n"
     "       verity put IMAGE --root-hash=HEX (--hash-device=FILE | "
@@ -42,6 +44,11 @@ constexpr char kUsage[] =
     "for\n"
     "clients with --trusted-keys; the file is hashed once more to sign "
     "first.\n"
+    "A DIR is stored as a tree: the blobs of its files the server lacks\n"
+    "(--parallel=N at a time, default 8, 1 to 64), then its manifest, whose\n"
+    "digest names the whole tree (and which --name and --sign-key name and\n"
+    "sign); symlinks must stay inside DIR, and devices, FIFOs and sockets\n"
+    "are refused. `verity get NAME -o DIR` writes it back.\n"
     "--format=dm-verity stores a dm-verity tree (`veritysetup format` with "
     "equal\n"
     "block sizes; the file must be whole blocks) and prints roothash=HEX after "
@@ -92,6 +99,11 @@ std::vector<CommandFlag> PutFlags(PutOptions* opts) {
        [opts](absl::string_view v) -> absl::Status {
          if (v.empty()) return absl::InvalidArgumentError("--name is empty");
          opts->name = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"parallel", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->parallel, ParseParallelFlag(v));
          return absl::OkStatus();
        }},
   };
@@ -152,6 +164,27 @@ sdk::PutOptions ToPutOptions(const PutOptions& opts) {
   return put;
 }
 
+// A directory: a tree of blobs with the default block size and no salt.
+absl::Status PutOneFolder(sdk::Client& client, const PutOptions& opts,
+                          const std::string& folder, std::FILE* out,
+                          std::FILE* err) {
+  const MerkleParams defaults;
+  if (opts.params.block_size != defaults.block_size ||
+      !opts.params.salt.empty() || opts.params.format != defaults.format ||
+      !opts.fsverity_sig_file.empty() || opts.dm_verity.given()) {
+    return absl::InvalidArgumentError(
+        "a directory is stored as a tree of blobs of 4096-byte blocks: "
+        "--block-size, --salt, --format, --fsverity-sig and --root-hash do "
+        "not apply");
+  }
+  PutFolderOptions put;
+  put.hash_algorithm = opts.params.hash_algorithm;
+  put.name = opts.name;
+  put.signing = opts.signing;
+  put.parallel = opts.parallel;
+  return PutFolder(client, folder, put, out, err);
+}
+
 absl::Status PutOneFile(sdk::Client& client, const PutOptions& opts,
                         const std::string& file, std::FILE* out) {
   sdk::PutOptions put = ToPutOptions(opts);
@@ -184,7 +217,9 @@ absl::StatusOr<PutOptions> ParsePutOptions(int argc, char** argv) {
   opts.connection = std::move(line.connection);
   opts.files = std::move(line.operands);
   RETURN_IF_ERROR(ValidateMerkleParams(opts.params));
-  if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
+  if (opts.files.empty()) {
+    return absl::InvalidArgumentError("no FILE or DIR given");
+  }
   if (opts.dm_verity.given()) {
     if (opts.files.size() != 1) {
       return absl::InvalidArgumentError("--root-hash needs exactly one IMAGE");
@@ -226,7 +261,9 @@ int RunPutCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       client::CreateClient(opts->connection);
   if (!client.ok()) return ReportStatus("put", client.status(), err);
   for (const std::string& file : opts->files) {
-    const absl::Status status = PutOneFile(**client, *opts, file, out);
+    const absl::Status status =
+        IsFolder(file) ? PutOneFolder(**client, *opts, file, out, err)
+                       : PutOneFile(**client, *opts, file, out);
     if (!status.ok()) {
       return ReportStatus(
           "put",

@@ -1,5 +1,6 @@
 // `verity put`: uploads files and prints their digests as `fsverity digest`
-// does, once the server has confirmed them.
+// does, once the server has confirmed them; a directory is stored as a tree
+// (client/cli/tree_transfer.h) and printed with its manifest's digest.
 
 #ifndef VERITYD_CLIENT_CLI_PUT_COMMAND_H_
 #define VERITYD_CLIENT_CLI_PUT_COMMAND_H_
@@ -30,7 +31,9 @@ struct PutOptions {
   // --fsverity-sig: a detached signature by `fsverity sign` (only with one
   // FILE), stored with the blob.
   std::string fsverity_sig_file;
-  std::vector<std::string> files;
+  // --parallel: a directory's files uploaded at a time.
+  int parallel = 8;
+  std::vector<std::string> files;  // files and directories
 };
 
 // Parses `argv` (argv[0] is "put"); INVALID_ARGUMENT naming the problem.

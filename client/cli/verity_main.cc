@@ -13,6 +13,7 @@
 #include "client/cli/rm_command.h"
 #include "client/cli/sign_command.h"
 #include "client/cli/stat_command.h"
+#include "client/cli/sync_command.h"
 
 namespace {
 
@@ -24,11 +25,13 @@ constexpr char kUsage[] =
     "[--salt=HEX] ...\n"
     "      print the fs-verity digest of local files, as `fsverity digest` "
     "does\n"
-    "  put FILE... [--hash-alg=] [--block-size=] [--salt=] [--name=NAME]\n"
+    "  put FILE_OR_DIR... [--hash-alg=] [--block-size=] [--salt=] "
+    "[--name=NAME]\n"
     "              [--sign-key=FILE [--version=N] [--expires-in=DURATION]\n"
     "               [--state-dir=DIR]]\n"
     "              [--fsverity-sig=SIG]\n"
     "      store files on the server; print their digests once it agrees;\n"
+    "      a DIR is stored as a tree (one digest for all its files);\n"
     "      --sign-key also stores a signed statement for the name\n"
     "  get DIGEST_OR_NAME [-o FILE] [--offset=N] [--length=N]\n"
     "                     [--priority=rt|be|idle|none] [--parallel=N]\n"
@@ -36,23 +39,31 @@ constexpr char kUsage[] =
     "                     [--fsverity-cert=PEM]\n"
     "      read a blob, verified against its digest (by name, against the\n"
     "      digest the server names, or with --trusted-keys the one its\n"
-    "      signed statement names: pass the digest to distrust the server)\n"
+    "      signed statement names: pass the digest to distrust the server);\n"
+    "      a tree is written to the folder -o DIR, replacing it when all\n"
+    "      is verified\n"
+    "  sync NAME DIR [--interval=DURATION] [--once] [--exec-on-update=CMD]\n"
+    "      keep DIR holding the newest verified version of the tree NAME\n"
+    "      (a sidecar for apps in any language: `verity sync --help`)\n"
     "  stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
     "      show what the server knows about a blob, and a name's statement\n"
     "  keygen --out=FILE     make an Ed25519 key for signing names\n"
     "  sign NAME DIGEST --key=FILE [--version=N] [--expires-in=DURATION]\n"
     "                   [--state-dir=DIR] [--out=FILE | --store]\n"
     "      sign \"NAME means DIGEST\"; print, write or store the statement\n"
-    "  ls                    list the stored blobs: digest, size, names\n"
+    "  ls [TREE]             list the stored blobs: digest, size, names;\n"
+    "                        or a tree's entries\n"
     "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
     "\n"
-    "put, get, stat, ls, rm and sign also take --server=HOST:PORT (default\n"
+    "put, get, stat, ls, rm, sign and sync also take --server=HOST:PORT "
+    "(default\n"
     "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
-    "get and stat take --trusted-keys=FILE (default $VERITY_TRUSTED_KEYS),\n"
+    "get, stat, ls and sync take --trusted-keys=FILE (default "
+    "$VERITY_TRUSTED_KEYS),\n"
     "--trusted-keys-threshold=K, --state-dir=DIR and --fsverity-cert=PEM\n"
     "(default $VERITY_FSVERITY_CERT): `verity get --help`.\n"
     "\n"
@@ -76,6 +87,7 @@ constexpr Command kCommands[] = {
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},
     {"sign", verity::cli::RunSignCommand},
+    {"sync", verity::cli::RunSyncCommand},
 };
 
 }  // namespace

@@ -72,6 +72,7 @@ absl::Status ToPutSettings(const sdk::PutOptions& options,
   settings->name = options.name;
   settings->name_statement = options.name_statement;
   settings->fsverity_signature = options.fsverity_signature;
+  settings->tree_manifest = options.tree_manifest;
   if (options.expected_digest.has_value()) {
     settings->expected = ToParsedDigest(*options.expected_digest);
   }

@@ -60,6 +60,19 @@ absl::StatusOr<bool> SendFile(PutWriter& writer,
 
 }  // namespace
 
+verity::v1::PutHeader PutHeaderOf(const PutSettings& settings) {
+  verity::v1::PutHeader header;
+  *header.mutable_params() = TreeParamsToProto(settings.params);
+  header.set_name(settings.name);
+  header.set_name_statement(settings.name_statement);
+  header.set_fsverity_signature(settings.fsverity_signature);
+  if (settings.expected.has_value()) {
+    header.set_expected_digest(settings.expected->ToString());
+  }
+  header.set_tree_manifest(settings.tree_manifest);
+  return header;
+}
+
 absl::StatusOr<verity::v1::PutResponse> RunPut(
     verity::v1::Verity::StubInterface& stub, grpc::ClientContext* context,
     const PutSender& send) {
@@ -98,12 +111,8 @@ absl::StatusOr<UploadResult> UploadFile(verity::v1::Verity::StubInterface& stub,
                      ", not the expected ", options.expected->ToString()));
   }
 
-  verity::v1::PutHeader header;
-  *header.mutable_params() = TreeParamsToProto(options.params);
+  verity::v1::PutHeader header = PutHeaderOf(options);
   header.set_expected_digest(result.digest.ToString());
-  header.set_name(options.name);
-  header.set_name_statement(options.name_statement);
-  header.set_fsverity_signature(options.fsverity_signature);
   const uint64_t size = tree.descriptor.data_size;
   // What was hashed is what is sent (the expected digest): the server may
   // encode its FEC parity as the content arrives.

@@ -30,10 +30,14 @@ struct PutSettings {
   // If set, the content must have this digest, else DATA_LOSS: a file is
   // checked before anything is sent, a stream by the server as it arrives.
   std::optional<ParsedDigest> expected;
+  bool tree_manifest = false;  // the content is a tree manifest
   // Bytes of content per PutRequest: large enough to amortize per-message
   // costs, well under gRPC's default 4 MiB message limit.
   size_t chunk_size = size_t{1} << 20;
 };
+
+// The header of a Put with `settings`, content size unset.
+verity::v1::PutHeader PutHeaderOf(const PutSettings& settings);
 
 struct UploadOptions : PutSettings {
   int hash_threads = 1;

@@ -18,25 +18,13 @@ namespace {
 
 using PutWriter = grpc::ClientWriterInterface<v1::PutRequest>;
 
-v1::PutHeader MakeHeader(const StreamUploadOptions& options) {
-  v1::PutHeader header;
-  *header.mutable_params() = TreeParamsToProto(options.params);
-  header.set_name(options.name);
-  header.set_name_statement(options.name_statement);
-  header.set_fsverity_signature(options.fsverity_signature);
-  if (options.expected.has_value()) {
-    header.set_expected_digest(options.expected->ToString());
-  }
-  return header;
-}
-
 // Sends the header and the content, hashing it into `builder`. False if the
 // stream broke, in which case the server's status says why.
 absl::StatusOr<bool> SendAll(PutWriter& writer, const sdk::ByteSource& source,
                              const StreamUploadOptions& options,
                              MerkleBuilder& builder) {
   v1::PutRequest request;
-  *request.mutable_header() = MakeHeader(options);
+  *request.mutable_header() = PutHeaderOf(options);
   if (!writer.Write(request)) return false;
   while (true) {
     std::string* data = request.mutable_data();

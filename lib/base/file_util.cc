@@ -26,8 +26,6 @@ std::string DirName(const std::string& path) {
   return path.substr(0, slash);
 }
 
-namespace {
-
 absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
                                                    absl::string_view path) {
   // fdopendir owns the descriptor it is given, so hand it a duplicate.
@@ -51,6 +49,8 @@ absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
   std::sort(names.begin(), names.end());
   return names;
 }
+
+namespace {
 
 // Removes `name` in `dir_fd`; `path` is its full path, for messages.
 absl::Status RemoveAt(int dir_fd, const std::string& name,

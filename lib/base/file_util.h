@@ -114,6 +114,10 @@ absl::Status Rename(const std::string& from, const std::string& to);
 
 // The entries of a directory except "." and "..", sorted.
 absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path);
+// As ListDir, of the directory open as `dir_fd` (not closed); `path` names it
+// in messages.
+absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
+                                                   absl::string_view path);
 
 // Removes `path` and everything under it, never following symlinks. OK if
 // `path` does not exist.

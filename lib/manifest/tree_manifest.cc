@@ -29,6 +29,7 @@ namespace verity {
 namespace {
 
 constexpr absl::string_view kMagic = "verityd tree v1\n";
+static_assert(kMagic.size() == kTreeManifestMagicBytes);
 constexpr uint8_t kExecutable = 1;
 
 absl::Status Bad(absl::string_view path, absl::string_view what) {

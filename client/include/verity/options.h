@@ -173,6 +173,10 @@ struct PutOptions {
   // If set, the server stores nothing unless the content has this digest
   // (DATA_LOSS otherwise).
   std::optional<Digest> expected_digest;
+  // The content is a tree manifest (verity/tree.h's PutTree sends one): the
+  // server parses it and stores it only if every file it lists is stored
+  // with its size (FAILED_PRECONDITION naming a missing one).
+  bool tree_manifest = false;
   // Threads hashing a file before it is sent; the upload itself is one
   // stream.
   int hash_threads = 1;

@@ -1,0 +1,352 @@
+// Implements `verity sync`: attempts (resolve the name, checked; fetch a new
+// version into a staging folder, reusing unchanged files; switch), a status
+// file and metrics after each, and a loop woken by its interval or a signal.
+
+#include "client/cli/sync_command.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "client/cli/command_line.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/flag_values.h"
+#include "client/cli/sync_metrics.h"
+#include "lib/base/file_util.h"
+#include "lib/base/metrics_exposer.h"
+#include "lib/base/status_macros.h"
+#include "lib/manifest/versioned_folder.h"
+#include "verity/client.h"
+#include "verity/tree.h"
+
+extern char** environ;
+
+namespace verity::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: verity sync NAME DIR [--interval=DURATION] [--once]\n"
+    "                   [--exec-on-update=COMMAND] [--status-file=FILE]\n"
+    "                   [--metrics-listen=HOST:PORT] [--parallel=N]\n"
+    "                   [--trusted-keys=FILE] [--trusted-keys-threshold=K]\n"
+    "                   [--state-dir=DIR]\n"
+    "Keeps DIR holding the newest verified version of the tree NAME (as\n"
+    "`verity put DIR --name=NAME` stores one), in the kubelet's layout: each\n"
+    "version in its own folder DIR/..<digest>, DIR/..data a symlink to the\n"
+    "current one, renamed to switch, and DIR/<name> -> ..data/<name> for each\n"
+    "top-level name. A reader of DIR/<name>/... sees one version whole, never\n"
+    "a mix; the version before stays for readers inside it. A new version is\n"
+    "fetched into DIR/..staging-<digest> (files unchanged since the current\n"
+    "one hard-linked, not fetched) and switched to only when every file is\n"
+    "verified; a version that fails any check (with --trusted-keys: "
+    "signature,\n"
+    "expiry, rollback; a bad block) is never switched to.\n"
+    "  --interval: how often to look for a new version (default 60s; 720h,\n"
+    "    90m, 30s...); SIGHUP looks at once; SIGTERM or SIGINT stop\n"
+    "  --once: one attempt, then exit with its code (an init container)\n"
+    "  --exec-on-update: run `sh -c COMMAND` in DIR after each switch, with\n"
+    "    VERITY_SYNC_NAME, VERITY_SYNC_DIGEST and VERITY_SYNC_DIR set\n"
+    "  --status-file: written after each attempt (default\n"
+    "    DIR/..verity-sync.status): lines \"state: ok|failing|starting\",\n"
+    "    \"digest: ...\", \"version: N\", \"last_success: TIME\",\n"
+    "    \"last_attempt: TIME\", \"last_error: ...\", \"switches: N\"\n"
+    "  --metrics-listen: serve Prometheus metrics on HOST:PORT/metrics\n"
+    "  --parallel: files fetched at a time (default 8, 1 to 64)\n";
+
+std::vector<CommandFlag> SyncFlags(SyncOptions* opts) {
+  std::vector<CommandFlag> flags = TrustFlags(&opts->trust);
+  std::vector<CommandFlag> own = {
+      {"interval", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->interval, ParseDurationFlag("--interval", v));
+         return absl::OkStatus();
+       }},
+      {"once", 0, false,
+       [opts](absl::string_view) {
+         opts->once = true;
+         return absl::OkStatus();
+       }},
+      {"exec-on-update", 0, true,
+       [opts](absl::string_view v) {
+         opts->exec_on_update = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"status-file", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         if (v.empty())
+           return absl::InvalidArgumentError("--status-file is empty");
+         opts->status_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"metrics-listen", 0, true,
+       [opts](absl::string_view v) {
+         opts->metrics_listen = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"parallel", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->parallel, ParseParallelFlag(v));
+         return absl::OkStatus();
+       }},
+  };
+  flags.insert(flags.end(), own.begin(), own.end());
+  return flags;
+}
+
+// What the status file says. Plain value.
+struct SyncState {
+  std::string digest;  // in place; empty before the first switch
+  uint64_t version = 0;
+  absl::Time last_success = absl::InfinitePast();
+  absl::Time last_attempt = absl::InfinitePast();
+  std::string last_error;  // of the last attempt; empty if it succeeded
+  uint64_t switches = 0;
+};
+
+std::string TimeText(absl::Time time) {
+  if (time == absl::InfinitePast()) return "never";
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
+absl::Status WriteStatus(const std::string& path, const SyncState& state) {
+  const char* word = !state.last_error.empty() ? "failing"
+                     : state.digest.empty()    ? "starting"
+                                               : "ok";
+  const std::string text = absl::StrCat(
+      "state: ", word, "\ndigest: ", state.digest, "\nversion: ", state.version,
+      "\nlast_success: ", TimeText(state.last_success),
+      "\nlast_attempt: ", TimeText(state.last_attempt),
+      "\nlast_error: ", absl::StrReplaceAll(state.last_error, {{"\n", " "}}),
+      "\nswitches: ", state.switches, "\n");
+  return ReplaceFileDurably(path + ".tmp", path, text);
+}
+
+// The folder name of a version: its digest with '-' for ':'.
+std::string VersionId(const sdk::Digest& digest) {
+  return absl::StrReplaceAll(digest.ToString(), {{":", "-"}});
+}
+
+std::vector<std::string> TopLevelNames(
+    const std::vector<sdk::TreeEntry>& entries) {
+  std::vector<std::string> names;
+  for (const sdk::TreeEntry& entry : entries) {
+    if (entry.path.find('/') == std::string::npos) names.push_back(entry.path);
+  }
+  return names;
+}
+
+// Runs `sh -c command` in `dir` with the signals this process blocks
+// unblocked, and waits for it.
+absl::Status RunHook(const SyncOptions& opts, const std::string& digest) {
+  std::vector<std::string> env_strings = {"VERITY_SYNC_NAME=" + opts.name,
+                                          "VERITY_SYNC_DIGEST=" + digest,
+                                          "VERITY_SYNC_DIR=" + opts.dir};
+  std::vector<char*> env;
+  for (std::string& s : env_strings) env.push_back(s.data());
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  env.push_back(nullptr);
+  const std::string script =
+      absl::StrCat("cd \"$VERITY_SYNC_DIR\" && ", opts.exec_on_update);
+  const char* argv[] = {"/bin/sh", "-c", script.c_str(), nullptr};
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  pid_t pid;
+  const int error = posix_spawn(&pid, "/bin/sh", nullptr, &attr,
+                                const_cast<char**>(argv), env.data());
+  posix_spawnattr_destroy(&attr);
+  if (error != 0) return ErrnoStatus(error, "spawn", "/bin/sh");
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("--exec-on-update exited with status ",
+                   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1));
+}
+
+class Syncer {
+ public:
+  Syncer(sdk::Client& client, const SyncOptions& opts, VersionedFolder folder,
+         SyncMetrics* metrics, std::FILE* err)
+      : client_(client),
+        opts_(opts),
+        folder_(std::move(folder)),
+        metrics_(metrics),
+        err_(err) {}
+
+  // One attempt; the status file and the metrics say how it went.
+  absl::Status Attempt() {
+    state_.last_attempt = absl::Now();
+    absl::StatusOr<bool> switched = Update();
+    state_.last_error =
+        switched.ok() ? "" : std::string(switched.status().message());
+    if (switched.ok()) {
+      state_.last_success = state_.last_attempt;
+      if (metrics_ != nullptr) metrics_->Succeeded(state_.last_success);
+    } else {
+      Log(absl::StrCat("failed, keeping ",
+                       state_.digest.empty() ? "nothing" : state_.digest, ": ",
+                       switched.status().ToString()));
+      if (metrics_ != nullptr) metrics_->Failed(switched.status());
+    }
+    const absl::Status written = WriteStatus(StatusPath(), state_);
+    if (!written.ok()) Log(absl::StrCat("status: ", written.ToString()));
+    return switched.status();
+  }
+
+ private:
+  std::string StatusPath() const {
+    return opts_.status_file.empty()
+               ? JoinPath(opts_.dir, "..verity-sync.status")
+               : opts_.status_file;
+  }
+
+  void Log(absl::string_view line) {
+    const std::string text =
+        absl::StrCat("verity sync: ", opts_.name, ": ", line, "\n");
+    std::fwrite(text.data(), 1, text.size(), err_);
+    std::fflush(err_);
+  }
+
+  // True once the newest version is in place (switched to now or before).
+  absl::StatusOr<bool> Update() {
+    ASSIGN_OR_RETURN(const sdk::BlobInfo info, client_.StatName(opts_.name));
+    const std::string id = VersionId(info.digest);
+    if (info.name_statement.has_value()) {
+      state_.version = info.name_statement->version;
+    }
+    if (id == folder_.current()) {
+      state_.digest = info.digest.ToString();
+      return true;
+    }
+    ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
+                     sdk::ReadTree(client_, info.digest, sdk::FetchOptions()));
+    sdk::FetchTreeResult result;
+    if (!folder_.Has(id)) {
+      ASSIGN_OR_RETURN(result, Write(id, entries));
+    }
+    RETURN_IF_ERROR(folder_.Switch(id, TopLevelNames(entries)));
+    state_.digest = info.digest.ToString();
+    state_.switches++;
+    if (metrics_ != nullptr) metrics_->Switched(result);
+    Log(absl::StrCat("switched to ", state_.digest, " (version ",
+                     state_.version, "): ", result.files, " files, ",
+                     result.files_fetched, " fetched (", result.bytes_fetched,
+                     " bytes), ", result.files_reused, " reused, ",
+                     result.files_copied, " copied"));
+    if (!opts_.exec_on_update.empty()) {
+      const absl::Status hook = RunHook(opts_, state_.digest);
+      if (!hook.ok()) Log(hook.ToString());
+    }
+    return true;
+  }
+
+  absl::StatusOr<sdk::FetchTreeResult> Write(
+      const std::string& id, const std::vector<sdk::TreeEntry>& entries) {
+    ASSIGN_OR_RETURN(const std::string staged, folder_.Stage(id));
+    sdk::FetchTreeOptions options;
+    options.parallel = opts_.parallel;
+    if (!folder_.current().empty()) {
+      options.reuse_from = folder_.PathOf(folder_.current());
+    }
+    absl::StatusOr<sdk::FetchTreeResult> result =
+        sdk::WriteTree(client_, entries, staged, options);
+    if (!result.ok()) folder_.Discard(id).IgnoreError();
+    return result;
+  }
+
+  sdk::Client& client_;
+  const SyncOptions& opts_;
+  VersionedFolder folder_;
+  SyncMetrics* const metrics_;
+  std::FILE* const err_;
+  SyncState state_;
+};
+
+enum class Wake { kTimeout, kSyncNow, kStop };
+
+// Waits for a signal of `signals` (blocked in this thread and every thread
+// started after) or `timeout`.
+Wake WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
+  const absl::Time until = absl::Now() + timeout;
+  while (true) {
+    const timespec left =
+        absl::ToTimespec(std::max(until - absl::Now(), absl::ZeroDuration()));
+    const int signal = sigtimedwait(&signals, nullptr, &left);
+    if (signal == SIGHUP) return Wake::kSyncNow;
+    if (signal == SIGTERM || signal == SIGINT) return Wake::kStop;
+    if (signal < 0 && errno == EAGAIN) return Wake::kTimeout;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<SyncOptions> ParseSyncOptions(int argc, char** argv) {
+  SyncOptions opts;
+  opts.trust = DefaultTrustOptions();
+  ASSIGN_OR_RETURN(CommandLine line,
+                   ParseCommandLine(argc, argv, SyncFlags(&opts)));
+  if (line.operands.size() != 2) {
+    return absl::InvalidArgumentError("give NAME and DIR");
+  }
+  opts.connection = std::move(line.connection);
+  opts.name = line.operands[0];
+  opts.dir = line.operands[1];
+  if (opts.name.empty() || opts.dir.empty()) {
+    return absl::InvalidArgumentError("NAME and DIR must not be empty");
+  }
+  if (opts.interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--interval must be positive");
+  }
+  return opts;
+}
+
+int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  const std::string usage = absl::StrCat(kUsage, kTrustUsage);
+  if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
+  absl::StatusOr<SyncOptions> opts = ParseSyncOptions(argc, argv);
+  if (!opts.ok()) return UsageError("sync", opts.status(), usage, err);
+  // Blocked before any thread starts, so that every thread inherits the
+  // mask and only sigtimedwait receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (const int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::StatusOr<VersionedFolder> folder = VersionedFolder::Open(opts->dir);
+  if (!folder.ok()) return ReportStatus("sync", folder.status(), err);
+  std::unique_ptr<SyncMetrics> metrics;
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (!opts->metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<prometheus::Exposer>> started =
+        StartMetricsExposer(opts->metrics_listen, "--metrics-listen");
+    if (!started.ok()) return ReportStatus("sync", started.status(), err);
+    exposer = *std::move(started);
+    metrics = std::make_unique<SyncMetrics>();
+    exposer->RegisterCollectable(metrics->registry());
+    std::fprintf(
+        err, "verity sync: metrics on http://%s:%d/metrics\n",
+        opts->metrics_listen.substr(0, opts->metrics_listen.rfind(':')).c_str(),
+        ExposerPort(*exposer));
+  }
+  absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+      CreateTrustingClient(opts->connection, opts->trust);
+  if (!client.ok()) return ReportStatus("sync", client.status(), err);
+  Syncer syncer(**client, *opts, *std::move(folder), metrics.get(), err);
+  if (opts->once) return ReportStatus("sync", syncer.Attempt(), err);
+  while (true) {
+    syncer.Attempt().IgnoreError();
+    if (WaitForSignal(signals, opts->interval) == Wake::kStop) return kExitOk;
+  }
+}
+
+}  // namespace verity::cli

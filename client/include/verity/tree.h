@@ -1,0 +1,129 @@
+// Directory trees: a folder stored as its files' blobs plus a tree manifest,
+// one blob whose digest names the whole tree (docs/protocol.md, "Tree
+// manifests"), and fetched back with every file verified against it. These
+// calls are built on Client's; the same Client serves them concurrently.
+
+#ifndef VERITYD_CLIENT_INCLUDE_VERITY_TREE_H_
+#define VERITYD_CLIENT_INCLUDE_VERITY_TREE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "verity/blob_info.h"
+#include "verity/client.h"
+#include "verity/digest.h"
+#include "verity/options.h"
+
+namespace verity::sdk {
+
+enum class TreeEntryType : uint8_t { kFile = 1, kDirectory = 2, kSymlink = 3 };
+
+// One entry of a tree, in canonical order (by path bytes). Plain value.
+struct TreeEntry {
+  std::string path;  // relative, '/'-separated
+  TreeEntryType type = TreeEntryType::kFile;
+  std::optional<Digest> digest;  // files: their blob
+  uint64_t size = 0;             // files
+  bool executable = false;       // files: 0755, else 0644
+  std::string target;            // symlinks: relative, inside the tree
+};
+
+// A folder as a tree: what ScanTree found, to sign and put. Plain value.
+struct LocalTree {
+  std::string folder;
+  std::vector<TreeEntry> entries;
+  std::string manifest;  // the encoded tree manifest
+  Digest digest;         // the manifest's blob digest: names the tree
+  uint64_t file_bytes = 0;
+};
+
+// Walks `folder` (following no symlink in it) and hashes every file,
+// `threads` files at a time. INVALID_ARGUMENT, naming the path, for what a
+// tree cannot hold (a device, a FIFO, a socket, a symlink leaving the tree)
+// and over the manifest's limits.
+absl::StatusOr<LocalTree> ScanTree(absl::string_view folder,
+                                   DigestAlgorithm algorithm, int threads);
+
+struct PutTreeOptions {
+  // If set, the name then refers to the tree; `name_statement` is its signed
+  // statement for tree.digest, as PutOptions has it.
+  std::string name;
+  std::string name_statement;
+  // Files uploaded at a time, 1 to 64.
+  int parallel = 8;
+};
+
+// Plain value.
+struct PutTreeResult {
+  BlobInfo info;  // of the manifest
+  size_t files = 0;
+  size_t blobs_sent = 0;  // the files' blobs the server lacked
+  uint64_t bytes_sent = 0;
+};
+
+// Stores `tree`: asks which of its files' blobs the server lacks
+// (FindMissing), uploads those, then the manifest, which the server stores
+// (and names) only once every file is stored. DATA_LOSS if a file changed
+// since ScanTree.
+absl::StatusOr<PutTreeResult> PutTree(Client& client, const LocalTree& tree,
+                                      const PutTreeOptions& options);
+
+// The entries of the tree `digest` names, its manifest fetched and verified
+// (as Fetch does) and parsed: INVALID_ARGUMENT if the blob is not a valid
+// tree manifest.
+absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
+                                                const Digest& digest,
+                                                const FetchOptions& options);
+
+// True if the blob `digest` begins as a tree manifest does: its first bytes,
+// fetched and verified. To tell a tree from a file before fetching either.
+absl::StatusOr<bool> IsTree(Client& client, const Digest& digest,
+                            const FetchOptions& options);
+
+struct FetchTreeOptions {
+  // Priority and deadline of every fetch (the range is ignored).
+  FetchOptions fetch;
+  // Files fetched at a time, 1 to 64.
+  int parallel = 8;
+  // A folder holding an earlier version of the tree: a file at the same path
+  // there with the same content, size and executable bit is hard-linked
+  // instead of fetched (hashed first). Empty for none.
+  std::string reuse_from;
+};
+
+// Plain value.
+struct FetchTreeResult {
+  size_t files = 0;
+  size_t files_fetched = 0;
+  size_t files_reused = 0;  // linked from reuse_from
+  size_t files_copied = 0;  // same content as another file of the tree
+  uint64_t bytes_fetched = 0;
+};
+
+// Writes the tree `entries` describe into `folder`, an empty directory the
+// caller made: its directories and symlinks, then every file, fetched
+// (verified, as Fetch does), reused or copied, then syncs the file system.
+// Nothing is written outside `folder` and no symlink is followed. On failure
+// `folder` holds part of the tree: the caller removes it.
+// INVALID_ARGUMENT for entries that break a manifest's rules.
+absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
+                                          const std::vector<TreeEntry>& entries,
+                                          absl::string_view folder,
+                                          const FetchTreeOptions& options);
+
+// `verity get -o DIR`: reads the tree `digest` names, writes it into a new
+// folder beside `folder` (reusing files `folder` already has, unless
+// options.reuse_from names another), and only when every file is verified
+// puts it in `folder`'s place in one rename, removing what `folder` held.
+// On failure `folder` is as it was and nothing is left beside it.
+absl::StatusOr<FetchTreeResult> FetchTree(Client& client, const Digest& digest,
+                                          absl::string_view folder,
+                                          const FetchTreeOptions& options);
+
+}  // namespace verity::sdk
+
+#endif  // VERITYD_CLIENT_INCLUDE_VERITY_TREE_H_

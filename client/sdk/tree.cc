@@ -1,0 +1,402 @@
+// Implements verity/tree.h on Client's calls: lib/manifest encodes, parses
+// and checks trees and touches the disk; this file adds the network (which
+// blobs are missing, parallel uploads and verified fetches) and the swap of
+// a finished folder into place.
+
+#include "verity/tree.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "client/sdk/sdk_convert.h"
+#include "lib/base/bytes.h"
+#include "lib/base/file_util.h"
+#include "lib/base/parallel_for.h"
+#include "lib/base/status_macros.h"
+#include "lib/manifest/local_tree.h"
+#include "lib/manifest/tree_manifest.h"
+#include "lib/tree/merkle_builder.h"
+
+namespace verity::sdk {
+namespace {
+
+constexpr int kMaxParallel = 64;
+
+absl::Status CheckParallel(int parallel) {
+  if (parallel < 1 || parallel > kMaxParallel) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parallel must be from 1 to ", kMaxParallel));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TreeEntry> ToSdkEntry(const ::verity::TreeEntry& entry) {
+  TreeEntry out;
+  out.path = entry.path;
+  out.type = static_cast<TreeEntryType>(entry.type);
+  if (entry.type == ::verity::TreeEntryType::kFile) {
+    ASSIGN_OR_RETURN(
+        out.digest,
+        Digest::FromBytes(static_cast<DigestAlgorithm>(entry.digest.algorithm),
+                          entry.digest.digest));
+  }
+  out.size = entry.size;
+  out.executable = entry.executable;
+  out.target = entry.target;
+  return out;
+}
+
+absl::StatusOr<std::vector<TreeEntry>> ToSdkEntries(
+    const std::vector<::verity::TreeEntry>& entries) {
+  std::vector<TreeEntry> out;
+  out.reserve(entries.size());
+  for (const ::verity::TreeEntry& entry : entries) {
+    ASSIGN_OR_RETURN(out.emplace_back(), ToSdkEntry(entry));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<::verity::TreeEntry>> ToLibEntries(
+    const std::vector<TreeEntry>& entries) {
+  std::vector<::verity::TreeEntry> out;
+  out.reserve(entries.size());
+  for (const TreeEntry& entry : entries) {
+    ::verity::TreeEntry& lib = out.emplace_back();
+    lib.path = entry.path;
+    lib.type = static_cast<::verity::TreeEntryType>(entry.type);
+    if (entry.type == TreeEntryType::kFile) {
+      if (!entry.digest.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(entry.path, ": a file without a digest"));
+      }
+      lib.digest = client::ToParsedDigest(*entry.digest);
+    }
+    lib.size = entry.size;
+    lib.executable = entry.executable;
+    lib.target = entry.target;
+  }
+  return out;
+}
+
+absl::StatusOr<Digest> DigestOfBytes(absl::string_view bytes,
+                                     DigestAlgorithm algorithm) {
+  MerkleBuilder builder(TreeFileParams(static_cast<HashAlgorithm>(algorithm)));
+  RETURN_IF_ERROR(builder.Update(AsBytes(bytes)));
+  ASSIGN_OR_RETURN(const MerkleTree tree, builder.Finish());
+  return Digest::FromBytes(algorithm, tree.digest);
+}
+
+ByteSource SourceOf(absl::string_view bytes) {
+  return [bytes](absl::Span<uint8_t> buffer) mutable -> absl::StatusOr<size_t> {
+    const size_t n = std::min(buffer.size(), bytes.size());
+    std::copy_n(bytes.data(), n, buffer.data());
+    bytes.remove_prefix(n);
+    return n;
+  };
+}
+
+// One file of each content the server lacks, by digest.
+absl::StatusOr<std::vector<const TreeEntry*>> MissingFiles(
+    Client& client, const LocalTree& tree) {
+  std::map<std::string, const TreeEntry*> by_digest;
+  std::vector<Digest> digests;
+  for (const TreeEntry& entry : tree.entries) {
+    if (entry.type != TreeEntryType::kFile) continue;
+    if (by_digest.emplace(entry.digest->ToString(), &entry).second) {
+      digests.push_back(*entry.digest);
+    }
+  }
+  ASSIGN_OR_RETURN(const std::vector<Digest> missing,
+                   client.FindMissing(digests));
+  std::vector<const TreeEntry*> files;
+  files.reserve(missing.size());
+  for (const Digest& digest : missing) {
+    const auto it = by_digest.find(digest.ToString());
+    if (it == by_digest.end()) {
+      return absl::InternalError(absl::StrCat(
+          "the server says it lacks ", digest.ToString(), ", not asked for"));
+    }
+    files.push_back(it->second);
+  }
+  return files;
+}
+
+// Writes a fetch's verified bytes into a file of the tree; the fsync is the
+// whole tree's, at its end.
+class DescriptorSink final : public Sink {
+ public:
+  DescriptorSink(int fd, const TreeEntry& entry) : fd_(fd), entry_(entry) {}
+  bool SupportsRandomAccess() const override { return true; }
+  absl::Status Start(uint64_t size) override {
+    if (size == entry_.size) return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat(entry_.path, ": the manifest says ",
+                                            entry_.size,
+                                            " bytes, its blob has ", size));
+  }
+  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override {
+    while (!data.empty()) {
+      const ssize_t n = pwrite(fd_, data.data(), data.size(), offset);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ErrnoStatus(errno, "write", entry_.path);
+      data.remove_prefix(n);
+      offset += n;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const int fd_;
+  const TreeEntry& entry_;
+};
+
+// The files of a tree grouped by what they hold (content and executable
+// bit): each group is fetched or reused once, and copied to the rest.
+std::vector<std::vector<size_t>> GroupFiles(
+    const std::vector<TreeEntry>& entries) {
+  std::map<std::pair<std::string, bool>, size_t> group_of;
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TreeEntry& entry = entries[i];
+    if (entry.type != TreeEntryType::kFile) continue;
+    const auto [it, added] = group_of.emplace(
+        std::make_pair(entry.digest->ToString(), entry.executable),
+        groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+struct WriteCounters {
+  std::atomic<size_t> fetched{0};
+  std::atomic<size_t> reused{0};
+  std::atomic<size_t> copied{0};
+  std::atomic<uint64_t> bytes{0};
+};
+
+absl::Status FetchFile(Client& client, int root_fd,
+                       const ::verity::TreeEntry& lib, const TreeEntry& entry,
+                       const FetchOptions& fetch, WriteCounters& counters) {
+  ASSIGN_OR_RETURN(UniqueFd fd, CreateTreeFile(root_fd, lib));
+  DescriptorSink sink(fd.get(), entry);
+  FetchOptions whole = fetch;
+  whole.offset = 0;
+  whole.length.reset();
+  RETURN_IF_ERROR(client.Fetch(*entry.digest, sink, whole));
+  counters.fetched++;
+  counters.bytes += entry.size;
+  return fd.Close(entry.path);
+}
+
+absl::Status WriteGroup(Client& client, int root_fd, int reuse_fd,
+                        const std::vector<::verity::TreeEntry>& lib,
+                        const std::vector<TreeEntry>& entries,
+                        const std::vector<size_t>& group,
+                        const FetchOptions& fetch, WriteCounters& counters) {
+  const size_t first = group.front();
+  bool reused = false;
+  if (reuse_fd >= 0) {
+    ASSIGN_OR_RETURN(reused, LinkIfSame(reuse_fd, root_fd, lib[first]));
+  }
+  if (reused) {
+    counters.reused++;
+  } else {
+    RETURN_IF_ERROR(FetchFile(client, root_fd, lib[first], entries[first],
+                              fetch, counters));
+  }
+  for (size_t i = 1; i < group.size(); ++i) {
+    RETURN_IF_ERROR(CopyTreeFile(root_fd, lib[first], lib[group[i]]));
+    counters.copied++;
+  }
+  return absl::OkStatus();
+}
+
+// A new folder beside `folder`, to fill and swap into its place.
+absl::StatusOr<std::string> MakeSiblingFolder(const std::string& folder) {
+  std::string temp = absl::StrCat(folder, ".verity-XXXXXX");
+  if (mkdtemp(temp.data()) == nullptr) {
+    return ErrnoStatus(errno, "mkdtemp", temp);
+  }
+  // mkdtemp makes it 0700; a tree's folders are 0755.
+  if (chmod(temp.c_str(), 0755) != 0) {
+    const absl::Status status = ErrnoStatus(errno, "chmod", temp);
+    rmdir(temp.c_str());
+    return status;
+  }
+  return temp;
+}
+
+// Puts the finished `temp` in `folder`'s place in one rename; what `folder`
+// held is then at `temp`.
+absl::Status SwapIntoPlace(const std::string& temp, const std::string& folder,
+                           bool folder_exists) {
+  const unsigned int flags = folder_exists ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+  if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, folder.c_str(), flags) != 0) {
+    return ErrnoStatus(errno, "rename", folder);
+  }
+  return FsyncDir(DirName(folder));
+}
+
+// Whether `folder` exists; FAILED_PRECONDITION if it is not a folder.
+absl::StatusOr<bool> FolderExists(const std::string& folder) {
+  struct stat st;
+  if (stat(folder.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    return ErrnoStatus(errno, "stat", folder);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(folder, " exists and is not a directory"));
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<LocalTree> ScanTree(absl::string_view folder,
+                                   DigestAlgorithm algorithm, int threads) {
+  ASSIGN_OR_RETURN(std::vector<::verity::TreeEntry> lib,
+                   ScanFolder(std::string(folder),
+                              static_cast<HashAlgorithm>(algorithm), threads));
+  uint64_t file_bytes = 0;
+  for (const ::verity::TreeEntry& entry : lib) file_bytes += entry.size;
+  ASSIGN_OR_RETURN(std::string manifest, EncodeTreeManifest(lib));
+  ASSIGN_OR_RETURN(Digest digest, DigestOfBytes(manifest, algorithm));
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ToSdkEntries(lib));
+  return LocalTree{std::string(folder), std::move(entries), std::move(manifest),
+                   std::move(digest), file_bytes};
+}
+
+absl::StatusOr<PutTreeResult> PutTree(Client& client, const LocalTree& tree,
+                                      const PutTreeOptions& options) {
+  RETURN_IF_ERROR(CheckParallel(options.parallel));
+  ASSIGN_OR_RETURN(const std::vector<const TreeEntry*> missing,
+                   MissingFiles(client, tree));
+  std::atomic<uint64_t> bytes_sent{0};
+  RETURN_IF_ERROR(ParallelFor(missing.size(), options.parallel, [&](size_t i) {
+    const TreeEntry& file = *missing[i];
+    PutOptions put;
+    put.hash_algorithm = file.digest->algorithm();
+    put.expected_digest = file.digest;
+    const absl::StatusOr<PutResult> result =
+        client.PutFile(JoinPath(tree.folder, file.path), put);
+    if (!result.ok()) {
+      return absl::Status(result.status().code(),
+                          absl::StrCat(JoinPath(tree.folder, file.path), ": ",
+                                       result.status().message()));
+    }
+    bytes_sent += file.size;
+    return absl::OkStatus();
+  }));
+  PutOptions put;
+  put.hash_algorithm = tree.digest.algorithm();
+  put.expected_digest = tree.digest;
+  put.tree_manifest = true;
+  put.name = options.name;
+  put.name_statement = options.name_statement;
+  ASSIGN_OR_RETURN(PutResult manifest,
+                   client.PutStream(SourceOf(tree.manifest), put));
+  size_t files = 0;
+  for (const TreeEntry& entry : tree.entries) {
+    files += entry.type == TreeEntryType::kFile;
+  }
+  return PutTreeResult{std::move(manifest.info), files, missing.size(),
+                       bytes_sent.load()};
+}
+
+absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
+                                                const Digest& digest,
+                                                const FetchOptions& options) {
+  MemorySink sink(kMaxTreeManifestBytes);
+  FetchOptions whole = options;
+  whole.offset = 0;
+  whole.length.reset();
+  RETURN_IF_ERROR(client.Fetch(digest, sink, whole));
+  absl::StatusOr<TreeManifest> manifest = ParseTreeManifest(sink.data());
+  if (!manifest.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        digest.ToString(),
+        " is not a valid tree manifest: ", manifest.status().message()));
+  }
+  return ToSdkEntries(manifest->entries);
+}
+
+absl::StatusOr<bool> IsTree(Client& client, const Digest& digest,
+                            const FetchOptions& options) {
+  ASSIGN_OR_RETURN(const BlobInfo info, client.Stat(digest));
+  const uint64_t length =
+      std::min<uint64_t>(info.size, kTreeManifestMagicBytes);
+  if (length < kTreeManifestMagicBytes) return false;
+  ASSIGN_OR_RETURN(const std::string head,
+                   client.ReadRange(digest, 0, length, options));
+  return LooksLikeTreeManifest(head);
+}
+
+absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
+                                          const std::vector<TreeEntry>& entries,
+                                          absl::string_view folder,
+                                          const FetchTreeOptions& options) {
+  RETURN_IF_ERROR(CheckParallel(options.parallel));
+  ASSIGN_OR_RETURN(const std::vector<::verity::TreeEntry> lib,
+                   ToLibEntries(entries));
+  // Entries from anywhere: the same rules as a fetched manifest's.
+  RETURN_IF_ERROR(EncodeTreeManifest(lib).status());
+  ASSIGN_OR_RETURN(const UniqueFd root, OpenAt(AT_FDCWD, std::string(folder),
+                                               O_RDONLY | O_DIRECTORY));
+  UniqueFd reuse;
+  if (!options.reuse_from.empty()) {
+    absl::StatusOr<UniqueFd> opened =
+        OpenAt(AT_FDCWD, options.reuse_from, O_RDONLY | O_DIRECTORY);
+    if (opened.ok()) reuse = *std::move(opened);
+  }
+  RETURN_IF_ERROR(MakeDirectoriesAndSymlinks(root.get(), lib));
+  const std::vector<std::vector<size_t>> groups = GroupFiles(entries);
+  WriteCounters counters;
+  RETURN_IF_ERROR(ParallelFor(groups.size(), options.parallel, [&](size_t i) {
+    return WriteGroup(client, root.get(), reuse.get(), lib, entries, groups[i],
+                      options.fetch, counters);
+  }));
+  if (syncfs(root.get()) != 0) {
+    return ErrnoStatus(errno, "syncfs", folder);
+  }
+  FetchTreeResult result;
+  for (const std::vector<size_t>& group : groups) result.files += group.size();
+  result.files_fetched = counters.fetched;
+  result.files_reused = counters.reused;
+  result.files_copied = counters.copied;
+  result.bytes_fetched = counters.bytes;
+  return result;
+}
+
+absl::StatusOr<FetchTreeResult> FetchTree(Client& client, const Digest& digest,
+                                          absl::string_view folder,
+                                          const FetchTreeOptions& options) {
+  const std::string target(folder);
+  ASSIGN_OR_RETURN(const bool exists, FolderExists(target));
+  ASSIGN_OR_RETURN(const std::vector<TreeEntry> entries,
+                   ReadTree(client, digest, options.fetch));
+  ASSIGN_OR_RETURN(const std::string temp, MakeSiblingFolder(target));
+  // Before the swap `temp` holds part of the new tree, after it the old one.
+  auto remove_temp =
+      absl::MakeCleanup([&temp] { RemoveRecursively(temp).IgnoreError(); });
+  FetchTreeOptions write = options;
+  if (write.reuse_from.empty() && exists) write.reuse_from = target;
+  ASSIGN_OR_RETURN(const FetchTreeResult result,
+                   WriteTree(client, entries, temp, write));
+  RETURN_IF_ERROR(SwapIntoPlace(temp, target, exists));
+  std::move(remove_temp).Cancel();
+  RETURN_IF_ERROR(RemoveRecursively(temp));
+  return result;
+}
+
+}  // namespace verity::sdk

@@ -1,0 +1,204 @@
+// Trees on local disk: a folder scans into canonical entries with the digests
+// `fsverity digest` would print; what a tree cannot hold is refused by name;
+// the writers never follow a symlink, so a planted one cannot redirect a
+// write or a reuse outside the tree.
+
+#include "lib/manifest/local_tree.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/tree/file_digest.h"
+
+namespace verity {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string FreshDir(absl::string_view name) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  const std::string dir =
+      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+               absl::StrCat("local_tree_test_", name));
+  EXPECT_TRUE(RemoveRecursively(dir).ok());
+  EXPECT_TRUE(MakeDirs(dir).ok());
+  return dir;
+}
+
+void WriteFile(const std::string& path, absl::string_view content,
+               mode_t mode = 0644) {
+  ASSERT_TRUE(WriteNewFileDurably(path, content).ok()) << path;
+  ASSERT_EQ(chmod(path.c_str(), mode), 0);
+}
+
+std::string ReadFile(const std::string& path) {
+  absl::StatusOr<std::string> content = ReadSmallFile(path, 1 << 20);
+  return content.ok() ? *content : "<" + content.status().ToString() + ">";
+}
+
+std::vector<std::string> Paths(const std::vector<TreeEntry>& entries) {
+  std::vector<std::string> paths;
+  for (const TreeEntry& entry : entries) paths.push_back(entry.path);
+  return paths;
+}
+
+UniqueFd OpenDir(const std::string& path) {
+  absl::StatusOr<UniqueFd> fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
+  EXPECT_TRUE(fd.ok()) << fd.status();
+  return fd.ok() ? *std::move(fd) : UniqueFd();
+}
+
+TEST(ScanFolderTest, ListsATreeInCanonicalOrderWithItsDigests) {
+  const std::string root = FreshDir("scan");
+  ASSERT_EQ(mkdir(JoinPath(root, "a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(JoinPath(root, "a/empty").c_str(), 0755), 0);
+  WriteFile(JoinPath(root, "a/x"), "x content");
+  WriteFile(JoinPath(root, "a-b"), std::string(10000, 'b'), 0755);
+  ASSERT_EQ(symlink("a/x", JoinPath(root, "link").c_str()), 0);
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(root, HashAlgorithm::kSha256, 2);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  // By path bytes: '-' sorts before '/'.
+  EXPECT_THAT(Paths(*entries),
+              ElementsAre("a", "a-b", "a/empty", "a/x", "link"));
+  const TreeEntry& big = (*entries)[1];
+  EXPECT_EQ(big.type, TreeEntryType::kFile);
+  EXPECT_TRUE(big.executable);
+  EXPECT_EQ(big.size, 10000u);
+  absl::StatusOr<MerkleTree> tree = BuildMerkleTreeFromFile(
+      JoinPath(root, "a-b"), TreeFileParams(HashAlgorithm::kSha256), 1);
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(big.digest.digest, tree->digest);
+  EXPECT_FALSE((*entries)[3].executable);
+  EXPECT_EQ((*entries)[2].type, TreeEntryType::kDirectory);
+  EXPECT_EQ((*entries)[4].type, TreeEntryType::kSymlink);
+  EXPECT_EQ((*entries)[4].target, "a/x");
+  EXPECT_TRUE(EncodeTreeManifest(*entries).ok());
+}
+
+TEST(ScanFolderTest, RefusesWhatATreeCannotHold) {
+  const std::string fifo_root = FreshDir("fifo");
+  ASSERT_EQ(mkfifo(JoinPath(fifo_root, "pipe").c_str(), 0644), 0);
+  absl::StatusOr<std::vector<TreeEntry>> fifo =
+      ScanFolder(fifo_root, HashAlgorithm::kSha256, 1);
+  EXPECT_EQ(fifo.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(fifo.status().message(), HasSubstr("pipe"));
+
+  const std::string escape_root = FreshDir("escape");
+  ASSERT_EQ(mkdir(JoinPath(escape_root, "d").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("../../etc", JoinPath(escape_root, "d/up").c_str()), 0);
+  absl::StatusOr<std::vector<TreeEntry>> escape =
+      ScanFolder(escape_root, HashAlgorithm::kSha256, 1);
+  EXPECT_EQ(escape.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(escape.status().message(), HasSubstr("d/up"));
+
+  EXPECT_EQ(
+      ScanFolder(JoinPath(escape_root, "absent"), HashAlgorithm::kSha256, 1)
+          .status()
+          .code(),
+      absl::StatusCode::kNotFound);
+}
+
+TEST(OpenBeneathTest, FollowsNoSymlink) {
+  const std::string root = FreshDir("beneath");
+  const std::string outside = FreshDir("beneath_outside");
+  ASSERT_EQ(symlink(outside.c_str(), JoinPath(root, "out").c_str()), 0);
+  WriteFile(JoinPath(outside, "f"), "outside");
+  ASSERT_EQ(
+      symlink(JoinPath(outside, "f").c_str(), JoinPath(root, "f").c_str()), 0);
+  const UniqueFd root_fd = OpenDir(root);
+  EXPECT_EQ(OpenBeneath(root_fd.get(), "out/f", O_RDONLY).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(OpenBeneath(root_fd.get(), "f", O_RDONLY).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  TreeEntry through;
+  through.path = "out/new";
+  EXPECT_FALSE(CreateTreeFile(root_fd.get(), through).ok());
+  EXPECT_NE(access(JoinPath(outside, "new").c_str(), F_OK), 0);
+  EXPECT_EQ(OpenBeneath(root_fd.get(), "../x", O_RDONLY).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(LocalTreeWriterTest, MakesTheSkeletonReusesSameFilesAndCopies) {
+  const std::string old_root = FreshDir("old");
+  ASSERT_EQ(mkdir(JoinPath(old_root, "d").c_str(), 0755), 0);
+  WriteFile(JoinPath(old_root, "d/same"), "same content", 0755);
+  WriteFile(JoinPath(old_root, "d/changed"), "old content");
+  WriteFile(JoinPath(old_root, "d/mode"), "mode content");
+  absl::StatusOr<std::vector<TreeEntry>> old_entries =
+      ScanFolder(old_root, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(old_entries.ok()) << old_entries.status();
+  // The new version: d/changed has new content, d/mode became executable,
+  // and a symlink and a copy of d/same appear.
+  const std::string staging = FreshDir("staging");
+  ASSERT_EQ(mkdir(JoinPath(staging, "d").c_str(), 0755), 0);
+  WriteFile(JoinPath(staging, "d/same"), "same content", 0755);
+  WriteFile(JoinPath(staging, "d/same2"), "same content", 0755);
+  WriteFile(JoinPath(staging, "d/changed"), "new content");
+  WriteFile(JoinPath(staging, "d/mode"), "mode content", 0755);
+  ASSERT_EQ(symlink("d/same", JoinPath(staging, "s").c_str()), 0);
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(staging, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_THAT(Paths(*entries), ElementsAre("d", "d/changed", "d/mode", "d/same",
+                                           "d/same2", "s"));
+
+  const std::string new_root = FreshDir("new");
+  const UniqueFd from = OpenDir(old_root);
+  const UniqueFd to = OpenDir(new_root);
+  ASSERT_TRUE(MakeDirectoriesAndSymlinks(to.get(), *entries).ok());
+  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[3]), true);
+  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[1]), false);
+  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[2]), false);
+  ASSERT_TRUE(CopyTreeFile(to.get(), (*entries)[3], (*entries)[4]).ok());
+
+  struct stat linked, original, copy;
+  ASSERT_EQ(stat(JoinPath(new_root, "d/same").c_str(), &linked), 0);
+  ASSERT_EQ(stat(JoinPath(old_root, "d/same").c_str(), &original), 0);
+  ASSERT_EQ(stat(JoinPath(new_root, "d/same2").c_str(), &copy), 0);
+  EXPECT_EQ(linked.st_ino, original.st_ino);
+  EXPECT_NE(copy.st_ino, original.st_ino);
+  EXPECT_EQ(ReadFile(JoinPath(new_root, "d/same2")), "same content");
+  EXPECT_NE(copy.st_mode & S_IXUSR, 0u);
+  char target[64] = {};
+  ASSERT_GT(readlink(JoinPath(new_root, "s").c_str(), target, sizeof target),
+            0);
+  EXPECT_STREQ(target, "d/same");
+  // A file created for a fetch: new, with the entry's mode.
+  absl::StatusOr<UniqueFd> created = CreateTreeFile(to.get(), (*entries)[2]);
+  ASSERT_TRUE(created.ok()) << created.status();
+  struct stat made;
+  ASSERT_EQ(fstat(created->get(), &made), 0);
+  EXPECT_NE(made.st_mode & S_IXUSR, 0u);
+  EXPECT_EQ(CreateTreeFile(to.get(), (*entries)[2]).status().code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST(LocalTreeWriterTest, DoesNotReuseThroughASymlink) {
+  const std::string old_root = FreshDir("old_link");
+  const std::string elsewhere = FreshDir("elsewhere");
+  WriteFile(JoinPath(elsewhere, "f"), "content");
+  ASSERT_EQ(symlink(JoinPath(elsewhere, "f").c_str(),
+                    JoinPath(old_root, "f").c_str()),
+            0);
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(elsewhere, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(entries.ok());
+  const std::string new_root = FreshDir("new_link");
+  const UniqueFd from = OpenDir(old_root);
+  const UniqueFd to = OpenDir(new_root);
+  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[0]), false);
+  EXPECT_NE(access(JoinPath(new_root, "f").c_str(), F_OK), 0);
+}
+
+}  // namespace
+}  // namespace verity
