@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# `verity sync` against a real verityd on the file store: --once for an init container; the
+# kubelet's layout (..data, a folder per version, top-level links); a reader that never sees
+# two versions mixed while versions switch; unchanged files hard-linked, only changed ones
+# fetched; --exec-on-update, the status file and the metrics; and what it must never switch
+# to: a rolled-back statement (a store writer restores an older name object) and a version
+# with a swapped blob. SIGTERM stops it with exit 0.
+# Usage: tree_sync_test.sh VERITYD VERITY
+set -euo pipefail
+here=$(dirname "$0")
+source "$here/verityd_test_lib.sh"
+source "$here/tree_attacks.sh"  # make_release
+init_test tree_sync_test "$1" "$2"
+for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
+
+store=$work/store keys=$work/keys name=app/config
+mkdir -p "$keys"
+openssl genpkey -algorithm ed25519 -out "$keys/publisher.pem" 2>/dev/null
+openssl pkey -in "$keys/publisher.pem" -pubout -out "$keys/publisher.pub"
+publish=(--sign-key="$keys/publisher.pem" --state-dir="$work/publisher")
+trust=(--trusted-keys="$keys/publisher.pub" --state-dir="$work/client")
+
+start_server first --listen=127.0.0.1:0 --store_dir="$store" --name_keys="$keys/publisher.pub"
+port=$server_port srv=(--server="127.0.0.1:$server_port")
+# A writer of the disk edits the store between two runs of the server, on the same port.
+restart_with() {  # COMMAND...: run it with the server stopped
+  stop_server "$server_pid"
+  "$@"
+  start_server again --listen="127.0.0.1:$port" --store_dir="$store" \
+    --name_keys="$keys/publisher.pub"
+}
+name_file="$store/names/$(printf '%s' "$name" | sha256sum | cut -d' ' -f1)"
+blob_data() { local hex=${1#sha256:}; echo "$store/blobs/sha256/${hex:0:2}/$hex/data"; }
+publish_tree() {  # DIR: put it as the name's next version; prints its digest
+  vc put "${srv[@]}" "$1" --name="$name" "${publish[@]}" 2>/dev/null | cut -d' ' -f1
+}
+status_of() { sed -n "s/^$2: //p" "$1/..verity-sync.status"; }
+
+# ---- v1, and --once into a new folder (an init container)
+make_release "$work/v1" 1
+echo "1" >"$work/v1/docs/check"
+v1=$(publish_tree "$work/v1")
+cp "$name_file" "$work/name-v1"
+expect_exit 0 "--once" vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/once"
+check "--once: the tree is there" diff -r --no-dereference "$work/v1" "$work/once/..data/"
+check "--once: a top-level link per name" \
+  test "$(readlink "$work/once/bin")" == ..data/bin -a "$(readlink "$work/once/current")" == ..data/current
+check "--once: read through the links" cmp -s "$work/v1/bin/tool" "$work/once/bin/tool"
+check "--once: ..data points at the version's folder" \
+  test "$(readlink "$work/once/..data")" == "..${v1/:/-}"
+check "--once: the status says ok" test "$(status_of "$work/once" state)" == ok
+check "--once: the status names the digest" test "$(status_of "$work/once" digest)" == "$v1"
+expect_exit 0 "--once again: nothing to do" \
+  vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/once"
+check "--once again: no switch" test "$(status_of "$work/once" switches)" == 0
+mkdir -p "$work/foreign"
+echo mine >"$work/foreign/app.conf"
+expect_exit 5 "a folder holding other files is refused" \
+  vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/foreign"
+
+# ---- the sidecar: a long interval, woken by SIGHUP
+dir=$work/live
+"$verity" sync "${srv[@]}" "${trust[@]}" --interval=1h --metrics-listen=127.0.0.1:0 \
+  --exec-on-update="echo \"\$VERITY_SYNC_DIGEST\" >>$work/hooks" "$name" "$dir" \
+  2>"$work/sync.log" &
+sync_pid=$!
+tracked_pids+=("$sync_pid")
+wait_for_log "$work/sync.log" "switched to $v1" "$sync_pid" 30 || fail "sync never switched to v1"
+mport=$(sed -nE 's|.*metrics on http://[^ ]*:([0-9]+)/metrics.*|\1|p' "$work/sync.log")
+metric() {
+  curl -sf "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'
+}
+# sync_now: SIGHUP, then wait for the status file to show an attempt after it.
+sync_now() {
+  local before i
+  before=$(status_of "$dir" last_attempt)
+  sleep 1.1  # the status's times have whole seconds
+  kill -HUP "$sync_pid"
+  for ((i = 0; i < 300; i++)); do
+    [[ $(status_of "$dir" last_attempt) != "$before" ]] && return 0
+    sleep 0.1
+  done
+  fail "no attempt after SIGHUP"
+}
+
+# A reader: resolves docs/ once per round and reads both files there; they must agree.
+(
+  mixed=0 rounds=0
+  while [[ ! -e $work/stop-reader ]]; do
+    d=$(readlink -f "$dir/docs") || continue
+    a=$(cat "$d/readme" 2>/dev/null) && b=$(cat "$d/check" 2>/dev/null) || continue
+    [[ $a == "release $b" ]] || mixed=$((mixed + 1))
+    rounds=$((rounds + 1))
+  done
+  echo "$rounds $mixed" >"$work/reader.out"
+) &
+reader_pid=$!
+tracked_pids+=("$reader_pid")
+
+# ---- v2: two small files changed, published and switched to
+cp -a "$work/v1" "$work/v2"
+echo "release 2" >"$work/v2/docs/readme"
+echo "2" >"$work/v2/docs/check"
+v2=$(publish_tree "$work/v2")
+tool_inode=$(stat -Lc %i "$dir/bin/tool")
+sync_now
+check "v2: switched (status: $(status_of "$dir" digest))" test "$(status_of "$dir" digest)" == "$v2"
+check "v2: the folder holds v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
+check "v2: an unchanged file is hard-linked from v1" \
+  test "$(stat -Lc %i "$dir/bin/tool")" == "$tool_inode"
+check "v2: the version before is kept for readers inside it" test -d "$dir/..${v1/:/-}"
+check "v2: the hook ran for each switch" test "$(cat "$work/hooks")" == "$v1"$'\n'"$v2"
+check "v2: 2 switches in the metrics" test "$(metric verity_sync_switches_total)" == 2
+check "v2: only the 2 changed files fetched ($(grep "switched to $v2" "$work/sync.log"))" \
+  grep -q "switched to $v2 .* 2 fetched (12 bytes)" "$work/sync.log"
+
+# ---- a rolled-back statement (a store writer restores v1's name object): never switched to
+cp "$name_file" "$work/name-v2"
+restart_with cp "$work/name-v1" "$name_file"
+sync_now
+check "rollback: the status says failing" test "$(status_of "$dir" state)" == failing
+check "rollback: the error says rollback ($(status_of "$dir" last_error))" \
+  grep -q "^last_error: .*rollback" "$dir/..verity-sync.status"
+check "rollback: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
+check "rollback: counted as data_loss" \
+  test "$(metric 'verity_sync_failures_total{reason="data_loss"}')" == 1
+restart_with cp "$work/name-v2" "$name_file"
+
+# ---- v3 with a blob swapped in the store: never switched to, nothing staged left
+cp -a "$work/v2" "$work/v3"
+head -c 70000 /dev/urandom >"$work/v3/docs/new"
+echo "release 3" >"$work/v3/docs/readme"
+echo "3" >"$work/v3/docs/check"
+v3=$(publish_tree "$work/v3")
+new_digest=$("$verity" digest "$work/v3/docs/new" | cut -d' ' -f1)
+restart_with bash -c 'head -c 70000 /dev/urandom >"$1"' _ "$(blob_data "$new_digest")"
+sync_now
+check "a swapped blob: the status says failing" test "$(status_of "$dir" state)" == failing
+check "a swapped blob: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
+check "a swapped blob: no staging folder left" \
+  test -z "$(find "$dir" -maxdepth 1 -name '..staging-*')"
+check "a swapped blob: the status still names v2" test "$(status_of "$dir" digest)" == "$v2"
+rc=0
+vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/init" 2>/dev/null || rc=$?
+check "a swapped blob: --once exits 3 (got $rc)" [ "$rc" -eq 3 ]
+check "a swapped blob: --once switched to nothing" test ! -e "$work/init/..data"
+
+# ---- the publisher ships v4 without that content: switched to; SIGTERM stops with exit 0
+# (The server still holds the damaged blob: a put of the same content would find it present.)
+head -c 70000 /dev/urandom >"$work/v3/docs/new"
+echo "release 4" >"$work/v3/docs/readme"
+echo "4" >"$work/v3/docs/check"
+v4=$(publish_tree "$work/v3")
+sync_now
+check "v4: switched" test "$(status_of "$dir" digest)" == "$v4"
+check "v4: the folder holds it" diff -r --no-dereference "$work/v3" "$dir/..data/"
+check "v4: v1 pruned, v2 kept" test ! -e "$dir/..${v1/:/-}" -a -d "$dir/..${v2/:/-}"
+touch "$work/stop-reader"
+wait_for_exit "$reader_pid" 10 || fail "the reader did not stop"
+read -r rounds mixed <"$work/reader.out"
+check "the reader never saw two versions mixed ($rounds rounds, $mixed mixed)" \
+  [ "$rounds" -gt 0 -a "$mixed" -eq 0 ]
+kill -TERM "$sync_pid"
+if wait_for_exit "$sync_pid" 20; then
+  check "SIGTERM: exit 0 (got $exit_rc)" [ "$exit_rc" -eq 0 ]
+else
+  fail "sync still runs 20 s after SIGTERM"
+fi
+expect_stop again "$server_pid"
