@@ -5,7 +5,9 @@
 # app reads an imported blob over the pod's loopback with its read token; a call without a token,
 # a write with the read token and a token in plaintext through the hostPort are refused (exit 6);
 # put, verified get and ls with the admin token from inside the pod's network namespace;
-# /metrics and grpc.health.v1 (open) from the host through hostPorts; SIGTERM amid a 200 MiB get
+# /metrics and grpc.health.v1 (open) from the host through hostPorts; the verity-sync sidecar
+# switching the app's folder to each signed release the publisher puts, whole (a reader never
+# sees two mixed), with its exec probe and metrics; SIGTERM amid a 200 MiB get
 # (it completes or leaves no file; verityd exits 0); the image refuses to start without a tokens
 # file; a read-only root as uid 65532 with a read-only import volume (NOT_SERVING until the
 # import is done); and the replicas tier's TLS: make-secrets.sh's certificate, the exec probe
@@ -155,12 +157,14 @@ admin_token=$(cat "$work/k8s/base/secrets/admin-token")
 # The overlay mounts base/secrets/ from the host (podman 4.3's Secret volumes do not work):
 # readable by gid 65532 only, as fsGroup and defaultMode 0440 make them on Kubernetes.
 install -d -m 0750 -g 65532 "$work/pod-secrets"
+install -d -m 0755 -o 65532 -g 65532 "$work/release"
 install -m 0440 -g 65532 "$work/k8s/base/secrets/"* "$work/pod-secrets/"
 check "kubectl kustomize renders the podman overlay" \
   bash -c 'kubectl kustomize "$1" >"$2"' _ "$work/k8s/podman" "$work/rendered.yaml"
 check "the rendered pod is base's Deployment, app and verityd" grep -q '^  name: app-with-verityd$' \
   "$work/rendered.yaml"
 sed -e "s|/var/lib/verityd/import|$work/import|; s|/var/lib/verityd/secrets|$work/pod-secrets|" \
+  -e "s|/var/lib/verityd/release|$work/release|" \
   -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
   "$work/rendered.yaml" >"$work/pod.yaml"
 start=$SECONDS
@@ -210,6 +214,52 @@ metrics=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" || true)
 check "/metrics through its hostPort has verityd_build_info" \
   grep -q '^verityd_build_info{version="[^"]*"} 1' <<<"$metrics"
 check "health through the hostPort is SERVING" [ "$(health "$grpc_port")" = SERVING ]
+
+# ---- the verity-sync sidecar: the publisher signs a release (a tree), then a new one; the app's
+# folder switches to each whole. This test reads /srv/release where the app would (a host folder).
+release_status() { sed -n "s/^$1: //p" "$work/release/..verity-sync.status" 2>/dev/null; }
+# publish_release DIR: app/release, signed with make-secrets.sh's key; prints the tree's digest.
+publish_release() {
+  vc_in "$infra_pid" "$admin_token" put "$1" --name=app/release \
+    --sign-key="$work/k8s/base/secrets/names.key" --state-dir="$work/publisher" 2>/dev/null |
+    cut -d' ' -f1
+}
+# wait_release DIGEST: SIGHUP (sync now), then until the status names DIGEST.
+wait_release() {
+  local i
+  podman kill --signal HUP "$pod_name-verity-sync" >/dev/null
+  for ((i = 0; i < 300; i++)); do
+    [[ $(release_status digest) == "$1" ]] && return 0
+    sleep 0.1
+  done
+  echo "  status: $(tr '\n' ' ' <"$work/release/..verity-sync.status" 2>/dev/null)"
+  return 1
+}
+mkdir -p "$work/rel1/docs" "$work/rel1/bin"
+echo "release 1" >"$work/rel1/docs/readme"
+echo 1 >"$work/rel1/docs/check"
+head -c 300000 /dev/urandom >"$work/rel1/bin/model"
+rel1=$(publish_release "$work/rel1")
+check "the publisher signs release 1 ($rel1)" grep -qE '^sha256:[0-9a-f]{64}$' <<<"$rel1"
+check "verity-sync switches the app's folder to release 1" wait_release "$rel1"
+check "the app reads release 1 through /srv/release" \
+  [ "$(cat "$work/release/docs/readme")" = "release 1" ]
+check "the exec probe says ready" podman exec "$pod_name-verity-sync" \
+  /usr/local/bin/verity sync --probe app/release /srv/release
+start_version_reader "$work/release"
+cp -a "$work/rel1" "$work/rel2"
+echo "release 2" >"$work/rel2/docs/readme"
+echo 2 >"$work/rel2/docs/check"
+rel2=$(publish_release "$work/rel2")
+check "verity-sync switches to release 2" wait_release "$rel2"
+check "the app reads release 2" [ "$(cat "$work/release/docs/readme")" = "release 2" ]
+stop_version_reader
+check "a reader during the switch never saw the two releases mixed ($reader_rounds rounds)" \
+  [ "$reader_rounds" -gt 0 -a "$reader_mixed" -eq 0 ]
+check "the unchanged model was hard-linked, not fetched again" \
+  grep -q "switched to $rel2 .* 2 fetched" <<<"$(podman logs "$pod_name-verity-sync" 2>&1)"
+check "verity-sync's metrics count 2 switches" grep -q '^verity_sync_switches_total 2' \
+  <<<"$(nsenter -t "$infra_pid" -n -- curl -sf http://127.0.0.1:9465/metrics)"
 
 # ---- SIGTERM (podman stop) amid a 200 MiB get
 rm -f "$work/big.out"

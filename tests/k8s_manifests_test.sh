@@ -379,6 +379,19 @@ for w in workloads:
         res = c.get("resources", {})
         check({"cpu", "memory"} <= set(res.get("requests", {})) and "memory" in res.get("limits", {}),
               f"{who}: cpu and memory requests, a memory limit")
+        # verity sync: a signed tree kept in a folder the other containers read only.
+        if c.get("command") == ["/usr/local/bin/verity"] and c.get("args", [""])[0] == "sync":
+            args = c["args"]
+            check(any(a.startswith("--trusted-keys=") for a in args),
+                  f"{who}: checks the tree's name with --trusted-keys")
+            probe = c.get("readinessProbe", {}).get("exec", {}).get("command", [])
+            check(probe[:3] == ["/usr/local/bin/verity", "sync", "--probe"] and probe[-2:] == args[1:3],
+                  f"{who}: ready by `verity sync --probe` of its NAME and DIR")
+            folder = args[2]
+            writers = [o for o in pod["containers"] for m in o.get("volumeMounts", [])
+                       if m["mountPath"] == folder and not m.get("readOnly")]
+            check([o["name"] for o in writers] == [c["name"]],
+                  f"{who}: the only container that writes {folder}")
         # verityd: its image with the image's entrypoint (podman/'s app runs `verity` from it).
         if c["image"].startswith("localhost/verityd:") and not c.get("command") and w["kind"] != "Job":
             check(c["image"] == "localhost/verityd:dev", f"{who}: image localhost/verityd:dev")
@@ -449,8 +462,9 @@ for w in workloads:
             check_client_token(who, pod, c, path)
 
 if name in ("base", "podman"):
-    check(any(d["metadata"]["name"] == "app-with-verityd" and len(d["spec"]["template"]["spec"]["containers"]) == 2
-              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app and verityd")
+    check(any(d["metadata"]["name"] == "app-with-verityd" and
+              [c["name"] for c in d["spec"]["template"]["spec"]["containers"]] == ["app", "verity-sync", "verityd"]
+              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-sync and verityd")
 if name == "podman":
     for d in of_kind("Deployment"):
         for c in d["spec"]["template"]["spec"]["containers"]:

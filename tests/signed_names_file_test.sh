@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The attacks on signed names of tests/signed_names_attacks.sh, on the file store: its writer
-# edits names/<h> while verityd is stopped (the file store reads names when it opens), and the
-# server is started again.
+# edits names/<h> while verityd is stopped (tests/file_store_writer.sh), and the server is
+# started again.
 # Usage: signed_names_file_test.sh VERITYD VERITY
 set -euo pipefail
 here=$(dirname "$0")
@@ -9,29 +9,6 @@ source "$here/verityd_test_lib.sh"
 source "$here/signed_names_attacks.sh"
 init_test signed_names_file_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
-
-store=$work/store
-guarded_pid="" guarded_keys=""
-start_guarded() {
-  [[ -z $guarded_pid ]] || stop_server "$guarded_pid"
-  guarded_keys=$1
-  start_server guarded --listen=127.0.0.1:0 --store_dir="$store" --name_keys="$guarded_keys"
-  guarded_pid=$server_pid guarded=(--server="127.0.0.1:$server_port")
-}
-name_file() { echo "$store/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
-store_read() { cp "$(name_file "$1")" "$2"; }
-# A writer of the disk: between two runs of the server.
-store_write() {
-  stop_server "$guarded_pid"
-  guarded_pid=""
-  cp "$2" "$(name_file "$1")"
-  start_guarded "$guarded_keys"
-}
-store_delete() {
-  stop_server "$guarded_pid"
-  guarded_pid=""
-  rm "$(name_file "$1")"
-  start_guarded "$guarded_keys"
-}
+source "$here/file_store_writer.sh"
 
 run_name_attacks

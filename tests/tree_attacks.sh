@@ -135,11 +135,12 @@ run_tree_tests() {
     local evil
     evil=$(vc put "${guarded[@]}" "$dir/evil-$kind" | cut -d' ' -f1)
     rc=0
+    mkdir -p "$dir/x"
     vc get "${guarded[@]}" "$evil" -o "$dir/x/evil" 2>"$dir/err" || rc=$?
     check "a $kind manifest: refused (exit $rc: $(cat "$dir/err"))" [ "$rc" -ne 0 ]
     check "a $kind manifest: the message says so" grep -q "not a valid tree manifest" "$dir/err"
     check "a $kind manifest: nothing written" \
-      [ ! -e "$dir/x/evil" -a ! -e "$dir/x/escaped" -a ! -e "$dir/escaped" ]
+      [ -z "$(ls -A "$dir/x")" -a ! -e "$dir/escaped" -a ! -e "$work/outside" ]
   done
 
   # ---- a folder a tree cannot hold: refused by put, by name

@@ -84,6 +84,19 @@ TEST_F(TreePutTest, ASizeThatDisagreesStoresNothing) {
   EXPECT_FALSE(Stored(manifest));
 }
 
+TEST_F(TreePutTest, TwoSizesForOneBlobStoreNothing) {
+  const TreeEntry a = FileOf("a", MakeData(100, 5));
+  TreeEntry b = a;
+  b.path = "b";
+  b.size = 101;
+  const std::string manifest = *EncodeTreeManifest({a, b});
+  absl::StatusOr<v1::PutResponse> put = PutTree(manifest);
+  EXPECT_EQ(put.status().code(), StatusCode::kInvalidArgument) << put.status();
+  EXPECT_NE(put.status().message().find("different sizes"), std::string::npos)
+      << put.status();
+  EXPECT_FALSE(Stored(manifest));
+}
+
 // Bytes the encoder would refuse to write, made by hand as an attacker
 // would: each refused, nothing stored.
 TEST_F(TreePutTest, AManifestThatBreaksARuleStoresNothing) {

@@ -17,17 +17,21 @@ store=$work/store keys=$work/keys name=app/config
 mkdir -p "$keys"
 openssl genpkey -algorithm ed25519 -out "$keys/publisher.pem" 2>/dev/null
 openssl pkey -in "$keys/publisher.pem" -pubout -out "$keys/publisher.pub"
+# The server takes statements by a second key too; the clients trust only the publisher's.
+openssl genpkey -algorithm ed25519 -out "$keys/other.pem" 2>/dev/null
+openssl pkey -in "$keys/other.pem" -pubout -out "$keys/other.pub"
+cat "$keys/publisher.pub" "$keys/other.pub" >"$keys/server.pub"
 publish=(--sign-key="$keys/publisher.pem" --state-dir="$work/publisher")
 trust=(--trusted-keys="$keys/publisher.pub" --state-dir="$work/client")
 
-start_server first --listen=127.0.0.1:0 --store_dir="$store" --name_keys="$keys/publisher.pub"
+start_server first --listen=127.0.0.1:0 --store_dir="$store" --name_keys="$keys/server.pub"
 port=$server_port srv=(--server="127.0.0.1:$server_port")
 # A writer of the disk edits the store between two runs of the server, on the same port.
 restart_with() {  # COMMAND...: run it with the server stopped
   stop_server "$server_pid"
   "$@"
   start_server again --listen="127.0.0.1:$port" --store_dir="$store" \
-    --name_keys="$keys/publisher.pub"
+    --name_keys="$keys/server.pub"
 }
 name_file="$store/names/$(printf '%s' "$name" | sha256sum | cut -d' ' -f1)"
 blob_data() { local hex=${1#sha256:}; echo "$store/blobs/sha256/${hex:0:2}/$hex/data"; }
@@ -53,6 +57,13 @@ check "--once: the status names the digest" test "$(status_of "$work/once" diges
 expect_exit 0 "--once again: nothing to do" \
   vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/once"
 check "--once again: no switch" test "$(status_of "$work/once" switches)" == 0
+expect_exit 0 "--probe: a version is in place" vc sync --probe "$name" "$work/once"
+expect_exit 0 "--probe --max-age=1h: a recent success" \
+  vc sync --probe --max-age=1h "$name" "$work/once"
+sleep 2
+expect_exit 1 "--probe --max-age=1s: no success since" \
+  vc sync --probe --max-age=1s "$name" "$work/once"
+expect_exit 1 "--probe: nothing synced yet" vc sync --probe "$name" "$work/never"
 mkdir -p "$work/foreign"
 echo mine >"$work/foreign/app.conf"
 expect_exit 5 "a folder holding other files is refused" \
@@ -70,32 +81,25 @@ mport=$(sed -nE 's|.*metrics on http://[^ ]*:([0-9]+)/metrics.*|\1|p' "$work/syn
 metric() {
   curl -sf "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'
 }
-# sync_now: SIGHUP, then wait for the status file to show an attempt after it.
+# sync_now: SIGHUP, then wait for the status file to show an attempt after it. An attempt that
+# could not reach the server (just restarted: the client's reconnection backoff) is repeated.
 sync_now() {
-  local before i
-  before=$(status_of "$dir" last_attempt)
-  sleep 1.1  # the status's times have whole seconds
-  kill -HUP "$sync_pid"
-  for ((i = 0; i < 300; i++)); do
-    [[ $(status_of "$dir" last_attempt) != "$before" ]] && return 0
-    sleep 0.1
+  local before i tries
+  for ((tries = 0; tries < 10; tries++)); do
+    before=$(status_of "$dir" last_attempt)
+    sleep 1.1  # the status's times have whole seconds
+    kill -HUP "$sync_pid"
+    for ((i = 0; i < 300; i++)); do
+      [[ $(status_of "$dir" last_attempt) != "$before" ]] && break
+      sleep 0.1
+    done
+    [[ $(status_of "$dir" last_attempt) != "$before" ]] || { fail "no attempt after SIGHUP"; return; }
+    grep -qE "^last_error: .*(connections to all backends failing|UNAVAILABLE)" \
+      "$dir/..verity-sync.status" || return 0
   done
-  fail "no attempt after SIGHUP"
 }
 
-# A reader: resolves docs/ once per round and reads both files there; they must agree.
-(
-  mixed=0 rounds=0
-  while [[ ! -e $work/stop-reader ]]; do
-    d=$(readlink -f "$dir/docs") || continue
-    a=$(cat "$d/readme" 2>/dev/null) && b=$(cat "$d/check" 2>/dev/null) || continue
-    [[ $a == "release $b" ]] || mixed=$((mixed + 1))
-    rounds=$((rounds + 1))
-  done
-  echo "$rounds $mixed" >"$work/reader.out"
-) &
-reader_pid=$!
-tracked_pids+=("$reader_pid")
+start_version_reader "$dir"
 
 # ---- v2: two small files changed, published and switched to
 cp -a "$work/v1" "$work/v2"
@@ -145,6 +149,18 @@ vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/init" 2>/dev/null || rc=
 check "a swapped blob: --once exits 3 (got $rc)" [ "$rc" -eq 3 ]
 check "a swapped blob: --once switched to nothing" test ! -e "$work/init/..data"
 
+# ---- a version signed by a key the clients do not trust: never switched to
+cp -a "$work/v2" "$work/other"
+echo "release 9" >"$work/other/docs/readme"
+echo "9" >"$work/other/docs/check"
+vc put "${srv[@]}" "$work/other" --name="$name" --sign-key="$keys/other.pem" \
+  --state-dir="$work/other-signer" >/dev/null 2>&1
+sync_now
+check "an untrusted signer: the status says failing" test "$(status_of "$dir" state)" == failing
+check "an untrusted signer: the error says why ($(status_of "$dir" last_error))" \
+  grep -q "^last_error: .*valid signatures by trusted keys" "$dir/..verity-sync.status"
+check "an untrusted signer: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
+
 # ---- the publisher ships v4 without that content: switched to; SIGTERM stops with exit 0
 # (The server still holds the damaged blob: a put of the same content would find it present.)
 head -c 70000 /dev/urandom >"$work/v3/docs/new"
@@ -155,11 +171,9 @@ sync_now
 check "v4: switched" test "$(status_of "$dir" digest)" == "$v4"
 check "v4: the folder holds it" diff -r --no-dereference "$work/v3" "$dir/..data/"
 check "v4: v1 pruned, v2 kept" test ! -e "$dir/..${v1/:/-}" -a -d "$dir/..${v2/:/-}"
-touch "$work/stop-reader"
-wait_for_exit "$reader_pid" 10 || fail "the reader did not stop"
-read -r rounds mixed <"$work/reader.out"
-check "the reader never saw two versions mixed ($rounds rounds, $mixed mixed)" \
-  [ "$rounds" -gt 0 -a "$mixed" -eq 0 ]
+stop_version_reader
+check "the reader never saw two versions mixed ($reader_rounds rounds, $reader_mixed mixed)" \
+  [ "$reader_rounds" -gt 0 -a "$reader_mixed" -eq 0 ]
 kill -TERM "$sync_pid"
 if wait_for_exit "$sync_pid" 20; then
   check "SIGTERM: exit 0 (got $exit_rc)" [ "$exit_rc" -eq 0 ]

@@ -189,3 +189,31 @@ check_gets() {
     check "get $i $2 is byte-identical" [ "$same" = yes ]
   done <"$work/gets.results"
 }
+
+# start_version_reader FOLDER: in the background, a reader of a folder that `verity sync` keeps
+# (each version has docs/readme "release N" and docs/check "N"): resolves FOLDER/docs once a
+# round and reads both files there, counting the rounds and those whose two files disagree (a
+# mix of two versions). stop_version_reader ends it and sets reader_rounds and reader_mixed.
+start_version_reader() {
+  local folder=$1
+  rm -f "$work/stop-reader" "$work/reader.out"
+  (
+    mixed=0 rounds=0
+    while [[ ! -e $work/stop-reader ]]; do
+      d=$(readlink -f "$folder/docs") || continue
+      a=$(cat "$d/readme" 2>/dev/null) && b=$(cat "$d/check" 2>/dev/null) || continue
+      [[ $a == "release $b" ]] || mixed=$((mixed + 1))
+      rounds=$((rounds + 1))
+    done
+    echo "$rounds $mixed" >"$work/reader.out"
+  ) &
+  reader_pid=$!
+  tracked_pids+=("$reader_pid")
+}
+stop_version_reader() {
+  touch "$work/stop-reader"
+  wait_for_exit "$reader_pid" 10 || true
+  reader_rounds=0 reader_mixed=1
+  [[ -s $work/reader.out ]] && read -r reader_rounds reader_mixed <"$work/reader.out"
+  return 0
+}

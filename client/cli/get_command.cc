@@ -18,7 +18,6 @@
 #include "client/cli/tree_transfer.h"
 #include "lib/base/status_macros.h"
 #include "verity/client.h"
-#include "verity/tree.h"
 
 namespace verity::cli {
 namespace {
@@ -169,15 +168,25 @@ absl::Status GetToDevice(sdk::Client& client, const GetOptions& opts,
   return absl::OkStatus();
 }
 
+// -o FILE. Unless --file or a range says it is a file, the fetch also looks
+// at the blob's first bytes: `is_tree` is set, and no file written, if they
+// begin a tree manifest.
 absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
-                       std::FILE* err) {
+                       std::FILE* err, bool* is_tree) {
   if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
                    sdk::FileSink::Create(opts.output));
   // A signal arriving before this line leaves the temporary file behind; the
   // window is one system call.
   const RemoveOnSignal remove_on_signal(file->temp_path());
-  return Fetch(client, opts, *file, err);
+  if (opts.layout == GetLayout::kFile || opts.fetch.offset != 0 ||
+      opts.fetch.length.has_value()) {
+    return Fetch(client, opts, *file, err);
+  }
+  TreeSniffingSink sniff(*file);
+  const absl::Status status = Fetch(client, opts, sniff, err);
+  *is_tree = sniff.found_tree();
+  return *is_tree ? absl::OkStatus() : status;
 }
 
 // --root-hash: the digest its anchor gives (after its signature, if any, is
@@ -190,28 +199,15 @@ absl::Status ResolveDmVerityBlob(GetOptions* opts) {
   return absl::OkStatus();
 }
 
-// Whether `verity get` writes a tree: --tree, --file, or else whether the
-// blob is one (its first bytes, verified).
-absl::StatusOr<bool> GetsTree(sdk::Client& client, const sdk::Digest& digest,
-                              const GetOptions& opts) {
-  switch (opts.layout) {
-    case GetLayout::kTree:
-      return true;
-    case GetLayout::kFile:
-      return false;
-    case GetLayout::kAuto:
-      break;
-  }
-  return sdk::IsTree(client, digest, opts.fetch);
-}
-
-absl::Status GetTreeInto(sdk::Client& client, const sdk::Digest& digest,
-                         const GetOptions& opts) {
+// The tree `opts.blob` names into the folder -o DIR (the name resolved, and
+// its statement checked, as a file's).
+absl::Status GetTreeInto(sdk::Client& client, const GetOptions& opts) {
   if (opts.fetch.offset != 0 || opts.fetch.length.has_value()) {
     return absl::InvalidArgumentError(
         "--offset and --length read a file, not a tree (--file writes the "
         "tree manifest's own bytes)");
   }
+  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, opts.blob));
   sdk::FetchOptions fetch = opts.fetch;
   fetch.parallel_streams = 1;
   return GetTree(client, digest, opts.output, fetch, opts.parallel_files);
@@ -220,21 +216,20 @@ absl::Status GetTreeInto(sdk::Client& client, const sdk::Digest& digest,
 // A tree into a folder, or bytes into a file or to `out`.
 absl::Status Get(sdk::Client& client, const GetOptions& opts, std::FILE* out,
                  std::FILE* err) {
-  if (opts.layout != GetLayout::kFile && !opts.output.empty()) {
-    // A name is resolved (and its statement checked) once, here.
-    ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, opts.blob));
-    ASSIGN_OR_RETURN(const bool tree, GetsTree(client, digest, opts));
-    if (tree) return GetTreeInto(client, digest, opts);
-    GetOptions by_digest = opts;
-    ASSIGN_OR_RETURN(by_digest.blob, client::ParseBlobRef(digest.ToString()));
-    return GetToFile(client, by_digest, err);
+  if (opts.output.empty()) {
+    if (opts.layout == GetLayout::kTree) {
+      return absl::InvalidArgumentError("--tree needs -o DIR");
+    }
+    return GetToStream(client, opts, out, "standard output", err);
   }
-  if (opts.layout == GetLayout::kTree) {
-    return absl::InvalidArgumentError("--tree needs -o DIR");
+  // A folder cannot take a file's bytes: it asks for a tree.
+  if (opts.layout == GetLayout::kTree ||
+      (opts.layout == GetLayout::kAuto && IsFolder(opts.output))) {
+    return GetTreeInto(client, opts);
   }
-  return opts.output.empty()
-             ? GetToStream(client, opts, out, "standard output", err)
-             : GetToFile(client, opts, err);
+  bool is_tree = false;
+  RETURN_IF_ERROR(GetToFile(client, opts, err, &is_tree));
+  return is_tree ? GetTreeInto(client, opts) : absl::OkStatus();
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ TEST(LsCommandTest, ListsEveryBlobOnePerLine) {
 
 TEST(LsCommandTest, Errors) {
   CapturedFile out, err;
-  TestArgv extra({"ls", "x"});
+  // One operand is a tree to list; two are one too many.
+  TestArgv extra({"ls", "x", "y"});
   EXPECT_EQ(RunLsCommand(extra.argc(), extra.argv(), out.get(), err.get()),
             kExitUsage);
   TestArgv down({"ls", "--server=127.0.0.1:1"});

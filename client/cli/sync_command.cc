@@ -14,6 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
@@ -57,7 +59,11 @@ constexpr char kUsage[] =
     "    \"digest: ...\", \"version: N\", \"last_success: TIME\",\n"
     "    \"last_attempt: TIME\", \"last_error: ...\", \"switches: N\"\n"
     "  --metrics-listen: serve Prometheus metrics on HOST:PORT/metrics\n"
-    "  --parallel: files fetched at a time (default 8, 1 to 64)\n";
+    "  --parallel: files fetched at a time (default 8, 1 to 64)\n"
+    "  --probe [--max-age=DURATION]: for a readiness or liveness probe (the\n"
+    "    image has no shell): exit 0 if the status file shows a version in\n"
+    "    place and, with --max-age, a successful attempt within DURATION;\n"
+    "    else 1. Reads only the status file: talks to no server\n";
 
 std::vector<CommandFlag> SyncFlags(SyncOptions* opts) {
   std::vector<CommandFlag> flags = TrustFlags(&opts->trust);
@@ -92,6 +98,16 @@ std::vector<CommandFlag> SyncFlags(SyncOptions* opts) {
       {"parallel", 0, true,
        [opts](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(opts->parallel, ParseParallelFlag(v));
+         return absl::OkStatus();
+       }},
+      {"probe", 0, false,
+       [opts](absl::string_view) {
+         opts->probe = true;
+         return absl::OkStatus();
+       }},
+      {"max-age", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(opts->max_age, ParseDurationFlag("--max-age", v));
          return absl::OkStatus();
        }},
   };
@@ -174,6 +190,38 @@ absl::Status RunHook(const SyncOptions& opts, const std::string& digest) {
                    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1));
 }
 
+std::string StatusPath(const SyncOptions& opts) {
+  return opts.status_file.empty() ? JoinPath(opts.dir, "..verity-sync.status")
+                                  : opts.status_file;
+}
+
+// --probe: OK if the status file shows a version in place, and a success
+// within --max-age.
+absl::Status Probe(const SyncOptions& opts) {
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadSmallFile(StatusPath(opts), 1 << 16));
+  std::string digest, last_success;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::ConsumePrefix(&line, "digest: ")) digest = std::string(line);
+    if (absl::ConsumePrefix(&line, "last_success: ")) {
+      last_success = std::string(line);
+    }
+  }
+  if (digest.empty()) {
+    return absl::UnavailableError("no version in place yet");
+  }
+  if (opts.max_age == absl::InfiniteDuration()) return absl::OkStatus();
+  absl::Time when;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_sec, last_success, &when, &error) ||
+      absl::Now() - when > opts.max_age) {
+    return absl::UnavailableError(absl::StrCat(
+        "no successful attempt within ", absl::FormatDuration(opts.max_age),
+        " (last: ", last_success, ")"));
+  }
+  return absl::OkStatus();
+}
+
 class Syncer {
  public:
   Syncer(sdk::Client& client, const SyncOptions& opts, VersionedFolder folder,
@@ -199,18 +247,12 @@ class Syncer {
                        switched.status().ToString()));
       if (metrics_ != nullptr) metrics_->Failed(switched.status());
     }
-    const absl::Status written = WriteStatus(StatusPath(), state_);
+    const absl::Status written = WriteStatus(StatusPath(opts_), state_);
     if (!written.ok()) Log(absl::StrCat("status: ", written.ToString()));
     return switched.status();
   }
 
  private:
-  std::string StatusPath() const {
-    return opts_.status_file.empty()
-               ? JoinPath(opts_.dir, "..verity-sync.status")
-               : opts_.status_file;
-  }
-
   void Log(absl::string_view line) {
     const std::string text =
         absl::StrCat("verity sync: ", opts_.name, ": ", line, "\n");
@@ -316,6 +358,13 @@ int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (AsksForHelp(argc, argv)) return PrintHelp(usage, out);
   absl::StatusOr<SyncOptions> opts = ParseSyncOptions(argc, argv);
   if (!opts.ok()) return UsageError("sync", opts.status(), usage, err);
+  if (opts->probe) {
+    const absl::Status status = Probe(*opts);
+    if (status.ok()) return kExitOk;
+    std::fprintf(err, "verity sync: not ready: %s\n",
+                 std::string(status.message()).c_str());
+    return 1;
+  }
   // Blocked before any thread starts, so that every thread inherits the
   // mask and only sigtimedwait receives them.
   sigset_t signals;

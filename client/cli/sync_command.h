@@ -28,6 +28,10 @@ struct SyncOptions {
   std::string metrics_listen;                   // --metrics-listen
   std::string status_file;  // --status-file; default DIR/..verity-sync.status
   int parallel = 8;         // --parallel: files fetched at a time
+  // --probe: only read the status file: exit 0 if a version is in place and
+  // (with --max-age) an attempt found it the newest within that time.
+  bool probe = false;
+  absl::Duration max_age = absl::InfiniteDuration();  // --max-age
 };
 
 // Parses `argv` (argv[0] is "sync"); INVALID_ARGUMENT naming the problem.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/name_signing.h"
 #include "lib/base/status_macros.h"
+#include "lib/manifest/tree_manifest.h"
 #include "lib/tree/descriptor.h"
 #include "verity/tree.h"
 
@@ -63,6 +64,28 @@ absl::StatusOr<sdk::Digest> ResolveBlob(sdk::Client& client,
   if (blob.digest.has_value()) return sdk::Digest::Parse(blob.ToString());
   ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.StatName(blob.name));
   return info.digest;
+}
+
+absl::Status TreeSniffingSink::Write(uint64_t offset,
+                                     absl::Span<const uint8_t> data) {
+  // Other parts of a parallel fetch start past the head: they never touch it.
+  if (offset < kTreeManifestMagicBytes && offset == head_.size()) {
+    const size_t n =
+        std::min(data.size(), kTreeManifestMagicBytes - head_.size());
+    head_.append(reinterpret_cast<const char*>(data.data()), n);
+  }
+  return inner_.Write(offset, data);
+}
+
+absl::Status TreeSniffingSink::Finish() {
+  if (!LooksLikeTreeManifest(head_)) return inner_.Finish();
+  found_tree_ = true;
+  inner_.Abort();
+  return absl::FailedPreconditionError("the blob is a tree");
+}
+
+void TreeSniffingSink::Abort() {
+  if (!found_tree_) inner_.Abort();
 }
 
 absl::Status GetTree(sdk::Client& client, const sdk::Digest& digest,

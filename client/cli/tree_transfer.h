@@ -13,6 +13,7 @@
 #include "lib/tree/merkle_params.h"
 #include "verity/client.h"
 #include "verity/digest.h"
+#include "verity/sink.h"
 
 namespace verity::cli {
 
@@ -39,6 +40,30 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
 // checked as the client's trust options say (StatName).
 absl::StatusOr<sdk::Digest> ResolveBlob(sdk::Client& client,
                                         const client::BlobRef& blob);
+
+// Passes a whole-blob fetch to `inner` (a FileSink), noting its first bytes:
+// if they begin a tree manifest, Finish aborts `inner` instead of finishing it
+// (the file never appears) and found_tree() is true. So `verity get -o PATH`
+// fetches a file as before, with no extra call, and learns that the blob is
+// a tree only from its verified bytes.
+class TreeSniffingSink final : public sdk::Sink {
+ public:
+  explicit TreeSniffingSink(sdk::Sink& inner) : inner_(inner) {}
+  bool SupportsRandomAccess() const override {
+    return inner_.SupportsRandomAccess();
+  }
+  absl::Status Start(uint64_t size) override { return inner_.Start(size); }
+  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override;
+  absl::Status Finish() override;
+  void Abort() override;
+  bool found_tree() const { return found_tree_; }
+
+ private:
+  sdk::Sink& inner_;
+  // The first bytes; only the part that starts at offset 0 writes them.
+  std::string head_;
+  bool found_tree_ = false;
+};
 
 // Writes the tree `digest` names into the folder `output` (see
 // sdk::FetchTree), `parallel` files at a time, each fetched with `fetch`.

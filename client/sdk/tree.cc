@@ -6,6 +6,7 @@
 #include "verity/tree.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +18,9 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "client/sdk/sdk_convert.h"
 #include "lib/base/bytes.h"
 #include "lib/base/file_util.h"
@@ -221,9 +224,36 @@ absl::Status WriteGroup(Client& client, int root_fd, int reuse_fd,
   return absl::OkStatus();
 }
 
+// The prefix of the folders FetchTree fills beside `folder`; the process's id
+// follows, so that a later fetch can tell a killed one's leftovers.
+std::string SiblingPrefix(const std::string& folder) {
+  return absl::StrCat(folder, ".verity-");
+}
+
+// Removes what fetches into `folder` that were killed left beside it: the
+// folders whose process no longer exists.
+void RemoveLeftovers(const std::string& folder) {
+  const std::string parent = DirName(folder);
+  const std::string prefix =
+      SiblingPrefix(folder.substr(folder.rfind('/') + 1));
+  const absl::StatusOr<std::vector<std::string>> names = ListDir(parent);
+  if (!names.ok()) return;
+  for (const std::string& name : *names) {
+    absl::string_view rest = name;
+    int pid = 0;
+    if (!absl::ConsumePrefix(&rest, prefix) ||
+        !absl::SimpleAtoi(rest.substr(0, rest.find('-')), &pid) || pid <= 0 ||
+        kill(pid, 0) == 0 || errno != ESRCH) {
+      continue;
+    }
+    RemoveRecursively(JoinPath(parent, name)).IgnoreError();
+  }
+}
+
 // A new folder beside `folder`, to fill and swap into its place.
 absl::StatusOr<std::string> MakeSiblingFolder(const std::string& folder) {
-  std::string temp = absl::StrCat(folder, ".verity-XXXXXX");
+  RemoveLeftovers(folder);
+  std::string temp = absl::StrCat(SiblingPrefix(folder), getpid(), "-XXXXXX");
   if (mkdtemp(temp.data()) == nullptr) {
     return ErrnoStatus(errno, "mkdtemp", temp);
   }
@@ -381,7 +411,9 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
 absl::StatusOr<FetchTreeResult> FetchTree(Client& client, const Digest& digest,
                                           absl::string_view folder,
                                           const FetchTreeOptions& options) {
-  const std::string target(folder);
+  // "out/" is "out": the folder beside it is "out.verity-...".
+  const std::string target(folder.size() > 1 ? absl::StripSuffix(folder, "/")
+                                             : folder);
   ASSIGN_OR_RETURN(const bool exists, FolderExists(target));
   ASSIGN_OR_RETURN(const std::vector<TreeEntry> entries,
                    ReadTree(client, digest, options.fetch));

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/fsverity_cli.h"
 
 namespace verity {
 namespace {
@@ -24,13 +24,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string FreshDir(absl::string_view name) {
-  const char* tmp = getenv("TEST_TMPDIR");
-  const std::string dir =
-      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-               absl::StrCat("file_util_test_", name));
-  EXPECT_TRUE(RemoveRecursively(dir).ok());
-  EXPECT_TRUE(MakeDirs(dir).ok());
-  return dir;
+  return FreshTestDir(absl::StrCat("file_util_test_", name));
 }
 
 TEST(FileUtilTest, ErrnoStatusCodes) {

@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/fsverity_cli.h"
 #include "lib/tree/file_digest.h"
 
 namespace verity {
@@ -25,13 +25,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string FreshDir(absl::string_view name) {
-  const char* tmp = getenv("TEST_TMPDIR");
-  const std::string dir =
-      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-               absl::StrCat("local_tree_test_", name));
-  EXPECT_TRUE(RemoveRecursively(dir).ok());
-  EXPECT_TRUE(MakeDirs(dir).ok());
-  return dir;
+  return FreshTestDir(absl::StrCat("local_tree_test_", name));
 }
 
 void WriteFile(const std::string& path, absl::string_view content,

@@ -9,21 +9,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/base/file_util.h"
+#include "lib/testing/fsverity_cli.h"
 
 namespace verity {
 namespace {
 
+// A path under the test's temporary folder, absent.
 std::string FreshDir(absl::string_view name) {
-  const char* tmp = getenv("TEST_TMPDIR");
   const std::string dir =
-      JoinPath(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-               absl::StrCat("versioned_folder_test_", name));
+      FreshTestDir(absl::StrCat("versioned_folder_test_", name));
   EXPECT_TRUE(RemoveRecursively(dir).ok());
   return dir;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -69,6 +70,14 @@ absl::StatusOr<std::string> RunShellCommand(const std::string& command) {
 std::string TestTempDir() {
   const char* dir = getenv("TEST_TMPDIR");
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
+}
+
+std::string FreshTestDir(absl::string_view name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(TestTempDir()) / std::string(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
 }
 
 absl::StatusOr<std::string> WriteTestFile(absl::string_view name,

@@ -49,6 +49,9 @@ std::string ShellQuote(absl::string_view s);
 // $TEST_TMPDIR if set (Bazel sets it), else /tmp.
 std::string TestTempDir();
 
+// TestTempDir()/`name`, made empty: removed with what it held, then made.
+std::string FreshTestDir(absl::string_view name);
+
 // Writes `data` to `name` in TestTempDir() and returns the file's path.
 absl::StatusOr<std::string> WriteTestFile(absl::string_view name,
                                           absl::string_view data);

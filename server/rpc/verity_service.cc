@@ -18,6 +18,7 @@
 #include "server/rpc/read_reactor.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/small_read_reactor.h"
+#include "server/rpc/tree_checks.h"
 
 namespace verity::server {
 namespace {
@@ -120,9 +121,10 @@ absl::Status DoFindMissing(const ServiceContext& context,
   RETURN_IF_ERROR(context.state.CheckServing());
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> digests,
                    CheckFindMissingRequest(request));
-  for (const ParsedDigest& digest : digests) {
-    ASSIGN_OR_RETURN(const bool held, context.store->Has(digest));
-    if (!held) response->add_missing(digest.ToString());
+  ASSIGN_OR_RETURN(const std::vector<ParsedDigest> missing,
+                   FindMissingBlobs(*context.store, digests));
+  for (const ParsedDigest& digest : missing) {
+    response->add_missing(digest.ToString());
   }
   return absl::OkStatus();
 }

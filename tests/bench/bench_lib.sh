@@ -79,3 +79,28 @@ bench_binaries() {
   bazel build "$@" >/dev/null 2>&1
   bin=$PWD/bazel-bin
 }
+
+# start_nginx ROOT WORK: Debian's nginx-light (installed if missing) serving ROOT on a free
+# loopback port with sendfile, its files in WORK; sets nginx_pid and nginx_port once it answers.
+start_nginx() {
+  local root=$1 work=$2
+  command -v nginx >/dev/null || apt-get install -y -q nginx-light >/dev/null
+  nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  cat >"$work/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events {}
+http {
+  access_log off;
+  sendfile on;
+  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work;
+  uwsgi_temp_path $work; scgi_temp_path $work;
+  server { listen 127.0.0.1:$nginx_port; root $root; }
+}
+CONF
+  nginx -c "$work/nginx.conf" -e "$work/error.log" &
+  nginx_pid=$!
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" && break; sleep 0.05; done
+}

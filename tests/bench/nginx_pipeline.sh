@@ -10,25 +10,8 @@ file=$(realpath "$1")
 work=$(mktemp -d)
 trap 'kill "$nginx_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$work/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events {}
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work;
-  uwsgi_temp_path $work; scgi_temp_path $work;
-  server { listen 127.0.0.1:$port; root $(dirname "$file"); }
-}
-CONF
-nginx -c "$work/nginx.conf" -e "$work/error.log" &
-nginx_pid=$!
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
-url="http://127.0.0.1:$port/$(basename "$file")"
+start_nginx "$(dirname "$file")" "$work"
+url="http://127.0.0.1:$nginx_port/$(basename "$file")"
 t0=$(date +%s.%N)
 digest=$(with_minor_faults "$work/curl.faults" curl -s "$url" |
   with_minor_faults "$work/openssl.faults" openssl dgst -sha256 -r | cut -d' ' -f1)

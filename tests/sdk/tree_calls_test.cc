@@ -172,5 +172,24 @@ TEST_F(TreeCallsTest, ARefusedFetchLeavesTheFolderAsItWas) {
             StatusCode::kFailedPrecondition);
 }
 
+TEST_F(TreeCallsTest, AFetchRemovesWhatAKilledOneLeftBesideTheFolder) {
+  const sdk::LocalTree tree = Scan();
+  ASSERT_TRUE(sdk::PutTree(*client_, tree, {}).ok());
+  // A pid above pid_max belongs to no process; this process's own is alive.
+  std::ifstream pid_max_file("/proc/sys/kernel/pid_max");
+  long pid_max = 0;
+  pid_max_file >> pid_max;
+  const std::string out = root_ + "/out";
+  const std::string dead = absl::StrCat(out, ".verity-", pid_max + 1, "-abc");
+  const std::string alive = absl::StrCat(out, ".verity-", getpid(), "-def");
+  ASSERT_EQ(mkdir(dead.c_str(), 0755), 0);
+  WriteFile(dead + "/half", "x");
+  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0);
+  ASSERT_TRUE(sdk::FetchTree(*client_, tree.digest, out + "/", {}).ok());
+  EXPECT_FALSE(Exists(dead));
+  EXPECT_TRUE(Exists(alive));
+  EXPECT_EQ(ReadFile(out + "/run"), ReadFile(source_ + "/run"));
+}
+
 }  // namespace
 }  // namespace verity::testing

@@ -119,7 +119,9 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
 // folder beside `folder` (reusing files `folder` already has, unless
 // options.reuse_from names another), and only when every file is verified
 // puts it in `folder`'s place in one rename, removing what `folder` held.
-// On failure `folder` is as it was and nothing is left beside it.
+// On failure `folder` is as it was and nothing is left beside it. A fetch
+// killed midway leaves its folder, `folder`.verity-PID-XXXXXX, which the
+// next FetchTree into `folder` removes.
 absl::StatusOr<FetchTreeResult> FetchTree(Client& client, const Digest& digest,
                                           absl::string_view folder,
                                           const FetchTreeOptions& options);

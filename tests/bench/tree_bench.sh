@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Trees side by side with what a user would pick instead, on this machine, in one run:
+# - `verity get NAME -o DIR` (every block of every file verified against the signed root, files
+#   8 at a time, the folder renamed into place at the end) against nginx (Debian's nginx-light,
+#   sendfile) serving a tarball of the same files on loopback, piped through `curl | tar x`,
+#   then `sha256sum -c --quiet` of a checksum list. Two trees: 10,000 files of 16 KiB in 100
+#   folders, and a model-like one (three files of 512 MiB, twenty small ones). ROUNDS
+#   alternating rounds (which tool goes first alternates too), median and worst.
+# - `verity put DIR` of the 10,000-file tree into an empty store (files/s), and a second put of
+#   the same tree (blobs and bytes sent, from its own report).
+# - `verity sync --once` of the 10,000-file tree into a new folder, then after 1% of the files
+#   (100) got new content: the update's wall time against the full sync's, and the bytes it
+#   fetched against the bytes changed.
+# verityd runs on a file store in a new folder on the same disk. Reports figures; never fails
+# on a goal. Writes OUT.
+# Usage: tests/bench/tree_bench.sh [ROUNDS=5] [OUT=docs/bench-trees.md]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tests/bench/bench_lib.sh
+rounds=${1:-5}
+out=${2:-docs/bench-trees.md}
+load_at_start=$(load_average)
+
+bench_binaries //server:verityd //client/cli:verity
+verityd=$bin/server/verityd verity=$bin/client/cli/verity
+work=$(mktemp -d /var/tmp/tree-bench.XXXXXX)
+server_pid="" nginx_pid=""
+trap 'kill $server_pid $nginx_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+
+"$verityd" --listen=127.0.0.1:0 --store_dir="$work/store" --metrics_listen= 2>"$work/verityd.log" &
+server_pid=$!
+for _ in $(seq 400); do grep -q "serving" "$work/verityd.log" 2>/dev/null && break; sleep 0.05; done
+srv=--server=$(sed -nE 's/.*listening on ([^ ]*).*/\1/p' "$work/verityd.log" | head -n 1)
+
+# ---- the trees
+small=$work/src/small model=$work/src/model
+for d in $(seq -w 0 99); do
+  mkdir -p "$small/d$d"
+  for f in $(seq -w 0 99); do head -c 16384 /dev/urandom >"$small/d$d/f$f"; done
+done
+mkdir -p "$model/weights" "$model/tokenizer"
+for i in 1 2 3; do head -c $((512 << 20)) /dev/urandom >"$model/weights/part-$i.bin"; done
+for i in $(seq -w 1 20); do head -c $((1000 + RANDOM)) /dev/urandom >"$model/tokenizer/t$i.json"; done
+
+# ---- put: 10,000 files into an empty store, then again
+t_put=$(seconds_of "$verity" put "$srv" "$small" --name=bench/small 2>"$work/put1.err")
+put_rate=$(awk -v t="$t_put" 'BEGIN {printf "%.0f", 10000 / t}')
+t_put2=$(seconds_of "$verity" put "$srv" "$small" --name=bench/small 2>"$work/put2.err")
+"$verity" put "$srv" "$model" --name=bench/model >/dev/null 2>&1
+
+# ---- the baseline's tarballs, checksum lists and nginx
+mkdir -p "$work/www"
+for t in small model; do
+  tar -C "$work/src/$t" -cf "$work/www/$t.tar" .
+  (cd "$work/src/$t" && find . -type f -print0 | xargs -0 sha256sum) >"$work/$t.sums"
+done
+mkdir -p "$work/nginx"
+start_nginx "$work/www" "$work/nginx"
+
+verity_get() {  # TREE
+  rm -rf "$work/out"
+  "$verity" get "$srv" "bench/$1" -o "$work/out"
+}
+nginx_get() {  # TREE
+  rm -rf "$work/out" && mkdir "$work/out"
+  curl -sf "http://127.0.0.1:$nginx_port/$1.tar" | tar -C "$work/out" -xf - &&
+    (cd "$work/out" && sha256sum -c --quiet "$work/$1.sums")
+}
+declare -A times
+for t in small model; do
+  for ((r = 1; r <= rounds; r++)); do
+    if ((r % 2)); then order="verity nginx"; else order="nginx verity"; fi
+    for tool in $order; do
+      times[$t-$tool]+="$(seconds_of "${tool}_get" "$t") "
+    done
+  done
+  diff -r "$work/src/$t" "$work/out" >/dev/null || echo "WARNING: $t: the last get differs" >&2
+done
+
+# ---- sync: a full one, then after 1% of the files changed
+timed() {  # ERR_FILE COMMAND...: wall seconds; its stderr to ERR_FILE
+  local file=$1 t0 t1
+  shift
+  t0=$(date +%s.%N); "$@" >/dev/null 2>"$file"; t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
+}
+t_full_sync=$(timed "$work/sync-full.err" "$verity" sync "$srv" --once bench/small "$work/sync")
+changed_bytes=0
+for d in $(seq -w 0 99); do
+  head -c 16384 /dev/urandom >"$small/d$d/f00"
+  changed_bytes=$((changed_bytes + 16384))
+done
+"$verity" put "$srv" "$small" --name=bench/small >/dev/null 2>&1
+t_update=$(timed "$work/sync-update.err" "$verity" sync "$srv" --once bench/small "$work/sync")
+update_line=$(grep -o '[0-9]* files, .*' "$work/sync-update.err" || echo "(no switch logged)")
+update_bytes=$(grep -oE 'fetched \([0-9]+ bytes\)' "$work/sync-update.err" | tr -dc 0-9)
+
+med() { median <<<"$1"; }
+worst() { maximum <<<"$1"; }
+{
+  echo "# Trees: verity get -o DIR, put DIR and sync against nginx + curl | tar x + sha256sum -c"
+  echo
+  echo "\`tests/bench/tree_bench.sh $rounds\` on $(machine); load average at start $load_at_start, at end $(load_average)."
+  note=$(shared_note $load_at_start $(load_average))
+  [[ -z $note ]] || { echo; echo "$note"; }
+  echo
+  echo "Seconds for a whole tree into a new folder, $rounds alternating rounds (median, worst):"
+  echo
+  echo "| tree | verity get -o DIR | nginx + curl \\| tar x + sha256sum -c | ratio nginx/verity (median, worst) |"
+  echo "| --- | --- | --- | --- |"
+  for t in small model; do
+    r=$(ratios "${times[$t-nginx]}" "${times[$t-verity]}")
+    label=$([[ $t == small ]] && echo "10,000 files of 16 KiB" || echo "3 x 512 MiB + 20 small")
+    echo "| $label | $(med "${times[$t-verity]}") s, $(worst "${times[$t-verity]}") s | $(med "${times[$t-nginx]}") s, $(worst "${times[$t-nginx]}") s | $(median <<<"$r")x, $(minimum <<<"$r")x |"
+  done
+  echo
+  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour."
+  echo
+  echo "**put DIR**, 10,000 files of 16 KiB into an empty store: $t_put s, $put_rate files/s ($(tail -n 1 "$work/put1.err" | sed 's/.*: //')). Again: $t_put2 s ($(tail -n 1 "$work/put2.err" | sed 's/.*: //'))."
+  echo
+  echo "**sync**: a full \`verity sync --once\` of the 10,000-file tree into a new folder took $t_full_sync s; after 100 files (1%, $changed_bytes bytes) got new content, the update took $t_update s, $(ratio "$t_update" "$t_full_sync" 3) of the full sync and $(ratio "$t_update" "$(med "${times[small-verity]}")" 3) of the median full \`get -o DIR\`; it fetched ${update_bytes:-?} bytes, $(ratio "${update_bytes:-0}" "$changed_bytes" 2)x the bytes changed ($update_line)."
+} >"$out"
+cat "$out"
