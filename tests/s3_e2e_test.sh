@@ -27,13 +27,6 @@ ceph_lib=${CEPH_CLUSTER_LIB:?}
 prefix="e2e-$$-$RANDOM"
 s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT" --store_probe_interval=1s)
 
-# s3_put KEY FILE / s3_get KEY FILE: the bucket as anyone with its credentials sees it.
-s3_curl() {
-  curl -sf --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
-}
-s3_put() { s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$1" >/dev/null; }
-s3_get() { s3_curl -o "$2" "$S3_ENDPOINT/$S3_BUCKET/$1"; }
 # blob_key DIGEST OBJECT: the object's key (docs/storage.md).
 blob_key() { echo "$prefix/blobs/${1%%:*}/${1#*:}/$2"; }
 

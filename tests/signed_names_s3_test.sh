@@ -27,12 +27,6 @@ export XDG_STATE_HOME=$work/xdg-state
 
 prefix="names-$$-$RANDOM"
 s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
-s3_curl() {
-  curl -sf --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
-}
-s3_put() { s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$1" >/dev/null; }
-s3_get() { s3_curl -o "$2" "$S3_ENDPOINT/$S3_BUCKET/$1"; }
 # name_key NAME: the name's object (docs/storage.md): names/<hex SHA-256 of the name>.
 name_key() { echo "$prefix/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
 digest_of() { "$verity" digest "$1" | awk '{print $1}'; }

@@ -13,17 +13,12 @@ for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 
 prefix="trees-$$-$RANDOM"
 s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
-s3_curl() {
-  curl -sf --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
-}
 # Objects (docs/storage.md): names/<hex SHA-256 of the name>, blobs/<alg>/<hex>/data.
 name_key() { echo "$prefix/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
-store_read() { s3_curl -o "$2" "$S3_ENDPOINT/$S3_BUCKET/$(name_key "$1")"; }
-store_write() { s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$(name_key "$1")" >/dev/null; }
+store_read() { s3_get "$(name_key "$1")" "$2"; }
+store_write() { s3_put "$(name_key "$1")" "$2"; }
 store_blob_write() {
-  local hex=${1#sha256:}
-  s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$prefix/blobs/sha256/$hex/data" >/dev/null
+  s3_put "$prefix/blobs/sha256/${1#sha256:}/data" "$2"
   start_guarded "$guarded_keys"
 }
 guarded_pid="" guarded_keys=""

@@ -217,3 +217,13 @@ stop_version_reader() {
   [[ -s $work/reader.out ]] && read -r reader_rounds reader_mixed <"$work/reader.out"
   return 0
 }
+
+# s3_curl CURL_ARGS..., s3_put KEY FILE, s3_get KEY FILE: the bucket of the Ceph cluster that
+# tests/testing/with_ceph.sh started (its S3_* and AWS_* variables), as anyone with its
+# credentials sees it: plain curl --aws-sigv4.
+s3_curl() {
+  curl -sf --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
+}
+s3_put() { s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$1" >/dev/null; }
+s3_get() { s3_curl -o "$2" "$S3_ENDPOINT/$S3_BUCKET/$1"; }

@@ -1,7 +1,7 @@
 // What the fuzz targets share: a reader that turns the fuzzer's bytes into
 // choices, and the check that aborts on a broken invariant. Written here
 // rather than taken from clang's <fuzzer/FuzzedDataProvider.h>, so that the
-// same targets build with gcc for their replay tests.
+// same targets build with any compiler for their replay tests.
 
 #ifndef VERITYD_TESTS_FUZZ_FUZZ_INPUT_H_
 #define VERITYD_TESTS_FUZZ_FUZZ_INPUT_H_
