@@ -271,13 +271,14 @@ class Syncer {
       state_.digest = info.digest.ToString();
       return true;
     }
-    ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
+    ASSIGN_OR_RETURN(std::vector<sdk::TreeEntry> entries,
                      sdk::ReadTree(client_, info.digest, sdk::FetchOptions()));
     sdk::FetchTreeResult result;
     if (!folder_.Has(id)) {
       ASSIGN_OR_RETURN(result, Write(id, entries));
     }
     RETURN_IF_ERROR(folder_.Switch(id, TopLevelNames(entries)));
+    current_entries_ = std::move(entries);
     state_.digest = info.digest.ToString();
     state_.switches++;
     if (metrics_ != nullptr) metrics_->Switched(result);
@@ -293,6 +294,18 @@ class Syncer {
     return true;
   }
 
+  // The entries of the version `id` (a digest, ':' as '-'), read again.
+  absl::StatusOr<std::vector<sdk::TreeEntry>> EntriesOf(const std::string& id) {
+    const size_t dash = id.find('-');
+    if (dash == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("version '", id, "'"));
+    }
+    ASSIGN_OR_RETURN(const sdk::Digest digest,
+                     sdk::Digest::Parse(absl::StrCat(id.substr(0, dash), ":",
+                                                     id.substr(dash + 1))));
+    return sdk::ReadTree(client_, digest, sdk::FetchOptions());
+  }
+
   absl::StatusOr<sdk::FetchTreeResult> Write(
       const std::string& id, const std::vector<sdk::TreeEntry>& entries) {
     ASSIGN_OR_RETURN(const std::string staged, folder_.Stage(id));
@@ -300,6 +313,14 @@ class Syncer {
     options.parallel = opts_.parallel;
     if (!folder_.current().empty()) {
       options.reuse_from = folder_.PathOf(folder_.current());
+      // What was verified and written there: no file of it is hashed again.
+      // (After a restart its manifest is read again; failing that, each
+      // candidate is hashed.)
+      if (current_entries_.empty()) {
+        current_entries_ = EntriesOf(folder_.current())
+                               .value_or(std::vector<sdk::TreeEntry>());
+      }
+      options.reuse_entries = current_entries_;
     }
     absl::StatusOr<sdk::FetchTreeResult> result =
         sdk::WriteTree(client_, entries, staged, options);
@@ -313,6 +334,8 @@ class Syncer {
   SyncMetrics* const metrics_;
   std::FILE* const err_;
   SyncState state_;
+  // The entries of the version in place, if this process switched to it.
+  std::vector<sdk::TreeEntry> current_entries_;
 };
 
 enum class Wake { kTimeout, kSyncNow, kStop };

@@ -201,16 +201,35 @@ absl::Status FetchFile(Client& client, int root_fd,
   return fd.Close(entry.path);
 }
 
-absl::Status WriteGroup(Client& client, int root_fd, int reuse_fd,
+// Where a tree may reuse files from: a folder, and what it is known to hold
+// (path -> digest text and executable bit), if anything.
+struct ReuseSource {
+  int fd = -1;
+  std::map<std::string, std::pair<std::string, bool>> known;
+};
+
+absl::StatusOr<bool> Reuse(const ReuseSource& reuse, int root_fd,
+                           const ::verity::TreeEntry& lib,
+                           const TreeEntry& entry) {
+  if (reuse.fd < 0) return false;
+  if (reuse.known.empty()) return LinkIfSame(reuse.fd, root_fd, lib);
+  const auto it = reuse.known.find(entry.path);
+  if (it == reuse.known.end() ||
+      it->second !=
+          std::make_pair(entry.digest->ToString(), entry.executable)) {
+    return false;
+  }
+  return LinkIfSame(reuse.fd, root_fd, lib, /*known_same=*/true);
+}
+
+absl::Status WriteGroup(Client& client, int root_fd, const ReuseSource& reuse,
                         const std::vector<::verity::TreeEntry>& lib,
                         const std::vector<TreeEntry>& entries,
                         const std::vector<size_t>& group,
                         const FetchOptions& fetch, WriteCounters& counters) {
   const size_t first = group.front();
-  bool reused = false;
-  if (reuse_fd >= 0) {
-    ASSIGN_OR_RETURN(reused, LinkIfSame(reuse_fd, root_fd, lib[first]));
-  }
+  ASSIGN_OR_RETURN(const bool reused,
+                   Reuse(reuse, root_fd, lib[first], entries[first]));
   if (reused) {
     counters.reused++;
   } else {
@@ -383,17 +402,23 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
   RETURN_IF_ERROR(EncodeTreeManifest(lib).status());
   ASSIGN_OR_RETURN(const UniqueFd root, OpenAt(AT_FDCWD, std::string(folder),
                                                O_RDONLY | O_DIRECTORY));
-  UniqueFd reuse;
+  UniqueFd reuse_fd;
+  ReuseSource reuse;
   if (!options.reuse_from.empty()) {
     absl::StatusOr<UniqueFd> opened =
         OpenAt(AT_FDCWD, options.reuse_from, O_RDONLY | O_DIRECTORY);
-    if (opened.ok()) reuse = *std::move(opened);
+    if (opened.ok()) reuse_fd = *std::move(opened);
+    reuse.fd = reuse_fd.get();
+    for (const TreeEntry& entry : options.reuse_entries) {
+      if (entry.type != TreeEntryType::kFile) continue;
+      reuse.known[entry.path] = {entry.digest->ToString(), entry.executable};
+    }
   }
   RETURN_IF_ERROR(MakeDirectoriesAndSymlinks(root.get(), lib));
   const std::vector<std::vector<size_t>> groups = GroupFiles(entries);
   WriteCounters counters;
   RETURN_IF_ERROR(ParallelFor(groups.size(), options.parallel, [&](size_t i) {
-    return WriteGroup(client, root.get(), reuse.get(), lib, entries, groups[i],
+    return WriteGroup(client, root.get(), reuse, lib, entries, groups[i],
                       options.fetch, counters);
   }));
   if (syncfs(root.get()) != 0) {

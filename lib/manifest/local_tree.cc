@@ -198,8 +198,8 @@ absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry) {
                      FileMode(entry));
 }
 
-absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd,
-                                const TreeEntry& entry) {
+absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
+                                bool known_same) {
   std::string leaf;
   absl::StatusOr<UniqueFd> from_parent = OpenParent(from_fd, entry.path, &leaf);
   if (!from_parent.ok()) return false;  // a folder on the way is not there
@@ -212,10 +212,13 @@ absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd,
       ((st.st_mode & S_IXUSR) != 0) != entry.executable) {
     return false;
   }
-  ASSIGN_OR_RETURN(const MerkleTree tree,
-                   BuildMerkleTreeFromFd(
-                       file->get(), TreeFileParams(entry.digest.algorithm), 1));
-  if (tree.digest != entry.digest.digest) return false;
+  if (!known_same) {
+    ASSIGN_OR_RETURN(
+        const MerkleTree tree,
+        BuildMerkleTreeFromFd(file->get(),
+                              TreeFileParams(entry.digest.algorithm), 1));
+    if (tree.digest != entry.digest.digest) return false;
+  }
   std::string to_leaf;
   ASSIGN_OR_RETURN(const UniqueFd to_parent,
                    OpenParent(to_fd, entry.path, &to_leaf));

@@ -50,9 +50,12 @@ absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry);
 
 // Hard-links the file `entry` from beneath `from_fd` to the same path
 // beneath `to_fd` if at `from_fd` it is a regular file with the entry's
-// size, executable bit and digest; true if it did. False if not (absent,
-// another type or content), or if the file was replaced while it was hashed.
-absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry);
+// size, executable bit and (unless `known_same`) digest, which it hashes;
+// true if it did. False if not (absent, another type or content), or if the
+// file was replaced meanwhile. `known_same`: the caller knows the content
+// (a version it verified and wrote itself), so it is not hashed again.
+absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
+                                bool known_same = false);
 
 // Copies the file `from` beneath `root_fd` to the new file `to` there.
 absl::Status CopyTreeFile(int root_fd, const TreeEntry& from,

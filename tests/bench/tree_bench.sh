@@ -24,6 +24,7 @@ load_at_start=$(load_average)
 bench_binaries //server:verityd //client/cli:verity
 verityd=$bin/server/verityd verity=$bin/client/cli/verity
 work=$(mktemp -d /var/tmp/tree-bench.XXXXXX)
+chmod 0755 "$work"  # nginx's workers (www-data) read the tarballs
 server_pid="" nginx_pid=""
 trap 'kill $server_pid $nginx_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
@@ -64,7 +65,7 @@ verity_get() {  # TREE
 nginx_get() {  # TREE
   rm -rf "$work/out" && mkdir "$work/out"
   curl -sf "http://127.0.0.1:$nginx_port/$1.tar" | tar -C "$work/out" -xf - &&
-    (cd "$work/out" && sha256sum -c --quiet "$work/$1.sums")
+    (cd "$work/out" && sha256sum -c --quiet "$work/$1.sums") || { echo "nginx_get $1 failed" >&2; exit 1; }
 }
 declare -A times
 for t in small model; do

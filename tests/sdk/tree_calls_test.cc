@@ -132,6 +132,32 @@ TEST_F(TreeCallsTest, AnUpdateFetchesOnlyWhatChanged) {
   EXPECT_EQ(ReadFile(out + "/run"), ReadFile(source_ + "/run"));
 }
 
+TEST_F(TreeCallsTest, KnownEntriesAreLinkedWithoutHashingAndOnlyThose) {
+  const sdk::LocalTree v1 = Scan();
+  ASSERT_TRUE(sdk::PutTree(*client_, v1, {}).ok());
+  const std::string first = root_ + "/first";
+  ASSERT_EQ(mkdir(first.c_str(), 0755), 0);
+  ASSERT_TRUE(sdk::WriteTree(*client_, v1.entries, first, {}).ok());
+  // What the caller says `first` holds: right for lib/big, wrong for run
+  // (another digest), so run is fetched though its bytes there are the same.
+  std::vector<sdk::TreeEntry> known = v1.entries;
+  ASSERT_EQ(known[5].path, "run");
+  known[5].digest = known[3].digest;
+  sdk::FetchTreeOptions options;
+  options.reuse_from = first;
+  options.reuse_entries = known;
+  const std::string second = root_ + "/second";
+  ASSERT_EQ(mkdir(second.c_str(), 0755), 0);
+  absl::StatusOr<sdk::FetchTreeResult> written =
+      sdk::WriteTree(*client_, v1.entries, second, options);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->files_reused, 2u);   // empty and lib/big
+  EXPECT_EQ(written->files_fetched, 1u);  // run
+  EXPECT_EQ(Inode(second + "/lib/big"), Inode(first + "/lib/big"));
+  EXPECT_NE(Inode(second + "/run"), Inode(first + "/run"));
+  EXPECT_EQ(ReadFile(second + "/run"), ReadFile(source_ + "/run"));
+}
+
 TEST_F(TreeCallsTest, ARefusedFetchLeavesTheFolderAsItWas) {
   const sdk::LocalTree tree = Scan();
   ASSERT_TRUE(sdk::PutTree(*client_, tree, {}).ok());

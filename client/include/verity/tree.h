@@ -93,6 +93,12 @@ struct FetchTreeOptions {
   // there with the same content, size and executable bit is hard-linked
   // instead of fetched (hashed first). Empty for none.
   std::string reuse_from;
+  // The entries of the tree reuse_from holds, if the caller verified and
+  // wrote it itself and nothing else writes there (verity sync's version
+  // before): a file is then reused only if that tree has the same content
+  // at the same path, and is not hashed again. Empty: reuse_from is any
+  // folder, and each candidate is hashed.
+  std::vector<TreeEntry> reuse_entries;
 };
 
 // Plain value.
