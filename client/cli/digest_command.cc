@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -325,8 +324,7 @@ absl::StatusOr<DigestOptions> ParseDigestOptions(int argc, char** argv) {
   }
   opts.files.assign(argv + optind, argv + argc);
   if (opts.files.empty()) return absl::InvalidArgumentError("no FILE given");
-  if (opts.threads == 0)
-    opts.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (opts.threads == 0) opts.threads = MachineThreads();
   return opts;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -105,6 +106,10 @@ absl::StatusOr<int> ParseParallelFlag(absl::string_view text) {
         absl::StrCat("invalid --parallel '", text, "': must be from 1 to 64"));
   }
   return static_cast<int>(n);
+}
+
+int MachineThreads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace verity::cli

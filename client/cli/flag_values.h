@@ -26,6 +26,10 @@ absl::StatusOr<uint32_t> ParseBlockSizeFlag(absl::string_view text);
 absl::StatusOr<uint64_t> ParseUint64Flag(absl::string_view flag,
                                          absl::string_view text);
 
+// The default of the thread counts the commands hash with: the CPUs this
+// machine has, at least 1.
+int MachineThreads();
+
 // --parallel: from 1 to 64.
 absl::StatusOr<int> ParseParallelFlag(absl::string_view text);
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -114,10 +113,6 @@ std::vector<CommandFlag> PutFlags(PutOptions* opts) {
   return flags;
 }
 
-int HashThreads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // With --sign-key: the statement for the file's digest, which is computed
 // here (unless --root-hash gave it) and then sent as the expected digest.
 absl::Status Sign(sdk::Client& client, const PutOptions& opts,
@@ -126,8 +121,9 @@ absl::Status Sign(sdk::Client& client, const PutOptions& opts,
   if (put->expected_digest.has_value()) {
     ASSIGN_OR_RETURN(digest, ParseDigest(put->expected_digest->ToString()));
   } else {
-    ASSIGN_OR_RETURN(const MerkleTree tree,
-                     BuildMerkleTreeFromFile(file, opts.params, HashThreads()));
+    ASSIGN_OR_RETURN(
+        const MerkleTree tree,
+        BuildMerkleTreeFromFile(file, opts.params, MachineThreads()));
     digest = ParsedDigest{opts.params.hash_algorithm, tree.digest};
   }
   ASSIGN_OR_RETURN(put->name_statement,
@@ -160,7 +156,7 @@ sdk::PutOptions ToPutOptions(const PutOptions& opts) {
   put.salt = opts.params.salt;
   put.format = static_cast<sdk::TreeFormat>(opts.params.format);
   put.name = opts.name;
-  put.hash_threads = HashThreads();
+  put.hash_threads = MachineThreads();
   return put;
 }
 

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "client/cli/flag_values.h"
 #include "client/cli/name_signing.h"
 #include "lib/base/status_macros.h"
 #include "lib/manifest/tree_manifest.h"
@@ -17,10 +17,6 @@
 
 namespace verity::cli {
 namespace {
-
-int HashThreads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 void Print(std::FILE* out, absl::string_view text) {
   std::fwrite(text.data(), 1, text.size(), out);
@@ -40,7 +36,7 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
       const sdk::LocalTree tree,
       sdk::ScanTree(folder,
                     static_cast<sdk::DigestAlgorithm>(options.hash_algorithm),
-                    HashThreads()));
+                    MachineThreads()));
   sdk::PutTreeOptions put;
   put.name = options.name;
   put.parallel = options.parallel;
