@@ -203,16 +203,22 @@ absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
   std::string leaf;
   absl::StatusOr<UniqueFd> from_parent = OpenParent(from_fd, entry.path, &leaf);
   if (!from_parent.ok()) return false;  // a folder on the way is not there
-  absl::StatusOr<UniqueFd> file =
-      OpenAt(from_parent->get(), leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  if (!file.ok()) return false;
+  // Known content is not read: stat(2) alone says type, size and mode.
   struct stat st;
-  if (fstat(file->get(), &st) != 0) return ErrnoStatus(errno, "stat", leaf);
-  if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != entry.size ||
+  if (fstatat(from_parent->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
+          0 ||
+      !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != entry.size ||
       ((st.st_mode & S_IXUSR) != 0) != entry.executable) {
     return false;
   }
   if (!known_same) {
+    absl::StatusOr<UniqueFd> file =
+        OpenAt(from_parent->get(), leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    if (!file.ok()) return false;
+    struct stat opened;
+    if (fstat(file->get(), &opened) != 0 || opened.st_ino != st.st_ino) {
+      return false;  // replaced since the stat
+    }
     ASSIGN_OR_RETURN(
         const MerkleTree tree,
         BuildMerkleTreeFromFd(file->get(),
