@@ -21,10 +21,6 @@ constexpr char kUsage[] =
     "By name, also shows the name's signed statement: its version, times and\n"
     "signer key ids, verified with --trusted-keys (else the server's word).\n";
 
-std::string Rfc3339(absl::Time time) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
-}
-
 std::string FormatStatement(const sdk::NameStatementInfo& statement) {
   std::string text =
       absl::StrCat("statement-version: ", statement.version,

@@ -127,7 +127,7 @@ struct SyncState {
 
 std::string TimeText(absl::Time time) {
   if (time == absl::InfinitePast()) return "never";
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+  return Rfc3339(time);
 }
 
 absl::Status WriteStatus(const std::string& path, const SyncState& state) {
