@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "client/sdk/backoff.h"
+#include "client/sdk/batch_read.h"
 #include "client/sdk/blob_info_check.h"
 #include "client/sdk/cancellation.h"
 #include "client/sdk/channel.h"
@@ -298,6 +299,69 @@ absl::StatusOr<std::vector<sdk::Digest>> ClientImpl::FindMissing(
     }
   }
   return missing;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<std::string>>> ClientImpl::BatchRead(
+    const std::vector<sdk::Digest>& digests, const sdk::FetchOptions& options) {
+  if (digests.size() > sdk::kMaxBatchReadBlobs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BatchRead reads at most ", sdk::kMaxBatchReadBlobs,
+                     " blobs; asked for ", digests.size()));
+  }
+  v1::BatchReadRequest request;
+  for (const sdk::Digest& digest : digests) {
+    request.add_digests(digest.ToString());
+  }
+  request.set_priority_class(PriorityClassToProto(
+      ToPriorityClass(options.priority.value_or(options_.default_priority))));
+  v1::BatchReadResponse response;
+  const absl::Status rpc = RetryUnary(
+      options_.retry, options_.rpc_timeout, options.deadline,
+      [&](grpc::ClientContext* context) {
+        response.Clear();
+        FetchCounters::Add(counters_.batch_reads, 1);
+        return FromGrpcStatus(stub_->BatchRead(context, request, &response));
+      });
+  if (rpc.code() == absl::StatusCode::kUnimplemented) {
+    return FetchEach(digests, options);
+  }
+  RETURN_IF_ERROR(rpc);
+  if (static_cast<size_t>(response.blobs_size()) != digests.size()) {
+    return absl::DataLossError(
+        absl::StrCat("BatchRead asked for ", digests.size(),
+                     " blobs and the server answered ", response.blobs_size()));
+  }
+  std::vector<absl::StatusOr<std::string>> blobs;
+  blobs.reserve(digests.size());
+  for (size_t i = 0; i < digests.size(); ++i) {
+    blobs.push_back(CheckBatchBlob(*response.mutable_blobs(i),
+                                   ToParsedDigest(digests[i]),
+                                   signature_.get()));
+    if (!blobs.back().ok()) continue;
+    FetchCounters::Add(counters_.batch_blobs, 1);
+    FetchCounters::Add(counters_.data_bytes_verified, blobs.back()->size());
+    FetchCounters::Add(counters_.bytes_delivered, blobs.back()->size());
+  }
+  return blobs;
+}
+
+std::vector<absl::StatusOr<std::string>> ClientImpl::FetchEach(
+    const std::vector<sdk::Digest>& digests, const sdk::FetchOptions& options) {
+  sdk::FetchOptions whole = options;
+  whole.offset = 0;
+  whole.length.reset();
+  whole.parallel_streams = 1;
+  std::vector<absl::StatusOr<std::string>> blobs;
+  for (const sdk::Digest& digest : digests) {
+    sdk::MemorySink sink(sdk::kMaxBatchReadBytes);
+    const absl::Status status = Fetch(digest, sink, whole);
+    if (status.ok()) {
+      blobs.push_back(sink.data());
+    } else {
+      blobs.push_back(status);
+    }
+  }
+  return blobs;
 }
 
 absl::Status ClientImpl::Delete(const sdk::Digest& digest) {

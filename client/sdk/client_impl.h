@@ -48,6 +48,9 @@ class ClientImpl final : public sdk::Client {
                                      uint32_t page_size) override;
   absl::StatusOr<std::vector<sdk::Digest>> FindMissing(
       const std::vector<sdk::Digest>& digests) override;
+  absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
+      const std::vector<sdk::Digest>& digests,
+      const sdk::FetchOptions& options) override;
   absl::Status Delete(const sdk::Digest& digest) override;
   absl::Status DeleteName(absl::string_view name) override;
   sdk::ClientStats Stats() const override;
@@ -68,6 +71,10 @@ class ClientImpl final : public sdk::Client {
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
   absl::Status DeleteRpc(const v1::DeleteRequest& request);
+  // BatchRead against a server without it: one Fetch per blob.
+  std::vector<absl::StatusOr<std::string>> FetchEach(
+      const std::vector<sdk::Digest>& digests,
+      const sdk::FetchOptions& options);
   void SetDeadline(grpc::ClientContext* context) const;
 
   const sdk::ClientOptions options_;

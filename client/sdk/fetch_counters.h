@@ -16,6 +16,8 @@ namespace verity::client {
 struct FetchCounters {
   std::atomic<uint64_t> read_streams{0};
   std::atomic<uint64_t> small_reads{0};
+  std::atomic<uint64_t> batch_reads{0};
+  std::atomic<uint64_t> batch_blobs{0};
   std::atomic<uint64_t> retries{0};
   std::atomic<uint64_t> requests_with_held_tree_blocks{0};
   std::atomic<uint64_t> tree_blocks_received{0};
@@ -32,6 +34,8 @@ struct FetchCounters {
     sdk::ClientStats stats;
     stats.read_streams = read_streams.load(std::memory_order_relaxed);
     stats.small_reads = small_reads.load(std::memory_order_relaxed);
+    stats.batch_reads = batch_reads.load(std::memory_order_relaxed);
+    stats.batch_blobs = batch_blobs.load(std::memory_order_relaxed);
     stats.retries = retries.load(std::memory_order_relaxed);
     stats.requests_with_held_tree_blocks =
         requests_with_held_tree_blocks.load(std::memory_order_relaxed);

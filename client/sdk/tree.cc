@@ -93,9 +93,10 @@ absl::StatusOr<std::vector<::verity::TreeEntry>> ToLibEntries(
 
 absl::StatusOr<Digest> DigestOfBytes(absl::string_view bytes,
                                      DigestAlgorithm algorithm) {
-  MerkleBuilder builder(TreeFileParams(static_cast<HashAlgorithm>(algorithm)));
-  RETURN_IF_ERROR(builder.Update(AsBytes(bytes)));
-  ASSIGN_OR_RETURN(const MerkleTree tree, builder.Finish());
+  ASSIGN_OR_RETURN(
+      const MerkleTree tree,
+      BuildMerkleTree(TreeFileParams(static_cast<HashAlgorithm>(algorithm)),
+                      AsBytes(bytes)));
   return Digest::FromBytes(algorithm, tree.digest);
 }
 
@@ -187,6 +188,16 @@ struct WriteCounters {
   std::atomic<uint64_t> bytes{0};
 };
 
+// Writes `bytes`, the verified content of `entry`, as its file.
+absl::Status WriteFile(TreeFolders& folders, const ::verity::TreeEntry& lib,
+                       const TreeEntry& entry, absl::string_view bytes) {
+  ASSIGN_OR_RETURN(UniqueFd fd, CreateTreeFile(folders, lib));
+  DescriptorSink sink(fd.get(), entry);
+  RETURN_IF_ERROR(sink.Start(bytes.size()));
+  RETURN_IF_ERROR(sink.Write(0, AsBytes(bytes)));
+  return fd.Close(entry.path);
+}
+
 absl::Status FetchFile(Client& client, int root_fd,
                        const ::verity::TreeEntry& lib, const TreeEntry& entry,
                        const FetchOptions& fetch, WriteCounters& counters) {
@@ -208,39 +219,130 @@ struct ReuseSource {
   std::map<std::string, std::pair<std::string, bool>> known;
 };
 
-absl::StatusOr<bool> Reuse(const ReuseSource& reuse, int root_fd,
-                           const ::verity::TreeEntry& lib,
+absl::StatusOr<bool> Reuse(const ReuseSource& reuse, TreeFolders& from,
+                           TreeFolders& to, const ::verity::TreeEntry& lib,
                            const TreeEntry& entry) {
-  if (reuse.fd < 0) return false;
-  if (reuse.known.empty()) return LinkIfSame(reuse.fd, root_fd, lib);
+  if (reuse.known.empty()) return LinkIfSame(from, to, lib);
   const auto it = reuse.known.find(entry.path);
   if (it == reuse.known.end() ||
       it->second !=
           std::make_pair(entry.digest->ToString(), entry.executable)) {
     return false;
   }
-  return LinkIfSame(reuse.fd, root_fd, lib, /*known_same=*/true);
+  return LinkIfSame(from, to, lib, /*known_same=*/true);
 }
 
-absl::Status WriteGroup(Client& client, int root_fd, const ReuseSource& reuse,
-                        const std::vector<::verity::TreeEntry>& lib,
-                        const std::vector<TreeEntry>& entries,
-                        const std::vector<size_t>& group,
-                        const FetchOptions& fetch, WriteCounters& counters) {
-  const size_t first = group.front();
-  ASSIGN_OR_RETURN(const bool reused,
-                   Reuse(reuse, root_fd, lib[first], entries[first]));
-  if (reused) {
-    counters.reused++;
-  } else {
-    RETURN_IF_ERROR(FetchFile(client, root_fd, lib[first], entries[first],
-                              fetch, counters));
+// Groups a thread links from the reused folder one after the other: a run
+// of neighbours, mostly in the same folders, so each folder is opened once.
+constexpr size_t kReuseRun = 256;
+
+// Which groups' first files are linked from `reuse`, in place of a fetch.
+absl::StatusOr<std::vector<char>> LinkReused(
+    const ReuseSource& reuse, int root_fd,
+    const std::vector<::verity::TreeEntry>& lib,
+    const std::vector<TreeEntry>& entries,
+    const std::vector<std::vector<size_t>>& groups, int parallel,
+    WriteCounters& counters) {
+  std::vector<char> reused(groups.size(), 0);
+  if (reuse.fd < 0) return reused;
+  const size_t runs = (groups.size() + kReuseRun - 1) / kReuseRun;
+  RETURN_IF_ERROR(ParallelFor(runs, parallel, [&](size_t run) {
+    TreeFolders from(reuse.fd);
+    TreeFolders to(root_fd);
+    const size_t end = std::min(groups.size(), (run + 1) * kReuseRun);
+    for (size_t g = run * kReuseRun; g < end; ++g) {
+      const size_t first = groups[g].front();
+      ASSIGN_OR_RETURN(const bool linked,
+                       Reuse(reuse, from, to, lib[first], entries[first]));
+      reused[g] = linked;
+      counters.reused += linked;
+    }
+    return absl::OkStatus();
+  }));
+  return reused;
+}
+
+// A file at most this big is read with others in one BatchRead, of at most
+// kBatchBytes: many small calls, each a few files, keep every thread busy
+// where one call of the server's whole limit would leave some idle.
+constexpr uint64_t kBatchFileBytes = kMaxBatchReadBlobBytes;
+constexpr uint64_t kBatchBytes = uint64_t{1} << 20;
+
+// What the fetch of a tree does, beyond what it reuses: the groups (by
+// index) each call reads, one large file alone or small ones together.
+std::vector<std::vector<size_t>> PlanCalls(
+    const std::vector<TreeEntry>& entries,
+    const std::vector<std::vector<size_t>>& groups,
+    const std::vector<char>& reused) {
+  std::vector<std::vector<size_t>> calls;
+  std::vector<size_t> batch;
+  uint64_t batch_bytes = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (reused[g]) continue;
+    const uint64_t size = entries[groups[g].front()].size;
+    if (size > kBatchFileBytes) {
+      calls.push_back({g});
+      continue;
+    }
+    if (!batch.empty() && (batch.size() == kMaxBatchReadBlobs ||
+                           batch_bytes + size > kBatchBytes)) {
+      calls.push_back(std::move(batch));
+      batch.clear();
+      batch_bytes = 0;
+    }
+    batch.push_back(g);
+    batch_bytes += size;
   }
-  for (size_t i = 1; i < group.size(); ++i) {
-    RETURN_IF_ERROR(CopyTreeFile(root_fd, lib[first], lib[group[i]]));
-    counters.copied++;
+  if (!batch.empty()) calls.push_back(std::move(batch));
+  return calls;
+}
+
+// The groups of one call: a large file's fetch, or small files' BatchRead.
+absl::Status FetchCall(Client& client, int root_fd,
+                       const std::vector<::verity::TreeEntry>& lib,
+                       const std::vector<TreeEntry>& entries,
+                       const std::vector<std::vector<size_t>>& groups,
+                       const std::vector<size_t>& call,
+                       const FetchOptions& fetch, WriteCounters& counters) {
+  const auto first_of = [&](size_t i) { return groups[call[i]].front(); };
+  if (entries[first_of(0)].size > kBatchFileBytes) {
+    return FetchFile(client, root_fd, lib[first_of(0)], entries[first_of(0)],
+                     fetch, counters);
+  }
+  std::vector<Digest> digests;
+  for (size_t i = 0; i < call.size(); ++i) {
+    digests.push_back(*entries[first_of(i)].digest);
+  }
+  ASSIGN_OR_RETURN(const std::vector<absl::StatusOr<std::string>> blobs,
+                   client.BatchRead(digests, fetch));
+  TreeFolders folders(root_fd);
+  for (size_t i = 0; i < call.size(); ++i) {
+    const TreeEntry& entry = entries[first_of(i)];
+    if (!blobs[i].ok()) {
+      return absl::Status(
+          blobs[i].status().code(),
+          absl::StrCat(entry.path, ": ", blobs[i].status().message()));
+    }
+    RETURN_IF_ERROR(WriteFile(folders, lib[first_of(i)], entry, *blobs[i]));
+    counters.fetched++;
+    counters.bytes += entry.size;
   }
   return absl::OkStatus();
+}
+
+// Gives every file of each group the content of the group's first.
+absl::Status CopyWithinGroups(int root_fd,
+                              const std::vector<::verity::TreeEntry>& lib,
+                              const std::vector<std::vector<size_t>>& groups,
+                              int parallel, WriteCounters& counters) {
+  return ParallelFor(groups.size(), parallel, [&](size_t g) {
+    const std::vector<size_t>& group = groups[g];
+    for (size_t i = 1; i < group.size(); ++i) {
+      RETURN_IF_ERROR(CopyTreeFile(root_fd, lib[group.front()], lib[group[i]]));
+      counters.copied++;
+    }
+    return absl::OkStatus();
+  });
 }
 
 // The prefix of the folders FetchTree fills beside `folder`; the process's id
@@ -417,10 +519,17 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
   RETURN_IF_ERROR(MakeDirectoriesAndSymlinks(root.get(), lib));
   const std::vector<std::vector<size_t>> groups = GroupFiles(entries);
   WriteCounters counters;
-  RETURN_IF_ERROR(ParallelFor(groups.size(), options.parallel, [&](size_t i) {
-    return WriteGroup(client, root.get(), reuse, lib, entries, groups[i],
-                      options.fetch, counters);
+  ASSIGN_OR_RETURN(const std::vector<char> reused,
+                   LinkReused(reuse, root.get(), lib, entries, groups,
+                              options.parallel, counters));
+  const std::vector<std::vector<size_t>> calls =
+      PlanCalls(entries, groups, reused);
+  RETURN_IF_ERROR(ParallelFor(calls.size(), options.parallel, [&](size_t c) {
+    return FetchCall(client, root.get(), lib, entries, groups, calls[c],
+                     options.fetch, counters);
   }));
+  RETURN_IF_ERROR(
+      CopyWithinGroups(root.get(), lib, groups, options.parallel, counters));
   if (syncfs(root.get()) != 0) {
     return ErrnoStatus(errno, "syncfs", folder);
   }

@@ -99,22 +99,6 @@ absl::Status HashFile(int root_fd, HashAlgorithm algorithm, TreeEntry& entry) {
   return absl::OkStatus();
 }
 
-// The folder holding `path` beneath `root_fd`, open, and the last name.
-absl::StatusOr<UniqueFd> OpenParent(int root_fd, absl::string_view path,
-                                    std::string* leaf) {
-  RETURN_IF_ERROR(CheckTreePath(path));
-  std::vector<std::string> names = absl::StrSplit(path, '/');
-  *leaf = std::move(names.back());
-  names.pop_back();
-  const int dup_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return ErrnoStatus(errno, "dup", path);
-  UniqueFd dir(dup_fd);
-  for (const std::string& name : names) {
-    ASSIGN_OR_RETURN(dir, OpenAt(dir.get(), name, kDirFlags));
-  }
-  return dir;
-}
-
 mode_t FileMode(const TreeEntry& entry) {
   return entry.executable ? 0755 : 0644;
 }
@@ -167,53 +151,83 @@ absl::StatusOr<std::vector<TreeEntry>> ScanFolder(const std::string& root,
   return std::move(walk.entries);
 }
 
+absl::StatusOr<int> TreeFolders::Holding(absl::string_view path,
+                                         std::string* leaf) {
+  RETURN_IF_ERROR(CheckTreePath(path));
+  const size_t slash = path.rfind('/');
+  *leaf = std::string(path.substr(slash + 1));
+  if (slash == absl::string_view::npos) return root_fd_;
+  const absl::string_view folder = path.substr(0, slash);
+  if (open_.get() >= 0 && open_path_ == folder) return open_.get();
+  open_ = UniqueFd();
+  UniqueFd dir;
+  for (const absl::string_view name : absl::StrSplit(folder, '/')) {
+    ASSIGN_OR_RETURN(dir, OpenAt(dir.get() >= 0 ? dir.get() : root_fd_,
+                                 std::string(name), kDirFlags));
+  }
+  open_ = std::move(dir);
+  open_path_ = std::string(folder);
+  return open_.get();
+}
+
+absl::StatusOr<UniqueFd> OpenBeneath(TreeFolders& folders,
+                                     absl::string_view path, int flags,
+                                     mode_t mode) {
+  std::string leaf;
+  ASSIGN_OR_RETURN(const int parent, folders.Holding(path, &leaf));
+  return OpenAt(parent, leaf, flags | O_NOFOLLOW, mode);
+}
+
 absl::StatusOr<UniqueFd> OpenBeneath(int root_fd, absl::string_view path,
                                      int flags, mode_t mode) {
-  std::string leaf;
-  ASSIGN_OR_RETURN(const UniqueFd parent, OpenParent(root_fd, path, &leaf));
-  return OpenAt(parent.get(), leaf, flags | O_NOFOLLOW, mode);
+  TreeFolders folders(root_fd);
+  return OpenBeneath(folders, path, flags, mode);
 }
 
 absl::Status MakeDirectoriesAndSymlinks(int root_fd,
                                         const std::vector<TreeEntry>& entries) {
+  TreeFolders folders(root_fd);
   for (const TreeEntry& entry : entries) {
     if (entry.type == TreeEntryType::kFile) continue;
     std::string leaf;
-    ASSIGN_OR_RETURN(const UniqueFd parent,
-                     OpenParent(root_fd, entry.path, &leaf));
+    ASSIGN_OR_RETURN(const int parent, folders.Holding(entry.path, &leaf));
     if (entry.type == TreeEntryType::kDirectory) {
-      if (mkdirat(parent.get(), leaf.c_str(), 0755) != 0) {
+      if (mkdirat(parent, leaf.c_str(), 0755) != 0) {
         return ErrnoStatus(errno, "mkdir", entry.path);
       }
-    } else if (symlinkat(entry.target.c_str(), parent.get(), leaf.c_str()) !=
-               0) {
+    } else if (symlinkat(entry.target.c_str(), parent, leaf.c_str()) != 0) {
       return ErrnoStatus(errno, "symlink", entry.path);
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry) {
-  return OpenBeneath(root_fd, entry.path, O_WRONLY | O_CREAT | O_EXCL,
+absl::StatusOr<UniqueFd> CreateTreeFile(TreeFolders& folders,
+                                        const TreeEntry& entry) {
+  return OpenBeneath(folders, entry.path, O_WRONLY | O_CREAT | O_EXCL,
                      FileMode(entry));
 }
 
-absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
-                                bool known_same) {
+absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry) {
+  TreeFolders folders(root_fd);
+  return CreateTreeFile(folders, entry);
+}
+
+absl::StatusOr<bool> LinkIfSame(TreeFolders& from, TreeFolders& to,
+                                const TreeEntry& entry, bool known_same) {
   std::string leaf;
-  absl::StatusOr<UniqueFd> from_parent = OpenParent(from_fd, entry.path, &leaf);
+  absl::StatusOr<int> from_parent = from.Holding(entry.path, &leaf);
   if (!from_parent.ok()) return false;  // a folder on the way is not there
   // Known content is not read: stat(2) alone says type, size and mode.
   struct stat st;
-  if (fstatat(from_parent->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
-          0 ||
+  if (fstatat(*from_parent, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != entry.size ||
       ((st.st_mode & S_IXUSR) != 0) != entry.executable) {
     return false;
   }
   if (!known_same) {
     absl::StatusOr<UniqueFd> file =
-        OpenAt(from_parent->get(), leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        OpenAt(*from_parent, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     if (!file.ok()) return false;
     struct stat opened;
     if (fstat(file->get(), &opened) != 0 || opened.st_ino != st.st_ino) {
@@ -226,23 +240,27 @@ absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
     if (tree.digest != entry.digest.digest) return false;
   }
   std::string to_leaf;
-  ASSIGN_OR_RETURN(const UniqueFd to_parent,
-                   OpenParent(to_fd, entry.path, &to_leaf));
-  if (linkat(from_parent->get(), leaf.c_str(), to_parent.get(), to_leaf.c_str(),
-             0) != 0) {
+  ASSIGN_OR_RETURN(const int to_parent, to.Holding(entry.path, &to_leaf));
+  if (linkat(*from_parent, leaf.c_str(), to_parent, to_leaf.c_str(), 0) != 0) {
     return ErrnoStatus(errno, "link", entry.path);
   }
   // The name may have been given to another file since it was hashed.
   struct stat linked;
-  if (fstatat(to_parent.get(), to_leaf.c_str(), &linked, AT_SYMLINK_NOFOLLOW) !=
-      0) {
+  if (fstatat(to_parent, to_leaf.c_str(), &linked, AT_SYMLINK_NOFOLLOW) != 0) {
     return ErrnoStatus(errno, "stat", entry.path);
   }
   if (linked.st_ino == st.st_ino && linked.st_dev == st.st_dev) return true;
-  if (unlinkat(to_parent.get(), to_leaf.c_str(), 0) != 0) {
+  if (unlinkat(to_parent, to_leaf.c_str(), 0) != 0) {
     return ErrnoStatus(errno, "unlink", entry.path);
   }
   return false;
+}
+
+absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
+                                bool known_same) {
+  TreeFolders from(from_fd);
+  TreeFolders to(to_fd);
+  return LinkIfSame(from, to, entry, known_same);
 }
 
 absl::Status CopyTreeFile(int root_fd, const TreeEntry& from,

@@ -30,10 +30,8 @@ std::string MakeData(uint64_t size, uint64_t seed) {
 TestBlob MakeTestBlob(std::string data, const MerkleParams& params) {
   TestBlob blob;
   blob.data = std::move(data);
-  MerkleBuilder builder(params);
-  absl::Status status = builder.Update(AsBytes(blob.data));
-  absl::StatusOr<MerkleTree> tree = builder.Finish();
-  if (!status.ok() || !tree.ok()) std::abort();  // a bug in the test itself
+  absl::StatusOr<MerkleTree> tree = BuildMerkleTree(params, AsBytes(blob.data));
+  if (!tree.ok()) std::abort();  // a bug in the test itself
   blob.tree = *std::move(tree);
   blob.digest = {params.hash_algorithm, blob.tree.digest};
   blob.digest_text = blob.digest.ToString();

@@ -158,4 +158,11 @@ absl::StatusOr<MerkleTree> BuildMerkleTreeParallel(const MerkleParams& params,
   return MakeMerkleTree(params, data_size, &levels);
 }
 
+absl::StatusOr<MerkleTree> BuildMerkleTree(const MerkleParams& params,
+                                           absl::Span<const uint8_t> data) {
+  MerkleBuilder builder(params);
+  RETURN_IF_ERROR(builder.Update(data));
+  return builder.Finish();
+}
+
 }  // namespace verity

@@ -59,6 +59,10 @@ class MerkleBuilder {
   LevelCascade levels_;
 };
 
+// The tree of `data`, all of it at hand: MerkleBuilder's Update and Finish.
+absl::StatusOr<MerkleTree> BuildMerkleTree(const MerkleParams& params,
+                                           absl::Span<const uint8_t> data);
+
 // Fills all of `out` with the data at `offset`, or fails. Must be safe to
 // call from several threads at once (pread is).
 using ReadAtFn =

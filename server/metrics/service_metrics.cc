@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
     "Put",    "Read",    "Stat",      "List",
-    "Delete", "SetName", "ReadSmall", "FindMissing"};
+    "Delete", "SetName", "ReadSmall", "FindMissing", "BatchRead"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {
@@ -69,7 +69,8 @@ ServiceMetrics::ServiceMetrics(prometheus::Registry& registry)
   // them.
   for (int m = 0; m < kNumRpcMethods; ++m) {
     const auto method = static_cast<RpcMethod>(m);
-    if (method != RpcMethod::kRead && method != RpcMethod::kReadSmall) {
+    if (method != RpcMethod::kRead && method != RpcMethod::kReadSmall &&
+        method != RpcMethod::kBatchRead) {
       Create(method, PriorityClass::kNone, absl::StatusCode::kOk);
       continue;
     }

@@ -37,12 +37,13 @@ enum class RpcMethod {
   kDelete,
   kSetName,
   kReadSmall,
-  kFindMissing
+  kFindMissing,
+  kBatchRead
 };
-inline constexpr int kNumRpcMethods = 8;
+inline constexpr int kNumRpcMethods = 9;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing".
+// "FindMissing", "BatchRead".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)
@@ -55,7 +56,8 @@ class ServiceMetrics {
   // `registry` must outlive this.
   explicit ServiceMetrics(prometheus::Registry& registry);
 
-  // Calls without a priority class (all but Read and ReadSmall) pass kNone.
+  // Calls without a priority class (all but Read, ReadSmall and BatchRead)
+  // pass kNone.
   void Observe(RpcMethod method, PriorityClass priority_class,
                absl::StatusCode code, absl::Duration duration)
       ABSL_LOCKS_EXCLUDED(mu_);

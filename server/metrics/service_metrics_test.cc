@@ -64,9 +64,9 @@ TEST(ServiceMetricsTest, CountsBytesAndCorruptionByLabel) {
 TEST(ServiceMetricsTest, SuccessesExistFromTheStartFailuresWhenSeen) {
   prometheus::Registry registry;
   ServiceMetrics metrics(registry);
-  // Read and ReadSmall OK per class, and OK for each other method.
+  // Read, ReadSmall and BatchRead OK per class, and OK for each other method.
   EXPECT_EQ(FamilyNamed(registry, "verityd_rpc_duration_seconds").metric.size(),
-            2 * 4 + 6);
+            3 * 4 + 6);
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
                   absl::Microseconds(100));
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
@@ -75,7 +75,7 @@ TEST(ServiceMetricsTest, SuccessesExistFromTheStartFailuresWhenSeen) {
                   absl::StatusCode::kNotFound, absl::Microseconds(50));
   const prometheus::MetricFamily family =
       FamilyNamed(registry, "verityd_rpc_duration_seconds");
-  ASSERT_EQ(family.metric.size(), 2 * 4 + 6 + 1);
+  ASSERT_EQ(family.metric.size(), 3 * 4 + 6 + 1);
   uint64_t observed = 0;
   for (const prometheus::ClientMetric& m : family.metric) {
     const auto labels = LabelsOf(m);

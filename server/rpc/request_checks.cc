@@ -134,6 +134,27 @@ absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
   return digests;
 }
 
+absl::StatusOr<std::vector<v1::ReadRequest>> CheckBatchReadRequest(
+    const v1::BatchReadRequest& request) {
+  if (static_cast<size_t>(request.digests_size()) > kMaxBatchReadBlobs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BatchRead asks for ", request.digests_size(),
+                     " blobs; at most ", kMaxBatchReadBlobs));
+  }
+  std::vector<v1::ReadRequest> reads;
+  reads.reserve(request.digests_size());
+  for (const std::string& text : request.digests()) {
+    v1::ReadRequest& read = reads.emplace_back();
+    read.set_digest(text);
+    read.set_priority_class(request.priority_class());
+    read.set_have_whole_tree(true);
+    // Each read's own check would refuse it alone; a malformed request is
+    // the caller's mistake, refused whole as FindMissing refuses it.
+    RETURN_IF_ERROR(CheckReadRequest(read, 0).status());
+  }
+  return reads;
+}
+
 size_t ListPageSize(const v1::ListRequest& request) {
   if (request.page_size() == 0) return kMaxListPageSize;
   return std::min<size_t>(request.page_size(), kMaxListPageSize);

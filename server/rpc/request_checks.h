@@ -93,6 +93,17 @@ inline constexpr size_t kMaxFindMissingDigests = 10000;
 absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
     const v1::FindMissingRequest& request);
 
+// The most blobs, and data bytes of all of them, one BatchRead reads.
+inline constexpr size_t kMaxBatchReadBlobs = 1000;
+inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;
+
+// A BatchRead's requests, one per digest in its order, each a whole-blob
+// read by a client that holds the blob's whole tree, at the call's class.
+// Refuses more than kMaxBatchReadBlobs digests, a malformed one and an
+// invalid class.
+absl::StatusOr<std::vector<v1::ReadRequest>> CheckBatchReadRequest(
+    const v1::BatchReadRequest& request);
+
 // The blobs one List page holds: page_size, at most kMaxListPageSize, which
 // page_size 0 also means.
 size_t ListPageSize(const v1::ListRequest& request);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lib/base/status_macros.h"
+#include "server/rpc/batch_read_reactor.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/put_reactor.h"
@@ -166,6 +167,12 @@ grpc::ServerUnaryReactor* VerityService::ReadSmall(
     grpc::CallbackServerContext* call, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
   return new SmallReadReactor(context_, call, *request, response);
+}
+
+grpc::ServerUnaryReactor* VerityService::BatchRead(
+    grpc::CallbackServerContext* call, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return new BatchReadReactor(context_, call, *request, response);
 }
 
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,

@@ -1,6 +1,7 @@
 // The verity.v1.Verity gRPC service on the callback API: Put and Read are
-// streams with their own reactors, as is ReadSmall, a Read in one message;
-// Stat, List, Delete and SetName answer at once.
+// streams with their own reactors, as are ReadSmall, a Read in one message,
+// and BatchRead, whole small blobs in one; Stat, List, Delete, SetName and
+// FindMissing answer at once.
 
 #ifndef VERITYD_SERVER_RPC_VERITY_SERVICE_H_
 #define VERITYD_SERVER_RPC_VERITY_SERVICE_H_
@@ -13,11 +14,12 @@
 namespace verity::server {
 
 // Thread-safe; does not own the context, which must outlive the server.
-// Read and ReadSmall are raw methods: their reactors serialize their own
-// messages, so that chunks are sent without a copy.
+// Read, ReadSmall and BatchRead are raw methods: their reactors serialize their
+// own messages, so that chunks are sent without a copy.
 class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
                                 v1::Verity::WithRawCallbackMethod_ReadSmall<
-                                    v1::Verity::CallbackService>> {
+                                    v1::Verity::WithRawCallbackMethod_BatchRead<
+                                        v1::Verity::CallbackService>>> {
  public:
   explicit VerityService(ServiceContext* context) : context_(context) {}
 
@@ -27,6 +29,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
       grpc::CallbackServerContext* call,
       const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* ReadSmall(grpc::CallbackServerContext* call,
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* BatchRead(grpc::CallbackServerContext* call,
                                       const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Stat(grpc::CallbackServerContext* call,

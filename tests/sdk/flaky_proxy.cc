@@ -102,6 +102,23 @@ grpc::Status FlakyProxy::ReadSmall(grpc::ServerContext*,
   return status;
 }
 
+grpc::Status FlakyProxy::BatchRead(grpc::ServerContext*,
+                                   const v1::BatchReadRequest* request,
+                                   v1::BatchReadResponse* response) {
+  if (!options_.serve_batch_reads) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no BatchRead here");
+  }
+  grpc::ClientContext context;
+  grpc::Status status = upstream_->BatchRead(&context, *request, response);
+  const int i = options_.corrupt_batch_blob;
+  if (i >= 0 && i < response->blobs_size()) {
+    std::string& data =
+        *response->mutable_blobs(i)->mutable_read()->mutable_data();
+    if (!data.empty()) data[data.size() / 2] ^= 1;
+  }
+  return status;
+}
+
 grpc::Status FlakyProxy::Stat(grpc::ServerContext*,
                               const v1::StatRequest* request,
                               v1::BlobInfo* response) {

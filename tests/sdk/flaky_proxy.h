@@ -1,7 +1,8 @@
 // Test-only: a Verity service in front of a real verityd that breaks, stalls
 // or corrupts Read streams on purpose, and records every ReadRequest, to test
 // how the SDK resumes and what it tells the server. It answers ReadSmall as a
-// server from before that call did (UNIMPLEMENTED), or forwards it.
+// server from before that call did (UNIMPLEMENTED), or forwards it; so too
+// BatchRead.
 
 #ifndef VERITYD_TESTS_SDK_FLAKY_PROXY_H_
 #define VERITYD_TESTS_SDK_FLAKY_PROXY_H_
@@ -39,6 +40,10 @@ class FlakyProxy final : public v1::Verity::Service {
     // a bit of its data flipped.
     bool serve_small_reads = false;
     bool corrupt_small_reads = false;
+    // BatchRead: forwarded, or UNIMPLEMENTED; a bit of the data of the
+    // answer's blob of this index flipped; -1: none.
+    bool serve_batch_reads = false;
+    int corrupt_batch_blob = -1;
   };
 
   FlakyProxy(std::shared_ptr<grpc::Channel> upstream, Options options);
@@ -54,6 +59,9 @@ class FlakyProxy final : public v1::Verity::Service {
   grpc::Status ReadSmall(grpc::ServerContext* context,
                          const v1::ReadRequest* request,
                          v1::ReadResponse* response) override;
+  grpc::Status BatchRead(grpc::ServerContext* context,
+                         const v1::BatchReadRequest* request,
+                         v1::BatchReadResponse* response) override;
   grpc::Status Stat(grpc::ServerContext* context,
                     const v1::StatRequest* request,
                     v1::BlobInfo* response) override;

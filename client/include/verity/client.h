@@ -30,6 +30,9 @@ struct ClientStats {
   // ReadSmall RPCs: reads of at most 256 KiB of blocks whose tree was cached,
   // made in one unary call instead of a stream.
   uint64_t small_reads = 0;
+  // BatchRead RPCs, and the blobs they returned verified.
+  uint64_t batch_reads = 0;
+  uint64_t batch_blobs = 0;
   uint64_t retries = 0;  // of those, the ones started after a failure
   // Requests that told the server which tree blocks the client holds.
   uint64_t requests_with_held_tree_blocks = 0;
@@ -41,6 +44,13 @@ struct ClientStats {
   uint64_t tree_cache_bytes = 0;     // now
   uint64_t tree_cache_blobs = 0;     // now
 };
+
+// What one BatchRead may ask for: the server's limits.
+inline constexpr size_t kMaxBatchReadBlobs = 1000;
+inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;
+// The largest blob one BatchRead reads, of 4 KiB blocks (its data blocks
+// total at most 256 KiB).
+inline constexpr uint64_t kMaxBatchReadBlobBytes = uint64_t{256} << 10;
 
 // Fills `buffer` with the next bytes of content; returns how many, 0 at the
 // end.
@@ -136,6 +146,19 @@ class Client {
   // in batches of the server's limit (10,000); retried as Stat.
   virtual absl::StatusOr<std::vector<Digest>> FindMissing(
       const std::vector<Digest>& digests) = 0;
+
+  // The whole content of each blob of `digests`, in their order, in one call
+  // (BatchRead, as REAPI's BatchReadBlobs): how a tree of many small files is
+  // fetched. At most kMaxBatchReadBlobs blobs of at most kMaxBatchReadBytes
+  // together (INVALID_ARGUMENT otherwise), each of at most 256 KiB of
+  // blocks (kMaxBatchReadBlobBytes with 4 KiB blocks). Each blob's bytes are
+  // hashed into the tree its descriptor describes, whose digest must be the
+  // blob's, and its signature checked as Fetch checks it; a blob that fails
+  // (NOT_FOUND, DATA_LOSS, too big: INVALID_ARGUMENT) fails alone. Retried as
+  // Stat; the call fails only if the call does. A server without BatchRead gets
+  // one Fetch per blob. `options`' range and parallel_streams are ignored.
+  virtual absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
+      const std::vector<Digest>& digests, const FetchOptions& options) = 0;
 
   // Deletes the blob and every name that refers to it. Put and Delete are
   // not retried: neither could be repeated blindly.

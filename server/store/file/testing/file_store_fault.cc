@@ -17,9 +17,8 @@
 namespace verity::server {
 
 std::string DigestTextOf(absl::string_view data) {
-  MerkleBuilder builder{MerkleParams{}};
-  EXPECT_TRUE(builder.Update(AsBytes(data)).ok());
-  const absl::StatusOr<MerkleTree> tree = builder.Finish();
+  const absl::StatusOr<MerkleTree> tree =
+      BuildMerkleTree(MerkleParams{}, AsBytes(data));
   EXPECT_TRUE(tree.ok()) << tree.status();
   if (!tree.ok()) return "";
   return FormatDigest(tree->descriptor.hash_algorithm, AsBytes(tree->digest));
