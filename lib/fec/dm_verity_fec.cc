@@ -12,6 +12,7 @@
 #include <array>
 #include <utility>
 
+#include "absl/base/call_once.h"
 #include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
 
@@ -112,9 +113,16 @@ uint64_t FecSize(uint64_t blocks, int roots, uint32_t block_size) {
   return FecRounds(blocks, roots) * block_size * roots;
 }
 
-absl::StatusOr<FecCodec> FecCodec::Create(int roots) {
+absl::StatusOr<const FecCodec*> FecCodec::Create(int roots) {
   RETURN_IF_ERROR(ValidateFecRoots(roots));
-  return FecCodec(roots);
+  struct Slot {
+    absl::once_flag built;
+    const FecCodec* codec = nullptr;
+  };
+  static Slot* const slots = new Slot[kMaxFecRoots + 1];
+  Slot& slot = slots[roots];
+  absl::call_once(slot.built, [&] { slot.codec = new FecCodec(roots); });
+  return slot.codec;
 }
 
 FecCodec::FecCodec(int roots)
@@ -230,20 +238,20 @@ absl::Status FecCodec::RepairGroup(absl::Span<const uint8_t* const> blocks,
 absl::StatusOr<FecStreamEncoder> FecStreamEncoder::Create(int roots,
                                                           uint32_t block_size,
                                                           uint64_t blocks) {
-  ASSIGN_OR_RETURN(FecCodec codec, FecCodec::Create(roots));
+  ASSIGN_OR_RETURN(const FecCodec* const codec, FecCodec::Create(roots));
   if (blocks == 0 || block_size == 0) {
     return absl::InvalidArgumentError("FEC over no block");
   }
-  return FecStreamEncoder(std::move(codec), block_size, blocks);
+  return FecStreamEncoder(codec, block_size, blocks);
 }
 
-FecStreamEncoder::FecStreamEncoder(FecCodec codec, uint32_t block_size,
+FecStreamEncoder::FecStreamEncoder(const FecCodec* codec, uint32_t block_size,
                                    uint64_t blocks)
-    : codec_(std::move(codec)),
+    : codec_(codec),
       block_size_(block_size),
       blocks_(blocks),
-      rounds_(FecRounds(blocks, codec_.roots())),
-      parity_(FecSize(blocks, codec_.roots(), block_size), 0) {
+      rounds_(FecRounds(blocks, codec_->roots())),
+      parity_(FecSize(blocks, codec_->roots(), block_size), 0) {
   partial_.reserve(block_size);
 }
 
@@ -281,12 +289,12 @@ absl::Status FecStreamEncoder::AddBlock(const uint8_t* block) {
   // Block p is member p / rounds of group p % rounds.
   const uint64_t group = next_ % rounds_;
   const int j = static_cast<int>(next_ / rounds_);
-  const size_t group_bytes = size_t{block_size_} * codec_.roots();
+  const size_t group_bytes = size_t{block_size_} * codec_->roots();
   uint8_t* const first = &parity_[group * group_bytes];
   std::array<uint8_t*, kMaxFecRoots> rows;
-  for (int t = 0; t < codec_.roots(); ++t) rows[t] = first + t * block_size_;
-  codec_.AddBlock(j, block, block_size_,
-                  absl::MakeSpan(rows.data(), codec_.roots()));
+  for (int t = 0; t < codec_->roots(); ++t) rows[t] = first + t * block_size_;
+  codec_->AddBlock(j, block, block_size_,
+                   absl::MakeSpan(rows.data(), codec_->roots()));
   ++next_;
   return absl::OkStatus();
 }
@@ -298,9 +306,9 @@ absl::StatusOr<std::string> FecStreamEncoder::Finish() const {
                      partial_.empty() ? "" : " and a part of one"));
   }
   std::string fec(parity_.size(), '\0');
-  const size_t group_bytes = size_t{block_size_} * codec_.roots();
+  const size_t group_bytes = size_t{block_size_} * codec_->roots();
   for (uint64_t r = 0; r < rounds_; ++r) {
-    codec_.Interleave(
+    codec_->Interleave(
         &parity_[r * group_bytes], block_size_,
         absl::MakeSpan(reinterpret_cast<uint8_t*>(fec.data()) + r * group_bytes,
                        group_bytes));
@@ -310,7 +318,8 @@ absl::StatusOr<std::string> FecStreamEncoder::Finish() const {
 
 absl::Status EncodeFec(int roots, uint32_t block_size, uint64_t blocks,
                        const FecReadFn& read, const FecWriteFn& write) {
-  ASSIGN_OR_RETURN(const FecCodec codec, FecCodec::Create(roots));
+  ASSIGN_OR_RETURN(const FecCodec* const shared, FecCodec::Create(roots));
+  const FecCodec& codec = *shared;
   const int k = codec.k();
   const uint64_t rounds = FecRounds(blocks, roots);
   // Groups per window: k blocks of each fill about kFecWindowBytes.

@@ -35,11 +35,14 @@ absl::Status ValidateFecRoots(int roots);
 uint64_t FecRounds(uint64_t blocks, int roots);
 uint64_t FecSize(uint64_t blocks, int roots, uint32_t block_size);
 
-// Encodes and repairs RS groups. Immutable after Create(), so one may be
-// shared.
+// Encodes and repairs RS groups. Immutable, and so shared: one per number of
+// roots in a process, built on first use (building one is most of what a
+// small blob's FEC costs).
 class FecCodec {
  public:
-  static absl::StatusOr<FecCodec> Create(int roots);
+  // The codec for `roots`; INVALID_ARGUMENT as ValidateFecRoots. Lives for
+  // the process.
+  static absl::StatusOr<const FecCodec*> Create(int roots);
 
   int roots() const { return roots_; }
   // Blocks per group: 255 - roots.
@@ -105,10 +108,10 @@ class FecStreamEncoder {
   absl::StatusOr<std::string> Finish() const;
 
  private:
-  FecStreamEncoder(FecCodec codec, uint32_t block_size, uint64_t blocks);
+  FecStreamEncoder(const FecCodec* codec, uint32_t block_size, uint64_t blocks);
   absl::Status AddBlock(const uint8_t* block);
 
-  FecCodec codec_;
+  const FecCodec* codec_;
   uint32_t block_size_;
   uint64_t blocks_;
   uint64_t rounds_;

@@ -182,8 +182,9 @@ TEST(DmVerityFecTest, RepairsUpToRootsBadBlocksPerGroup) {
   const std::string data = RandomBytes(700 * kBlock, 5);
   const Image image = MakeImage(data, kBlock);
   ASSERT_EQ(image.blocks.size(), 748u);
-  absl::StatusOr<FecCodec> codec = FecCodec::Create(kRoots);
-  ASSERT_TRUE(codec.ok());
+  absl::StatusOr<const FecCodec*> created = FecCodec::Create(kRoots);
+  ASSERT_TRUE(created.ok());
+  const FecCodec* const codec = *created;
   const std::string ours = OurFec(data, kBlock, kRoots);
   const std::string theirs = VeritysetupFec(data, kBlock, kRoots, false);
   ASSERT_TRUE(ours == theirs);
@@ -245,8 +246,9 @@ TEST(DmVerityFecTest, WindowsEncodeEachGroupAsAlone) {
   constexpr int kRoots = 3;
   constexpr uint64_t kBlocks = 5000;  // 20 groups; 8 in a window
   const std::string image = RandomBytes(kBlocks * kBlock, 9);
-  absl::StatusOr<FecCodec> codec = FecCodec::Create(kRoots);
-  ASSERT_TRUE(codec.ok());
+  absl::StatusOr<const FecCodec*> created = FecCodec::Create(kRoots);
+  ASSERT_TRUE(created.ok());
+  const FecCodec* const codec = *created;
   const uint64_t rounds = FecRounds(kBlocks, kRoots);
   ASSERT_GT(rounds, kFecWindowBytes / (kBlock * codec->k()));
   std::string expected(FecSize(kBlocks, kRoots, kBlock), '\0');

@@ -269,7 +269,8 @@ uint64_t FecGroupOf(const VerifiedBlob& blob, uint64_t bad) {
 
 absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   const int roots = blob.blob().fec_roots();
-  ASSIGN_OR_RETURN(const FecCodec codec, FecCodec::Create(roots));
+  ASSIGN_OR_RETURN(const FecCodec* const shared, FecCodec::Create(roots));
+  const FecCodec& codec = *shared;
   const TreeGeometry& geometry = blob.geometry();
   const uint64_t bs = geometry.block_size();
   const uint64_t rounds = FecRounds(FecBlocks(geometry), roots);
