@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -97,6 +98,13 @@ absl::Status HashFile(int root_fd, HashAlgorithm algorithm, TreeEntry& entry) {
   entry.digest = ParsedDigest{algorithm, tree.digest};
   entry.size = tree.descriptor.data_size;
   return absl::OkStatus();
+}
+
+// Whether `st` is a regular file of `entry`'s size and executable bit.
+bool Fits(const struct stat& st, const TreeEntry& entry) {
+  return S_ISREG(st.st_mode) &&
+         static_cast<uint64_t>(st.st_size) == entry.size &&
+         ((st.st_mode & S_IXUSR) != 0) == entry.executable;
 }
 
 mode_t FileMode(const TreeEntry& entry) {
@@ -218,14 +226,14 @@ absl::StatusOr<bool> LinkIfSame(TreeFolders& from, TreeFolders& to,
   std::string leaf;
   absl::StatusOr<int> from_parent = from.Holding(entry.path, &leaf);
   if (!from_parent.ok()) return false;  // a folder on the way is not there
-  // Known content is not read: stat(2) alone says type, size and mode.
-  struct stat st;
-  if (fstatat(*from_parent, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-      !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != entry.size ||
-      ((st.st_mode & S_IXUSR) != 0) != entry.executable) {
-    return false;
-  }
+  // The file hashed, if the content is not known.
+  std::optional<struct stat> hashed;
   if (!known_same) {
+    struct stat st;
+    if (fstatat(*from_parent, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !Fits(st, entry)) {
+      return false;
+    }
     absl::StatusOr<UniqueFd> file =
         OpenAt(*from_parent, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     if (!file.ok()) return false;
@@ -238,18 +246,28 @@ absl::StatusOr<bool> LinkIfSame(TreeFolders& from, TreeFolders& to,
         BuildMerkleTreeFromFd(file->get(),
                               TreeFileParams(entry.digest.algorithm), 1));
     if (tree.digest != entry.digest.digest) return false;
+    hashed = st;
   }
   std::string to_leaf;
   ASSIGN_OR_RETURN(const int to_parent, to.Holding(entry.path, &to_leaf));
+  // linkat(2) links a symlink itself, never what it points at.
   if (linkat(*from_parent, leaf.c_str(), to_parent, to_leaf.c_str(), 0) != 0) {
+    // Absent, a directory, or linked too often: fetched instead.
+    if (errno == ENOENT || errno == EPERM || errno == EMLINK) return false;
     return ErrnoStatus(errno, "link", entry.path);
   }
-  // The name may have been given to another file since it was hashed.
+  // Known content need only be of the entry's type, size and mode (stat(2)
+  // says, after the link: one call less per file); hashed content must be
+  // the file hashed, not one given its name since.
   struct stat linked;
   if (fstatat(to_parent, to_leaf.c_str(), &linked, AT_SYMLINK_NOFOLLOW) != 0) {
     return ErrnoStatus(errno, "stat", entry.path);
   }
-  if (linked.st_ino == st.st_ino && linked.st_dev == st.st_dev) return true;
+  if (Fits(linked, entry) &&
+      (!hashed.has_value() ||
+       (linked.st_ino == hashed->st_ino && linked.st_dev == hashed->st_dev))) {
+    return true;
+  }
   if (unlinkat(to_parent, to_leaf.c_str(), 0) != 0) {
     return ErrnoStatus(errno, "unlink", entry.path);
   }

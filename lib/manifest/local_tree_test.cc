@@ -194,5 +194,47 @@ TEST(LocalTreeWriterTest, DoesNotReuseThroughASymlink) {
   EXPECT_NE(access(JoinPath(new_root, "f").c_str(), F_OK), 0);
 }
 
+// Known content is not hashed: what is at the path is linked if stat(2)
+// says it is a regular file of the entry's size and mode, and nothing of a
+// refusal stays behind.
+TEST(LocalTreeWriterTest, LinksKnownContentOnlyIfTypeSizeAndModeFit) {
+  const std::string old_root = FreshDir("old_known");
+  WriteFile(JoinPath(old_root, "f"), "different, same size");
+  WriteFile(JoinPath(old_root, "big"), "longer than the entry says");
+  WriteFile(JoinPath(old_root, "x"), "content");
+  ASSERT_EQ(mkdir(JoinPath(old_root, "dir").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("f", JoinPath(old_root, "link").c_str()), 0);
+  const std::string staging = FreshDir("staging_known");
+  WriteFile(JoinPath(staging, "big"), "short");
+  WriteFile(JoinPath(staging, "dir"), "a file now");
+  WriteFile(JoinPath(staging, "f"), "what the tree holds!");
+  WriteFile(JoinPath(staging, "gone"), "not in the old version");
+  WriteFile(JoinPath(staging, "link"), "different, same size");
+  WriteFile(JoinPath(staging, "x"), "content", 0755);
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(staging, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_THAT(Paths(*entries),
+              ElementsAre("big", "dir", "f", "gone", "link", "x"));
+  const std::string new_root = FreshDir("new_known");
+  const UniqueFd from = OpenDir(old_root);
+  const UniqueFd to = OpenDir(new_root);
+  const auto link = [&](int i) {
+    return *LinkIfSame(from.get(), to.get(), (*entries)[i],
+                       /*known_same=*/true);
+  };
+  // The caller vouches for the content: a same-size file is linked.
+  EXPECT_TRUE(link(2));
+  EXPECT_EQ(ReadFile(JoinPath(new_root, "f")), "different, same size");
+  EXPECT_FALSE(link(0));  // another size
+  EXPECT_FALSE(link(1));  // a directory
+  EXPECT_FALSE(link(3));  // absent
+  EXPECT_FALSE(link(4));  // a symlink, even to a file that fits
+  EXPECT_FALSE(link(5));  // not executable
+  for (const char* name : {"big", "dir", "gone", "link", "x"}) {
+    EXPECT_NE(access(JoinPath(new_root, name).c_str(), F_OK), 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace verity

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trees side by side with what a user would pick instead, on this machine, in one run:
-# - `verity get NAME -o DIR` (every block of every file verified against the signed root, files
-#   8 at a time, the folder renamed into place at the end) against nginx (Debian's nginx-light,
+# - `verity get NAME -o DIR` (every block of every file verified against the signed root; files
+#   of at most 256 KiB in BatchRead calls of up to 1 MiB, larger ones fetched alone, 8 calls at a
+#   time; the folder renamed into place at the end) against nginx (Debian's nginx-light,
 #   sendfile) serving a tarball of the same files on loopback, piped through `curl | tar x`,
 #   then `sha256sum -c --quiet` of a checksum list. Two trees: 10,000 files of 16 KiB in 100
 #   folders, and a model-like one (three files of 512 MiB, twenty small ones). ROUNDS
