@@ -98,6 +98,9 @@ class HeldRenameFileSystem final : public FileSystem {
   absl::Status Fsync(int fd, absl::string_view path) override {
     return fs_.Fsync(fd, path);
   }
+  absl::Status SyncFs(int fd, absl::string_view path) override {
+    return fs_.SyncFs(fd, path);
+  }
   void StartWriteback(int fd, uint64_t offset, uint64_t length) override {
     fs_.StartWriteback(fd, offset, length);
   }

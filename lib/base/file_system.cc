@@ -59,6 +59,11 @@ class Posix final : public FileSystem {
     return ::verity::Fsync(fd, path);
   }
 
+  absl::Status SyncFs(int fd, absl::string_view path) override {
+    if (syncfs(fd) != 0) return ErrnoStatus(errno, "syncfs", path);
+    return absl::OkStatus();
+  }
+
   void StartWriteback(int fd, uint64_t offset, uint64_t length) override {
     ::verity::StartWriteback(fd, offset, length);
   }
@@ -136,13 +141,27 @@ absl::Status FsyncDir(FileSystem& fs, const std::string& path) {
   return fs.Fsync(fd.get(), path);
 }
 
-absl::Status WriteNewFileDurably(FileSystem& fs, const std::string& path,
-                                 absl::string_view contents) {
+namespace {
+
+absl::Status WriteNewFile(FileSystem& fs, const std::string& path,
+                          absl::string_view contents, bool durable) {
   ASSIGN_OR_RETURN(UniqueFd fd,
                    OpenFile(fs, path, O_WRONLY | O_CREAT | O_EXCL));
   RETURN_IF_ERROR(WriteAll(fs, fd.get(), AsBytes(contents), path));
-  RETURN_IF_ERROR(fs.Fsync(fd.get(), path));
+  if (durable) RETURN_IF_ERROR(fs.Fsync(fd.get(), path));
   return fd.Close(path);
+}
+
+}  // namespace
+
+absl::Status WriteNewFile(FileSystem& fs, const std::string& path,
+                          absl::string_view contents) {
+  return WriteNewFile(fs, path, contents, /*durable=*/false);
+}
+
+absl::Status WriteNewFileDurably(FileSystem& fs, const std::string& path,
+                                 absl::string_view contents) {
+  return WriteNewFile(fs, path, contents, /*durable=*/true);
 }
 
 absl::Status ReplaceFileDurably(FileSystem& fs, const std::string& temp_path,

@@ -47,6 +47,9 @@ class FileSystem {
                                        absl::string_view path) = 0;
   // fsync(2) of a file or a directory.
   virtual absl::Status Fsync(int fd, absl::string_view path) = 0;
+  // syncfs(2): every file and directory of the file system holding `fd`
+  // made durable, and any writeback error on it since the last call.
+  virtual absl::Status SyncFs(int fd, absl::string_view path) = 0;
   // Advisory, never fails: see StartWriteback in file_util.h.
   virtual void StartWriteback(int fd, uint64_t offset, uint64_t length) = 0;
   virtual absl::Status Rename(const std::string& from,
@@ -91,6 +94,11 @@ absl::Status FsyncDir(FileSystem& fs, const std::string& path);
 
 // Creates `path` (ALREADY_EXISTS if it exists) holding `contents`, fsyncs
 // and closes it. The caller fsyncs the directory.
+// Creates the file at `path` (which must not exist) with `contents`; durable
+// only once its file system is synced.
+absl::Status WriteNewFile(FileSystem& fs, const std::string& path,
+                          absl::string_view contents);
+
 absl::Status WriteNewFileDurably(FileSystem& fs, const std::string& path,
                                  absl::string_view contents);
 

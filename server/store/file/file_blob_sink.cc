@@ -22,8 +22,8 @@ constexpr uint64_t kWritebackBytes = 8 << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
-    FileSystem& fs, std::string dir, PublishFn publish, int fec_roots,
-    std::optional<FecStreamEncoder> fec_stream) {
+    FileSystem& fs, std::string dir, SyncFn sync, PublishFn publish,
+    int fec_roots, std::optional<FecStreamEncoder> fec_stream) {
   if (fec_roots != 0) RETURN_IF_ERROR(ValidateFecRoots(fec_roots));
   const std::string data_path = JoinPath(dir, "data");
   // Readable too: the FEC area is computed from the staged data.
@@ -34,16 +34,17 @@ absl::StatusOr<std::unique_ptr<FileBlobSink>> FileBlobSink::Create(
     return data_fd.status();
   }
   return std::unique_ptr<FileBlobSink>(
-      new FileBlobSink(fs, std::move(dir), std::move(publish), fec_roots,
-                       std::move(fec_stream), *std::move(data_fd)));
+      new FileBlobSink(fs, std::move(dir), std::move(sync), std::move(publish),
+                       fec_roots, std::move(fec_stream), *std::move(data_fd)));
 }
 
-FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, PublishFn publish,
-                           int fec_roots,
+FileBlobSink::FileBlobSink(FileSystem& fs, std::string dir, SyncFn sync,
+                           PublishFn publish, int fec_roots,
                            std::optional<FecStreamEncoder> fec_stream,
                            UniqueFd data_fd)
     : fs_(fs),
       dir_(std::move(dir)),
+      sync_(std::move(sync)),
       publish_(std::move(publish)),
       fec_roots_(fec_roots),
       fec_stream_(std::move(fec_stream)),
@@ -71,19 +72,18 @@ absl::Status FileBlobSink::Append(absl::Span<const uint8_t> data) {
 absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
   const std::string data_path = JoinPath(dir_, "data");
   if (fec_roots_ != 0) RETURN_IF_ERROR(WriteFec(blob));
-  RETURN_IF_ERROR(fs_.Fsync(data_fd_.get(), data_path));
   RETURN_IF_ERROR(data_fd_.Close(data_path));
   ASSIGN_OR_RETURN(const std::string descriptor,
                    blob.tree.descriptor.Serialize());
-  RETURN_IF_ERROR(
-      WriteNewFileDurably(fs_, JoinPath(dir_, "tree"), blob.tree.tree));
-  RETURN_IF_ERROR(
-      WriteNewFileDurably(fs_, JoinPath(dir_, "descriptor"), descriptor));
+  RETURN_IF_ERROR(WriteNewFile(fs_, JoinPath(dir_, "tree"), blob.tree.tree));
+  RETURN_IF_ERROR(WriteNewFile(fs_, JoinPath(dir_, "descriptor"), descriptor));
   if (!blob.fsverity_signature.empty()) {
-    RETURN_IF_ERROR(WriteNewFileDurably(fs_, JoinPath(dir_, kSignatureFileName),
-                                        blob.fsverity_signature));
+    RETURN_IF_ERROR(WriteNewFile(fs_, JoinPath(dir_, kSignatureFileName),
+                                 blob.fsverity_signature));
   }
-  return FsyncDir(fs_, dir_);
+  // One syncfs for the data, the files and the directory, shared with the
+  // Puts in flight: five fsyncs each, before.
+  return sync_();
 }
 
 absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
@@ -95,12 +95,11 @@ absl::Status FileBlobSink::WriteFec(const SealedBlob& blob) {
   if (fec_stream_.has_value()) {
     ASSIGN_OR_RETURN(const std::string fec,
                      FinishFecArea(*fec_stream_, blob.tree.tree));
-    return WriteNewFileDurably(fs_, fec_path, fec);
+    return WriteNewFile(fs_, fec_path, fec);
   }
   ASSIGN_OR_RETURN(UniqueFd fec,
                    OpenFile(fs_, fec_path, O_WRONLY | O_CREAT | O_EXCL));
   RETURN_IF_ERROR(EncodeFecReadingBack(blob, geometry, fec.get(), fec_path));
-  RETURN_IF_ERROR(fs_.Fsync(fec.get(), fec_path));
   return fec.Close(fec_path);
 }
 

@@ -1,6 +1,7 @@
 // The file store's part of a Put (PutPipeline does the rest): the content goes
 // to a staging directory as it arrives, is made durable there with its tree
-// and descriptor, and is then handed to the store to rename into place.
+// and descriptor (by the store's SyncFn: one syncfs that Puts in flight
+// share), and is then handed to the store to rename into place.
 
 #ifndef VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
 #define VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
@@ -22,8 +23,11 @@
 
 namespace verity::server {
 
-// Moves `dir`, the staged `blob` (its data, tree and descriptor files, all
-// fsync'd along with the directory), into the store, or finds the blob
+// Makes what the sink wrote durable: its files and its directory.
+using SyncFn = std::function<absl::Status()>;
+
+// Moves `dir`, the staged `blob` (its data, tree and descriptor files, made
+// durable with the directory by the SyncFn), into the store, or finds the blob
 // there already; then records its name. The sink removes whatever the
 // function leaves of `dir`.
 using PublishFn = std::function<absl::StatusOr<PutResult>(
@@ -34,12 +38,14 @@ using PublishFn = std::function<absl::StatusOr<PutResult>(
 class FileBlobSink final : public BlobSink {
  public:
   // Takes ownership of `dir`, an existing empty staging directory, and
-  // creates its data file, all through `fs`, which must outlive the sink.
+  // creates its data file, all through `fs`, which must outlive the sink;
+  // Stage makes them durable with `sync`.
   // `fec_roots`: the FEC area Stage writes (0: none), encoded by
   // `fec_stream` as the content arrives if given (the Put's size known),
   // else from the staged content read back.
   static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
-      FileSystem& fs, std::string dir, PublishFn publish, int fec_roots = 0,
+      FileSystem& fs, std::string dir, SyncFn sync, PublishFn publish,
+      int fec_roots = 0,
       std::optional<FecStreamEncoder> fec_stream = std::nullopt);
 
   FileBlobSink(const FileBlobSink&) = delete;
@@ -50,18 +56,18 @@ class FileBlobSink final : public BlobSink {
   // errors.
   absl::Status Append(absl::Span<const uint8_t> data) override;
   // Writes the FEC area (finishing the stream's, or reading the data back,
-  // from the page cache while its writeback goes on), syncs the data, writes
-  // the tree, the FEC area and the descriptor, syncs the directory.
+  // from the page cache while its writeback goes on), the tree and the
+  // descriptor, then makes them, the data and the directory durable.
   absl::Status Stage(const SealedBlob& blob) override;
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
  private:
-  FileBlobSink(FileSystem& fs, std::string dir, PublishFn publish,
+  FileBlobSink(FileSystem& fs, std::string dir, SyncFn sync, PublishFn publish,
                int fec_roots, std::optional<FecStreamEncoder> fec_stream,
                UniqueFd data_fd);
 
-  // Writes the fec file, durably: the stream's, finished with blob.tree, or
+  // Writes the fec file: the stream's, finished with blob.tree, or
   // one encoded over the staged data read back and blob.tree.
   absl::Status WriteFec(const SealedBlob& blob);
   absl::Status EncodeFecReadingBack(const SealedBlob& blob,
@@ -73,13 +79,14 @@ class FileBlobSink final : public BlobSink {
 
   FileSystem& fs_;
   const std::string dir_;
+  const SyncFn sync_;
   const PublishFn publish_;
   const int fec_roots_;
   std::optional<FecStreamEncoder> fec_stream_;
   UniqueFd data_fd_;
   uint64_t size_ = 0;
   // Data bytes whose writeback was started while the Put went on, so that
-  // Stage's fsync waits for the last few MiB only, not the whole blob.
+  // Stage's sync waits for the last few MiB only, not the whole blob.
   uint64_t written_back_ = 0;
   bool discarded_ = false;
 };

@@ -47,6 +47,7 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
   ASSIGN_OR_RETURN(UniqueFd lock,
                    PrepareStoreRoot(fs, StoreLayout(options.root)));
   std::unique_ptr<FileStore> store(new FileStore(options, fs, std::move(lock)));
+  ASSIGN_OR_RETURN(store->group_sync_, GroupSync::Create(fs, options.root));
   RETURN_IF_ERROR(store->Recover());
   return store;
 }
@@ -59,14 +60,17 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
   // Without a stream, the Put reads its content back to encode the area.
   ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> fec_stream,
                    FecStreamFor(params, size, options_.fec_roots));
+  // Before the first write: a syncfs that fails from here on may have lost
+  // some of this Put's.
+  const uint64_t mark = group_sync_->Mark();
   std::string dir = TempPath("put-");
   RETURN_IF_ERROR(fs_.MakeDir(dir).status());
   ASSIGN_OR_RETURN(
       std::unique_ptr<FileBlobSink> sink,
       FileBlobSink::Create(
-          fs_, std::move(dir),
-          [this](const std::string& staged, const SealedBlob& blob) {
-            return PublishStaged(staged, blob);
+          fs_, std::move(dir), [this, mark] { return group_sync_->Sync(mark); },
+          [this, mark](const std::string& staged, const SealedBlob& blob) {
+            return PublishStaged(staged, blob, mark);
           },
           options_.fec_roots, std::move(fec_stream)));
   // No executor of its own: a file Put waits only on the disk, never on
@@ -78,9 +82,17 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
 }
 
 absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
-                                                   const SealedBlob& blob) {
+                                                   const SealedBlob& blob,
+                                                   uint64_t mark) {
   absl::MutexLock mutation(&mutation_mu_);
   const std::string& text = blob.digest_text;
+  // Another Put of this content between its rename and its entry: whether
+  // this one finds it stored depends on how that one ends.
+  const auto settled = [this, &text] {
+    mutation_mu_.AssertReaderHeld();
+    return !publishing_.contains(text);
+  };
+  mutation_mu_.Await(absl::Condition(&settled));
   bool present;
   {
     absl::ReaderMutexLock lock(&mu_);
@@ -90,8 +102,13 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
     RETURN_IF_ERROR(MakeShardDir(blob.digest));
     RETURN_IF_ERROR(fs_.Rename(dir, layout_.BlobDir(blob.digest)));
     // Served only once durable, so that no reader sees a blob a crash can
-    // take away.
-    const absl::Status synced = FsyncDir(fs_, layout_.ShardDir(blob.digest));
+    // take away. The syncfs is shared with the Puts in flight, which must
+    // not wait for this one's lock to reach it.
+    publishing_.insert(text);
+    mutation_mu_.Unlock();
+    const absl::Status synced = group_sync_->Sync(mark);
+    mutation_mu_.Lock();
+    publishing_.erase(text);
     if (!synced.ok() && TakeBack(blob)) return synced;
     {
       absl::MutexLock lock(&mu_);
@@ -140,7 +157,7 @@ bool FileStore::TakeBack(const SealedBlob& blob) {
     return false;
   }
   Log(absl::StrCat("put of ", blob.digest_text,
-                   " undone: its directory could not be fsync'd"));
+                   " undone: it could not be made durable"));
   return true;
 }
 

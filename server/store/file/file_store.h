@@ -53,6 +53,7 @@
 #include "lib/base/executor.h"
 #include "lib/base/file_system.h"
 #include "lib/base/file_util.h"
+#include "lib/base/group_sync.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "server/store/file/file_blob.h"
@@ -166,9 +167,11 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
 
   // Changes to the files, serialized by mutation_mu_.
-  // The file store's PublishFn (file_blob_sink.h).
+  // The file store's PublishFn (file_blob_sink.h), for a Put that took
+  // `mark` of group_sync_ before it wrote.
   absl::StatusOr<PutResult> PublishStaged(const std::string& dir,
-                                          const SealedBlob& blob);
+                                          const SealedBlob& blob, uint64_t mark)
+      ABSL_LOCKS_EXCLUDED(mutation_mu_);
   absl::Status MakeShardDir(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Points write.name at `digest` if write.check allows it: the check runs
@@ -222,18 +225,25 @@ class FileStore final : public Store {
   const std::shared_ptr<Executor> reads_ =
       std::make_shared<Executor>(CompletionThreadOptions("file-reads"));
   const StoreLayout layout_;
-  const UniqueFd lock_;                    // holds the flock on <root>/LOCK
+  const UniqueFd lock_;  // holds the flock on <root>/LOCK
+  // What makes a Put durable: one syncfs of the store's file system for the
+  // Puts in flight (group commit). Set by Open().
+  std::unique_ptr<GroupSync> group_sync_;
   std::atomic<uint64_t> next_temp_id_{0};  // atomic: needs no lock
 
   // Serializes every change to blobs/, names/ and quarantine/, so that the
   // index checked before a change still holds when it is applied. Held
-  // across fsyncs; readers never take it.
+  // across fsyncs (not a Put's syncfs); readers never take it.
   absl::Mutex mutation_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // Shard directories whose entry in blobs/<alg> is known durable: a shard
   // made by a Put whose fsync failed exists but may vanish in a crash, and
   // the next Put into it must fsync it again.
   absl::flat_hash_set<std::string> durable_shards_
       ABSL_GUARDED_BY(mutation_mu_);
+  // Blobs renamed into place whose rename a syncfs is making durable, with
+  // mutation_mu_ released meanwhile; not served yet. Another Put of one
+  // waits until it is settled.
+  absl::flat_hash_set<std::string> publishing_ ABSL_GUARDED_BY(mutation_mu_);
   // Guards the index, which mirrors the files; held briefly.
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> blobs_ ABSL_GUARDED_BY(mu_);  // served

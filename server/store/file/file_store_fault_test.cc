@@ -54,9 +54,9 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfANamedPut) {
         }
         MustPut(New(), "new");
       });
-  // Staging, five writes, three fsyncs and a directory's, the rename and
-  // its fsync, the name file's four steps and its directory's.
-  EXPECT_THAT(steps, Ge(15));
+  // Staging, five writes and a syncfs, the rename and a syncfs, the name
+  // file's four steps and its directory's.
+  EXPECT_THAT(steps, Ge(13));
 }
 
 TEST_F(FileStoreFaultTest, CrashAtEveryStepOfAPutIntoAnExistingShard) {
@@ -155,11 +155,10 @@ TEST_F(FileStoreFaultTest, FailEveryStepOfANamedPut) {
 
 // No name: a failed Put then shows nothing at all (with a name, the blob may
 // stay stored when only the name fails; see PutWriter::Commit).
-TEST_F(FileStoreFaultTest,
-       EveryFsyncOrRenameFailureFailsThePutAndShowsNothing) {
-  for (const FileOp op : {FileOp::kFsync, FileOp::kRename}) {
+TEST_F(FileStoreFaultTest, EverySyncOrRenameFailureFailsThePutAndShowsNothing) {
+  for (const FileOp op : {FileOp::kFsync, FileOp::kSyncFs, FileOp::kRename}) {
     SCOPED_TRACE(FileOpName(op));
-    FailAtEachStep(
+    const int steps = FailAtEachStep(
         Fault{op, 0, false, "", EIO}, [&] { MustPut(Old()); },
         [&] {
           const absl::Status put = Status(Put(New()));
@@ -169,6 +168,8 @@ TEST_F(FileStoreFaultTest,
           return put;
         },
         [&] { ExpectWholeOrAbsent(New()); });
+    // The staged files' syncfs and the rename's: each failed in turn.
+    if (op == FileOp::kSyncFs) EXPECT_EQ(steps, 3);
   }
 }
 

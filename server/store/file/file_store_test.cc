@@ -24,6 +24,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::SizeIs;
 
 using BlobStoreTest = FileStoreFixture;
 
@@ -329,7 +330,7 @@ TEST_F(BlobStoreTest, ReadsOfATruncatedFileAreDataLoss) {
 
 TEST_F(BlobStoreTest, ConcurrentPutsOfOneContentStoreItOnce) {
   const std::string data = MakeData(300000, 26);
-  std::vector<absl::StatusOr<PutResult>> results(4);
+  std::vector<absl::StatusOr<PutResult>> results(16);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < results.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -344,8 +345,7 @@ TEST_F(BlobStoreTest, ConcurrentPutsOfOneContentStoreItOnce) {
   }
   EXPECT_EQ(fresh, 1);
   EXPECT_EQ(store_->blob_count(), 1u);
-  EXPECT_THAT((*store_->List("", 1))[0].names,
-              ElementsAre("n0", "n1", "n2", "n3"));
+  EXPECT_THAT((*store_->List("", 1))[0].names, SizeIs(16));
   EXPECT_THAT(EntriesOf(tmp_dir()), IsEmpty());
 }
 

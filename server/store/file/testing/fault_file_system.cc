@@ -26,6 +26,8 @@ absl::string_view FileOpName(FileOp op) {
       return "pread";
     case FileOp::kFsync:
       return "fsync";
+    case FileOp::kSyncFs:
+      return "syncfs";
     case FileOp::kRename:
       return "rename";
     case FileOp::kUnlink:
@@ -179,6 +181,17 @@ absl::Status FaultFileSystem::Fsync(int fd, absl::string_view path) {
   RETURN_IF_ERROR(PosixFileSystem().Fsync(fd, path));
   absl::MutexLock lock(&mu_);
   return root_.empty() ? absl::OkStatus() : RecordSync(fd);
+}
+
+absl::Status FaultFileSystem::SyncFs(int fd, absl::string_view path) {
+  if (const int error = Check(FileOp::kSyncFs, path)) {
+    return Fail(error, FileOp::kSyncFs, path);
+  }
+  RETURN_IF_ERROR(PosixFileSystem().SyncFs(fd, path));
+  absl::MutexLock lock(&mu_);
+  if (root_.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(root_id_, Snapshot(root_, 0));
+  return absl::OkStatus();
 }
 
 void FaultFileSystem::StartWriteback(int fd, uint64_t offset, uint64_t length) {

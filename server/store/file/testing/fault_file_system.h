@@ -36,6 +36,7 @@ enum class FileOp {
   kPwrite,
   kPread,
   kFsync,
+  kSyncFs,
   kRename,
   kUnlink,
   kMkdir,
@@ -91,10 +92,10 @@ class FaultFileSystem final : public FileSystem {
   absl::Status TrackDurability(const std::string& root)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Rewrites the tracked root to what a power cut would leave: each
-  // directory with the entries it had at its last successful fsync (or when
-  // tracking began), each file with the bytes it had at its last successful
-  // fsync (none if never). The process must be gone: nothing may have the
-  // root open. Tracking goes on from the result.
+  // directory with the entries it had at its last successful fsync or
+  // syncfs (or when tracking began), each file with the bytes it had at its
+  // last successful fsync or syncfs (none if never). The process must be gone:
+  // nothing may have the root open. Tracking goes on from the result.
   absl::Status DropUnsynced() ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::StatusOr<UniqueFd> OpenAt(int dir_fd, const std::string& path,
@@ -107,6 +108,8 @@ class FaultFileSystem final : public FileSystem {
   absl::StatusOr<size_t> Pread(int fd, uint64_t offset, absl::Span<uint8_t> out,
                                absl::string_view path) override;
   absl::Status Fsync(int fd, absl::string_view path) override;
+  // Makes everything under the tracked root durable.
+  absl::Status SyncFs(int fd, absl::string_view path) override;
   void StartWriteback(int fd, uint64_t offset, uint64_t length) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
   absl::Status Unlink(const std::string& path) override;
