@@ -38,18 +38,18 @@ struct Group {
 
 void BM_EncodeGroup(benchmark::State& state) {
   const int roots = static_cast<int>(state.range(0));
-  absl::StatusOr<FecCodec> codec = FecCodec::Create(roots);
+  absl::StatusOr<const FecCodec*> codec = FecCodec::Create(roots);
   if (!codec.ok()) {
     state.SkipWithError("bad roots");
     return;
   }
-  Group group(*codec, roots);
+  Group group(**codec, roots);
   for (auto _ : state) {
-    codec->EncodeGroup(group.blocks, kBlockSize, absl::MakeSpan(group.parity),
-                       group.scratch);
+    (*codec)->EncodeGroup(group.blocks, kBlockSize,
+                          absl::MakeSpan(group.parity), group.scratch);
     benchmark::DoNotOptimize(group.parity.data());
   }
-  state.SetBytesProcessed(state.iterations() * codec->k() * kBlockSize);
+  state.SetBytesProcessed(state.iterations() * (*codec)->k() * kBlockSize);
 }
 BENCHMARK(BM_EncodeGroup)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(24);
 
@@ -58,20 +58,21 @@ BENCHMARK(BM_EncodeGroup)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(24);
 void BM_RepairGroup(benchmark::State& state) {
   const int roots = static_cast<int>(state.range(0));
   const int erasures = static_cast<int>(state.range(1));
-  absl::StatusOr<FecCodec> codec = FecCodec::Create(roots);
+  absl::StatusOr<const FecCodec*> codec = FecCodec::Create(roots);
   if (!codec.ok()) {
     state.SkipWithError("bad roots");
     return;
   }
-  const int k = codec->k();
-  const Group group(*codec, roots);
+  const int k = (*codec)->k();
+  const Group group(**codec, roots);
   std::vector<int> erased;
   for (int i = 0; i < erasures; ++i) erased.push_back(i * (k / erasures));
   std::vector<uint8_t> rebuilt(kBlockSize * erasures);
   std::vector<uint8_t*> out;
   for (int i = 0; i < erasures; ++i) out.push_back(&rebuilt[i * kBlockSize]);
   for (auto _ : state) {
-    if (!codec->RepairGroup(group.blocks, erased, group.parity, kBlockSize, out)
+    if (!(*codec)
+             ->RepairGroup(group.blocks, erased, group.parity, kBlockSize, out)
              .ok()) {
       state.SkipWithError("repair failed");
       return;
