@@ -129,7 +129,7 @@ worst() { maximum <<<"$1"; }
     echo "| $label | $(med "${times[$t-verity]}") s, $(worst "${times[$t-verity]}") s | $(med "${times[$t-nginx]}") s, $(worst "${times[$t-nginx]}") s | $(median <<<"$r")x, $(minimum <<<"$r")x |"
   done
   echo
-  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour."
+  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour. Each \\`get -o DIR\\` ends with a syncfs(2) of the new folder's file system before it renames the folder into place (what it wrote is durable when it returns); the baseline writes nothing back."
   echo
   echo "**put DIR**, 10,000 files of 16 KiB into an empty store: $t_put s, $put_rate files/s ($(tail -n 1 "$work/put1.err" | sed 's/.*: //')). Again: $t_put2 s ($(tail -n 1 "$work/put2.err" | sed 's/.*: //'))."
   echo
