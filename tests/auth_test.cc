@@ -275,9 +275,9 @@ grpc::Status StatWithToken(const std::string& target,
   return stub->Stat(&context, request, &info);
 }
 
-// ReadSmall is admitted as Read is: UNAUTHENTICATED without a known token,
-// served to every role (each includes read).
-TEST_F(AuthTest, ReadSmallNeedsAKnownToken) {
+// ReadSmall and BatchRead are admitted as Read is: UNAUTHENTICATED without a
+// known token, served to every role (each includes read).
+TEST_F(AuthTest, ReadSmallAndBatchReadNeedAKnownToken) {
   StartServer({});
   auto stub = v1::Verity::NewStub(
       grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
@@ -300,6 +300,18 @@ TEST_F(AuthTest, ReadSmallNeedsAKnownToken) {
     EXPECT_EQ(status.error_code(), code) << "token '" << token << "'";
     EXPECT_EQ(response.data().size(),
               code == grpc::StatusCode::OK ? 4096u : 0u);
+
+    grpc::ClientContext batch_context;
+    if (!token.empty()) {
+      batch_context.AddMetadata("authorization",
+                                absl::StrCat("Bearer ", token));
+    }
+    v1::BatchReadRequest batch;
+    batch.add_digests(DigestOf(kept_));
+    v1::BatchReadResponse blobs;
+    EXPECT_EQ(stub->BatchRead(&batch_context, batch, &blobs).error_code(), code)
+        << "token '" << token << "'";
+    EXPECT_EQ(blobs.blobs_size(), code == grpc::StatusCode::OK ? 1 : 0);
   }
 }
 

@@ -2,16 +2,14 @@
 
 #include "server/rpc/batch_read_reactor.h"
 
-#include <grpcpp/impl/codegen/proto_utils.h>
-
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/blob_read.h"
-#include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
+#include "server/rpc/raw_read_request.h"
 #include "server/rpc/request_checks.h"
 
 namespace verity::server {
@@ -54,26 +52,15 @@ BatchReadReactor::BatchReadReactor(ServiceContext* context,
       timer_(context->metrics, RpcMethod::kBatchRead),
       slot_(context),
       bytes_left_(kMaxBatchReadBytes) {
-  if (absl::Status admitted = AdmitCall(context->gate, *call, Role::kRead,
-                                        RpcMethodName(RpcMethod::kBatchRead));
-      !admitted.ok()) {
-    End(std::move(admitted));
-    return;
-  }
-  if (!slot_.status().ok()) {
-    End(slot_.status());
-    return;
-  }
-  v1::BatchReadRequest parsed;
-  grpc::ByteBuffer copy(request);  // shares the slices
-  if (!grpc::SerializationTraits<v1::BatchReadRequest>::Deserialize(&copy,
-                                                                    &parsed)
-           .ok()) {
-    End(absl::InvalidArgumentError("malformed BatchReadRequest"));
+  absl::StatusOr<v1::BatchReadRequest> parsed =
+      AdmitRawRead<v1::BatchReadRequest>(*context, *call, RpcMethod::kBatchRead,
+                                         slot_, request);
+  if (!parsed.ok()) {
+    End(parsed.status());
     return;
   }
   absl::StatusOr<std::vector<v1::ReadRequest>> reads =
-      CheckBatchReadRequest(parsed);
+      CheckBatchReadRequest(*parsed);
   if (!reads.ok()) {
     End(reads.status());
     return;
@@ -83,7 +70,7 @@ BatchReadReactor::BatchReadReactor(ServiceContext* context,
     return;
   }
   // CheckBatchReadRequest() checked the class.
-  timer_.set_priority_class(PriorityClassFromProto(parsed.priority_class())
+  timer_.set_priority_class(PriorityClassFromProto(parsed->priority_class())
                                 .value_or(PriorityClass::kNone));
   parts_.resize(reads->size());
   for (size_t i = 0; i < reads->size(); ++i) {

@@ -2,13 +2,11 @@
 
 #include "server/rpc/read_call.h"
 
-#include <grpcpp/impl/codegen/proto_utils.h>
-
 #include <utility>
 
 #include "proto/verity/v1/verity.pb.h"
-#include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
+#include "server/rpc/raw_read_request.h"
 
 namespace verity::server {
 
@@ -20,24 +18,13 @@ ReadCall::ReadCall(ServiceContext* context, RpcMethod method)
 
 void ReadCall::Begin(const grpc::CallbackServerContext& call,
                      const grpc::ByteBuffer& request) {
-  if (absl::Status admitted =
-          AdmitCall(context()->gate, call, Role::kRead, RpcMethodName(method_));
-      !admitted.ok()) {
-    Refuse(std::move(admitted));
+  absl::StatusOr<v1::ReadRequest> parsed =
+      AdmitRawRead<v1::ReadRequest>(*context(), call, method_, slot_, request);
+  if (!parsed.ok()) {
+    Refuse(parsed.status());
     return;
   }
-  if (!slot_.status().ok()) {
-    Refuse(slot_.status());
-    return;
-  }
-  v1::ReadRequest parsed;
-  grpc::ByteBuffer copy(request);  // shares the slices
-  if (!grpc::SerializationTraits<v1::ReadRequest>::Deserialize(&copy, &parsed)
-           .ok()) {
-    Refuse(absl::InvalidArgumentError("malformed ReadRequest"));
-    return;
-  }
-  Start(std::move(parsed));
+  Start(*std::move(parsed));
 }
 
 void ReadCall::Done(absl::Status status) {
