@@ -291,6 +291,9 @@ class Syncer {
       const absl::Status hook = RunHook(opts_, state_.digest);
       if (!hook.ok()) Log(hook.ToString());
     }
+    // Only now, the app told: the versions before the one just replaced.
+    const absl::Status pruned = folder_.Prune();
+    if (!pruned.ok()) Log(absl::StrCat("pruning: ", pruned.ToString()));
     return true;
   }
 

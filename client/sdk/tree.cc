@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -213,10 +214,11 @@ absl::Status FetchFile(Client& client, int root_fd,
 }
 
 // Where a tree may reuse files from: a folder, and what it is known to hold
-// (path -> digest text and executable bit), if anything.
+// (its files' entries by path, pointing into FetchTreeOptions::reuse_entries),
+// if anything.
 struct ReuseSource {
   int fd = -1;
-  std::map<std::string, std::pair<std::string, bool>> known;
+  absl::flat_hash_map<absl::string_view, const TreeEntry*> known;
 };
 
 absl::StatusOr<bool> Reuse(const ReuseSource& reuse, TreeFolders& from,
@@ -224,9 +226,8 @@ absl::StatusOr<bool> Reuse(const ReuseSource& reuse, TreeFolders& from,
                            const TreeEntry& entry) {
   if (reuse.known.empty()) return LinkIfSame(from, to, lib);
   const auto it = reuse.known.find(entry.path);
-  if (it == reuse.known.end() ||
-      it->second !=
-          std::make_pair(entry.digest->ToString(), entry.executable)) {
+  if (it == reuse.known.end() || it->second->digest != entry.digest ||
+      it->second->executable != entry.executable) {
     return false;
   }
   return LinkIfSame(from, to, lib, /*known_same=*/true);
@@ -511,9 +512,9 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
         OpenAt(AT_FDCWD, options.reuse_from, O_RDONLY | O_DIRECTORY);
     if (opened.ok()) reuse_fd = *std::move(opened);
     reuse.fd = reuse_fd.get();
+    reuse.known.reserve(options.reuse_entries.size());
     for (const TreeEntry& entry : options.reuse_entries) {
-      if (entry.type != TreeEntryType::kFile) continue;
-      reuse.known[entry.path] = {entry.digest->ToString(), entry.executable};
+      if (entry.type == TreeEntryType::kFile) reuse.known[entry.path] = &entry;
     }
   }
   RETURN_IF_ERROR(MakeDirectoriesAndSymlinks(root.get(), lib));

@@ -134,8 +134,7 @@ absl::Status VersionedFolder::RelinkTopLevel(
   return absl::OkStatus();
 }
 
-absl::Status VersionedFolder::Prune(const std::string& keep_a,
-                                    const std::string& keep_b) {
+absl::Status VersionedFolder::Prune() {
   ASSIGN_OR_RETURN(const std::vector<std::string> names, ListDir(dir_));
   for (const std::string& name : names) {
     if (!absl::StartsWith(name, "..") || name == kData) continue;
@@ -145,7 +144,7 @@ absl::Status VersionedFolder::Prune(const std::string& keep_a,
       if (unlink(path.c_str()) != 0 && errno != ENOENT) {
         return ErrnoStatus(errno, "unlink", path);
       }
-    } else if (IsDirectory(path) && id != keep_a && id != keep_b) {
+    } else if (IsDirectory(path) && id != current_ && id != previous_) {
       RETURN_IF_ERROR(RemoveRecursively(path));
     }
   }
@@ -178,8 +177,8 @@ absl::Status VersionedFolder::Switch(
   RETURN_IF_ERROR(ReplaceSymlink(std::string(kData), absl::StrCat("..", id)));
   RETURN_IF_ERROR(RelinkTopLevel(top_names));
   RETURN_IF_ERROR(FsyncDir(dir_));
-  const std::string previous = std::exchange(current_, std::string(id));
-  return Prune(current_, previous);
+  previous_ = std::exchange(current_, std::string(id));
+  return absl::OkStatus();
 }
 
 }  // namespace verity

@@ -45,21 +45,26 @@ class VersionedFolder {
 
   // Makes `id` current: the staged folder (if any) becomes DIR/..<id>, then
   // ..data is renamed to point at it, then the top-level links are made for
-  // `top_names` and removed for names no longer there. Keeps the version it
-  // replaced, for readers still inside it, and removes every older one.
+  // `top_names` and removed for names no longer there. Removes nothing:
+  // readers see the new version as soon as this returns.
   // INVALID_ARGUMENT for a top-level name beginning with "..".
   absl::Status Switch(absl::string_view id,
                       const std::vector<std::string>& top_names);
+
+  // Removes every version but the current one and the one the last Switch
+  // replaced (kept for readers still inside it), and what failed attempts
+  // left. After Open and before any Switch, keeps only the current one.
+  absl::Status Prune();
 
  private:
   explicit VersionedFolder(std::string dir) : dir_(std::move(dir)) {}
   absl::Status ReplaceSymlink(const std::string& name,
                               const std::string& target);
-  absl::Status Prune(const std::string& keep_a, const std::string& keep_b);
   absl::Status RelinkTopLevel(const std::vector<std::string>& top_names);
 
   std::string dir_;
   std::string current_;
+  std::string previous_;  // what the last Switch replaced
 };
 
 }  // namespace verity

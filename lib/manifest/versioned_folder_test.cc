@@ -71,12 +71,16 @@ TEST(VersionedFolderTest, SwitchesKeepsThePreviousAndPrunesTheRest) {
   EXPECT_STREQ(buf, "one");
   close(fd);
   close(inside_v1);
-  // v3 renames the file: the old top-level name goes, v1 is removed.
+  // v3 renames the file: the old top-level name goes at once; v1 stays
+  // until Prune, which keeps v2 (the one v3 replaced).
   Publish(*folder, "v3", "settings", "three");
   EXPECT_EQ(Read(dir + "/settings"), "three");
   EXPECT_FALSE(Exists(dir + "/config"));
+  EXPECT_TRUE(folder->Has("v1"));
+  ASSERT_TRUE(folder->Prune().ok());
   EXPECT_FALSE(folder->Has("v1"));
   EXPECT_TRUE(folder->Has("v2"));
+  EXPECT_TRUE(folder->Has("v3"));
   // Reopened, it knows its current version.
   absl::StatusOr<VersionedFolder> again = VersionedFolder::Open(dir);
   ASSERT_TRUE(again.ok()) << again.status();
@@ -99,9 +103,10 @@ TEST(VersionedFolderTest, AFailedAttemptLeavesTheCurrentVersion) {
   EXPECT_EQ(Read(dir + "/config"), "one");
   EXPECT_EQ(folder->Switch("v2", {"config"}).code(),
             absl::StatusCode::kFailedPrecondition);
-  // A leftover staging folder (a crash) is pruned by the next switch.
+  // A leftover staging folder (a crash) is pruned after the next switch.
   ASSERT_TRUE(folder->Stage("v9").ok());
   Publish(*folder, "v3", "config", "three");
+  ASSERT_TRUE(folder->Prune().ok());
   EXPECT_FALSE(Exists(dir + "/..staging-v9"));
 }
 

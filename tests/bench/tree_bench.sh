@@ -9,9 +9,9 @@
 #   alternating rounds (which tool goes first alternates too), median and worst.
 # - `verity put DIR` of the 10,000-file tree into an empty store (files/s), and a second put of
 #   the same tree (blobs and bytes sent, from its own report).
-# - `verity sync --once` of the 10,000-file tree into a new folder, then after 1% of the files
-#   (100) got new content: the update's wall time against the full sync's, and the bytes it
-#   fetched against the bytes changed.
+# - `verity sync --once` of the 10,000-file tree into a new folder, then ROUNDS updates after 1%
+#   of the files (100) got new content: a running sidecar's (SIGHUP to its hook) and `--once`'s,
+#   against a full get and `cp -al` of the tree; the bytes fetched against the bytes changed.
 # verityd runs on a file store in a new folder on the same disk. Reports figures; never fails
 # on a goal. Writes OUT.
 # Usage: tests/bench/tree_bench.sh [ROUNDS=5] [OUT=docs/bench-trees.md]
@@ -92,23 +92,51 @@ for t in small model; do
   rm -rf "$work"/out*
 done
 
-# ---- sync: a full one, then after 1% of the files changed
+# ---- sync: a full one, then ROUNDS updates after 1% of the files changed each time. Each round
+# times the same change two ways, in alternating order: a sidecar (`verity sync`, running, woken
+# by SIGHUP) until its --exec-on-update hook runs (the app told: the new version is in place),
+# and `verity sync --once` into a folder of its own (a process from start to exit: connection,
+# both versions' manifests read, old versions pruned). `cp -al` of the 10,000 files, the hard
+# links the layout makes for unchanged files, is timed each round beside them.
 timed() {  # ERR_FILE COMMAND...: wall seconds; its stderr to ERR_FILE
   local file=$1 t0 t1
   shift
   t0=$(date +%s.%N); "$@" >/dev/null 2>"$file"; t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
 }
-t_full_sync=$(timed "$work/sync-full.err" "$verity" sync "$srv" --once bench/small "$work/sync")
+t_full_sync=$(timed "$work/sync-full.err" "$verity" sync "$srv" --once bench/small "$work/sync-once")
+"$verity" sync "$srv" bench/small "$work/sync-sidecar" --interval=24h \
+  --exec-on-update="date +%s.%N >>$work/switched" 2>"$work/sidecar.err" &
+sidecar_pid=$!
+trap 'kill $server_pid $nginx_pid $sidecar_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+switches() { if [[ -f $work/switched ]]; then wc -l <"$work/switched"; else echo 0; fi; }
+for _ in $(seq 600); do [[ $(switches) -ge 1 ]] && break; sleep 0.05; done
+sidecar_update() {
+  local before t0
+  before=$(switches)
+  t0=$(date +%s.%N)
+  kill -HUP "$sidecar_pid"
+  for _ in $(seq 2000); do [[ $(switches) -gt $before ]] && break; sleep 0.005; done
+  awk -v a="$t0" -v b="$(tail -n 1 "$work/switched")" 'BEGIN {printf "%.3f", b - a}'
+}
+once_update() { timed "$work/sync-update.err" "$verity" sync "$srv" --once bench/small "$work/sync-once"; }
 changed_bytes=0
-for d in $(seq -w 0 99); do
-  head -c 16384 /dev/urandom >"$small/d$d/f00"
-  changed_bytes=$((changed_bytes + 16384))
+for ((r = 1; r <= rounds; r++)); do
+  changed_bytes=0
+  for d in $(seq -w 0 99); do
+    head -c 16384 /dev/urandom >"$small/d$d/f$(printf %02d $((r % 100)))"
+    changed_bytes=$((changed_bytes + 16384))
+  done
+  "$verity" put "$srv" "$small" --name=bench/small >/dev/null 2>&1
+  sync
+  if ((r % 2)); then order="sidecar once"; else order="once sidecar"; fi
+  for how in $order; do times[update-$how]+="$("${how}"_update) "; done
+  t0=$(date +%s.%N); cp -al "$work/sync-once/..data/" "$work/cpal-$r"; t1=$(date +%s.%N)
+  times[cpal]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') "
 done
-"$verity" put "$srv" "$small" --name=bench/small >/dev/null 2>&1
-t_update=$(timed "$work/sync-update.err" "$verity" sync "$srv" --once bench/small "$work/sync")
 update_line=$(grep -o '[0-9]* files, .*' "$work/sync-update.err" || echo "(no switch logged)")
 update_bytes=$(grep -oE 'fetched \([0-9]+ bytes\)' "$work/sync-update.err" | tr -dc 0-9)
+grep -q "$update_line" "$work/sidecar.err" || echo "WARNING: the sidecar's last update differs" >&2
 
 med() { median <<<"$1"; }
 worst() { maximum <<<"$1"; }
@@ -129,10 +157,21 @@ worst() { maximum <<<"$1"; }
     echo "| $label | $(med "${times[$t-verity]}") s, $(worst "${times[$t-verity]}") s | $(med "${times[$t-nginx]}") s, $(worst "${times[$t-nginx]}") s | $(median <<<"$r")x, $(minimum <<<"$r")x |"
   done
   echo
-  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour. Each \\`get -o DIR\\` ends with a syncfs(2) of the new folder's file system before it renames the folder into place (what it wrote is durable when it returns); the baseline writes nothing back."
+  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour. Each \`get -o DIR\` ends with a syncfs(2) of the new folder's file system before it renames the folder into place (what it wrote is durable when it returns); the baseline writes nothing back."
   echo
   echo "**put DIR**, 10,000 files of 16 KiB into an empty store: $t_put s, $put_rate files/s ($(tail -n 1 "$work/put1.err" | sed 's/.*: //')). Again: $t_put2 s ($(tail -n 1 "$work/put2.err" | sed 's/.*: //'))."
   echo
-  echo "**sync**: a full \`verity sync --once\` of the 10,000-file tree into a new folder took $t_full_sync s; after 100 files (1%, $changed_bytes bytes) got new content, the update took $t_update s, $(ratio "$t_update" "$t_full_sync" 3) of the full sync and $(ratio "$t_update" "$(med "${times[small-verity]}")" 3) of the median full \`get -o DIR\`; it fetched ${update_bytes:-?} bytes, $(ratio "${update_bytes:-0}" "$changed_bytes" 2)x the bytes changed ($update_line)."
+  full_get=$(med "${times[small-verity]}")
+  echo "**sync**: a full \`verity sync --once\` of the 10,000-file tree into a new folder took $t_full_sync s. Then $rounds rounds, each after 100 other files (1%, $changed_bytes bytes) got new content and were put (seconds, median and worst; the share of the median full \`get -o DIR\`, $full_get s):"
+  echo
+  echo "| update | median | worst | median / full get |"
+  echo "| --- | --- | --- | --- |"
+  for how in sidecar once; do
+    label=$([[ $how == sidecar ]] && echo "sidecar, SIGHUP to its --exec-on-update hook" || echo "\`verity sync --once\`, start to exit")
+    echo "| $label | $(med "${times[update-$how]}") | $(worst "${times[update-$how]}") | $(ratio "$(med "${times[update-$how]}")" "$full_get" 3) |"
+  done
+  echo "| \`cp -al\` of the 10,000 files (the layout's links alone) | $(med "${times[cpal]}") | $(worst "${times[cpal]}") | $(ratio "$(med "${times[cpal]}")" "$full_get" 3) |"
+  echo
+  echo "The last update fetched ${update_bytes:-?} bytes, $(ratio "${update_bytes:-0}" "$changed_bytes" 2)x the bytes changed ($update_line)."
 } >"$out"
 cat "$out"
