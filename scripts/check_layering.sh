@@ -27,10 +27,11 @@ declare -A allowed=(
   [server]="lib proto server/store server/store/file server/store/s3 server/store/cache server/dispatch server/metrics server/auth server/rpc"
   [client/include]=""
   [client/sdk]="lib proto client/include"
-  [client/cli]="lib client/include client/sdk"
+  [client/mount]="lib client/include client/sdk"
+  [client/cli]="lib client/include client/sdk client/mount"
 )
 # What tests (and test support) may include on top.
-test_support="lib lib/base lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/cli"
+test_support="lib lib/base lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/mount client/cli"
 
 bad=0
 while IFS= read -r file; do

@@ -23,6 +23,8 @@ PACKAGES=(
   # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/trust/openssl3_pkcs7.cc, dlopen), built
   # against libssl-dev's headers; the openssl tool makes keys and certificates for its oracle tests
   libssl3 libssl-dev openssl
+  # fuse3 (fusermount3) and libfuse3-dev 3.14: `verity mount` (client/mount) and tests/mount_test
+  fuse3 libfuse3-dev
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml
   # prometheus: promtool and a real server for tests/metrics_test.sh and prometheus_rules_test.sh;

@@ -9,6 +9,7 @@
 #include "client/cli/get_command.h"
 #include "client/cli/keygen_command.h"
 #include "client/cli/ls_command.h"
+#include "client/cli/mount_command.h"
 #include "client/cli/put_command.h"
 #include "client/cli/rm_command.h"
 #include "client/cli/sign_command.h"
@@ -45,6 +46,9 @@ constexpr char kUsage[] =
     "  sync NAME DIR [--interval=DURATION] [--once] [--exec-on-update=CMD]\n"
     "      keep DIR holding the newest verified version of the tree NAME\n"
     "      (a sidecar for apps in any language: `verity sync --help`)\n"
+    "  mount DIGEST_OR_NAME MOUNTPOINT\n"
+    "      a tree as a read-only file system, every block verified before\n"
+    "      the kernel sees it (FUSE: `verity mount --help`)\n"
     "  stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
     "      show what the server knows about a blob, and a name's statement\n"
     "  keygen --out=FILE     make an Ed25519 key for signing names\n"
@@ -55,14 +59,14 @@ constexpr char kUsage[] =
     "                        or a tree's entries\n"
     "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
     "\n"
-    "put, get, stat, ls, rm, sign and sync also take --server=HOST:PORT "
+    "put, get, stat, ls, rm, sign, sync and mount also take --server=HOST:PORT "
     "(default\n"
     "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
-    "get, stat, ls and sync take --trusted-keys=FILE (default "
+    "get, stat, ls, sync and mount take --trusted-keys=FILE (default "
     "$VERITY_TRUSTED_KEYS),\n"
     "--trusted-keys-threshold=K, --state-dir=DIR and --fsverity-cert=PEM\n"
     "(default $VERITY_FSVERITY_CERT): `verity get --help`.\n"
@@ -88,6 +92,7 @@ constexpr Command kCommands[] = {
     {"keygen", verity::cli::RunKeygenCommand},
     {"sign", verity::cli::RunSignCommand},
     {"sync", verity::cli::RunSyncCommand},
+    {"mount", verity::cli::RunMountCommand},
 };
 
 }  // namespace

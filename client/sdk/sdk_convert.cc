@@ -111,4 +111,56 @@ absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options) {
   return params;
 }
 
+namespace {
+
+absl::StatusOr<sdk::TreeEntry> ToSdkEntry(const TreeEntry& entry) {
+  sdk::TreeEntry out;
+  out.path = entry.path;
+  out.type = static_cast<sdk::TreeEntryType>(entry.type);
+  if (entry.type == TreeEntryType::kFile) {
+    ASSIGN_OR_RETURN(out.digest,
+                     sdk::Digest::FromBytes(static_cast<sdk::DigestAlgorithm>(
+                                                entry.digest.algorithm),
+                                            entry.digest.digest));
+  }
+  out.size = entry.size;
+  out.executable = entry.executable;
+  out.target = entry.target;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<sdk::TreeEntry>> ToSdkEntries(
+    const std::vector<TreeEntry>& entries) {
+  std::vector<sdk::TreeEntry> out;
+  out.reserve(entries.size());
+  for (const TreeEntry& entry : entries) {
+    ASSIGN_OR_RETURN(out.emplace_back(), ToSdkEntry(entry));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<TreeEntry>> ToLibEntries(
+    const std::vector<sdk::TreeEntry>& entries) {
+  std::vector<TreeEntry> out;
+  out.reserve(entries.size());
+  for (const sdk::TreeEntry& entry : entries) {
+    TreeEntry& lib = out.emplace_back();
+    lib.path = entry.path;
+    lib.type = static_cast<TreeEntryType>(entry.type);
+    if (entry.type == sdk::TreeEntryType::kFile) {
+      if (!entry.digest.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(entry.path, ": a file without a digest"));
+      }
+      lib.digest = ToParsedDigest(*entry.digest);
+    }
+    lib.size = entry.size;
+    lib.executable = entry.executable;
+    lib.target = entry.target;
+  }
+  return out;
+}
+
 }  // namespace verity::client

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "lib/base/priority_class.h"
+#include "lib/manifest/tree_manifest.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "lib/trust/name_statement.h"
@@ -13,6 +14,7 @@
 #include "verity/blob_info.h"
 #include "verity/digest.h"
 #include "verity/options.h"
+#include "verity/tree.h"
 
 namespace verity::client {
 
@@ -32,6 +34,13 @@ sdk::NameStatementInfo ToNameStatementInfo(const NameStatement& statement,
 // left out: unverified, it is only the server's word anyway).
 absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(
     const v1::BlobInfo& info, const ParsedDigest* expected = nullptr);
+
+// A tree's entries, lib's way and the SDK's (same order). INVALID_ARGUMENT
+// for a file without a digest, or one of an unknown algorithm.
+absl::StatusOr<std::vector<sdk::TreeEntry>> ToSdkEntries(
+    const std::vector<TreeEntry>& entries);
+absl::StatusOr<std::vector<TreeEntry>> ToLibEntries(
+    const std::vector<sdk::TreeEntry>& entries);
 
 // INVALID_ARGUMENT unless the options describe a valid tree.
 absl::StatusOr<MerkleParams> MerkleParamsOf(const sdk::PutOptions& options);

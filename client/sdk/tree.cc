@@ -44,54 +44,6 @@ absl::Status CheckParallel(int parallel) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<TreeEntry> ToSdkEntry(const ::verity::TreeEntry& entry) {
-  TreeEntry out;
-  out.path = entry.path;
-  out.type = static_cast<TreeEntryType>(entry.type);
-  if (entry.type == ::verity::TreeEntryType::kFile) {
-    ASSIGN_OR_RETURN(
-        out.digest,
-        Digest::FromBytes(static_cast<DigestAlgorithm>(entry.digest.algorithm),
-                          entry.digest.digest));
-  }
-  out.size = entry.size;
-  out.executable = entry.executable;
-  out.target = entry.target;
-  return out;
-}
-
-absl::StatusOr<std::vector<TreeEntry>> ToSdkEntries(
-    const std::vector<::verity::TreeEntry>& entries) {
-  std::vector<TreeEntry> out;
-  out.reserve(entries.size());
-  for (const ::verity::TreeEntry& entry : entries) {
-    ASSIGN_OR_RETURN(out.emplace_back(), ToSdkEntry(entry));
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<::verity::TreeEntry>> ToLibEntries(
-    const std::vector<TreeEntry>& entries) {
-  std::vector<::verity::TreeEntry> out;
-  out.reserve(entries.size());
-  for (const TreeEntry& entry : entries) {
-    ::verity::TreeEntry& lib = out.emplace_back();
-    lib.path = entry.path;
-    lib.type = static_cast<::verity::TreeEntryType>(entry.type);
-    if (entry.type == TreeEntryType::kFile) {
-      if (!entry.digest.has_value()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(entry.path, ": a file without a digest"));
-      }
-      lib.digest = client::ToParsedDigest(*entry.digest);
-    }
-    lib.size = entry.size;
-    lib.executable = entry.executable;
-    lib.target = entry.target;
-  }
-  return out;
-}
-
 absl::StatusOr<Digest> DigestOfBytes(absl::string_view bytes,
                                      DigestAlgorithm algorithm) {
   ASSIGN_OR_RETURN(
@@ -424,7 +376,7 @@ absl::StatusOr<LocalTree> ScanTree(absl::string_view folder,
   for (const ::verity::TreeEntry& entry : lib) file_bytes += entry.size;
   ASSIGN_OR_RETURN(std::string manifest, EncodeTreeManifest(lib));
   ASSIGN_OR_RETURN(Digest digest, DigestOfBytes(manifest, algorithm));
-  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ToSdkEntries(lib));
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, client::ToSdkEntries(lib));
   return LocalTree{std::string(folder), std::move(entries), std::move(manifest),
                    std::move(digest), file_bytes};
 }
@@ -480,7 +432,7 @@ absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
         digest.ToString(),
         " is not a valid tree manifest: ", manifest.status().message()));
   }
-  return ToSdkEntries(manifest->entries);
+  return client::ToSdkEntries(manifest->entries);
 }
 
 absl::StatusOr<bool> IsTree(Client& client, const Digest& digest,
@@ -500,7 +452,7 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
                                           const FetchTreeOptions& options) {
   RETURN_IF_ERROR(CheckParallel(options.parallel));
   ASSIGN_OR_RETURN(const std::vector<::verity::TreeEntry> lib,
-                   ToLibEntries(entries));
+                   client::ToLibEntries(entries));
   // Entries from anywhere: the same rules as a fetched manifest's.
   RETURN_IF_ERROR(EncodeTreeManifest(lib).status());
   ASSIGN_OR_RETURN(const UniqueFd root, OpenAt(AT_FDCWD, std::string(folder),

@@ -1,0 +1,263 @@
+#include "client/mount/fuse_mount.h"
+
+#define FUSE_USE_VERSION 314
+#include <fuse3/fuse_lowlevel.h>
+#include <signal.h>
+#include <sys/mount.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <thread>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace verity::mount {
+namespace {
+
+struct Served {
+  TreeFs& fs;
+  const FuseMountOptions& options;
+};
+
+Served& ServedOf(fuse_req_t req) {
+  return *static_cast<Served*>(fuse_req_userdata(req));
+}
+
+int ErrnoOf(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kNotFound:
+      return ENOENT;
+    case absl::StatusCode::kFailedPrecondition:
+      return ENOTDIR;
+    case absl::StatusCode::kInvalidArgument:
+      return EINVAL;
+    default:
+      return EIO;  // DATA_LOSS, DEADLINE_EXCEEDED, UNAVAILABLE...
+  }
+}
+
+void Init(void* userdata, fuse_conn_info* conn) {
+  const FuseMountOptions& options = static_cast<Served*>(userdata)->options;
+  conn->max_read = options.max_read;
+  conn->max_readahead = std::min(options.max_read, conn->max_readahead);
+  conn->max_background = 64;                // read-ahead requests in flight
+  conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;  // content never changes
+  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) {
+    conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  }
+}
+
+void ReplyEntry(fuse_req_t req, uint64_t inode) {
+  Served& served = ServedOf(req);
+  fuse_entry_param entry = {};
+  entry.entry_timeout = served.options.cache_seconds;
+  if (inode != 0) {  // 0: a negative entry, cached as long
+    absl::StatusOr<struct stat> attr = served.fs.Attr(inode);
+    if (!attr.ok()) {
+      fuse_reply_err(req, ErrnoOf(attr.status()));
+      return;
+    }
+    entry.ino = inode;
+    entry.generation = 1;
+    entry.attr = *attr;
+    entry.attr_timeout = served.options.cache_seconds;
+  }
+  fuse_reply_entry(req, &entry);
+}
+
+void Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  absl::StatusOr<uint64_t> inode = ServedOf(req).fs.Lookup(parent, name);
+  if (!inode.ok() && inode.status().code() != absl::StatusCode::kNotFound) {
+    fuse_reply_err(req, ErrnoOf(inode.status()));
+    return;
+  }
+  ReplyEntry(req, inode.value_or(0));
+}
+
+void GetAttr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  Served& served = ServedOf(req);
+  absl::StatusOr<struct stat> attr = served.fs.Attr(ino);
+  if (!attr.ok()) {
+    fuse_reply_err(req, ErrnoOf(attr.status()));
+    return;
+  }
+  fuse_reply_attr(req, &*attr, served.options.cache_seconds);
+}
+
+void ReadLink(fuse_req_t req, fuse_ino_t ino) {
+  absl::StatusOr<std::string> target = ServedOf(req).fs.ReadLink(ino);
+  if (!target.ok()) {
+    fuse_reply_err(req, ErrnoOf(target.status()));
+    return;
+  }
+  fuse_reply_readlink(req, target->c_str());
+}
+
+void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  absl::StatusOr<const TreeIndex::Node*> dir = ServedOf(req).fs.Directory(ino);
+  if (!dir.ok()) {
+    fuse_reply_err(req, ErrnoOf(dir.status()));
+    return;
+  }
+  fi->cache_readdir = 1;
+  fi->keep_cache = 1;
+  fuse_reply_open(req, fi);
+}
+
+// Entry i of a listing: ".", "..", then the children by name.
+void ReadDir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
+             fuse_file_info*) {
+  Served& served = ServedOf(req);
+  absl::StatusOr<const TreeIndex::Node*> dir = served.fs.Directory(ino);
+  if (!dir.ok()) {
+    fuse_reply_err(req, ErrnoOf(dir.status()));
+    return;
+  }
+  const TreeIndex::Node& node = **dir;
+  std::vector<char> buf(size);
+  size_t used = 0;
+  const size_t count = node.children.size() + 2;
+  for (size_t i = std::max<off_t>(offset, 0); i < count; ++i) {
+    struct stat st = {};
+    std::string name;
+    if (i < 2) {
+      name = i == 0 ? "." : "..";
+      st.st_ino = i == 0 ? ino : node.parent;
+      st.st_mode = S_IFDIR;
+    } else {
+      st.st_ino = node.children[i - 2];
+      absl::StatusOr<struct stat> attr = served.fs.Attr(st.st_ino);
+      if (!attr.ok()) break;
+      st.st_mode = attr->st_mode;
+      name = std::string(served.fs.NameOf(st.st_ino));
+    }
+    const size_t need = fuse_add_direntry(req, buf.data() + used, size - used,
+                                          name.c_str(), &st, i + 1);
+    if (need > size - used) break;
+    used += need;
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+    fuse_reply_err(req, EROFS);
+    return;
+  }
+  absl::StatusOr<struct stat> attr = ServedOf(req).fs.Attr(ino);
+  if (!attr.ok()) {
+    fuse_reply_err(req, ErrnoOf(attr.status()));
+    return;
+  }
+  fi->keep_cache = 1;  // the kernel's cached pages stay valid: immutable
+  fi->noflush = 1;
+  fuse_reply_open(req, fi);
+}
+
+void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
+          fuse_file_info*) {
+  absl::StatusOr<std::string> bytes = ServedOf(req).fs.Read(ino, offset, size);
+  if (!bytes.ok()) {
+    fuse_reply_err(req, ErrnoOf(bytes.status()) == EINVAL ? EISDIR : EIO);
+    return;
+  }
+  fuse_reply_buf(req, bytes->data(), bytes->size());
+}
+
+void StatFs(fuse_req_t req, fuse_ino_t) {
+  const struct statvfs st = ServedOf(req).fs.StatFs();
+  fuse_reply_statfs(req, &st);
+}
+
+fuse_lowlevel_ops Operations() {
+  fuse_lowlevel_ops ops = {};
+  ops.init = Init;
+  ops.lookup = Lookup;
+  ops.getattr = GetAttr;
+  ops.readlink = ReadLink;
+  ops.opendir = OpenDir;
+  ops.readdir = ReadDir;
+  ops.open = Open;
+  ops.read = Read;
+  ops.statfs = StatFs;
+  return ops;
+}
+
+// The mount options, as `mount -o` takes them.
+std::string MountOptionsOf(const FuseMountOptions& options) {
+  // fsname may hold neither ',' nor a space.
+  std::string source = absl::StrReplaceAll(options.source, {{",", "_"}});
+  std::string text = absl::StrCat("ro,nosuid,nodev,default_permissions,",
+                                  "subtype=verity,fsname=", source,
+                                  ",max_read=", options.max_read);
+  if (options.allow_other) absl::StrAppend(&text, ",allow_other");
+  return text;
+}
+
+// Waits for SIGTERM, SIGINT or SIGHUP (blocked in every thread) until
+// `done`; on one, detaches the mount, which ends the session once no file
+// of it is open.
+void WaitForStop(fuse_session* se, const std::string& mountpoint,
+                 const std::atomic<bool>& done, std::FILE* err) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+  const timespec tick = {0, 100 * 1000 * 1000};
+  while (!done.load()) {
+    const int signal = sigtimedwait(&signals, nullptr, &tick);
+    if (signal <= 0) continue;
+    std::fprintf(err, "verity mount: signal %d: unmounting %s\n", signal,
+                 mountpoint.c_str());
+    fuse_session_exit(se);
+    if (umount2(mountpoint.c_str(), MNT_DETACH) != 0) {
+      std::fprintf(err, "verity mount: umount %s: %s\n", mountpoint.c_str(),
+                   strerror(errno));
+    }
+    return;
+  }
+}
+
+}  // namespace
+
+absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
+                       std::FILE* err) {
+  Served served{fs, options};
+  const std::string mount_options = MountOptionsOf(options);
+  std::vector<const char*> argv = {"verity", "-o", mount_options.c_str()};
+  if (options.debug) argv.push_back("-d");
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()),
+                                  const_cast<char**>(argv.data()));
+  const fuse_lowlevel_ops ops = Operations();
+  fuse_session* se = fuse_session_new(&args, &ops, sizeof(ops), &served);
+  if (se == nullptr) {
+    return absl::InternalError("fuse_session_new failed (see above)");
+  }
+  absl::Cleanup destroy = [se] { fuse_session_destroy(se); };
+  if (fuse_session_mount(se, options.mountpoint.c_str()) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot mount on ", options.mountpoint,
+        " (needs /dev/fuse and CAP_SYS_ADMIN or fusermount3; see above)"));
+  }
+  std::atomic<bool> done{false};
+  std::thread stopper(WaitForStop, se, options.mountpoint, std::cref(done),
+                      err);
+  fuse_loop_config* config = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_max_threads(config, options.max_threads);
+  fuse_loop_cfg_set_idle_threads(config, options.max_threads);
+  const int loop = fuse_session_loop_mt(se, config);
+  fuse_loop_cfg_destroy(config);
+  done.store(true);
+  stopper.join();
+  fuse_session_unmount(se);
+  if (loop != 0 && !fuse_session_exited(se)) {
+    return absl::InternalError(
+        absl::StrCat("the FUSE session ended with ", strerror(-loop)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace verity::mount

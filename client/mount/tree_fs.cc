@@ -1,0 +1,161 @@
+#include "client/mount/tree_fs.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/sdk/sdk_convert.h"
+#include "lib/base/status_macros.h"
+
+namespace verity::mount {
+namespace {
+
+// What statfs reports as the block size, and st_blksize: reads of this size
+// are what the mount serves best.
+constexpr uint64_t kBlockSize = 4096;
+
+timespec TimespecOf(absl::Time t) { return absl::ToTimespec(t); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
+    sdk::Client& client, const std::vector<sdk::TreeEntry>& entries,
+    TreeFsOptions options) {
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> lib, client::ToLibEntries(entries));
+  TreeManifest manifest;
+  manifest.entries = std::move(lib);
+  TreeIndex index = TreeIndex::Build(std::move(manifest));
+  if (index.size() != entries.size() + 1) {
+    return absl::InvalidArgumentError(
+        "the tree lists an entry whose parent is not a directory before it");
+  }
+  return std::unique_ptr<TreeFs>(
+      new TreeFs(client, std::move(index), entries, std::move(options)));
+}
+
+TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
+               std::vector<sdk::TreeEntry> entries, TreeFsOptions options)
+    : client_(client),
+      index_(std::move(index)),
+      entries_(std::move(entries)),
+      options_(std::move(options)) {
+  for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
+}
+
+const sdk::TreeEntry* TreeFs::EntryOf(const TreeIndex::Node& node) const {
+  if (node.entry == nullptr) return nullptr;
+  return &entries_[node.entry - index_.manifest().entries.data()];
+}
+
+absl::StatusOr<struct stat> TreeFs::Attr(uint64_t inode) const {
+  const TreeIndex::Node* node = index_.Find(inode);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no inode ", inode));
+  }
+  struct stat st = {};
+  st.st_ino = inode;
+  st.st_uid = options_.uid;
+  st.st_gid = options_.gid;
+  st.st_blksize = kBlockSize;
+  st.st_atim = st.st_mtim = st.st_ctim = TimespecOf(options_.mtime);
+  const sdk::TreeEntry* entry = EntryOf(*node);
+  if (node->is_directory()) {
+    st.st_mode = S_IFDIR | 0755;
+    st.st_nlink = 2;
+    for (uint64_t child : node->children) {
+      st.st_nlink += index_.Find(child)->is_directory();
+    }
+  } else if (entry->type == sdk::TreeEntryType::kSymlink) {
+    st.st_mode = S_IFLNK | 0777;
+    st.st_nlink = 1;
+    st.st_size = entry->target.size();
+  } else {
+    st.st_mode = S_IFREG | (entry->executable ? 0755 : 0644);
+    st.st_nlink = 1;
+    st.st_size = entry->size;
+    st.st_blocks = (entry->size + 511) / 512;
+  }
+  return st;
+}
+
+absl::StatusOr<uint64_t> TreeFs::Lookup(uint64_t parent,
+                                        absl::string_view name) const {
+  RETURN_IF_ERROR(Directory(parent).status());
+  const std::optional<uint64_t> inode = index_.Lookup(parent, name);
+  if (!inode.has_value()) {
+    return absl::NotFoundError(absl::StrCat("no entry '", name, "'"));
+  }
+  return *inode;
+}
+
+absl::StatusOr<const TreeIndex::Node*> TreeFs::Directory(uint64_t inode) const {
+  const TreeIndex::Node* node = index_.Find(inode);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no inode ", inode));
+  }
+  if (!node->is_directory()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(EntryOf(*node)->path, " is not a directory"));
+  }
+  return node;
+}
+
+absl::string_view TreeFs::NameOf(uint64_t inode) const {
+  const TreeIndex::Node* node = index_.Find(inode);
+  return node == nullptr ? absl::string_view() : node->name;
+}
+
+absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
+  const TreeIndex::Node* node = index_.Find(inode);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no inode ", inode));
+  }
+  const sdk::TreeEntry* entry = EntryOf(*node);
+  if (entry == nullptr || entry->type != sdk::TreeEntryType::kSymlink) {
+    return absl::InvalidArgumentError("not a symlink");
+  }
+  return entry->target;
+}
+
+absl::StatusOr<std::string> TreeFs::Read(uint64_t inode, uint64_t offset,
+                                         uint64_t size) {
+  const TreeIndex::Node* node = index_.Find(inode);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no inode ", inode));
+  }
+  const sdk::TreeEntry* file = EntryOf(*node);
+  if (file == nullptr || file->type != sdk::TreeEntryType::kFile) {
+    return absl::InvalidArgumentError("not a file");
+  }
+  if (offset >= file->size || size == 0) return std::string();
+  const uint64_t length = std::min(size, file->size - offset);
+  sdk::FetchOptions fetch = options_.fetch;
+  fetch.deadline = absl::Now() + options_.read_timeout;
+  absl::StatusOr<std::string> bytes =
+      client_.ReadRange(*file->digest, offset, length, fetch);
+  if (!bytes.ok()) LogFailure(*file, offset, length, bytes.status());
+  return bytes;
+}
+
+void TreeFs::LogFailure(const sdk::TreeEntry& file, uint64_t offset,
+                        uint64_t size, const absl::Status& status) {
+  failed_reads_.fetch_add(1);
+  const std::string line =
+      absl::StrCat("verity mount: read of ", file.path, " [", offset, ", ",
+                   offset + size, ") (", file.digest->ToString(),
+                   ") failed, EIO: ", status.ToString(), "\n");
+  std::fwrite(line.data(), 1, line.size(), options_.log);
+  std::fflush(options_.log);
+}
+
+struct statvfs TreeFs::StatFs() const {
+  struct statvfs st = {};
+  st.f_bsize = st.f_frsize = kBlockSize;
+  st.f_blocks = (file_bytes_ + kBlockSize - 1) / kBlockSize;
+  st.f_files = index_.size();
+  st.f_namemax = 255;
+  st.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+  return st;
+}
+
+}  // namespace verity::mount

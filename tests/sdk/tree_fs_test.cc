@@ -1,0 +1,153 @@
+// What `verity mount` answers (client/mount/tree_fs.h), without FUSE,
+// against a real verityd: a stored tree's inodes, names, modes and links;
+// ranges of its files read verified, clipped at their ends; the wrong kind
+// of inode refused; a read the server cannot serve fails, is counted and
+// logged.
+
+#include "client/mount/tree_fs.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/sdk/sdk_fixture.h"
+#include "tests/testing/test_server.h"
+#include "verity/client.h"
+#include "verity/tree.h"
+
+namespace verity::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+void WriteFile(const std::string& path, const std::string& data,
+               mode_t mode = 0644) {
+  std::ofstream(path, std::ios::binary) << data;
+  ASSERT_EQ(chmod(path.c_str(), mode), 0) << path;
+}
+
+class TreeFsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = TestServer::Start();
+    client_ =
+        *sdk::Client::Create(FastRetryOptions(server_->verityd().address()));
+    const std::string source = NewTempDir() + "/source";
+    ASSERT_EQ(mkdir(source.c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((source + "/lib").c_str(), 0755), 0);
+    big_ = RandomBytes(300000, 1);
+    WriteFile(source + "/lib/big", big_);
+    WriteFile(source + "/run", "#!/bin/sh\n", 0755);
+    WriteFile(source + "/empty", "");
+    ASSERT_EQ(symlink("lib/big", (source + "/latest").c_str()), 0);
+    absl::StatusOr<sdk::LocalTree> tree =
+        sdk::ScanTree(source, sdk::DigestAlgorithm::kSha256, 2);
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    ASSERT_TRUE(sdk::PutTree(*client_, *tree, {}).ok());
+    absl::StatusOr<std::vector<sdk::TreeEntry>> entries =
+        sdk::ReadTree(*client_, tree->digest, {});
+    ASSERT_TRUE(entries.ok()) << entries.status();
+    mount::TreeFsOptions options;
+    options.mtime = absl::FromUnixSeconds(1700000000);
+    options.uid = 12;
+    options.read_timeout = absl::Seconds(3);
+    log_ = std::tmpfile();
+    options.log = log_;
+    absl::StatusOr<std::unique_ptr<mount::TreeFs>> fs =
+        mount::TreeFs::Create(*client_, *entries, options);
+    ASSERT_TRUE(fs.ok()) << fs.status();
+    fs_ = *std::move(fs);
+  }
+
+  void TearDown() override {
+    if (log_ != nullptr) std::fclose(log_);
+  }
+
+  uint64_t InodeOf(uint64_t parent, absl::string_view name) {
+    absl::StatusOr<uint64_t> inode = fs_->Lookup(parent, name);
+    EXPECT_TRUE(inode.ok()) << name << ": " << inode.status();
+    return inode.value_or(0);
+  }
+
+  std::string Logged() {
+    std::rewind(log_);
+    std::string text(4096, '\0');
+    text.resize(std::fread(text.data(), 1, text.size(), log_));
+    return text;
+  }
+
+  std::unique_ptr<TestServer> server_;
+  std::unique_ptr<sdk::Client> client_;
+  std::unique_ptr<mount::TreeFs> fs_;
+  std::string big_;
+  std::FILE* log_ = nullptr;
+};
+
+TEST_F(TreeFsTest, InodesNamesModesAndLinks) {
+  constexpr uint64_t kRoot = TreeIndex::kRootInode;
+  absl::StatusOr<struct stat> root = fs_->Attr(kRoot);
+  ASSERT_TRUE(root.ok());
+  EXPECT_EQ(root->st_mode, S_IFDIR | 0755);
+  EXPECT_EQ(root->st_nlink, 3u);  // ".", "..", lib
+  EXPECT_EQ(root->st_uid, 12u);
+  EXPECT_EQ(root->st_mtim.tv_sec, 1700000000);
+  const uint64_t lib = InodeOf(kRoot, "lib");
+  const uint64_t big = InodeOf(lib, "big");
+  EXPECT_EQ(fs_->Attr(big)->st_mode, S_IFREG | 0644);
+  EXPECT_EQ(fs_->Attr(big)->st_size, 300000);
+  EXPECT_EQ(fs_->Attr(InodeOf(kRoot, "run"))->st_mode, S_IFREG | 0755);
+  EXPECT_EQ(fs_->Attr(InodeOf(kRoot, "empty"))->st_size, 0);
+  const uint64_t latest = InodeOf(kRoot, "latest");
+  EXPECT_EQ(fs_->Attr(latest)->st_mode, S_IFLNK | 0777);
+  EXPECT_EQ(*fs_->ReadLink(latest), "lib/big");
+  EXPECT_EQ(fs_->NameOf(big), "big");
+  EXPECT_EQ((*fs_->Directory(lib))->parent, kRoot);
+  EXPECT_EQ(fs_->inodes(), 6u);
+  EXPECT_EQ(fs_->StatFs().f_blocks, (300000 + 10 + 4095) / 4096);
+  // The wrong kind of inode, or none.
+  EXPECT_EQ(fs_->Lookup(kRoot, "nope").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(fs_->Lookup(big, "x").status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fs_->Directory(big).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fs_->ReadLink(big).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(fs_->Attr(99).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(fs_->Read(lib, 0, 10).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(TreeFsTest, ReadsRangesClippedAtTheEnd) {
+  const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
+  for (const auto& [offset, size] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {0, 1}, {4095, 2}, {123456, 100000}, {0, 300000}}) {
+    absl::StatusOr<std::string> bytes = fs_->Read(big, offset, size);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_EQ(*bytes, big_.substr(offset, size)) << offset;
+  }
+  EXPECT_EQ(*fs_->Read(big, 299990, 1 << 20), big_.substr(299990));
+  EXPECT_EQ(*fs_->Read(big, 300000, 10), "");
+  EXPECT_EQ(*fs_->Read(big, 400000, 10), "");
+  EXPECT_EQ(*fs_->Read(InodeOf(TreeIndex::kRootInode, "empty"), 0, 10), "");
+  EXPECT_EQ(fs_->failed_reads(), 0u);
+}
+
+TEST_F(TreeFsTest, AReadTheServerCannotServeFailsCountedAndLogged) {
+  const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
+  server_.reset();  // the server is gone: each read fails within its timeout
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::string> bytes = fs_->Read(big, 8192, 100);
+  EXPECT_FALSE(bytes.ok());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_EQ(fs_->failed_reads(), 1u);
+  const std::string logged = Logged();
+  EXPECT_NE(logged.find("read of lib/big [8192, 8292) (sha256:"),
+            std::string::npos)
+      << logged;
+}
+
+}  // namespace
+}  // namespace verity::testing
