@@ -370,12 +370,33 @@ for w in workloads:
     for c in pod["containers"]:
         who = f"{wname}/{c['name']}"
         sc = {**psc, **c.get("securityContext", {})}
-        check(sc.get("runAsNonRoot") is True, f"{who}: runAsNonRoot")
-        check(sc.get("runAsUser") == UID and sc.get("runAsGroup") == UID, f"{who}: runs as {UID}:{UID}")
         check(sc.get("readOnlyRootFilesystem") is True, f"{who}: readOnlyRootFilesystem")
-        check(sc.get("allowPrivilegeEscalation") is False, f"{who}: allowPrivilegeEscalation false")
-        caps = sc.get("capabilities", {})
-        check("ALL" in caps.get("drop", []) and not caps.get("add"), f"{who}: drops ALL capabilities, adds none")
+        if c.get("command") == ["/usr/local/bin/verity"] and c.get("args", [""])[0] == "mount":
+            # verity mount: FUSE needs a privileged container (the only one), which mounts
+            # into a volume with Bidirectional propagation that the others read through
+            # HostToContainer, read-only.
+            args = c["args"]
+            check(sc.get("privileged") is True, f"{who}: privileged (FUSE: /dev/fuse, mount(2))")
+            check(any(a.startswith("--trusted-keys=") for a in args),
+                  f"{who}: checks the tree's name with --trusted-keys")
+            shared = [m for m in c.get("volumeMounts", []) if m.get("mountPropagation") == "Bidirectional"]
+            check(len(shared) == 1 and args[2].startswith(shared[0]["mountPath"].rstrip("/") + "/"),
+                  f"{who}: mounts {args[2]} inside its one Bidirectional volume")
+            for o in pod["containers"]:
+                if o is c:
+                    continue
+                check(o.get("securityContext", {}).get("privileged") is not True,
+                      f"{wname}/{o['name']}: not privileged")
+                for m in o.get("volumeMounts", []):
+                    if shared and m["name"] == shared[0]["name"]:
+                        check(m.get("mountPropagation") == "HostToContainer" and m.get("readOnly") is True,
+                              f"{wname}/{o['name']}: sees the mount read-only, HostToContainer")
+        else:
+            check(sc.get("runAsNonRoot") is True, f"{who}: runAsNonRoot")
+            check(sc.get("runAsUser") == UID and sc.get("runAsGroup") == UID, f"{who}: runs as {UID}:{UID}")
+            check(sc.get("allowPrivilegeEscalation") is False, f"{who}: allowPrivilegeEscalation false")
+            caps = sc.get("capabilities", {})
+            check("ALL" in caps.get("drop", []) and not caps.get("add"), f"{who}: drops ALL capabilities, adds none")
         res = c.get("resources", {})
         check({"cpu", "memory"} <= set(res.get("requests", {})) and "memory" in res.get("limits", {}),
               f"{who}: cpu and memory requests, a memory limit")
@@ -461,6 +482,10 @@ for w in workloads:
                  if secret_file(pod, c, m["mountPath"].rstrip("/") + "/token")), None)
             check_client_token(who, pod, c, path)
 
+if name == "mount":
+    check(any(d["metadata"]["name"] == "app-with-verityd" and
+              [c["name"] for c in d["spec"]["template"]["spec"]["containers"]] == ["app", "verity-mount", "verity-sync", "verityd"]
+              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-mount, verity-sync and verityd")
 if name in ("base", "podman"):
     check(any(d["metadata"]["name"] == "app-with-verityd" and
               [c["name"] for c in d["spec"]["template"]["spec"]["containers"]] == ["app", "verity-sync", "verityd"]

@@ -231,6 +231,8 @@ absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
   if (options.debug) argv.push_back("-d");
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()),
                                   const_cast<char**>(argv.data()));
+  // fuse_session_new may copy and extend `args`: its copy is freed here.
+  absl::Cleanup free_args = [&args] { fuse_opt_free_args(&args); };
   const fuse_lowlevel_ops ops = Operations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof(ops), &served);
   if (se == nullptr) {
