@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "lib/base/retained_memory.h"
 #include "lib/base/status_macros.h"
+#include "lib/base/stop_signals.h"
 #include "lib/tree/read_plan.h"
 #include "server/dispatch/dispatch_policy.h"
 #include "server/env_flags.h"
@@ -303,19 +304,6 @@ std::string StoreDescription(const ServerOptions& options) {
                       cache.empty() ? "none" : cache);
 }
 
-// Blocks the signals Run() waits for (SIGTERM and SIGINT shut down, SIGHUP
-// reloads the auth files) in every thread (threads inherit the mask), so that
-// only its sigwait() receives them.
-sigset_t BlockHandledSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return signals;
-}
-
 // Waits for SIGTERM or SIGINT, reloading the auth files on each SIGHUP.
 int WaitForShutdownSignal(const sigset_t& signals, Verityd& server) {
   for (;;) {
@@ -375,7 +363,9 @@ int Run(int argc, char** argv) {
     Log(options.status().message());
     return 2;
   }
-  const sigset_t signals = BlockHandledSignals();
+  // What Run() waits for (SIGTERM and SIGINT shut down, SIGHUP reloads the
+  // auth files), blocked in every thread so that only its sigwait() gets them.
+  const sigset_t signals = BlockStopSignals();
   if (!options->verify_on_read) {
     Log("WARNING: --verify_on_read=false: blocks are sent WITHOUT "
         "verification. "

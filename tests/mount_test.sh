@@ -198,4 +198,4 @@ for kind in dotdot symlink; do
   check "a $kind manifest: nothing mounted" eval "! mountpoint -q '$work/evil-mnt-$kind'"
 done
 check "nothing written outside" [ ! -e "$work/escaped" -a ! -e "$work/outside" ]
-check "no verity mount process left" eval "! pgrep -f '$verity mount' >/dev/null"
+check "no verity mount process left" eval "! pgrep -f 'verity mount .*$work' >/dev/null"

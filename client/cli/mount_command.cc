@@ -16,6 +16,7 @@
 #include "client/cli/tree_transfer.h"
 #include "client/mount/tree_fs.h"
 #include "lib/base/status_macros.h"
+#include "lib/base/stop_signals.h"
 #include "verity/client.h"
 #include "verity/tree.h"
 
@@ -133,10 +134,7 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (!opts.ok()) return UsageError("mount", opts.status(), usage, err);
   // Blocked before any thread starts: every thread inherits the mask, and
   // ServeFuse waits for them itself.
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (const int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&signals, s);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  BlockStopSignals();
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =
       CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("mount", client.status(), err);

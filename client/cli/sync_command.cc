@@ -23,6 +23,7 @@
 #include "lib/base/file_util.h"
 #include "lib/base/metrics_exposer.h"
 #include "lib/base/status_macros.h"
+#include "lib/base/stop_signals.h"
 #include "lib/manifest/versioned_folder.h"
 #include "verity/client.h"
 #include "verity/tree.h"
@@ -393,10 +394,7 @@ int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   }
   // Blocked before any thread starts, so that every thread inherits the
   // mask and only sigtimedwait receives them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (const int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&signals, s);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = BlockStopSignals();
   absl::StatusOr<VersionedFolder> folder = VersionedFolder::Open(opts->dir);
   if (!folder.ok()) return ReportStatus("sync", folder.status(), err);
   std::unique_ptr<SyncMetrics> metrics;

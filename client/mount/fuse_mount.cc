@@ -8,63 +8,51 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <ctime>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "client/mount/fuse_connection.h"
+#include "lib/base/stop_signals.h"
 
 namespace verity::mount {
 namespace {
-
-// The kernel reads ahead at most the FUSE device's read_ahead_kb (128 KiB by
-// default, which INIT may only lower, and lowers to INIT's reply): raised
-// to `bytes` through sysfs once INIT is done, so that sequential reads
-// arrive as few large verified streams. The device comes from
-// /proc/self/mountinfo (a stat of the mountpoint would be a request to this
-// session). Best effort (sysfs may be read-only in a container): a failure
-// is logged.
-void RaiseReadAhead(const std::string& mountpoint, uint32_t bytes,
-                    std::FILE* err) {
-  char resolved[PATH_MAX];
-  if (realpath(mountpoint.c_str(), resolved) == nullptr) return;
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line, device;
-  while (std::getline(mountinfo, line)) {
-    // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ...; the last mount wins.
-    const std::vector<std::string> fields = absl::StrSplit(line, ' ');
-    if (fields.size() > 4 && fields[4] == resolved) device = fields[2];
-  }
-  const std::string path =
-      absl::StrCat("/sys/class/bdi/", device, "/read_ahead_kb");
-  std::ofstream out(path);
-  out << bytes / 1024 << "\n";
-  out.flush();
-  if (device.empty() || !out) {
-    std::fprintf(err, "verity mount: cannot raise read-ahead (%s): %s\n",
-                 path.c_str(), strerror(errno));
-  }
-}
 
 struct Served {
   TreeFs& fs;
   const FuseMountOptions& options;
   std::FILE* err;
-  std::once_flag initialized;  // the kernel has taken INIT's reply
+  std::string device;            // "0:NN", once mounted
+  std::once_flag initialized;    // the kernel has taken INIT's reply
+  std::atomic<int64_t> open{0};  // files and folders open
 };
 
-// Every request but INIT: the kernel sends none before it took INIT's reply.
+void Log(Served& served, absl::string_view line) {
+  const std::string text = absl::StrCat("verity mount: ", line, "\n");
+  std::fwrite(text.data(), 1, text.size(), served.err);
+  std::fflush(served.err);
+}
+
+// Every request but INIT: the kernel sends none before it took INIT's reply,
+// which lowers read-ahead to at most 128 KiB. Raised past it here, so that
+// sequential reads arrive as few large verified streams (best effort: sysfs
+// may be read-only in a container).
 Served& ServedOf(fuse_req_t req) {
   Served& served = *static_cast<Served*>(fuse_req_userdata(req));
   std::call_once(served.initialized, [&served] {
-    RaiseReadAhead(served.options.mountpoint, served.options.max_read,
-                   served.err);
+    const absl::Status raised =
+        SetReadAhead(served.device, served.options.max_read);
+    if (!raised.ok()) {
+      Log(served,
+          absl::StrCat("read-ahead stays the kernel's: ", raised.ToString()));
+    }
   });
   return served;
 }
@@ -149,6 +137,7 @@ void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
   fi->cache_readdir = 1;
   fi->keep_cache = 1;
+  ServedOf(req).open++;
   fuse_reply_open(req, fi);
 }
 
@@ -199,7 +188,13 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
   fi->keep_cache = 1;  // the kernel's cached pages stay valid: immutable
   fi->noflush = 1;
+  ServedOf(req).open++;
   fuse_reply_open(req, fi);
+}
+
+void Release(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
+  ServedOf(req).open--;
+  fuse_reply_err(req, 0);
 }
 
 void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
@@ -226,6 +221,8 @@ fuse_lowlevel_ops Operations() {
   ops.opendir = OpenDir;
   ops.readdir = ReadDir;
   ops.open = Open;
+  ops.release = Release;
+  ops.releasedir = Release;
   ops.read = Read;
   ops.statfs = StatFs;
   return ops;
@@ -242,26 +239,44 @@ std::string MountOptionsOf(const FuseMountOptions& options) {
   return text;
 }
 
+// After a stop, how long the session may outlive the detached mount with no
+// file open before its connection is aborted.
+constexpr absl::Duration kStopGrace = absl::Seconds(5);
+
 // Waits for SIGTERM, SIGINT or SIGHUP (blocked in every thread) until
 // `done`; on one, detaches the mount, which ends the session once no file
-// of it is open.
-void WaitForStop(fuse_session* se, const std::string& mountpoint,
-                 const std::atomic<bool>& done, std::FILE* err) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+// of it is open. Should the session outlive that by kStopGrace (a request
+// the kernel still waits for), aborts its connection.
+void WaitForStop(fuse_session* se, Served& served,
+                 const std::atomic<bool>& done) {
+  const sigset_t signals = StopSignals();
   const timespec tick = {0, 100 * 1000 * 1000};
+  std::optional<absl::Time> idle_since;  // stopped, and no file open
+  bool aborted = false;
   while (!done.load()) {
+    if (idle_since.has_value()) {
+      nanosleep(&tick, nullptr);
+      if (served.open.load() > 0) {
+        idle_since = absl::Now();
+      } else if (!aborted && absl::Now() - *idle_since > kStopGrace) {
+        Log(served,
+            "the session outlived its unmount with no file open: "
+            "aborting its connection");
+        const absl::Status status = AbortConnection(served.device);
+        if (!status.ok()) Log(served, status.ToString());
+        aborted = true;
+      }
+      continue;
+    }
     const int signal = sigtimedwait(&signals, nullptr, &tick);
     if (signal <= 0) continue;
-    std::fprintf(err, "verity mount: signal %d: unmounting %s\n", signal,
-                 mountpoint.c_str());
+    const std::string& mountpoint = served.options.mountpoint;
+    Log(served, absl::StrCat("signal ", signal, ": unmounting ", mountpoint));
     fuse_session_exit(se);
     if (umount2(mountpoint.c_str(), MNT_DETACH) != 0) {
-      std::fprintf(err, "verity mount: umount %s: %s\n", mountpoint.c_str(),
-                   strerror(errno));
+      Log(served, absl::StrCat("umount ", mountpoint, ": ", strerror(errno)));
     }
-    return;
+    idle_since = absl::Now();
   }
 }
 
@@ -269,7 +284,7 @@ void WaitForStop(fuse_session* se, const std::string& mountpoint,
 
 absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
                        std::FILE* err) {
-  Served served{fs, options, err, {}};
+  Served served{fs, options, err, "", {}, {}};
   const std::string mount_options = MountOptionsOf(options);
   std::vector<const char*> argv = {"verity", "-o", mount_options.c_str()};
   if (options.debug) argv.push_back("-d");
@@ -288,9 +303,14 @@ absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
         "cannot mount on ", options.mountpoint,
         " (needs /dev/fuse and CAP_SYS_ADMIN or fusermount3; see above)"));
   }
+  absl::StatusOr<std::string> device = FuseDeviceOf(options.mountpoint);
+  if (!device.ok()) {
+    fuse_session_unmount(se);
+    return device.status();
+  }
+  served.device = *device;
   std::atomic<bool> done{false};
-  std::thread stopper(WaitForStop, se, options.mountpoint, std::cref(done),
-                      err);
+  std::thread stopper(WaitForStop, se, std::ref(served), std::cref(done));
   fuse_loop_config* config = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(config, options.max_threads);
   fuse_loop_cfg_set_idle_threads(config, options.max_threads);

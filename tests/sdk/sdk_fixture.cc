@@ -2,8 +2,11 @@
 
 #include "tests/sdk/sdk_fixture.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 namespace verity::testing {
 
@@ -20,6 +23,17 @@ StoredBlob PutRandomBlob(TestServer& server, size_t size, uint32_t seed,
     std::abort();
   }
   return {std::move(data), *std::move(digest)};
+}
+
+void WriteTestFile(const std::string& path, const std::string& data,
+                   mode_t mode) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+  out.close();
+  if (!out || chmod(path.c_str(), mode) != 0) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    std::abort();
+  }
 }
 
 sdk::ClientOptions FastRetryOptions(const std::string& target) {

@@ -4,6 +4,8 @@
 #ifndef VERITYD_TESTS_SDK_SDK_FIXTURE_H_
 #define VERITYD_TESTS_SDK_SDK_FIXTURE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -23,6 +25,11 @@ struct StoredBlob {
 // server refuses.
 StoredBlob PutRandomBlob(TestServer& server, size_t size, uint32_t seed,
                          const MerkleParams& params = {});
+
+// Writes `data` to a new file at `path` with `mode`; aborts the test run if
+// it cannot.
+void WriteTestFile(const std::string& path, const std::string& data,
+                   mode_t mode = 0644);
 
 // Options for `target` with retries a test does not wait for.
 sdk::ClientOptions FastRetryOptions(const std::string& target);

@@ -22,12 +22,6 @@ namespace {
 
 using ::absl::StatusCode;
 
-void WriteFile(const std::string& path, const std::string& data,
-               mode_t mode = 0644) {
-  std::ofstream(path, std::ios::binary) << data;
-  ASSERT_EQ(chmod(path.c_str(), mode), 0) << path;
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -53,10 +47,10 @@ class TreeCallsTest : public ::testing::Test {
     source_ = root_ + "/source";
     ASSERT_EQ(mkdir(source_.c_str(), 0755), 0);
     ASSERT_EQ(mkdir((source_ + "/lib").c_str(), 0755), 0);
-    WriteFile(source_ + "/lib/big", RandomBytes(300000, 1));
-    WriteFile(source_ + "/lib/copy", RandomBytes(300000, 1));
-    WriteFile(source_ + "/run", RandomBytes(5000, 2), 0755);
-    WriteFile(source_ + "/empty", "");
+    WriteTestFile(source_ + "/lib/big", RandomBytes(300000, 1));
+    WriteTestFile(source_ + "/lib/copy", RandomBytes(300000, 1));
+    WriteTestFile(source_ + "/run", RandomBytes(5000, 2), 0755);
+    WriteTestFile(source_ + "/empty", "");
     ASSERT_EQ(symlink("lib/big", (source_ + "/latest").c_str()), 0);
   }
 
@@ -119,7 +113,7 @@ TEST_F(TreeCallsTest, AnUpdateFetchesOnlyWhatChanged) {
   const std::string out = root_ + "/out";
   ASSERT_TRUE(sdk::FetchTree(*client_, Scan().digest, out, {}).ok());
   const ino_t big = Inode(out + "/lib/big");
-  WriteFile(source_ + "/run", RandomBytes(5000, 3), 0755);
+  WriteTestFile(source_ + "/run", RandomBytes(5000, 3), 0755);
   const sdk::LocalTree v2 = Scan();
   ASSERT_TRUE(sdk::PutTree(*client_, v2, {}).ok());
   absl::StatusOr<sdk::FetchTreeResult> update =
@@ -163,7 +157,7 @@ TEST_F(TreeCallsTest, ARefusedFetchLeavesTheFolderAsItWas) {
   ASSERT_TRUE(sdk::PutTree(*client_, tree, {}).ok());
   const std::string out = root_ + "/out";
   ASSERT_EQ(mkdir(out.c_str(), 0755), 0);
-  WriteFile(out + "/mine", "kept");
+  WriteTestFile(out + "/mine", "kept");
   // A file whose size disagrees with its blob.
   std::vector<sdk::TreeEntry> entries = tree.entries;
   ASSERT_EQ(entries[5].path, "run");
@@ -191,7 +185,7 @@ TEST_F(TreeCallsTest, ARefusedFetchLeavesTheFolderAsItWas) {
             StatusCode::kInvalidArgument);
   EXPECT_FALSE(Exists(root_ + "/escaped"));
   // A target that is a file.
-  WriteFile(root_ + "/file", "x");
+  WriteTestFile(root_ + "/file", "x");
   EXPECT_EQ(sdk::FetchTree(*client_, tree.digest, root_ + "/file", {})
                 .status()
                 .code(),
@@ -209,7 +203,7 @@ TEST_F(TreeCallsTest, AFetchRemovesWhatAKilledOneLeftBesideTheFolder) {
   const std::string dead = absl::StrCat(out, ".verity-", pid_max + 1, "-abc");
   const std::string alive = absl::StrCat(out, ".verity-", getpid(), "-def");
   ASSERT_EQ(mkdir(dead.c_str(), 0755), 0);
-  WriteFile(dead + "/half", "x");
+  WriteTestFile(dead + "/half", "x");
   ASSERT_EQ(mkdir(alive.c_str(), 0755), 0);
   ASSERT_TRUE(sdk::FetchTree(*client_, tree.digest, out + "/", {}).ok());
   EXPECT_FALSE(Exists(dead));

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -24,12 +23,6 @@ namespace {
 
 using ::absl::StatusCode;
 
-void WriteFile(const std::string& path, const std::string& data,
-               mode_t mode = 0644) {
-  std::ofstream(path, std::ios::binary) << data;
-  ASSERT_EQ(chmod(path.c_str(), mode), 0) << path;
-}
-
 class TreeFsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -40,9 +33,9 @@ class TreeFsTest : public ::testing::Test {
     ASSERT_EQ(mkdir(source.c_str(), 0755), 0);
     ASSERT_EQ(mkdir((source + "/lib").c_str(), 0755), 0);
     big_ = RandomBytes(300000, 1);
-    WriteFile(source + "/lib/big", big_);
-    WriteFile(source + "/run", "#!/bin/sh\n", 0755);
-    WriteFile(source + "/empty", "");
+    WriteTestFile(source + "/lib/big", big_);
+    WriteTestFile(source + "/run", "#!/bin/sh\n", 0755);
+    WriteTestFile(source + "/empty", "");
     ASSERT_EQ(symlink("lib/big", (source + "/latest").c_str()), 0);
     absl::StatusOr<sdk::LocalTree> tree =
         sdk::ScanTree(source, sdk::DigestAlgorithm::kSha256, 2);
