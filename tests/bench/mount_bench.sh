@@ -223,14 +223,14 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   echo
   echo "| what | median | worst |"
   echo "| --- | --- | --- |"
-  row "cold \`dd bs=1M\` of 1 GiB: verity mount" "${times[cold-verity]}"
-  row "cold \`dd bs=1M\` of 1 GiB: rclone mount" "${times[cold-rclone]}"
-  row "cold \`dd bs=1M\` of 1 GiB: s3fs" "${times[cold-s3fs]}"
-  row "cold \`verity get\` of the same 1 GiB" "${times[cold-get]}"
-  row "warm re-read of 1 GiB: verity mount (page cache)" "${times[warm-verity]}"
-  row "warm re-read of 1 GiB: local disk (page cache)" "${times[warm-local]}"
-  row "safetensors-like access of 2 GiB through verity mount" "${times[safetensors]}"
-  row "\`verity get\` of the whole 2 GiB file" "${times[whole-model]}"
+  row "cold \`dd bs=1M\` of $big_mib MiB: verity mount" "${times[cold-verity]}"
+  row "cold \`dd bs=1M\` of $big_mib MiB: rclone mount" "${times[cold-rclone]}"
+  row "cold \`dd bs=1M\` of $big_mib MiB: s3fs" "${times[cold-s3fs]}"
+  row "cold \`verity get\` of the same $big_mib MiB" "${times[cold-get]}"
+  row "warm re-read of $big_mib MiB: verity mount (page cache)" "${times[warm-verity]}"
+  row "warm re-read of $big_mib MiB: local disk (page cache)" "${times[warm-local]}"
+  row "safetensors-like access of $((tensors * 32)) MiB through verity mount" "${times[safetensors]}"
+  row "\`verity get\` of the whole $((tensors * 32)) MiB file" "${times[whole-model]}"
   echo
   echo "4 KiB random reads, cold, one thread, p50 in µs (median, worst of the rounds' p50s): verity mount $(med "${times[random-mount]}"), $(worst "${times[random-mount]}"); the SDK's small read (dispatch_load, verityd_verified, 1 client) $(med "${times[random-sdk]}"), $(worst "${times[random-sdk]}")."
   echo
@@ -244,6 +244,6 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   ratio_row "4 KiB random p50: verity mount / SDK small read (goal ≤ 1.5x)" "${times[random-mount]}" "${times[random-sdk]}" max
   ratio_row "safetensors-like / whole-file get (goal ≤ 0.05)" "${times[safetensors]}" "${times[whole-model]}" max
   echo
-  echo "verity mount's peak RSS while \`dd\` read the 2 GiB file through it: $rss_mib MiB (goal < 150 MiB)."
+  echo "verity mount's peak RSS while \`dd\` read the $((tensors * 32)) MiB file through it: $rss_mib MiB (goal < 150 MiB)."
 } >"$out"
 cat "$out"

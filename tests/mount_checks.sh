@@ -1,0 +1,198 @@
+# `verity mount`, mounted for real (FUSE; needs root and /dev/fuse), against the store a driver
+# gives: a signed tree's files read back byte-exact (read, pread, mmap), modes, symlinks and
+# folders as stored, writes refused; one blob as a single file; a block flipped in the store
+# gives EIO for the reads that need it and nothing else, no byte of it returned, logged; a lost
+# server fails reads within the deadline; a store writer's rollback and escaping manifests
+# refused before anything is mounted; SIGTERM, SIGINT and fusermount3 -u unmount and leave no
+# process behind. Sourced by mount_file_test.sh (the file store) and mount_s3_test.sh (radosgw)
+# after verityd_test_lib.sh, tree_attacks.sh and init_test, with VERITYD_FEC_ROOTS=0 (a flipped
+# byte stays flipped). The driver defines start_guarded KEYS_FILE (sets guarded_pid and
+# guarded=(--server=...)), store_read NAME FILE, store_write NAME FILE and store_blob_write
+# DIGEST FILE, as file_store_writer.sh does.
+[[ -c /dev/fuse ]] || { echo "FAIL: /dev/fuse is missing"; exit 1; }
+command -v fusermount3 >/dev/null || { echo "FAIL: fusermount3 is missing: install fuse3"; exit 1; }
+
+mounts=()
+unmount_all() {
+  local m
+  for m in "${mounts[@]}"; do
+    if mountpoint -q "$m"; then fusermount3 -u -z "$m" 2>/dev/null || umount -l "$m" || true; fi
+  done
+}
+trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
+
+# start_mount MNT ARGS...: `verity mount ARGS MNT` in the background, logging to
+# $work/mount-K.log; true once MNT is mounted, false if the command exits first (mount_rc then
+# holds its code). Sets mount_pid and mount_log.
+mount_count=0
+start_mount() {
+  local mnt=$1 i
+  shift
+  mkdir -p "$mnt"
+  mounts+=("$mnt")
+  mount_count=$((mount_count + 1))
+  mount_log=$work/mount-$mount_count.log
+  "$verity" mount "$@" "$mnt" 2>"$mount_log" &
+  mount_pid=$!
+  tracked_pids+=("$mount_pid")
+  for ((i = 0; i < 300; i++)); do
+    mountpoint -q "$mnt" && return 0
+    if ! is_running "$mount_pid"; then
+      mount_rc=0
+      wait "$mount_pid" || mount_rc=$?
+      untrack "$mount_pid"
+      return 1
+    fi
+    sleep 0.05
+  done
+  return 1
+}
+
+# stop_mount MNT HOW: unmounts MNT by HOW (TERM, INT or fusermount3) and checks that the
+# command exits 0 and leaves nothing mounted.
+stop_mount() {
+  local mnt=$1 how=$2 pid=$mount_pid
+  if [[ $how == fusermount3 ]]; then fusermount3 -u "$mnt"; else kill -"$how" "$pid"; fi
+  check "$how: verity mount exits" wait_for_exit "$pid" 10
+  check "$how: exit 0 (got ${exit_rc:-none})" [ "${exit_rc:-1}" -eq 0 ]
+  check "$how: nothing left mounted" eval "! mountpoint -q '$mnt' && ! grep -qF ' $mnt ' /proc/mounts"
+}
+
+run_mount_tests() {
+  # ---- a release, signed, mounted
+  src=$work/src
+  mkdir -p "$src/model/shards" "$src/empty"
+  head -c $((5 * 1024 * 1024 + 123)) /dev/urandom >"$src/model/weights.bin"
+  head -c 70000 /dev/urandom >"$src/model/shards/a"
+  echo '{"layers": 2}' >"$src/model/config.json"
+  printf '#!/bin/sh\necho ran\n' >"$src/run.sh"
+  chmod 0755 "$src/run.sh"
+  : >"$src/empty.txt"
+  ln -s model/config.json "$src/config"
+  keys=$work/keys
+  mkdir -p "$keys"
+  vc keygen --out="$keys/k.pem" >/dev/null
+  start_guarded "$keys/k.pem.pub"
+  publish=(--sign-key="$keys/k.pem" --state-dir="$work/publisher")
+  trust=(--trusted-keys="$keys/k.pem.pub" --state-dir="$work/client")
+  expect_exit 0 "put the release" vc put "${guarded[@]}" "$src" --name=rel/latest "${publish[@]}"
+  mnt=$work/mnt
+  check "mount the release" start_mount "$mnt" "${guarded[@]}" "${trust[@]}" rel/latest
+  check "the files, folders and symlink as stored" diff -r --no-dereference "$src" "$mnt"
+  check "modes as stored" [ "$(stat -c %a "$mnt/run.sh" "$mnt/model/config.json" "$mnt/model" \
+    "$mnt/empty" | tr '\n' ' ')" = "755 644 755 755 " ]
+  check "the symlink" [ "$(readlink "$mnt/config")" = "model/config.json" ]
+  check "an executable runs" [ "$("$mnt/run.sh")" = "ran" ]
+  check "pread and mmap read the stored bytes" python3 - "$src/model/weights.bin" \
+    "$mnt/model/weights.bin" <<'PY'
+import mmap, os, sys
+want = open(sys.argv[1], 'rb').read()
+fd = os.open(sys.argv[2], os.O_RDONLY)
+for offset, size in [(0, 1), (4095, 2), (1234567, 300000), (len(want) - 10, 100), (len(want), 5)]:
+    assert os.pread(fd, size, offset) == want[offset:offset + size], (offset, size)
+with mmap.mmap(fd, 0, prot=mmap.PROT_READ) as m:
+    assert m[:] == want
+PY
+  check "statfs answers" df "$mnt"
+  check "a new file is refused" eval "! touch '$mnt/new' 2>'$work/err' && grep -q 'Read-only' '$work/err'"
+  check "a write is refused" eval "! (echo x >>'$mnt/model/config.json') 2>/dev/null"
+  check "mkdir is refused" eval "! mkdir '$mnt/d' 2>/dev/null"
+  check "rm is refused" eval "! rm -f '$mnt/run.sh' 2>/dev/null"
+  stop_mount "$mnt" TERM
+
+  # ---- one blob, by digest, as a single file
+  digest=$("$verity" digest "$src/model/shards/a" | cut -d' ' -f1)
+  check "mount one blob" start_mount "$work/one" "${guarded[@]}" "$digest"
+  check "one file, named by the digest's hex" [ "$(ls "$work/one")" = "${digest#sha256:}" ]
+  check "its bytes" cmp "$src/model/shards/a" "$work/one/${digest#sha256:}"
+  stop_mount "$work/one" fusermount3
+
+  # ---- a flipped block: EIO for the reads that need it, no byte of it, the rest readable
+  weights=$("$verity" digest "$src/model/weights.bin" | cut -d' ' -f1)
+  bad=300  # the 4 KiB block flipped
+  cp "$src/model/weights.bin" "$work/flipped"
+  python3 - "$work/flipped" $((bad * 4096 + 7)) <<'PY'
+import sys
+with open(sys.argv[1], 'r+b') as f:
+    f.seek(int(sys.argv[2]))
+    b = f.read(1)
+    f.seek(int(sys.argv[2]))
+    f.write(bytes([b[0] ^ 0xff]))
+PY
+  store_blob_write "$weights" "$work/flipped"
+  check "mount over the damaged store" start_mount "$work/bad" "${guarded[@]}" "${trust[@]}" \
+    rel/latest
+  w=$work/bad/model/weights.bin
+  rc=0
+  dd if="$w" of="$work/block" bs=4096 skip=$bad count=1 status=none 2>"$work/err" || rc=$?
+  check "the flipped block: EIO (exit $rc: $(cat "$work/err"))" \
+    eval "[ $rc -ne 0 ] && grep -q 'Input/output error' '$work/err'"
+  for block in $((bad - 1)) $((bad + 1)) 0 1000; do
+    check "block $block reads and is right" \
+      cmp <(dd if="$w" bs=4096 skip=$block count=1 status=none) \
+      <(dd if="$src/model/weights.bin" bs=4096 skip=$block count=1 status=none)
+  done
+  rc=0
+  cat "$w" >"$work/whole" 2>/dev/null || rc=$?
+  check "reading the whole file fails" [ "$rc" -ne 0 ]
+  check "what it gave is a true prefix, short of the flipped block" \
+    eval "is_prefix '$work/whole' '$src/model/weights.bin' && \
+      [ \$(stat -c %s '$work/whole') -le $((bad * 4096)) ]"
+  rc=0
+  python3 - "$w" $((bad * 4096)) <<'PY' 2>/dev/null || rc=$?
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+with mmap.mmap(fd, 0, prot=mmap.PROT_READ) as m:
+    print(m[int(sys.argv[2])])
+PY
+  check "mmap of the flipped block: SIGBUS, not its bytes (exit $rc)" [ "$rc" -eq 135 ]
+  check "other files read" cmp "$src/model/shards/a" "$work/bad/model/shards/a"
+  check "the failure is logged with the file, range and digest" \
+    grep -qE "read of model/weights.bin \[[0-9]+, [0-9]+\) \($weights\) failed, EIO: DATA_LOSS" \
+    "$mount_log"
+  stop_mount "$work/bad" INT
+  check "the failures are counted" grep -qE "unmounted; [1-9][0-9]* reads failed" "$mount_log"
+  store_blob_write "$weights" "$src/model/weights.bin"
+
+  # ---- a lost server: reads fail within --read-timeout, never hang
+  check "mount with --read-timeout=2s" start_mount "$work/lost" "${guarded[@]}" "${trust[@]}" \
+    --read-timeout=2s rel/latest
+  stop_server "$guarded_pid"
+  guarded_pid=""
+  t0=$(date +%s)
+  rc=0
+  timeout 60 cat "$work/lost/model/shards/a" >/dev/null 2>"$work/err" || rc=$?
+  elapsed=$(($(date +%s) - t0))
+  check "a read with the server gone fails with EIO (exit $rc: $(cat "$work/err"))" \
+    eval "[ $rc -ne 0 -a $rc -ne 124 ] && grep -q 'Input/output error' '$work/err'"
+  check "within the deadline and its retries ($elapsed s)" [ "$elapsed" -le 20 ]
+  stop_mount "$work/lost" TERM
+  start_guarded "$keys/k.pem.pub"
+
+  # ---- a store writer's rollback: refused before anything is mounted
+  store_read rel/latest "$work/v1.object"
+  echo "release 2" >"$src/model/config.json"
+  expect_exit 0 "put release 2" vc put "${guarded[@]}" "$src" --name=rel/latest "${publish[@]}"
+  check "mount release 2" start_mount "$work/v2" "${guarded[@]}" "${trust[@]}" rel/latest
+  check "release 2's config" grep -q "release 2" "$work/v2/model/config.json"
+  stop_mount "$work/v2" TERM
+  store_write rel/latest "$work/v1.object"
+  mount_rc=0
+  start_mount "$work/rolled" "${guarded[@]}" "${trust[@]}" rel/latest || true
+  check "the rolled-back name: exit 3 (got $mount_rc)" [ "$mount_rc" -eq 3 ]
+  check "the rolled-back name: the message says rollback" grep -q "rollback" "$mount_log"
+  check "the rolled-back name: nothing mounted" eval "! mountpoint -q '$work/rolled'"
+
+  # ---- manifests that escape: refused before anything is mounted
+  for kind in dotdot symlink; do
+    evil_manifest "$work/evil-$kind" "$kind"
+    evil=$(vc put "${guarded[@]}" "$work/evil-$kind" | cut -d' ' -f1)
+    mount_rc=0
+    start_mount "$work/evil-mnt-$kind" "${guarded[@]}" "$evil" || true
+    check "a $kind manifest: refused (exit $mount_rc)" [ "$mount_rc" -ne 0 ]
+    check "a $kind manifest: the message says so" grep -q "not a valid tree manifest" "$mount_log"
+    check "a $kind manifest: nothing mounted" eval "! mountpoint -q '$work/evil-mnt-$kind'"
+  done
+  check "nothing written outside" [ ! -e "$work/escaped" -a ! -e "$work/outside" ]
+  check "no verity mount process left" eval "! pgrep -f 'verity mount .*$work' >/dev/null"
+}
