@@ -25,7 +25,8 @@ namespace {
 
 constexpr char kUsage[] =
     "Usage: verity mount NAME_OR_DIGEST MOUNTPOINT [--read-timeout=DURATION]\n"
-    "                    [--threads=N] [--allow-other] [--debug-fuse]\n"
+    "                    [--threads=N] [--read-ahead=BYTES] [--allow-other]\n"
+    "                    [--debug-fuse]\n"
     "                    [--trusted-keys=FILE] [--trusted-keys-threshold=K]\n"
     "                    [--state-dir=DIR] [--fsverity-cert=PEM]\n"
     "Mounts a tree (as `verity put DIR` stores one) read-only on the folder\n"
@@ -42,6 +43,8 @@ constexpr char kUsage[] =
     "  --read-timeout: how long one read may take, retries included, before\n"
     "    it fails with EIO (default 30s)\n"
     "  --threads: requests served at once (default 16, 1 to 256)\n"
+    "  --read-ahead: how far the kernel reads ahead of a sequential reader,\n"
+    "    in requests of up to 1 MiB served at once (default 1048576, 1 MiB)\n"
     "  --allow-other: let users other than the mounting one read it\n"
     "  --debug-fuse: log every FUSE request on stderr\n";
 
@@ -61,6 +64,16 @@ std::vector<CommandFlag> MountFlags(MountOptions* opts) {
            return absl::InvalidArgumentError("--threads must be 1 to 256");
          }
          opts->fuse.max_threads = static_cast<int>(n);
+         return absl::OkStatus();
+       }},
+      {"read-ahead", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(const uint64_t n, ParseUint64Flag("--read-ahead", v));
+         if (n < (128 << 10) || n > (256 << 20)) {
+           return absl::InvalidArgumentError(
+               "--read-ahead must be 131072 (128 KiB) to 268435456 (256 MiB)");
+         }
+         opts->fuse.read_ahead = static_cast<uint32_t>(n);
          return absl::OkStatus();
        }},
       {"allow-other", 0, false,

@@ -41,14 +41,15 @@ void Log(Served& served, absl::string_view line) {
 }
 
 // Every request but INIT: the kernel sends none before it took INIT's reply,
-// which lowers read-ahead to at most 128 KiB. Raised past it here, so that
-// sequential reads arrive as few large verified streams (best effort: sysfs
-// may be read-only in a container).
+// which lowers read-ahead to at most 128 KiB. Raised past it here, so that a
+// sequential reader's window arrives as several large requests at once,
+// each a verified stream (best effort: sysfs may be read-only in a
+// container).
 Served& ServedOf(fuse_req_t req) {
   Served& served = *static_cast<Served*>(fuse_req_userdata(req));
   std::call_once(served.initialized, [&served] {
     const absl::Status raised =
-        SetReadAhead(served.device, served.options.max_read);
+        SetReadAhead(served.device, served.options.read_ahead);
     if (!raised.ok()) {
       Log(served,
           absl::StrCat("read-ahead stays the kernel's: ", raised.ToString()));

@@ -19,10 +19,12 @@ struct FuseMountOptions {
   std::string mountpoint;  // an existing directory
   // Shown in /proc/mounts as the source ("verity:NAME").
   std::string source = "verity";
-  // Requests served at once (threads), and the largest read one asks for:
-  // the kernel's read-ahead is raised to it too.
+  // Requests served at once (threads), and the largest read one asks for.
   int max_threads = 16;
   uint32_t max_read = 1 << 20;
+  // How far the kernel reads ahead of a sequential reader; a window of
+  // several max_read requests is sent together and served in parallel.
+  uint32_t read_ahead = 1 << 20;
   // How long the kernel keeps names, attributes and negative lookups.
   double cache_seconds = 24 * 3600;
   bool allow_other = false;  // users other than the mounting one may read

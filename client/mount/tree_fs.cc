@@ -14,8 +14,6 @@ namespace {
 // are what the mount serves best.
 constexpr uint64_t kBlockSize = 4096;
 
-timespec TimespecOf(absl::Time t) { return absl::ToTimespec(t); }
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
@@ -57,7 +55,7 @@ absl::StatusOr<struct stat> TreeFs::Attr(uint64_t inode) const {
   st.st_uid = options_.uid;
   st.st_gid = options_.gid;
   st.st_blksize = kBlockSize;
-  st.st_atim = st.st_mtim = st.st_ctim = TimespecOf(options_.mtime);
+  st.st_atim = st.st_mtim = st.st_ctim = absl::ToTimespec(options_.mtime);
   const sdk::TreeEntry* entry = EntryOf(*node);
   if (node->is_directory()) {
     st.st_mode = S_IFDIR | 0755;
