@@ -12,12 +12,18 @@
 [[ -c /dev/fuse ]] || { echo "FAIL: /dev/fuse is missing"; exit 1; }
 command -v fusermount3 >/dev/null || { echo "FAIL: fusermount3 is missing: install fuse3"; exit 1; }
 
-mounts=()
+# The mountpoints live outside Bazel's output base ($work is under TEST_TMPDIR): Bazel's
+# linux-sandbox bind-mounts the output base for the actions it runs beside this test, and a FUSE
+# mount beneath it made that fail (EINVAL) in CI.
+mounts=$(mktemp -d /tmp/verity-mount-test.XXXXXX)
+mounted=()
 unmount_all() {
   local m
-  for m in "${mounts[@]}"; do
+  for m in "${mounted[@]}"; do
     if mountpoint -q "$m"; then fusermount3 -u -z "$m" 2>/dev/null || umount -l "$m" || true; fi
   done
+  for m in "${mounted[@]}"; do rmdir "$m" 2>/dev/null || true; done
+  rmdir "$mounts" 2>/dev/null || true
 }
 trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
 
@@ -29,7 +35,7 @@ start_mount() {
   local mnt=$1 i
   shift
   mkdir -p "$mnt"
-  mounts+=("$mnt")
+  mounted+=("$mnt")
   mount_count=$((mount_count + 1))
   mount_log=$work/mount-$mount_count.log
   "$verity" mount "$@" "$mnt" 2>"$mount_log" &
@@ -76,7 +82,7 @@ run_mount_tests() {
   publish=(--sign-key="$keys/k.pem" --state-dir="$work/publisher")
   trust=(--trusted-keys="$keys/k.pem.pub" --state-dir="$work/client")
   expect_exit 0 "put the release" vc put "${guarded[@]}" "$src" --name=rel/latest "${publish[@]}"
-  mnt=$work/mnt
+  mnt=$mounts/mnt
   check "mount the release" start_mount "$mnt" "${guarded[@]}" "${trust[@]}" rel/latest
   check "the files, folders and symlink as stored" diff -r --no-dereference "$src" "$mnt"
   check "modes as stored" [ "$(stat -c %a "$mnt/run.sh" "$mnt/model/config.json" "$mnt/model" \
@@ -106,10 +112,10 @@ PY
 
   # ---- one blob, by digest, as a single file
   digest=$("$verity" digest "$src/model/shards/a" | cut -d' ' -f1)
-  check "mount one blob" start_mount "$work/one" "${guarded[@]}" "$digest"
-  check "one file, named by the digest's hex" [ "$(ls "$work/one")" = "${digest#sha256:}" ]
-  check "its bytes" cmp "$src/model/shards/a" "$work/one/${digest#sha256:}"
-  stop_mount "$work/one" fusermount3
+  check "mount one blob" start_mount "$mounts/one" "${guarded[@]}" "$digest"
+  check "one file, named by the digest's hex" [ "$(ls "$mounts/one")" = "${digest#sha256:}" ]
+  check "its bytes" cmp "$src/model/shards/a" "$mounts/one/${digest#sha256:}"
+  stop_mount "$mounts/one" fusermount3
 
   # ---- a flipped block: EIO for the reads that need it, no byte of it, the rest readable
   weights=$("$verity" digest "$src/model/weights.bin" | cut -d' ' -f1)
@@ -124,9 +130,9 @@ with open(sys.argv[1], 'r+b') as f:
     f.write(bytes([b[0] ^ 0xff]))
 PY
   store_blob_write "$weights" "$work/flipped"
-  check "mount over the damaged store" start_mount "$work/bad" "${guarded[@]}" "${trust[@]}" \
+  check "mount over the damaged store" start_mount "$mounts/bad" "${guarded[@]}" "${trust[@]}" \
     rel/latest
-  w=$work/bad/model/weights.bin
+  w=$mounts/bad/model/weights.bin
   rc=0
   dd if="$w" of="$work/block" bs=4096 skip=$bad count=1 status=none 2>"$work/err" || rc=$?
   check "the flipped block: EIO (exit $rc: $(cat "$work/err"))" \
@@ -150,53 +156,53 @@ with mmap.mmap(fd, 0, prot=mmap.PROT_READ) as m:
     print(m[int(sys.argv[2])])
 PY
   check "mmap of the flipped block: SIGBUS, not its bytes (exit $rc)" [ "$rc" -eq 135 ]
-  check "other files read" cmp "$src/model/shards/a" "$work/bad/model/shards/a"
+  check "other files read" cmp "$src/model/shards/a" "$mounts/bad/model/shards/a"
   check "the failure is logged with the file, range and digest" \
     grep -qE "read of model/weights.bin \[[0-9]+, [0-9]+\) \($weights\) failed, EIO: DATA_LOSS" \
     "$mount_log"
-  stop_mount "$work/bad" INT
+  stop_mount "$mounts/bad" INT
   check "the failures are counted" grep -qE "unmounted; [1-9][0-9]* reads failed" "$mount_log"
   store_blob_write "$weights" "$src/model/weights.bin"
 
   # ---- a lost server: reads fail within --read-timeout, never hang
-  check "mount with --read-timeout=2s" start_mount "$work/lost" "${guarded[@]}" "${trust[@]}" \
+  check "mount with --read-timeout=2s" start_mount "$mounts/lost" "${guarded[@]}" "${trust[@]}" \
     --read-timeout=2s rel/latest
   stop_server "$guarded_pid"
   guarded_pid=""
   t0=$(date +%s)
   rc=0
-  timeout 60 cat "$work/lost/model/shards/a" >/dev/null 2>"$work/err" || rc=$?
+  timeout 60 cat "$mounts/lost/model/shards/a" >/dev/null 2>"$work/err" || rc=$?
   elapsed=$(($(date +%s) - t0))
   check "a read with the server gone fails with EIO (exit $rc: $(cat "$work/err"))" \
     eval "[ $rc -ne 0 -a $rc -ne 124 ] && grep -q 'Input/output error' '$work/err'"
   check "within the deadline and its retries ($elapsed s)" [ "$elapsed" -le 20 ]
-  stop_mount "$work/lost" TERM
+  stop_mount "$mounts/lost" TERM
   start_guarded "$keys/k.pem.pub"
 
   # ---- a store writer's rollback: refused before anything is mounted
   store_read rel/latest "$work/v1.object"
   echo "release 2" >"$src/model/config.json"
   expect_exit 0 "put release 2" vc put "${guarded[@]}" "$src" --name=rel/latest "${publish[@]}"
-  check "mount release 2" start_mount "$work/v2" "${guarded[@]}" "${trust[@]}" rel/latest
-  check "release 2's config" grep -q "release 2" "$work/v2/model/config.json"
-  stop_mount "$work/v2" TERM
+  check "mount release 2" start_mount "$mounts/v2" "${guarded[@]}" "${trust[@]}" rel/latest
+  check "release 2's config" grep -q "release 2" "$mounts/v2/model/config.json"
+  stop_mount "$mounts/v2" TERM
   store_write rel/latest "$work/v1.object"
   mount_rc=0
-  start_mount "$work/rolled" "${guarded[@]}" "${trust[@]}" rel/latest || true
+  start_mount "$mounts/rolled" "${guarded[@]}" "${trust[@]}" rel/latest || true
   check "the rolled-back name: exit 3 (got $mount_rc)" [ "$mount_rc" -eq 3 ]
   check "the rolled-back name: the message says rollback" grep -q "rollback" "$mount_log"
-  check "the rolled-back name: nothing mounted" eval "! mountpoint -q '$work/rolled'"
+  check "the rolled-back name: nothing mounted" eval "! mountpoint -q '$mounts/rolled'"
 
   # ---- manifests that escape: refused before anything is mounted
   for kind in dotdot symlink; do
     evil_manifest "$work/evil-$kind" "$kind"
     evil=$(vc put "${guarded[@]}" "$work/evil-$kind" | cut -d' ' -f1)
     mount_rc=0
-    start_mount "$work/evil-mnt-$kind" "${guarded[@]}" "$evil" || true
+    start_mount "$mounts/evil-mnt-$kind" "${guarded[@]}" "$evil" || true
     check "a $kind manifest: refused (exit $mount_rc)" [ "$mount_rc" -ne 0 ]
     check "a $kind manifest: the message says so" grep -q "not a valid tree manifest" "$mount_log"
-    check "a $kind manifest: nothing mounted" eval "! mountpoint -q '$work/evil-mnt-$kind'"
+    check "a $kind manifest: nothing mounted" eval "! mountpoint -q '$mounts/evil-mnt-$kind'"
   done
   check "nothing written outside" [ ! -e "$work/escaped" -a ! -e "$work/outside" ]
-  check "no verity mount process left" eval "! pgrep -f 'verity mount .*$work' >/dev/null"
+  check "no verity mount process left" eval "! pgrep -f 'verity mount .*$mounts' >/dev/null"
 }
