@@ -40,16 +40,21 @@ TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
   for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
 }
 
+absl::StatusOr<const TreeIndex::Node*> TreeFs::NodeOf(uint64_t inode) const {
+  const TreeIndex::Node* node = index_.Find(inode);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no inode ", inode));
+  }
+  return node;
+}
+
 const sdk::TreeEntry* TreeFs::EntryOf(const TreeIndex::Node& node) const {
   if (node.entry == nullptr) return nullptr;
   return &entries_[node.entry - index_.manifest().entries.data()];
 }
 
 absl::StatusOr<struct stat> TreeFs::Attr(uint64_t inode) const {
-  const TreeIndex::Node* node = index_.Find(inode);
-  if (node == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no inode ", inode));
-  }
+  ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   struct stat st = {};
   st.st_ino = inode;
   st.st_uid = options_.uid;
@@ -87,10 +92,7 @@ absl::StatusOr<uint64_t> TreeFs::Lookup(uint64_t parent,
 }
 
 absl::StatusOr<const TreeIndex::Node*> TreeFs::Directory(uint64_t inode) const {
-  const TreeIndex::Node* node = index_.Find(inode);
-  if (node == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no inode ", inode));
-  }
+  ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   if (!node->is_directory()) {
     return absl::FailedPreconditionError(
         absl::StrCat(EntryOf(*node)->path, " is not a directory"));
@@ -104,10 +106,7 @@ absl::string_view TreeFs::NameOf(uint64_t inode) const {
 }
 
 absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
-  const TreeIndex::Node* node = index_.Find(inode);
-  if (node == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no inode ", inode));
-  }
+  ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   const sdk::TreeEntry* entry = EntryOf(*node);
   if (entry == nullptr || entry->type != sdk::TreeEntryType::kSymlink) {
     return absl::InvalidArgumentError("not a symlink");
@@ -117,10 +116,7 @@ absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
 
 absl::StatusOr<std::string> TreeFs::Read(uint64_t inode, uint64_t offset,
                                          uint64_t size) {
-  const TreeIndex::Node* node = index_.Find(inode);
-  if (node == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no inode ", inode));
-  }
+  ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   const sdk::TreeEntry* file = EntryOf(*node);
   if (file == nullptr || file->type != sdk::TreeEntryType::kFile) {
     return absl::InvalidArgumentError("not a file");

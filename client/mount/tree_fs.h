@@ -78,6 +78,8 @@ class TreeFs {
   TreeFs(sdk::Client& client, TreeIndex index,
          std::vector<sdk::TreeEntry> entries, TreeFsOptions options);
 
+  // NOT_FOUND for an inode the tree does not have.
+  absl::StatusOr<const TreeIndex::Node*> NodeOf(uint64_t inode) const;
   const sdk::TreeEntry* EntryOf(const TreeIndex::Node& node) const;
   void LogFailure(const sdk::TreeEntry& file, uint64_t offset, uint64_t size,
                   const absl::Status& status);
