@@ -110,12 +110,12 @@ PY
   check "rm is refused" eval "! rm -f '$mnt/run.sh' 2>/dev/null"
   stop_mount "$mnt" TERM
 
-  # ---- one blob, by digest, as a single file
+  # ---- one blob, by digest, as a single file (on a mountpoint whose path has a space)
   digest=$("$verity" digest "$src/model/shards/a" | cut -d' ' -f1)
-  check "mount one blob" start_mount "$mounts/one" "${guarded[@]}" "$digest"
-  check "one file, named by the digest's hex" [ "$(ls "$mounts/one")" = "${digest#sha256:}" ]
-  check "its bytes" cmp "$src/model/shards/a" "$mounts/one/${digest#sha256:}"
-  stop_mount "$mounts/one" fusermount3
+  check "mount one blob" start_mount "$mounts/one blob" "${guarded[@]}" "$digest"
+  check "one file, named by the digest's hex" [ "$(ls "$mounts/one blob")" = "${digest#sha256:}" ]
+  check "its bytes" cmp "$src/model/shards/a" "$mounts/one blob/${digest#sha256:}"
+  stop_mount "$mounts/one blob" fusermount3
 
   # ---- a flipped block: EIO for the reads that need it, no byte of it, the rest readable
   weights=$("$verity" digest "$src/model/weights.bin" | cut -d' ' -f1)

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/base/file_util.h"
@@ -20,6 +21,23 @@ absl::Status WriteSysfs(const std::string& path, absl::string_view value) {
   return absl::OkStatus();
 }
 
+// A mountinfo field with its octal escapes (\040 for a space, \011, \012,
+// \134) undone.
+std::string Unescape(absl::string_view field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size() &&
+        absl::ascii_isdigit(field[i + 1])) {
+      out += static_cast<char>((field[i + 1] - '0') * 64 +
+                               (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FuseDeviceOf(const std::string& mountpoint) {
@@ -32,7 +50,7 @@ absl::StatusOr<std::string> FuseDeviceOf(const std::string& mountpoint) {
   while (std::getline(mountinfo, line)) {
     // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT ...; the last mount wins.
     const std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
-    if (fields.size() > 4 && fields[4] == resolved) {
+    if (fields.size() > 4 && Unescape(fields[4]) == resolved) {
       device = std::string(fields[2]);
     }
   }
