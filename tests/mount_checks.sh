@@ -102,8 +102,8 @@ PY
   check "statfs answers" df "$mnt"
   local device
   device=$(awk -v m="$(realpath "$mnt")" '$5 == m {print $3}' /proc/self/mountinfo | tail -n 1)
-  check "read-ahead raised to 1 MiB (device $device)" \
-    [ "$(cat "/sys/class/bdi/$device/read_ahead_kb" 2>/dev/null)" = 1024 ]
+  check "read-ahead raised to 16 MiB (device $device)" \
+    [ "$(cat "/sys/class/bdi/$device/read_ahead_kb" 2>/dev/null)" = 16384 ]
   check "a new file is refused" eval "! touch '$mnt/new' 2>'$work/err' && grep -q 'Read-only' '$work/err'"
   check "a write is refused" eval "! (echo x >>'$mnt/model/config.json') 2>/dev/null"
   check "mkdir is refused" eval "! mkdir '$mnt/d' 2>/dev/null"

@@ -44,7 +44,8 @@ constexpr char kUsage[] =
     "    it fails with EIO (default 30s)\n"
     "  --threads: requests served at once (default 16, 1 to 256)\n"
     "  --read-ahead: how far the kernel reads ahead of a sequential reader,\n"
-    "    in requests of up to 1 MiB served at once (default 1048576, 1 MiB)\n"
+    "    in requests of up to 1 MiB served at once (default 16777216,\n"
+    "    16 MiB)\n"
     "  --allow-other: let users other than the mounting one read it\n"
     "  --debug-fuse: log every FUSE request on stderr\n";
 

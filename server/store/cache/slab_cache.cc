@@ -39,7 +39,7 @@ uint64_t SlabCache::SizeOf(const Blob& source, const SlabKey& key) const {
 
 bool SlabCache::IsCached(const SlabKey& key) {
   return memory_.Find(key) != nullptr ||
-         (disk_ != nullptr && disk_->Contains(key));
+         (disk_ != nullptr && disk_->Contains(key.ToString()));
 }
 
 bool SlabCache::TryRead(const SlabKey& key, uint64_t offset,
@@ -49,7 +49,7 @@ bool SlabCache::TryRead(const SlabKey& key, uint64_t offset,
     memory_hits_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  if (disk_ != nullptr && disk_->Read(key, offset, out)) {
+  if (disk_ != nullptr && disk_->Read(key.ToString(), offset, out)) {
     disk_hits_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -90,7 +90,7 @@ void SlabCache::ReadAsync(std::shared_ptr<const Blob> source,
 
 void SlabCache::ReadDiskOrFetch(std::shared_ptr<const Blob> source,
                                 const SlabKey& key, Waiter waiter) {
-  if (disk_->Read(key, waiter.offset, waiter.out)) {
+  if (disk_->Read(key.ToString(), waiter.offset, waiter.out)) {
     disk_hits_.fetch_add(1, std::memory_order_relaxed);
     std::move(waiter.done)(absl::OkStatus());
     return;
@@ -181,7 +181,9 @@ void SlabCache::Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes) {
     // hold the bytes that were.
     if (status.ok() && fetch->forgets == forgets_) {
       memory_.Insert(fetch->slab);
-      if (disk_ != nullptr) disk_->Write(fetch->slab);
+      if (disk_ != nullptr) {
+        disk_->Write(key.ToString(), fetch->slab->bytes.span(), fetch->slab);
+      }
     }
     fetches_.erase(key);
     fetch_bytes_ -= fetch->size;
@@ -199,7 +201,7 @@ bool SlabCache::Forget(const SlabKey& key) {
     absl::MutexLock lock(&mu_);
     ++forgets_;
     memory_.Erase(key);
-    if (disk_ != nullptr) disk_->Forget(key);
+    if (disk_ != nullptr) disk_->Forget(key.ToString());
   }
   if (cached) discarded_.fetch_add(1, std::memory_order_relaxed);
   return cached;

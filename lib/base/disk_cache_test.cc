@@ -1,36 +1,52 @@
-#include "server/store/cache/disk_cache.h"
+#include "lib/base/disk_cache.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "lib/base/bytes.h"
 #include "lib/base/file_util.h"
-#include "lib/hash/hash.h"
+#include "lib/testing/fsverity_cli.h"
 #include "lib/testing/test_blob.h"
-#include "server/store/file/testing/file_store.h"
-#include "server/store/testing/blob_reads.h"
 
-namespace verity::server {
+namespace verity {
 namespace {
 
-SlabKey KeyOf(uint64_t index) {
-  return {DigestFromText("sha256:" + std::string(64, 'a')), BlobPart::kData,
-          index};
+std::string KeyOf(uint64_t index) {
+  return "sha256-" + std::string(64, 'a') + ".data." + std::to_string(index);
 }
 
-std::shared_ptr<const Slab> SlabOf(uint64_t index, uint64_t size) {
-  auto slab = std::make_shared<Slab>();
-  slab->key = KeyOf(index);
-  slab->bytes = BufferOf(MakeData(size, index));
-  return slab;
+// An entry to write: its key and bytes.
+struct Entry {
+  std::string key;
+  std::string bytes;
+};
+
+std::shared_ptr<const Entry> EntryOf(uint64_t index, uint64_t size) {
+  return std::make_shared<Entry>(Entry{KeyOf(index), MakeData(size, index)});
+}
+
+void Write(DiskCache& cache, std::shared_ptr<const Entry> entry) {
+  cache.Write(entry->key, AsBytes(entry->bytes), entry);
+}
+
+std::string FreshTestDir() { return verity::FreshTestDir("disk_cache"); }
+
+// The names in `dir`; none if it cannot be listed.
+std::vector<std::string> EntriesOf(const std::string& dir) {
+  absl::StatusOr<std::vector<std::string>> entries = ListDir(dir);
+  return entries.ok() ? *std::move(entries) : std::vector<std::string>{};
 }
 
 // Waits (bounded) until the writer thread has written `key`.
-bool AwaitWritten(DiskCache& cache, const SlabKey& key) {
+bool AwaitWritten(DiskCache& cache, const std::string& key) {
   for (int i = 0; i < 2000; ++i) {
     if (cache.Contains(key)) return true;
     absl::SleepFor(absl::Milliseconds(1));
@@ -48,7 +64,7 @@ bool AwaitNoFiles(const std::string& dir) {
   return false;
 }
 
-std::string Read(DiskCache& cache, const SlabKey& key, uint64_t offset,
+std::string Read(DiskCache& cache, const std::string& key, uint64_t offset,
                  uint64_t size) {
   std::string out(size, '\0');
   if (!cache.Read(key, offset, AsMutableBytes(&out))) return "<miss>";
@@ -65,14 +81,14 @@ TEST(DiskCacheTest, WrittenSlabsReadBackAtAnyOffset) {
   options.dir = FreshTestDir();
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
-  const auto slab = SlabOf(3, 10000);
+  const auto slab = EntryOf(3, 10000);
   EXPECT_FALSE((*cache)->Contains(slab->key));
   EXPECT_EQ(Read(**cache, slab->key, 0, 10), "<miss>");
-  (*cache)->Write(slab);
+  Write(**cache, slab);
   ASSERT_TRUE(AwaitWritten(**cache, slab->key));
-  EXPECT_EQ(Read(**cache, slab->key, 0, 10000), StringOf(slab->bytes));
+  EXPECT_EQ(Read(**cache, slab->key, 0, 10000), slab->bytes);
   EXPECT_EQ(Read(**cache, slab->key, 4097, 100),
-            StringOf(slab->bytes).substr(4097, 100));
+            slab->bytes.substr(4097, 100));
   EXPECT_EQ((*cache)->bytes(), 10000u);
   EXPECT_EQ((*cache)->write_failures(), 0u);
 }
@@ -81,7 +97,7 @@ TEST(DiskCacheTest, StartsEmptyWhateverWasLeftBehind) {
   DiskCacheOptions options;
   options.dir = FreshTestDir();
   ASSERT_TRUE(MakeDirs(options.dir + "/slabs").ok());
-  ASSERT_TRUE(WriteWholeFile(options.dir + "/slabs/stale", "x").ok());
+  ASSERT_TRUE(WriteNewFileDurably(options.dir + "/slabs/stale", "x").ok());
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
   EXPECT_TRUE(EntriesOf(options.dir + "/slabs").empty());
@@ -94,7 +110,7 @@ TEST(DiskCacheTest, EvictsLeastRecentlyUsedAndDeletesTheirFiles) {
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
   for (uint64_t i = 0; i < 5; ++i) {
-    (*cache)->Write(SlabOf(i, 1000));
+    Write(**cache, EntryOf(i, 1000));
     ASSERT_TRUE(AwaitWritten(**cache, KeyOf(i)));
   }
   EXPECT_FALSE((*cache)->Contains(KeyOf(0)));
@@ -109,7 +125,7 @@ TEST(DiskCacheTest, ForgetDeletesTheFile) {
   options.dir = FreshTestDir();
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
-  (*cache)->Write(SlabOf(1, 500));
+  Write(**cache, EntryOf(1, 500));
   ASSERT_TRUE(AwaitWritten(**cache, KeyOf(1)));
   (*cache)->Forget(KeyOf(1));
   EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
@@ -125,10 +141,10 @@ TEST(DiskCacheTest, AWriteQueuedBeforeAForgetDoesNotLand) {
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
   constexpr uint64_t kSlabs = 64;
-  for (uint64_t i = 0; i < kSlabs; ++i) (*cache)->Write(SlabOf(i, 64 << 10));
+  for (uint64_t i = 0; i < kSlabs; ++i) Write(**cache, EntryOf(i, 64 << 10));
   (*cache)->Forget(KeyOf(kSlabs - 1));
   // Written afterwards, so written after every earlier one.
-  (*cache)->Write(SlabOf(kSlabs, 100));
+  Write(**cache, EntryOf(kSlabs, 100));
   ASSERT_TRUE(AwaitWritten(**cache, KeyOf(kSlabs)));
   EXPECT_FALSE((*cache)->Contains(KeyOf(kSlabs - 1)));
   EXPECT_EQ(Read(**cache, KeyOf(kSlabs - 1), 0, 10), "<miss>");
@@ -139,7 +155,7 @@ TEST(DiskCacheTest, AShortFileIsAMissAndForgotten) {
   options.dir = FreshTestDir();
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
-  (*cache)->Write(SlabOf(2, 800));
+  Write(**cache, EntryOf(2, 800));
   ASSERT_TRUE(AwaitWritten(**cache, KeyOf(2)));
   const std::vector<std::string> files = EntriesOf(options.dir + "/slabs");
   ASSERT_EQ(files.size(), 1u);
@@ -154,7 +170,7 @@ TEST(DiskCacheTest, AFullQueueDropsSlabsAndCountsThem) {
   options.max_pending_bytes = 0;
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
-  (*cache)->Write(SlabOf(1, 100));
+  Write(**cache, EntryOf(1, 100));
   EXPECT_EQ((*cache)->write_failures(), 1u);
   EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
 }
@@ -165,7 +181,7 @@ TEST(DiskCacheTest, AFailedWriteIsCountedAndLeavesNothing) {
   auto cache = DiskCache::Open(options);
   ASSERT_TRUE(cache.ok()) << cache.status();
   ASSERT_TRUE(RemoveRecursively(options.dir + "/slabs").ok());
-  (*cache)->Write(SlabOf(1, 100));
+  Write(**cache, EntryOf(1, 100));
   for (int i = 0; i < 2000 && (*cache)->write_failures() == 0; ++i) {
     absl::SleepFor(absl::Milliseconds(1));
   }
@@ -173,5 +189,36 @@ TEST(DiskCacheTest, AFailedWriteIsCountedAndLeavesNothing) {
   EXPECT_FALSE((*cache)->Contains(KeyOf(1)));
 }
 
+// With check_reads, a file changed on the disk (same length, one byte
+// flipped) is a miss, counted and forgotten; an unchanged one reads back whole
+// and in part.
+TEST(DiskCacheTest, CheckedReadsRefuseAFileChangedOnTheDisk) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  options.check_reads = true;
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const auto kept = EntryOf(1, 9000);
+  const auto changed = EntryOf(2, 9000);
+  Write(**cache, kept);
+  Write(**cache, changed);
+  ASSERT_TRUE(AwaitWritten(**cache, kept->key));
+  ASSERT_TRUE(AwaitWritten(**cache, changed->key));
+  EXPECT_EQ(Read(**cache, kept->key, 0, 9000), kept->bytes);
+  EXPECT_EQ(Read(**cache, kept->key, 4000, 10), kept->bytes.substr(4000, 10));
+  for (const std::string& name : EntriesOf(options.dir + "/slabs")) {
+    if (name.find(changed->key) != 0) continue;
+    std::string bytes = changed->bytes;
+    bytes[5000] ^= 1;
+    const std::string path = options.dir + "/slabs/" + name;
+    ASSERT_EQ(unlink(path.c_str()), 0);
+    ASSERT_TRUE(WriteNewFileDurably(path, bytes).ok());
+  }
+  EXPECT_EQ(Read(**cache, changed->key, 0, 10), "<miss>");
+  EXPECT_EQ((*cache)->changed_files(), 1u);
+  EXPECT_FALSE((*cache)->Contains(changed->key));
+  EXPECT_TRUE((*cache)->Contains(kept->key));
+}
+
 }  // namespace
-}  // namespace verity::server
+}  // namespace verity
