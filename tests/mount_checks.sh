@@ -64,6 +64,27 @@ stop_mount() {
   check "$how: nothing left mounted" eval "! mountpoint -q '$mnt' && ! grep -qF ' $mnt ' /proc/mounts"
 }
 
+# evict DIR: drops the page cache of every file under DIR (posix_fadvise DONTNEED), so that
+# reads go to verity mount again.
+evict() {
+  find "$1" -type f -exec python3 -c '
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)' {} +
+}
+
+# flip_byte FILE OFFSET: FILE as a new file (a new inode) with that byte's bits inverted.
+flip_byte() {
+  python3 -c '
+import os, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[int(sys.argv[2])] ^= 0xff
+os.unlink(sys.argv[1])
+open(sys.argv[1], "wb").write(b)' "$1" "$2"
+}
+
 run_mount_tests() {
   # ---- a release, signed, mounted
   src=$work/src
@@ -121,14 +142,7 @@ PY
   weights=$("$verity" digest "$src/model/weights.bin" | cut -d' ' -f1)
   bad=300  # the 4 KiB block flipped
   cp "$src/model/weights.bin" "$work/flipped"
-  python3 - "$work/flipped" $((bad * 4096 + 7)) <<'PY'
-import sys
-with open(sys.argv[1], 'r+b') as f:
-    f.seek(int(sys.argv[2]))
-    b = f.read(1)
-    f.seek(int(sys.argv[2]))
-    f.write(bytes([b[0] ^ 0xff]))
-PY
+  flip_byte "$work/flipped" $((bad * 4096 + 7))
   store_blob_write "$weights" "$work/flipped"
   check "mount over the damaged store" start_mount "$mounts/bad" "${guarded[@]}" "${trust[@]}" \
     rel/latest
@@ -163,6 +177,38 @@ PY
   stop_mount "$mounts/bad" INT
   check "the failures are counted" grep -qE "unmounted; [1-9][0-9]* reads failed" "$mount_log"
   store_blob_write "$weights" "$src/model/weights.bin"
+
+  # ---- --cache-dir and --prefetch: every file fetched into the cache, then read from it with
+  # the server gone; a slab changed on the disk is refused, never handed out
+  mount_rc=0
+  start_mount "$mounts/no-cache" "${guarded[@]}" --prefetch rel/latest || true
+  check "--prefetch without --cache-dir: refused (exit $mount_rc)" \
+    eval "[ $mount_rc -ne 0 ] && grep -q -- '--prefetch needs --cache-dir' '$mount_log'"
+  check "mount with --cache-dir and --prefetch" start_mount "$mounts/cached" "${guarded[@]}" \
+    "${trust[@]}" --cache-dir="$work/mount-cache" --prefetch rel/latest
+  local fetched=$((5 * 1024 * 1024 + 123 + 70000 + 14 + 19))
+  check "the prefetch ends, every file in the cache" wait_for_log "$mount_log" \
+    "prefetch done: 5 files in the cache, $fetched bytes fetched, 0 files failed" "$mount_pid" 30
+  # weights.bin is 6 slabs; shards/a, config.json and run.sh one each; empty.txt none.
+  check "its slabs on the disk" [ "$(ls "$work/mount-cache/slabs" | wc -l)" -eq 9 ]
+  stop_server "$guarded_pid"
+  guarded_pid=""
+  evict "$mounts/cached"
+  check "with the server gone, every file reads from the cache" \
+    diff -r --no-dereference "$src" "$mounts/cached"
+  local slab
+  slab=$(ls "$work/mount-cache/slabs" | grep "^sha256-${digest#sha256:}\.0\.")
+  flip_byte "$work/mount-cache/slabs/$slab" 100
+  evict "$mounts/cached"
+  rc=0
+  cat "$mounts/cached/model/shards/a" >/dev/null 2>"$work/err" || rc=$?
+  check "a slab changed on the disk: EIO, not its bytes (exit $rc)" \
+    eval "[ $rc -ne 0 ] && grep -q 'Input/output error' '$work/err'"
+  check "the other files still read from the cache" cmp "$src/model/weights.bin" \
+    "$mounts/cached/model/weights.bin"
+  stop_mount "$mounts/cached" TERM
+  check "the change is counted" grep -q "1 refused as changed on the disk" "$mount_log"
+  start_guarded "$keys/k.pem.pub"
 
   # ---- a lost server: reads fail within --read-timeout, never hang
   check "mount with --read-timeout=2s" start_mount "$mounts/lost" "${guarded[@]}" "${trust[@]}" \

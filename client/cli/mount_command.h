@@ -6,6 +6,7 @@
 #define VERITYD_CLIENT_CLI_MOUNT_COMMAND_H_
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,9 @@ struct MountOptions {
   client::BlobRef tree;
   mount::FuseMountOptions fuse;                     // MOUNTPOINT, --threads...
   absl::Duration read_timeout = absl::Seconds(30);  // --read-timeout
+  std::string cache_dir;                            // --cache-dir
+  std::optional<uint64_t> cache_bytes;              // --cache-bytes
+  bool prefetch = false;                            // --prefetch
 };
 
 // Parses `argv` (argv[0] is "mount"); INVALID_ARGUMENT naming the problem.

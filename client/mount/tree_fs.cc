@@ -14,6 +14,10 @@ namespace {
 // are what the mount serves best.
 constexpr uint64_t kBlockSize = 4096;
 
+// What a prefetch fetches at once: few requests, none long enough to delay
+// a stop much.
+constexpr uint64_t kPrefetchBytes = uint64_t{8} << 20;
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
@@ -27,16 +31,23 @@ absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
     return absl::InvalidArgumentError(
         "the tree lists an entry whose parent is not a directory before it");
   }
-  return std::unique_ptr<TreeFs>(
-      new TreeFs(client, std::move(index), entries, std::move(options)));
+  std::unique_ptr<VerifiedCache> cache;
+  if (!options.cache_dir.empty()) {
+    ASSIGN_OR_RETURN(
+        cache, VerifiedCache::Open(options.cache_dir, options.cache_bytes));
+  }
+  return std::unique_ptr<TreeFs>(new TreeFs(
+      client, std::move(index), entries, std::move(options), std::move(cache)));
 }
 
 TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
-               std::vector<sdk::TreeEntry> entries, TreeFsOptions options)
+               std::vector<sdk::TreeEntry> entries, TreeFsOptions options,
+               std::unique_ptr<VerifiedCache> cache)
     : client_(client),
       index_(std::move(index)),
       entries_(std::move(entries)),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      cache_(std::move(cache)) {
   for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
 }
 
@@ -123,12 +134,61 @@ absl::StatusOr<std::string> TreeFs::Read(uint64_t inode, uint64_t offset,
   }
   if (offset >= file->size || size == 0) return std::string();
   const uint64_t length = std::min(size, file->size - offset);
+  if (cache_ == nullptr) {
+    return Fetch(*file, offset, length, options_.fetch.priority);
+  }
+  return cache_->Read(*file->digest, file->size, offset, length,
+                      [this, file](uint64_t begin, uint64_t count) {
+                        return Fetch(*file, begin, count,
+                                     options_.fetch.priority);
+                      });
+}
+
+absl::StatusOr<std::string> TreeFs::Fetch(
+    const sdk::TreeEntry& file, uint64_t offset, uint64_t length,
+    std::optional<sdk::PriorityClass> priority) {
   sdk::FetchOptions fetch = options_.fetch;
+  fetch.priority = priority;
   fetch.deadline = absl::Now() + options_.read_timeout;
   absl::StatusOr<std::string> bytes =
-      client_.ReadRange(*file->digest, offset, length, fetch);
-  if (!bytes.ok()) LogFailure(*file, offset, length, bytes.status());
+      client_.ReadRange(*file.digest, offset, length, fetch);
+  if (!bytes.ok()) LogFailure(file, offset, length, bytes.status());
   return bytes;
+}
+
+absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
+  if (cache_ == nullptr) {
+    return absl::FailedPreconditionError("prefetch needs a cache");
+  }
+  PrefetchStats stats;
+  uint64_t planned = 0;  // bytes of the files taken on so far
+  for (const sdk::TreeEntry& file : entries_) {
+    if (file.type != sdk::TreeEntryType::kFile) continue;
+    planned += file.size;
+    if (planned > cache_->max_bytes()) {
+      stats.cache_full = true;
+      break;
+    }
+    absl::Status filled = absl::OkStatus();
+    for (uint64_t offset = 0; offset < file.size && filled.ok();
+         offset += kPrefetchBytes) {
+      if (stop.load()) {
+        stats.stopped = true;
+        return stats;
+      }
+      const uint64_t length = std::min(kPrefetchBytes, file.size - offset);
+      filled = cache_->Fill(*file.digest, file.size, offset, length,
+                            [&](uint64_t begin, uint64_t count) {
+                              absl::StatusOr<std::string> bytes =
+                                  Fetch(file, begin, count,
+                                        sdk::PriorityClass::kIdle);
+                              if (bytes.ok()) stats.bytes += bytes->size();
+                              return bytes;
+                            });
+    }
+    ++(filled.ok() ? stats.files : stats.failed);
+  }
+  return stats;
 }
 
 void TreeFs::LogFailure(const sdk::TreeEntry& file, uint64_t offset,

@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "client/mount/verified_cache.h"
 #include "lib/manifest/tree_index.h"
 #include "verity/client.h"
 #include "verity/tree.h"
@@ -42,6 +44,19 @@ struct TreeFsOptions {
   uid_t uid = 0;
   gid_t gid = 0;
   std::FILE* log = stderr;  // where failed reads are logged
+  // A disk cache of verified slabs (verified_cache.h) under this folder, of
+  // up to cache_bytes; none if empty.
+  std::string cache_dir;
+  uint64_t cache_bytes = uint64_t{1} << 30;
+};
+
+// What a prefetch did.
+struct PrefetchStats {
+  uint64_t files = 0;       // files whole in the cache at the end
+  uint64_t bytes = 0;       // bytes fetched
+  uint64_t failed = 0;      // files left out: a fetch failed (logged)
+  bool stopped = false;     // asked to stop before the end
+  bool cache_full = false;  // stopped as the cache would be full
 };
 
 class TreeFs {
@@ -70,17 +85,30 @@ class TreeFs {
   absl::StatusOr<std::string> Read(uint64_t inode, uint64_t offset,
                                    uint64_t size);
   struct statvfs StatFs() const;
+  // Fetches the files, in the manifest's order, into the disk cache at IDLE
+  // priority (the server serves every other read first) until all are in,
+  // the cache would be full, or `stop` is set (checked between fetches of 8
+  // MiB). FAILED_PRECONDITION without a cache.
+  absl::StatusOr<PrefetchStats> Prefetch(const std::atomic<bool>& stop);
 
   uint64_t inodes() const { return index_.size(); }
   uint64_t failed_reads() const { return failed_reads_.load(); }
+  // Null without a cache.
+  const VerifiedCache* cache() const { return cache_.get(); }
 
  private:
   TreeFs(sdk::Client& client, TreeIndex index,
-         std::vector<sdk::TreeEntry> entries, TreeFsOptions options);
+         std::vector<sdk::TreeEntry> entries, TreeFsOptions options,
+         std::unique_ptr<VerifiedCache> cache);
 
   // NOT_FOUND for an inode the tree does not have.
   absl::StatusOr<const TreeIndex::Node*> NodeOf(uint64_t inode) const;
   const sdk::TreeEntry* EntryOf(const TreeIndex::Node& node) const;
+  // One verified fetch of [offset, offset + length) of `file`, within the
+  // read timeout; a failure is logged and counted.
+  absl::StatusOr<std::string> Fetch(const sdk::TreeEntry& file, uint64_t offset,
+                                    uint64_t length,
+                                    std::optional<sdk::PriorityClass> priority);
   void LogFailure(const sdk::TreeEntry& file, uint64_t offset, uint64_t size,
                   const absl::Status& status);
 
@@ -89,6 +117,7 @@ class TreeFs {
   // The SDK's entries, in the manifest's order: the index's entries' twins.
   const std::vector<sdk::TreeEntry> entries_;
   const TreeFsOptions options_;
+  const std::unique_ptr<VerifiedCache> cache_;  // null: none
   uint64_t file_bytes_ = 0;
   std::atomic<uint64_t> failed_reads_{0};
 };

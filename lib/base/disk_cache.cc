@@ -108,6 +108,7 @@ void DiskCache::Write(std::string key, absl::Span<const uint8_t> bytes,
     return;
   }
   pending_bytes_ += bytes.size();
+  ++queued_;
   pending_.push_back(
       Pending{std::move(key), bytes, std::move(owner), forgets_});
 }
@@ -134,7 +135,23 @@ void DiskCache::RunWriter() {
       pending_bytes_ -= pending.bytes.size();
     }
     WriteNow(pending);
+    absl::MutexLock lock(&mu_);
+    ++done_;
   }
+}
+
+void DiskCache::AwaitWrites() {
+  struct Target {
+    DiskCache* cache;
+    uint64_t done;
+  };
+  absl::MutexLock lock(&mu_);
+  Target target{this, queued_};
+  mu_.Await(absl::Condition(
+      +[](Target* t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->cache->mu_) {
+        return t->cache->stopping_ || t->cache->done_ >= t->done;
+      },
+      &target));
 }
 
 void DiskCache::WriteNow(const Pending& pending) {

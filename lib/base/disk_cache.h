@@ -70,6 +70,10 @@ class DiskCache {
   // (they might hold its old bytes): forgetting is rare, so that costs
   // little, and no per-key record outlives it.
   void Forget(absl::string_view key) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until every write queued before the call has landed or failed: a
+  // writer that must not outrun the disk (the queue would drop its writes)
+  // waits for it.
+  void AwaitWrites() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Bytes on disk.
   uint64_t bytes() const { return files_.bytes(); }
@@ -121,6 +125,9 @@ class DiskCache {
   // Forget calls so far: what a queued write checks before it lands.
   uint64_t forgets_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Writes queued, and those the writer is done with, since Open.
+  uint64_t queued_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t done_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread writer_;
 };

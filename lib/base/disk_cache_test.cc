@@ -87,8 +87,7 @@ TEST(DiskCacheTest, WrittenSlabsReadBackAtAnyOffset) {
   Write(**cache, slab);
   ASSERT_TRUE(AwaitWritten(**cache, slab->key));
   EXPECT_EQ(Read(**cache, slab->key, 0, 10000), slab->bytes);
-  EXPECT_EQ(Read(**cache, slab->key, 4097, 100),
-            slab->bytes.substr(4097, 100));
+  EXPECT_EQ(Read(**cache, slab->key, 4097, 100), slab->bytes.substr(4097, 100));
   EXPECT_EQ((*cache)->bytes(), 10000u);
   EXPECT_EQ((*cache)->write_failures(), 0u);
 }
@@ -218,6 +217,17 @@ TEST(DiskCacheTest, CheckedReadsRefuseAFileChangedOnTheDisk) {
   EXPECT_EQ((*cache)->changed_files(), 1u);
   EXPECT_FALSE((*cache)->Contains(changed->key));
   EXPECT_TRUE((*cache)->Contains(kept->key));
+}
+
+TEST(DiskCacheTest, AwaitWritesReturnsOnceEveryQueuedWriteLanded) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  for (uint64_t i = 0; i < 32; ++i) Write(**cache, EntryOf(i, 256 << 10));
+  (*cache)->AwaitWrites();
+  for (uint64_t i = 0; i < 32; ++i) EXPECT_TRUE((*cache)->Contains(KeyOf(i)));
+  (*cache)->AwaitWrites();  // nothing queued: returns at once
 }
 
 }  // namespace

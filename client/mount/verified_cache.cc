@@ -1,0 +1,125 @@
+#include "client/mount/verified_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "lib/base/bytes.h"
+#include "lib/base/status_macros.h"
+
+namespace verity::mount {
+namespace {
+
+constexpr uint64_t kSlab = VerifiedCache::kSlabBytes;
+
+// "sha256-<hex>.<index>": a file name.
+std::string SlabKey(const sdk::Digest& digest, uint64_t index) {
+  return absl::StrCat(absl::StrReplaceAll(digest.ToString(), {{":", "-"}}), ".",
+                      index);
+}
+
+// Appends the part of `bytes` (which begin at file offset `begin`) that lies
+// in [offset, end) to `out`, if there is an `out`.
+void AppendOverlap(absl::string_view bytes, uint64_t begin, uint64_t offset,
+                   uint64_t end, std::string* out) {
+  if (out == nullptr) return;
+  const uint64_t from = std::max(offset, begin);
+  const uint64_t to = std::min(end, begin + bytes.size());
+  if (from < to) out->append(bytes.data() + (from - begin), to - from);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<VerifiedCache>> VerifiedCache::Open(
+    const std::string& dir, uint64_t max_bytes) {
+  DiskCacheOptions options;
+  options.dir = dir;
+  options.max_bytes = max_bytes;
+  options.check_reads = true;
+  ASSIGN_OR_RETURN(std::unique_ptr<DiskCache> disk, DiskCache::Open(options));
+  return std::unique_ptr<VerifiedCache>(
+      new VerifiedCache(std::move(disk), max_bytes));
+}
+
+absl::StatusOr<std::string> VerifiedCache::Read(const sdk::Digest& digest,
+                                                uint64_t size, uint64_t offset,
+                                                uint64_t length, Fetch fetch) {
+  std::string out;
+  if (length == 0) return out;
+  out.reserve(length);
+  RETURN_IF_ERROR(ReadSlabs(digest, size, offset / kSlab,
+                            (offset + length - 1) / kSlab, offset,
+                            offset + length, fetch, &out));
+  return out;
+}
+
+absl::Status VerifiedCache::Fill(const sdk::Digest& digest, uint64_t size,
+                                 uint64_t offset, uint64_t length,
+                                 Fetch fetch) {
+  if (length == 0) return absl::OkStatus();
+  RETURN_IF_ERROR(ReadSlabs(digest, size, offset / kSlab,
+                            (offset + length - 1) / kSlab, offset,
+                            offset + length, fetch, nullptr));
+  disk_->AwaitWrites();
+  return absl::OkStatus();
+}
+
+absl::Status VerifiedCache::ReadSlabs(const sdk::Digest& digest, uint64_t size,
+                                      uint64_t first, uint64_t last,
+                                      uint64_t offset, uint64_t end,
+                                      Fetch fetch, std::string* out) {
+  uint64_t i = first;
+  while (i <= last) {
+    const std::string key = SlabKey(digest, i);
+    bool cached = false;
+    if (out == nullptr) {
+      cached = disk_->Contains(key);
+    } else {
+      std::string slab(std::min(kSlab, size - i * kSlab), '\0');
+      cached = disk_->Read(key, 0, AsMutableBytes(&slab));
+      if (cached) AppendOverlap(slab, i * kSlab, offset, end, out);
+    }
+    if (cached) {
+      if (out != nullptr) hits_.fetch_add(1, std::memory_order_relaxed);
+      ++i;
+      continue;
+    }
+    // The run of missing slabs from here, fetched in one.
+    uint64_t j = i;
+    while (j < last && !disk_->Contains(SlabKey(digest, j + 1))) ++j;
+    RETURN_IF_ERROR(FetchSlabs(digest, size, i, j, offset, end, fetch, out));
+    i = j + 1;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifiedCache::FetchSlabs(const sdk::Digest& digest, uint64_t size,
+                                       uint64_t first, uint64_t last,
+                                       uint64_t offset, uint64_t end,
+                                       Fetch fetch, std::string* out) {
+  const uint64_t begin = first * kSlab;
+  const uint64_t stop = std::min((last + 1) * kSlab, size);
+  ASSIGN_OR_RETURN(std::string fetched, fetch(begin, stop - begin));
+  misses_.fetch_add(last - first + 1, std::memory_order_relaxed);
+  auto bytes = std::make_shared<const std::string>(std::move(fetched));
+  for (uint64_t i = first; i <= last; ++i) {
+    const absl::string_view slab =
+        absl::string_view(*bytes).substr((i - first) * kSlab, kSlab);
+    disk_->Write(SlabKey(digest, i), AsBytes(slab), bytes);
+  }
+  AppendOverlap(*bytes, begin, offset, end, out);
+  return absl::OkStatus();
+}
+
+VerifiedCacheStats VerifiedCache::stats() const {
+  VerifiedCacheStats stats;
+  stats.hits = hits_.load(std::memory_order_relaxed);
+  stats.misses = misses_.load(std::memory_order_relaxed);
+  stats.bytes = disk_->bytes();
+  stats.changed = disk_->changed_files();
+  stats.failures = disk_->write_failures();
+  return stats;
+}
+
+}  // namespace verity::mount

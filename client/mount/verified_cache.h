@@ -1,0 +1,85 @@
+// The verified bytes of a mount's files on a local disk, in aligned 1 MiB
+// slabs by file digest (`--cache-dir`, `--cache-bytes`): a slab the page cache
+// let go of is read from the disk instead of fetched again. Only verified
+// bytes go in, and each comes back only if it is still what went in (the
+// disk cache keeps every slab's SHA-256 in memory and checks each read): a
+// file changed on the disk is a miss, fetched and verified again. Starts
+// empty at every mount.
+//
+// Thread-safe.
+
+#ifndef VERITYD_CLIENT_MOUNT_VERIFIED_CACHE_H_
+#define VERITYD_CLIENT_MOUNT_VERIFIED_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "lib/base/disk_cache.h"
+#include "verity/digest.h"
+
+namespace verity::mount {
+
+// What the cache did. Counts since the mount.
+struct VerifiedCacheStats {
+  uint64_t hits = 0;      // slabs read from the disk
+  uint64_t misses = 0;    // slabs fetched
+  uint64_t bytes = 0;     // now: slab bytes on the disk
+  uint64_t changed = 0;   // slabs refused: the disk did not hold what went in
+  uint64_t failures = 0;  // slabs not written (a full queue or disk)
+};
+
+class VerifiedCache {
+ public:
+  static constexpr uint64_t kSlabBytes = uint64_t{1} << 20;
+
+  // Fetches [offset, offset + length) of the file, every byte verified.
+  using Fetch = absl::FunctionRef<absl::StatusOr<std::string>(uint64_t offset,
+                                                              uint64_t length)>;
+
+  // Empties and takes DIR/slabs (DiskCache); INVALID_ARGUMENT without a
+  // directory.
+  static absl::StatusOr<std::unique_ptr<VerifiedCache>> Open(
+      const std::string& dir, uint64_t max_bytes);
+
+  // Bytes [offset, offset + length) of the file `digest` of `size` bytes
+  // (the range inside it): slabs on the disk read from it, each run of
+  // missing ones fetched whole (aligned, in one fetch) and cached.
+  absl::StatusOr<std::string> Read(const sdk::Digest& digest, uint64_t size,
+                                   uint64_t offset, uint64_t length,
+                                   Fetch fetch);
+  // Fetches and caches whatever of the range is not cached (prefetch), and
+  // returns once it is on the disk (so a prefetch never outruns the disk).
+  absl::Status Fill(const sdk::Digest& digest, uint64_t size, uint64_t offset,
+                    uint64_t length, Fetch fetch);
+
+  uint64_t max_bytes() const { return max_bytes_; }
+  VerifiedCacheStats stats() const;
+
+ private:
+  VerifiedCache(std::unique_ptr<DiskCache> disk, uint64_t max_bytes)
+      : disk_(std::move(disk)), max_bytes_(max_bytes) {}
+
+  // Slabs [first, last] of the file, appending bytes [offset, end) of them to
+  // `out` (if not null).
+  absl::Status ReadSlabs(const sdk::Digest& digest, uint64_t size,
+                         uint64_t first, uint64_t last, uint64_t offset,
+                         uint64_t end, Fetch fetch, std::string* out);
+  // Fetches slabs [first, last] in one fetch, caches each, and appends
+  // bytes [offset, end) of them to `out` (if not null).
+  absl::Status FetchSlabs(const sdk::Digest& digest, uint64_t size,
+                          uint64_t first, uint64_t last, uint64_t offset,
+                          uint64_t end, Fetch fetch, std::string* out);
+
+  const std::unique_ptr<DiskCache> disk_;
+  const uint64_t max_bytes_;
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> misses_{0};
+};
+
+}  // namespace verity::mount
+
+#endif  // VERITYD_CLIENT_MOUNT_VERIFIED_CACHE_H_
