@@ -18,7 +18,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
-#include "lib/base/disk_cache.h"
+#include "lib/cache/disk_cache.h"
 #include "verity/digest.h"
 
 namespace verity::mount {

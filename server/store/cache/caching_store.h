@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lib/base/disk_cache.h"
+#include "lib/cache/disk_cache.h"
 #include "server/store/cache/slab_cache.h"
 #include "server/store/forwarding_store.h"
 #include "server/store/store.h"

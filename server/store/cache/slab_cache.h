@@ -22,7 +22,7 @@
 #include "absl/types/span.h"
 #include "lib/base/executor.h"
 #include "lib/base/lru_cache.h"
-#include "lib/base/disk_cache.h"
+#include "lib/cache/disk_cache.h"
 #include "server/store/cache/slab.h"
 #include "server/store/store.h"
 

@@ -11,8 +11,8 @@
 // match is a miss (and forgets the entry): for a caller that hands on what it
 // cached without another check, so a file changed on the disk is never used.
 
-#ifndef VERITYD_LIB_BASE_DISK_CACHE_H_
-#define VERITYD_LIB_BASE_DISK_CACHE_H_
+#ifndef VERITYD_LIB_CACHE_DISK_CACHE_H_
+#define VERITYD_LIB_CACHE_DISK_CACHE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -134,4 +134,4 @@ class DiskCache {
 
 }  // namespace verity
 
-#endif  // VERITYD_LIB_BASE_DISK_CACHE_H_
+#endif  // VERITYD_LIB_CACHE_DISK_CACHE_H_

@@ -1,4 +1,4 @@
-#include "lib/base/disk_cache.h"
+#include "lib/cache/disk_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Implements DiskCache.
 
-#include "lib/base/disk_cache.h"
+#include "lib/cache/disk_cache.h"
 
 #include <fcntl.h>
 #include <unistd.h>
