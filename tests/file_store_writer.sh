@@ -3,22 +3,25 @@
 # writer edits the store between two of its runs (the file store reads names when it opens).
 # Source it after verityd_test_lib.sh and init_test. Defines what the attack scripts take:
 #   start_guarded KEYS_FILE: (re)starts the server with --name_keys=KEYS_FILE, sets guarded=();
+#     a restart between two runs (with_server_stopped) keeps the port, so that a client that
+#     stays connected (verity mount --follow) reaches the server again;
 #   store_read NAME FILE, store_write NAME FILE, store_delete NAME: the name's file;
 #   store_blob_write DIGEST FILE: the blob's content replaced by FILE's bytes.
 store=$work/store
-guarded_pid="" guarded_keys=""
-start_guarded() {
+guarded_pid="" guarded_keys="" guarded_port=0
+start_guarded() {  # KEYS_FILE [PORT]
   [[ -z $guarded_pid ]] || stop_server "$guarded_pid"
   guarded_keys=$1
-  start_server guarded --listen=127.0.0.1:0 --store_dir="$store" --name_keys="$guarded_keys"
-  guarded_pid=$server_pid guarded=(--server="127.0.0.1:$server_port")
+  start_server guarded --listen="127.0.0.1:${2:-0}" --store_dir="$store" \
+    --name_keys="$guarded_keys"
+  guarded_pid=$server_pid guarded_port=$server_port guarded=(--server="127.0.0.1:$server_port")
 }
-# with_server_stopped COMMAND...: runs COMMAND between two runs of the server.
+# with_server_stopped COMMAND...: runs COMMAND between two runs of the server, on one port.
 with_server_stopped() {
   stop_server "$guarded_pid"
   guarded_pid=""
   "$@"
-  start_guarded "$guarded_keys"
+  start_guarded "$guarded_keys" "$guarded_port"
 }
 name_file() { echo "$store/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
 blob_file() { local hex=${1#sha256:}; echo "$store/blobs/sha256/${hex:0:2}/$hex/data"; }

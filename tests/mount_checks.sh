@@ -2,9 +2,11 @@
 # gives: a signed tree's files read back byte-exact (read, pread, mmap), modes, symlinks and
 # folders as stored, writes refused; one blob as a single file; a block flipped in the store
 # gives EIO for the reads that need it and nothing else, no byte of it returned, logged; a lost
-# server fails reads within the deadline; a store writer's rollback and escaping manifests
-# refused before anything is mounted; SIGTERM, SIGINT and fusermount3 -u unmount and leave no
-# process behind. Sourced by mount_file_test.sh (the file store) and mount_s3_test.sh (radosgw)
+# server fails reads within the deadline; --cache-dir and --prefetch serve a tree with the
+# server gone and refuse a slab changed on the disk; --follow shows a new version to new opens
+# (an open file keeps its own) and never a rolled-back one; a store writer's rollback and
+# escaping manifests refused before anything is mounted; SIGTERM, SIGINT and fusermount3 -u
+# unmount and leave no process behind. Sourced by mount_file_test.sh (the file store) and mount_s3_test.sh (radosgw)
 # after verityd_test_lib.sh, tree_attacks.sh and init_test, with VERITYD_FEC_ROOTS=0 (a flipped
 # byte stays flipped). The driver defines start_guarded KEYS_FILE (sets guarded_pid and
 # guarded=(--server=...)), store_read NAME FILE, store_write NAME FILE and store_blob_write
@@ -238,6 +240,42 @@ PY
   check "the rolled-back name: exit 3 (got $mount_rc)" [ "$mount_rc" -eq 3 ]
   check "the rolled-back name: the message says rollback" grep -q "rollback" "$mount_log"
   check "the rolled-back name: nothing mounted" eval "! mountpoint -q '$mounts/rolled'"
+
+  # ---- --follow: each new version shown to new opens in verity sync's layout; a file open
+  # across a switch keeps its version; a store writer's rollback never shown
+  mount_rc=0
+  start_mount "$mounts/follow-digest" "${guarded[@]}" --follow "$digest" || true
+  check "--follow with a digest: refused (exit $mount_rc)" \
+    eval "[ $mount_rc -ne 0 ] && grep -q -- '--follow needs a NAME' '$mount_log'"
+  local fsrc=$work/follow-src f=$mounts/follow held v1 v2
+  mkdir -p "$fsrc/conf"
+  echo "version 1" >"$fsrc/conf/app.conf"
+  echo one >"$fsrc/only-in-1"
+  v1=$(vc put "${guarded[@]}" "$fsrc" --name=rel/follow "${publish[@]}" | cut -d' ' -f1)
+  check "mount --follow" start_mount "$f" "${guarded[@]}" "${trust[@]}" --follow \
+    --interval=1s rel/follow
+  check "..data points at the version" [ "$(readlink "$f/..data")" = "..${v1#sha256:}" ]
+  check "a top-level name links through ..data" [ "$(readlink "$f/conf")" = "..data/conf" ]
+  check "files read through the links" [ "$(cat "$f/conf/app.conf")" = "version 1" ]
+  exec {held}<"$f/conf/app.conf"
+  store_read rel/follow "$work/follow-v1.object"
+  echo "version 2" >"$fsrc/conf/app.conf"
+  rm "$fsrc/only-in-1"
+  echo two >"$fsrc/only-in-2"
+  v2=$(vc put "${guarded[@]}" "$fsrc" --name=rel/follow "${publish[@]}" | cut -d' ' -f1)
+  check "the new version is shown" wait_for_log "$mount_log" "now showing $v2" "$mount_pid" 15
+  check "new opens read it" [ "$(cat "$f/conf/app.conf")" = "version 2" ]
+  check "..data points at it" [ "$(readlink "$f/..data")" = "..${v2#sha256:}" ]
+  check "a name it dropped is gone, a name it added is there" \
+    eval "[ ! -e '$f/only-in-1' ] && [ \"\$(cat '$f/only-in-2')\" = two ]"
+  check "the version before stays for readers inside it" [ -d "$f/..${v1#sha256:}" ]
+  check "a file open across the switch reads its own version" [ "$(cat <&"$held")" = "version 1" ]
+  exec {held}<&-
+  store_write rel/follow "$work/follow-v1.object"
+  check "a rolled-back name is refused and logged" wait_for_log "$mount_log" \
+    "rel/follow: not followed, still showing ${v2#sha256:}: .*rollback" "$mount_pid" 15
+  check "the rolled-back version is never shown" [ "$(cat "$f/conf/app.conf")" = "version 2" ]
+  stop_mount "$f" TERM
 
   # ---- manifests that escape: refused before anything is mounted
   for kind in dotdot symlink; do

@@ -17,7 +17,9 @@
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
+#include "client/cli/mount_versions.h"
 #include "client/cli/tree_transfer.h"
+#include "client/mount/followed_fs.h"
 #include "client/mount/tree_fs.h"
 #include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
@@ -27,10 +29,14 @@
 namespace verity::cli {
 namespace {
 
+constexpr uint64_t kCacheBytes = uint64_t{1} << 30;      // --cache-bytes
+constexpr absl::Duration kInterval = absl::Seconds(60);  // --interval
+
 constexpr char kUsage[] =
     "Usage: verity mount NAME_OR_DIGEST MOUNTPOINT [--read-timeout=DURATION]\n"
     "                    [--threads=N] [--read-ahead=BYTES] [--allow-other]\n"
     "                    [--cache-dir=DIR] [--cache-bytes=BYTES] [--prefetch]\n"
+    "                    [--follow [--interval=DURATION]]\n"
     "                    [--debug-fuse]\n"
     "                    [--trusted-keys=FILE] [--trusted-keys-threshold=K]\n"
     "                    [--state-dir=DIR] [--fsverity-cert=PEM]\n"
@@ -60,6 +66,14 @@ constexpr char kUsage[] =
     "  --prefetch: fetch every file into the cache in the background, in the\n"
     "    tree's order, at IDLE priority, until all are in or the cache would\n"
     "    be full (needs --cache-dir)\n"
+    "  --follow: look for a new version of NAME every --interval (default\n"
+    "    60s) and show each that passes every check (trust, rollback, the\n"
+    "    manifest) to new opens, in `verity sync`'s layout: MOUNTPOINT/..data\n"
+    "    -> ..<digest>, the version's folder, replaced at each switch, and\n"
+    "    MOUNTPOINT/<name> -> ..data/<name> for each top-level name. A path\n"
+    "    opened resolves into one version whole; open files keep theirs; the\n"
+    "    version before stays; a version that fails a check is logged and\n"
+    "    never shown. --prefetch fetches the first version only\n"
     "  --allow-other: let users other than the mounting one read it\n"
     "  --debug-fuse: log every FUSE request on stderr\n";
 
@@ -115,6 +129,21 @@ std::vector<CommandFlag> MountFlags(MountOptions* opts) {
          opts->prefetch = true;
          return absl::OkStatus();
        }},
+      {"follow", 0, false,
+       [opts](absl::string_view) {
+         opts->follow = true;
+         return absl::OkStatus();
+       }},
+      {"interval", 0, true,
+       [opts](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(const absl::Duration d,
+                          ParseDurationFlag("--interval", v));
+         if (d <= absl::ZeroDuration()) {
+           return absl::InvalidArgumentError("--interval must be positive");
+         }
+         opts->interval = d;
+         return absl::OkStatus();
+       }},
       {"allow-other", 0, false,
        [opts](absl::string_view) {
          opts->fuse.allow_other = true;
@@ -130,79 +159,31 @@ std::vector<CommandFlag> MountFlags(MountOptions* opts) {
   return flags;
 }
 
-// One blob as a tree of one file: named as the name's last part, or by the
-// digest's hex.
-absl::StatusOr<std::vector<sdk::TreeEntry>> SingleFile(
-    sdk::Client& client, const client::BlobRef& ref,
-    const sdk::Digest& digest) {
-  ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.Stat(digest));
-  sdk::TreeEntry file;
-  const size_t slash = ref.name.rfind('/');
-  file.path = ref.name.empty()
-                  ? digest.ToString().substr(digest.ToString().find(':') + 1)
-                  : ref.name.substr(slash + 1);
-  file.type = sdk::TreeEntryType::kFile;
-  file.digest = digest;
-  file.size = info.size;
-  return std::vector<sdk::TreeEntry>{file};
-}
-
-absl::StatusOr<std::vector<sdk::TreeEntry>> EntriesOf(
-    sdk::Client& client, const client::BlobRef& ref) {
-  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, ref));
-  ASSIGN_OR_RETURN(const bool tree,
-                   sdk::IsTree(client, digest, sdk::FetchOptions()));
-  if (!tree) return SingleFile(client, ref, digest);
-  return sdk::ReadTree(client, digest, sdk::FetchOptions());
-}
-
 // "; the cache: ..." if there is one.
-std::string CacheSummary(const mount::TreeFs& fs) {
-  if (fs.cache() == nullptr) return "";
-  const mount::VerifiedCacheStats stats = fs.cache()->stats();
+std::string CacheSummary(const mount::VerifiedCache* cache) {
+  if (cache == nullptr) return "";
+  const mount::VerifiedCacheStats stats = cache->stats();
   return absl::StrCat("; the cache: ", stats.hits, " slabs read from it, ",
                       stats.misses, " fetched, ", stats.changed,
                       " refused as changed on the disk, ", stats.failures,
                       " not written");
 }
 
-// Runs TreeFs::Prefetch on a thread of its own until it ends or the mount
-// does (Stop, then the destructor joins it), and logs what it did.
-class BackgroundPrefetch {
- public:
-  BackgroundPrefetch(mount::TreeFs& fs, std::FILE* err)
-      : thread_([this, &fs, err] { Run(fs, err); }) {}
-  ~BackgroundPrefetch() {
-    stop_.store(true);
-    thread_.join();
-  }
-
- private:
-  void Run(mount::TreeFs& fs, std::FILE* err) {
-    const absl::Time start = absl::Now();
-    const absl::StatusOr<mount::PrefetchStats> stats = fs.Prefetch(stop_);
-    if (!stats.ok()) {
-      std::fprintf(err, "verity mount: prefetch failed: %s\n",
-                   stats.status().ToString().c_str());
-    } else {
-      std::fprintf(
-          err,
-          "verity mount: prefetch %s: %llu files in the cache, %llu bytes "
-          "fetched, %llu files failed, in %s\n",
-          stats->stopped      ? "stopped"
-          : stats->cache_full ? "ended as the cache would be full"
-                              : "done",
-          static_cast<unsigned long long>(stats->files),
-          static_cast<unsigned long long>(stats->bytes),
-          static_cast<unsigned long long>(stats->failed),
-          absl::FormatDuration(absl::Now() - start).c_str());
-    }
-    std::fflush(err);
-  }
-
-  std::atomic<bool> stop_{false};
-  std::thread thread_;  // last: started once the rest is built
-};
+// Serves `version` until unmounted: alone, or with --follow as the first of
+// the versions a Follower shows.
+absl::Status Serve(sdk::Client& client, const MountOptions& opts,
+                   const mount::TreeFsOptions& fs_options, MountVersion version,
+                   std::FILE* err) {
+  std::shared_ptr<mount::TreeFs> first = std::move(version.fs);
+  std::optional<BackgroundPrefetch> prefetch;
+  if (opts.prefetch) prefetch.emplace(first, err);
+  if (!opts.follow) return mount::ServeFuse(*first, opts.fuse, err);
+  mount::FollowedFs followed(fs_options.mtime, fs_options.uid, fs_options.gid);
+  followed.Show(VersionId(version.digest), std::move(first));
+  Follower follower(client, opts.tree, fs_options,
+                    opts.interval.value_or(kInterval), followed, err);
+  return mount::ServeFuse(followed, opts.fuse, err);
+}
 
 }  // namespace
 
@@ -229,6 +210,13 @@ absl::StatusOr<MountOptions> ParseMountOptions(int argc, char** argv) {
   if (opts.cache_dir.empty() && opts.prefetch) {
     return absl::InvalidArgumentError("--prefetch needs --cache-dir");
   }
+  if (opts.follow && opts.tree.name.empty()) {
+    return absl::InvalidArgumentError(
+        "--follow needs a NAME: a digest never changes");
+  }
+  if (!opts.follow && opts.interval.has_value()) {
+    return absl::InvalidArgumentError("--interval needs --follow");
+  }
   opts.fuse.source = absl::StrCat("verity:", opts.tree.ToString());
   return opts;
 }
@@ -245,35 +233,35 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("mount", client.status(), err);
   WarnIfNameUnauthenticated(opts->trust, opts->tree, "mount", err);
-  absl::StatusOr<std::vector<sdk::TreeEntry>> entries =
-      EntriesOf(**client, opts->tree);
-  if (!entries.ok()) return ReportStatus("mount", entries.status(), err);
   mount::TreeFsOptions fs_options;
   fs_options.read_timeout = opts->read_timeout;
   fs_options.mtime = absl::Now();
   fs_options.uid = getuid();
   fs_options.gid = getgid();
   fs_options.log = err;
-  fs_options.cache_dir = opts->cache_dir;
-  if (opts->cache_bytes.has_value())
-    fs_options.cache_bytes = *opts->cache_bytes;
-  absl::StatusOr<std::unique_ptr<mount::TreeFs>> fs =
-      mount::TreeFs::Create(**client, *entries, fs_options);
-  if (!fs.ok()) return ReportStatus("mount", fs.status(), err);
-  std::fprintf(err, "verity mount: %s on %s: %zu entries\n",
-               opts->tree.ToString().c_str(), opts->fuse.mountpoint.c_str(),
-               entries->size());
-  std::fflush(err);
-  absl::Status served;
-  {
-    std::optional<BackgroundPrefetch> prefetch;
-    if (opts->prefetch) prefetch.emplace(**fs, err);
-    served = mount::ServeFuse(**fs, opts->fuse, err);
+  fs_options.failed_reads = std::make_shared<std::atomic<uint64_t>>(0);
+  if (!opts->cache_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<mount::VerifiedCache>> cache =
+        mount::VerifiedCache::Open(opts->cache_dir,
+                                   opts->cache_bytes.value_or(kCacheBytes));
+    if (!cache.ok()) return ReportStatus("mount", cache.status(), err);
+    fs_options.cache = *std::move(cache);
   }
+  absl::StatusOr<MountVersion> version =
+      LoadVersion(**client, opts->tree, fs_options);
+  if (!version.ok()) return ReportStatus("mount", version.status(), err);
+  std::fprintf(err, "verity mount: %s (%s) on %s: %zu entries%s\n",
+               opts->tree.ToString().c_str(),
+               version->digest.ToString().c_str(),
+               opts->fuse.mountpoint.c_str(), version->entries,
+               opts->follow ? ", followed" : "");
+  std::fflush(err);
+  const absl::Status served =
+      Serve(**client, *opts, fs_options, *std::move(version), err);
   std::fprintf(err, "verity mount: %s unmounted; %llu reads failed%s\n",
                opts->fuse.mountpoint.c_str(),
-               static_cast<unsigned long long>((*fs)->failed_reads()),
-               CacheSummary(**fs).c_str());
+               static_cast<unsigned long long>(fs_options.failed_reads->load()),
+               CacheSummary(fs_options.cache.get()).c_str());
   return ReportStatus("mount", served, err);
 }
 

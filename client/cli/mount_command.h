@@ -28,6 +28,8 @@ struct MountOptions {
   std::string cache_dir;                            // --cache-dir
   std::optional<uint64_t> cache_bytes;              // --cache-bytes
   bool prefetch = false;                            // --prefetch
+  bool follow = false;                              // --follow
+  std::optional<absl::Duration> interval;           // --interval
 };
 
 // Parses `argv` (argv[0] is "mount"); INVALID_ARGUMENT naming the problem.

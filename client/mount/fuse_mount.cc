@@ -26,7 +26,7 @@ namespace verity::mount {
 namespace {
 
 struct Served {
-  TreeFs& fs;
+  ReadOnlyFs& fs;
   const FuseMountOptions& options;
   std::FILE* err;
   std::string device;            // "0:NN", once mounted
@@ -131,46 +131,45 @@ void ReadLink(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  absl::StatusOr<const TreeIndex::Node*> dir = ServedOf(req).fs.Directory(ino);
-  if (!dir.ok()) {
-    fuse_reply_err(req, ErrnoOf(dir.status()));
+  Served& served = ServedOf(req);
+  absl::StatusOr<struct stat> attr = served.fs.Attr(ino);
+  if (!attr.ok() || !S_ISDIR(attr->st_mode)) {
+    fuse_reply_err(req, attr.ok() ? ENOTDIR : ErrnoOf(attr.status()));
     return;
   }
   fi->cache_readdir = 1;
   fi->keep_cache = 1;
-  ServedOf(req).open++;
+  served.open++;
+  served.fs.Opened(ino);
   fuse_reply_open(req, fi);
 }
 
-// Entry i of a listing: ".", "..", then the children by name.
+// Entry i of a listing: ".", "..", then the entries.
 void ReadDir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
              fuse_file_info*) {
-  Served& served = ServedOf(req);
-  absl::StatusOr<const TreeIndex::Node*> dir = served.fs.Directory(ino);
-  if (!dir.ok()) {
-    fuse_reply_err(req, ErrnoOf(dir.status()));
+  absl::StatusOr<Listing> listing = ServedOf(req).fs.List(ino);
+  if (!listing.ok()) {
+    fuse_reply_err(req, ErrnoOf(listing.status()));
     return;
   }
-  const TreeIndex::Node& node = **dir;
   std::vector<char> buf(size);
   size_t used = 0;
-  const size_t count = node.children.size() + 2;
+  const size_t count = listing->entries.size() + 2;
   for (size_t i = std::max<off_t>(offset, 0); i < count; ++i) {
     struct stat st = {};
-    std::string name;
+    const char* name = nullptr;
     if (i < 2) {
       name = i == 0 ? "." : "..";
-      st.st_ino = i == 0 ? ino : node.parent;
+      st.st_ino = i == 0 ? ino : listing->parent;
       st.st_mode = S_IFDIR;
     } else {
-      st.st_ino = node.children[i - 2];
-      absl::StatusOr<struct stat> attr = served.fs.Attr(st.st_ino);
-      if (!attr.ok()) break;
-      st.st_mode = attr->st_mode;
-      name = std::string(served.fs.NameOf(st.st_ino));
+      const DirEntry& entry = listing->entries[i - 2];
+      name = entry.name.c_str();
+      st.st_ino = entry.inode;
+      st.st_mode = entry.type;
     }
     const size_t need = fuse_add_direntry(req, buf.data() + used, size - used,
-                                          name.c_str(), &st, i + 1);
+                                          name, &st, i + 1);
     if (need > size - used) break;
     used += need;
   }
@@ -190,11 +189,13 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   fi->keep_cache = 1;  // the kernel's cached pages stay valid: immutable
   fi->noflush = 1;
   ServedOf(req).open++;
+  ServedOf(req).fs.Opened(ino);
   fuse_reply_open(req, fi);
 }
 
-void Release(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
+void Release(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   ServedOf(req).open--;
+  ServedOf(req).fs.Released(ino);
   fuse_reply_err(req, 0);
 }
 
@@ -228,6 +229,22 @@ fuse_lowlevel_ops Operations() {
   ops.statfs = StatFs;
   return ops;
 }
+
+// The kernel's caches of the session, for a file system that changes
+// (FollowedFs). What the kernel has not cached is no error.
+class SessionCache final : public KernelCache {
+ public:
+  explicit SessionCache(fuse_session* se) : se_(se) {}
+  void ForgetEntry(uint64_t parent, absl::string_view name) override {
+    fuse_lowlevel_notify_inval_entry(se_, parent, name.data(), name.size());
+  }
+  void ForgetInode(uint64_t inode) override {
+    fuse_lowlevel_notify_inval_inode(se_, inode, 0, 0);
+  }
+
+ private:
+  fuse_session* const se_;
+};
 
 // The mount options, as `mount -o` takes them.
 std::string MountOptionsOf(const FuseMountOptions& options) {
@@ -283,7 +300,7 @@ void WaitForStop(fuse_session* se, Served& served,
 
 }  // namespace
 
-absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
+absl::Status ServeFuse(ReadOnlyFs& fs, const FuseMountOptions& options,
                        std::FILE* err) {
   Served served{fs, options, err, "", {}, {}};
   const std::string mount_options = MountOptionsOf(options);
@@ -310,6 +327,9 @@ absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
     return device.status();
   }
   served.device = *device;
+  SessionCache kernel(se);
+  fs.SetKernelCache(&kernel);
+  absl::Cleanup forget_kernel = [&fs] { fs.SetKernelCache(nullptr); };
   std::atomic<bool> done{false};
   std::thread stopper(WaitForStop, se, std::ref(served), std::cref(done));
   fuse_loop_config* config = fuse_loop_cfg_create();

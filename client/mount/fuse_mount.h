@@ -1,7 +1,8 @@
-// Serves a TreeFs to the kernel through libfuse3's low-level API: read-only,
-// with the kernel caching what it was given (content is immutable: long
-// entry and attribute timeouts, keep_cache, cached directories and links),
-// reads of up to 1 MiB, and a thread per request in flight.
+// Serves a ReadOnlyFs (a TreeFs, or a FollowedFs) to the kernel through
+// libfuse3's low-level API: read-only, with the kernel caching what it was
+// given (content is immutable: long entry and attribute timeouts, keep_cache,
+// cached directories and links), reads of up to 1 MiB, and a thread per request
+// in flight.
 
 #ifndef VERITYD_CLIENT_MOUNT_FUSE_MOUNT_H_
 #define VERITYD_CLIENT_MOUNT_FUSE_MOUNT_H_
@@ -11,7 +12,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "client/mount/tree_fs.h"
+#include "client/mount/read_only_fs.h"
 
 namespace verity::mount {
 
@@ -38,7 +39,7 @@ struct FuseMountOptions {
 // them itself), `fusermount3 -u` or umount. Files still open after a signal
 // are served until they are closed (the mount is detached at once). An error
 // if the mount fails (no /dev/fuse, no privilege, a bad mountpoint).
-absl::Status ServeFuse(TreeFs& fs, const FuseMountOptions& options,
+absl::Status ServeFuse(ReadOnlyFs& fs, const FuseMountOptions& options,
                        std::FILE* err);
 
 }  // namespace verity::mount

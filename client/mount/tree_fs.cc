@@ -31,23 +31,20 @@ absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
     return absl::InvalidArgumentError(
         "the tree lists an entry whose parent is not a directory before it");
   }
-  std::unique_ptr<VerifiedCache> cache;
-  if (!options.cache_dir.empty()) {
-    ASSIGN_OR_RETURN(
-        cache, VerifiedCache::Open(options.cache_dir, options.cache_bytes));
-  }
-  return std::unique_ptr<TreeFs>(new TreeFs(
-      client, std::move(index), entries, std::move(options), std::move(cache)));
+  return std::unique_ptr<TreeFs>(
+      new TreeFs(client, std::move(index), entries, std::move(options)));
 }
 
 TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
-               std::vector<sdk::TreeEntry> entries, TreeFsOptions options,
-               std::unique_ptr<VerifiedCache> cache)
+               std::vector<sdk::TreeEntry> entries, TreeFsOptions options)
     : client_(client),
       index_(std::move(index)),
       entries_(std::move(entries)),
       options_(std::move(options)),
-      cache_(std::move(cache)) {
+      cache_(options_.cache.get()),
+      failed_reads_(options_.failed_reads != nullptr
+                        ? options_.failed_reads
+                        : std::make_shared<std::atomic<uint64_t>>(0)) {
   for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
 }
 
@@ -111,9 +108,28 @@ absl::StatusOr<const TreeIndex::Node*> TreeFs::Directory(uint64_t inode) const {
   return node;
 }
 
-absl::string_view TreeFs::NameOf(uint64_t inode) const {
-  const TreeIndex::Node* node = index_.Find(inode);
-  return node == nullptr ? absl::string_view() : node->name;
+absl::StatusOr<Listing> TreeFs::List(uint64_t inode) const {
+  ASSIGN_OR_RETURN(const TreeIndex::Node* node, Directory(inode));
+  Listing listing;
+  listing.parent = node->parent;
+  listing.entries.reserve(node->children.size());
+  for (const uint64_t child : node->children) {
+    const TreeIndex::Node& c = *index_.Find(child);
+    const sdk::TreeEntry* entry = EntryOf(c);
+    const mode_t type = c.is_directory()                              ? S_IFDIR
+                        : entry->type == sdk::TreeEntryType::kSymlink ? S_IFLNK
+                                                                      : S_IFREG;
+    listing.entries.push_back(DirEntry{std::string(c.name), child, type});
+  }
+  return listing;
+}
+
+std::vector<std::string> TreeFs::TopNames() const {
+  std::vector<std::string> names;
+  for (const uint64_t child : index_.Find(TreeIndex::kRootInode)->children) {
+    names.emplace_back(index_.Find(child)->name);
+  }
+  return names;
 }
 
 absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
@@ -193,7 +209,7 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
 
 void TreeFs::LogFailure(const sdk::TreeEntry& file, uint64_t offset,
                         uint64_t size, const absl::Status& status) {
-  failed_reads_.fetch_add(1);
+  failed_reads_->fetch_add(1);
   const std::string line =
       absl::StrCat("verity mount: read of ", file.path, " [", offset, ", ",
                    offset + size, ") (", file.digest->ToString(),

@@ -1,5 +1,6 @@
 // A verified tree as a read-only file system, without FUSE: what `verity
-// mount` answers (client/mount/fuse_mount.h carries it to the kernel). Its
+// mount` answers (client/mount/fuse_mount.h carries it to the kernel; with
+// --follow, FollowedFs shows several). Its
 // inodes, names, attributes and links come from the tree's manifest, checked
 // before (sdk::ReadTree); its files' bytes from the SDK, each range verified
 // against the file's digest before it is returned. A range that fails is
@@ -26,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "client/mount/read_only_fs.h"
 #include "client/mount/verified_cache.h"
 #include "lib/manifest/tree_index.h"
 #include "verity/client.h"
@@ -44,10 +46,12 @@ struct TreeFsOptions {
   uid_t uid = 0;
   gid_t gid = 0;
   std::FILE* log = stderr;  // where failed reads are logged
-  // A disk cache of verified slabs (verified_cache.h) under this folder, of
-  // up to cache_bytes; none if empty.
-  std::string cache_dir;
-  uint64_t cache_bytes = uint64_t{1} << 30;
+  // The disk cache of verified slabs (--cache-dir), shared by every version
+  // of a followed tree; null for none.
+  std::shared_ptr<VerifiedCache> cache;
+  // Where failed reads are counted, shared likewise; null: a counter of its
+  // own.
+  std::shared_ptr<std::atomic<uint64_t>> failed_reads;
 };
 
 // What a prefetch did.
@@ -59,32 +63,23 @@ struct PrefetchStats {
   bool cache_full = false;  // stopped as the cache would be full
 };
 
-class TreeFs {
+class TreeFs final : public ReadOnlyFs {
  public:
   // The file system of `entries` (as sdk::ReadTree returns them: checked).
   static absl::StatusOr<std::unique_ptr<TreeFs>> Create(
       sdk::Client& client, const std::vector<sdk::TreeEntry>& entries,
       TreeFsOptions options);
 
-  // NOT_FOUND for an unknown inode or name; FAILED_PRECONDITION for a lookup
-  // in something that is not a directory.
-  absl::StatusOr<struct stat> Attr(uint64_t inode) const;
+  // ReadOnlyFs. Read fails with the SDK's error (DATA_LOSS for a block that
+  // does not verify, DEADLINE_EXCEEDED, UNAVAILABLE...).
+  absl::StatusOr<struct stat> Attr(uint64_t inode) const override;
   absl::StatusOr<uint64_t> Lookup(uint64_t parent,
-                                  absl::string_view name) const;
-  // A directory's node (its children by name); FAILED_PRECONDITION for
-  // anything else.
-  absl::StatusOr<const TreeIndex::Node*> Directory(uint64_t inode) const;
-  // An inode's name in its directory ("" for the root or an unknown inode).
-  absl::string_view NameOf(uint64_t inode) const;
-  // A symlink's target; INVALID_ARGUMENT for anything else.
-  absl::StatusOr<std::string> ReadLink(uint64_t inode) const;
-  // Up to `size` bytes of the file `inode` from `offset` (fewer at its end,
-  // none past it), every one verified. INVALID_ARGUMENT for a directory or a
-  // symlink; the SDK's error otherwise (DATA_LOSS for a block that does not
-  // verify, DEADLINE_EXCEEDED, UNAVAILABLE...).
+                                  absl::string_view name) const override;
+  absl::StatusOr<Listing> List(uint64_t inode) const override;
+  absl::StatusOr<std::string> ReadLink(uint64_t inode) const override;
   absl::StatusOr<std::string> Read(uint64_t inode, uint64_t offset,
-                                   uint64_t size);
-  struct statvfs StatFs() const;
+                                   uint64_t size) override;
+  struct statvfs StatFs() const override;
   // Fetches the files, in the manifest's order, into the disk cache at IDLE
   // priority (the server serves every other read first) until all are in,
   // the cache would be full, or `stop` is set (checked between fetches of 8
@@ -92,17 +87,18 @@ class TreeFs {
   absl::StatusOr<PrefetchStats> Prefetch(const std::atomic<bool>& stop);
 
   uint64_t inodes() const { return index_.size(); }
-  uint64_t failed_reads() const { return failed_reads_.load(); }
-  // Null without a cache.
-  const VerifiedCache* cache() const { return cache_.get(); }
+  uint64_t failed_reads() const { return failed_reads_->load(); }
+  // The names at the tree's top.
+  std::vector<std::string> TopNames() const;
 
  private:
   TreeFs(sdk::Client& client, TreeIndex index,
-         std::vector<sdk::TreeEntry> entries, TreeFsOptions options,
-         std::unique_ptr<VerifiedCache> cache);
+         std::vector<sdk::TreeEntry> entries, TreeFsOptions options);
 
   // NOT_FOUND for an inode the tree does not have.
   absl::StatusOr<const TreeIndex::Node*> NodeOf(uint64_t inode) const;
+  // A directory's node; FAILED_PRECONDITION for anything else.
+  absl::StatusOr<const TreeIndex::Node*> Directory(uint64_t inode) const;
   const sdk::TreeEntry* EntryOf(const TreeIndex::Node& node) const;
   // One verified fetch of [offset, offset + length) of `file`, within the
   // read timeout; a failure is logged and counted.
@@ -117,9 +113,9 @@ class TreeFs {
   // The SDK's entries, in the manifest's order: the index's entries' twins.
   const std::vector<sdk::TreeEntry> entries_;
   const TreeFsOptions options_;
-  const std::unique_ptr<VerifiedCache> cache_;  // null: none
+  VerifiedCache* const cache_;  // options_.cache's; null: none
   uint64_t file_bytes_ = 0;
-  std::atomic<uint64_t> failed_reads_{0};
+  const std::shared_ptr<std::atomic<uint64_t>> failed_reads_;
 };
 
 }  // namespace verity::mount

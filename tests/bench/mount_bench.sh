@@ -7,8 +7,11 @@
 # - cold sequential read of a 1 GiB file (`dd bs=1M` to /dev/null, page cache dropped, each
 #   mount fresh) against rclone, s3fs and `verity get` of the same file from a fresh replica;
 # - warm re-read (page cache) against the same file read from local disk (also cached);
-# - 4 KiB random reads, cold, one thread (python pread at 4 KiB-aligned random offsets): p50
-#   against the SDK's small-read p50 (//tests/bench:dispatch_load, verityd_verified, 1 client);
+# - 4 KiB random reads, cold, one thread (python pread at 200 4 KiB-aligned random offsets): p50
+#   against the SDK's (//tests/bench:random_reads: ReadRange at the same offsets, one client, a
+#   fresh replica);
+# - a re-read after the page cache let go of the file (posix_fadvise DONTNEED): verity mount
+#   with --cache-dir (from its disk cache), without (fetched again), and the local file;
 # - a safetensors-like access of a 2 GiB file (the 8-byte header length, the header, three 1 MiB
 #   tensors at random offsets) against `verity get` of the whole file;
 # - verity mount's peak RSS while `dd` reads the 2 GiB file.
@@ -24,8 +27,8 @@ tensors=${TENSORS:-64}  # of 32 MiB: the model's size
 source tests/bench/bench_lib.sh
 load_at_start=$(load_average)
 for tool in rclone s3fs; do command -v $tool >/dev/null || apt-get install -y -q $tool >/dev/null; done
-bench_binaries //server:verityd //client/cli:verity //tests/bench:dispatch_load
-verityd=$bin/server/verityd verity=$bin/client/cli/verity load=$bin/tests/bench/dispatch_load
+bench_binaries //server:verityd //client/cli:verity //tests/bench:random_reads
+verityd=$bin/server/verityd verity=$bin/client/cli/verity random_reads=$bin/tests/bench/random_reads
 source tests/testing/ceph_cluster.sh
 work=$(mktemp -d /var/tmp/mount-bench.XXXXXX)
 server_pid="" mount_pid=""
@@ -93,6 +96,7 @@ wait_mounted() {  # MNT PID
 }
 # mount_fresh TOOL: TOOL's mount of the files at $work/mnt-TOOL, fresh (a new replica for
 # verity), the page cache dropped; sets mnt and mount_pid.
+mount_flags=()  # more flags for verity mount
 mount_fresh() {
   unmount_current
   mnt=$work/mnt-$1
@@ -101,7 +105,7 @@ mount_fresh() {
   case $1 in
     verity)
       start_replica
-      "$verity" mount "$srv" bench/model "$mnt" 2>"$work/mount.log" &
+      "$verity" mount "$srv" bench/model "$mnt" "${mount_flags[@]}" 2>"$work/mount.log" &
       ;;
     rclone)
       rclone mount "ceph:$S3_BUCKET/plain" "$mnt" --read-only 2>"$work/rclone.log" &
@@ -125,20 +129,32 @@ unmount_current() {
 dd_seconds() {  # FILE
   seconds_of dd if="$1" of=/dev/null bs=1M status=none
 }
-# p50 of COUNT cold 4 KiB preads at random aligned offsets of FILE, in microseconds.
-random_p50_us() {  # FILE COUNT
-  python3 - "$1" "$2" <<'PY'
-import os, random, statistics, sys, time
+# The 200 random aligned 4 KiB offsets of big.bin that both the mount and the SDK read, cold.
+python3 -c '
+import random, sys
+blocks = (int(sys.argv[1]) << 20) // 4096
+for b in random.Random(7).sample(range(blocks), 200):
+    print(b * 4096)' "$big_mib" >"$work/offsets"
+# random_p50_us FILE: p50 of cold 4 KiB preads of FILE at $work/offsets, in microseconds.
+random_p50_us() {  # FILE
+  python3 - "$1" "$work/offsets" <<'PY'
+import os, statistics, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
-blocks = os.fstat(fd).st_size // 4096
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
 lat = []
-for b in random.Random(7).sample(range(blocks), int(sys.argv[2])):
+for offset in map(int, open(sys.argv[2])):
     t = time.perf_counter()
-    assert len(os.pread(fd, 4096, b * 4096)) == 4096
+    assert len(os.pread(fd, 4096, offset)) == 4096
     lat.append((time.perf_counter() - t) * 1e6)
 print(f"{statistics.median(lat):.0f}")
 PY
+}
+# evict FILE: drops FILE's pages from the page cache.
+evict() {
+  python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 }
 safetensors_seconds() {  # FILE
   python3 - "$1" <<'PY'
@@ -166,9 +182,28 @@ for ((r = 1; r <= rounds; r++)); do
       cat "$src/big.bin" >/dev/null
       times[warm-local]+="$(dd_seconds "$src/big.bin") "
       mount_fresh verity
-      times[random-mount]+="$(random_p50_us "$mnt/big.bin" 200) "
+      times[random-mount]+="$(random_p50_us "$mnt/big.bin") "
       mount_fresh verity
       times[safetensors]+="$(safetensors_seconds "$mnt/model.safetensors") "
+      # What the page cache let go of: from --cache-dir's disk, against fetched again (from
+      # the replica's warm slab cache) and against the local file, each evicted alike.
+      mount_flags=(--cache-dir="$work/mount-cache")
+      mount_fresh verity
+      mount_flags=()
+      dd if="$mnt/big.bin" of=/dev/null bs=1M status=none
+      sleep 2  # the cache's writer lands the last slabs
+      evict "$mnt/big.bin"
+      times[evicted-cache]+="$(dd_seconds "$mnt/big.bin") "
+      unmount_current
+      echo "round $r, verity mount --cache-dir: $(grep -o "[0-9]* slabs read from it, [0-9]* fetched" "$work/mount.log")"
+      "$verity" mount "$srv" bench/model "$mnt" 2>"$work/mount.log" &
+      mount_pid=$!
+      wait_mounted "$mnt" "$mount_pid"
+      dd if="$mnt/big.bin" of=/dev/null bs=1M status=none
+      evict "$mnt/big.bin"
+      times[evicted-fetch]+="$(dd_seconds "$mnt/big.bin") "
+      evict "$src/big.bin"
+      times[evicted-local]+="$(dd_seconds "$src/big.bin") "
       unmount_current
     fi
   done
@@ -177,8 +212,7 @@ for ((r = 1; r <= rounds; r++)); do
   start_replica
   times[whole-model]+="$(seconds_of "$verity" get "$srv" "$model_digest") "
   start_replica
-  line=$("$load" --target=verityd_verified "--server=${srv#--server=}" --digest="$big_digest" \
-    --seconds=5 --warmup_seconds=1 --load=none:random:4096:1)
+  line=$("$random_reads" "--server=${srv#--server=}" --digest="$big_digest" --offsets="$work/offsets")
   times[random-sdk]+="$(sed -nE 's/.*p50_us=([0-9.]+).*/\1/p' <<<"$line") "
 done
 # Memory: verity mount's peak RSS while dd reads the 2 GiB file through it.
@@ -229,10 +263,13 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   row "cold \`verity get\` of the same $big_mib MiB" "${times[cold-get]}"
   row "warm re-read of $big_mib MiB: verity mount (page cache)" "${times[warm-verity]}"
   row "warm re-read of $big_mib MiB: local disk (page cache)" "${times[warm-local]}"
+  row "re-read of $big_mib MiB after the page cache let go of it: verity mount --cache-dir (its disk)" "${times[evicted-cache]}"
+  row "the same without --cache-dir (fetched again, from the replica's slab cache)" "${times[evicted-fetch]}"
+  row "the same from local disk" "${times[evicted-local]}"
   row "safetensors-like access of $((tensors * 32)) MiB through verity mount" "${times[safetensors]}"
   row "\`verity get\` of the whole $((tensors * 32)) MiB file" "${times[whole-model]}"
   echo
-  echo "4 KiB random reads, cold, one thread, p50 in µs (median, worst of the rounds' p50s): verity mount $(med "${times[random-mount]}"), $(worst "${times[random-mount]}"); the SDK's small read (dispatch_load, verityd_verified, 1 client) $(med "${times[random-sdk]}"), $(worst "${times[random-sdk]}")."
+  echo "4 KiB random reads, cold, one thread, p50 in µs (median, worst of the rounds' p50s): verity mount $(med "${times[random-mount]}"), $(worst "${times[random-mount]}"); the SDK's small read (\`random_reads\`: one client, \`ReadRange\` of the same 200 offsets, cold: a fresh replica, nothing read before) $(med "${times[random-sdk]}"), $(worst "${times[random-sdk]}")."
   echo
   echo "Per-round ratios (median, worst):"
   echo

@@ -11,6 +11,8 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/sdk/sdk_fixture.h"
@@ -97,16 +99,33 @@ TEST_F(TreeFsTest, InodesNamesModesAndLinks) {
   const uint64_t latest = InodeOf(kRoot, "latest");
   EXPECT_EQ(fs_->Attr(latest)->st_mode, S_IFLNK | 0777);
   EXPECT_EQ(*fs_->ReadLink(latest), "lib/big");
-  EXPECT_EQ(fs_->NameOf(big), "big");
-  EXPECT_EQ((*fs_->Directory(lib))->parent, kRoot);
+  absl::StatusOr<mount::Listing> listing = fs_->List(lib);
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  EXPECT_EQ(listing->parent, kRoot);
+  ASSERT_EQ(listing->entries.size(), 1u);
+  EXPECT_EQ(listing->entries[0].name, "big");
+  EXPECT_EQ(listing->entries[0].inode, big);
+  EXPECT_EQ(listing->entries[0].type, S_IFREG);
+  listing = fs_->List(kRoot);
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  std::vector<std::pair<std::string, mode_t>> root_entries;
+  for (const mount::DirEntry& entry : listing->entries) {
+    root_entries.emplace_back(entry.name, entry.type);
+  }
+  EXPECT_EQ(root_entries,
+            (std::vector<std::pair<std::string, mode_t>>{{"empty", S_IFREG},
+                                                         {"latest", S_IFLNK},
+                                                         {"lib", S_IFDIR},
+                                                         {"run", S_IFREG}}));
+  EXPECT_EQ(fs_->TopNames(),
+            (std::vector<std::string>{"empty", "latest", "lib", "run"}));
   EXPECT_EQ(fs_->inodes(), 6u);
   EXPECT_EQ(fs_->StatFs().f_blocks, (300000 + 10 + 4095) / 4096);
   // The wrong kind of inode, or none.
   EXPECT_EQ(fs_->Lookup(kRoot, "nope").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(fs_->Lookup(big, "x").status().code(),
             StatusCode::kFailedPrecondition);
-  EXPECT_EQ(fs_->Directory(big).status().code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fs_->List(big).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(fs_->ReadLink(big).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->Attr(99).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(fs_->Read(lib, 0, 10).status().code(),

@@ -1,0 +1,118 @@
+#include "client/cli/mount_versions.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/tree_transfer.h"
+#include "lib/base/status_macros.h"
+#include "verity/tree.h"
+
+namespace verity::cli {
+namespace {
+
+// One blob as a tree of one file: named as the name's last part, or by the
+// digest's hex.
+absl::StatusOr<std::vector<sdk::TreeEntry>> SingleFile(
+    sdk::Client& client, const client::BlobRef& ref,
+    const sdk::Digest& digest) {
+  ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.Stat(digest));
+  sdk::TreeEntry file;
+  file.path = ref.name.empty() ? VersionId(digest)
+                               : ref.name.substr(ref.name.rfind('/') + 1);
+  file.type = sdk::TreeEntryType::kFile;
+  file.digest = digest;
+  file.size = info.size;
+  return std::vector<sdk::TreeEntry>{file};
+}
+
+void Log(std::FILE* err, const std::string& line) {
+  const std::string text = absl::StrCat("verity mount: ", line, "\n");
+  std::fwrite(text.data(), 1, text.size(), err);
+  std::fflush(err);
+}
+
+}  // namespace
+
+std::string VersionId(const sdk::Digest& digest) {
+  const std::string text = digest.ToString();
+  return text.substr(text.find(':') + 1);
+}
+
+absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
+                                         const client::BlobRef& ref,
+                                         const mount::TreeFsOptions& options) {
+  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, ref));
+  ASSIGN_OR_RETURN(const bool tree,
+                   sdk::IsTree(client, digest, sdk::FetchOptions()));
+  ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
+                   tree ? sdk::ReadTree(client, digest, sdk::FetchOptions())
+                        : SingleFile(client, ref, digest));
+  ASSIGN_OR_RETURN(std::unique_ptr<mount::TreeFs> fs,
+                   mount::TreeFs::Create(client, entries, options));
+  return MountVersion{digest, std::move(fs), entries.size()};
+}
+
+Follower::Follower(sdk::Client& client, client::BlobRef ref,
+                   mount::TreeFsOptions options, absl::Duration interval,
+                   mount::FollowedFs& fs, std::FILE* err)
+    : client_(client),
+      ref_(std::move(ref)),
+      options_(std::move(options)),
+      interval_(interval),
+      fs_(fs),
+      err_(err),
+      thread_([this] { Run(); }) {}
+
+Follower::~Follower() {
+  stop_.Notify();
+  thread_.join();
+}
+
+void Follower::Run() {
+  while (!stop_.WaitForNotificationWithTimeout(interval_)) Step();
+}
+
+void Follower::Step() {
+  absl::StatusOr<MountVersion> version = LoadVersion(client_, ref_, options_);
+  if (!version.ok()) {
+    Log(err_, absl::StrCat(ref_.ToString(), ": not followed, still showing ",
+                           fs_.current(), ": ", version.status().ToString()));
+    return;
+  }
+  const std::string id = VersionId(version->digest);
+  if (id == fs_.current()) return;
+  fs_.Show(id, std::move(version->fs));
+  Log(err_, absl::StrCat(ref_.ToString(), ": now showing ",
+                         version->digest.ToString(), " (", version->entries,
+                         " entries)"));
+}
+
+BackgroundPrefetch::BackgroundPrefetch(std::shared_ptr<mount::TreeFs> fs,
+                                       std::FILE* err)
+    : fs_(std::move(fs)), thread_([this, err] { Run(*fs_, err); }) {}
+
+BackgroundPrefetch::~BackgroundPrefetch() {
+  stop_.store(true);
+  thread_.join();
+}
+
+void BackgroundPrefetch::Run(mount::TreeFs& fs, std::FILE* err) {
+  const absl::Time start = absl::Now();
+  const absl::StatusOr<mount::PrefetchStats> stats = fs.Prefetch(stop_);
+  if (!stats.ok()) {
+    Log(err, absl::StrCat("prefetch failed: ", stats.status().ToString()));
+    return;
+  }
+  Log(err,
+      absl::StrCat("prefetch ",
+                   stats->stopped      ? "stopped"
+                   : stats->cache_full ? "ended as the cache would be full"
+                                       : "done",
+                   ": ", stats->files, " files in the cache, ", stats->bytes,
+                   " bytes fetched, ", stats->failed, " files failed, in ",
+                   absl::FormatDuration(absl::Now() - start)));
+}
+
+}  // namespace verity::cli
