@@ -20,6 +20,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "lib/base/buffer_pool.h"
 #include "lib/base/executor.h"
 #include "lib/base/lru_cache.h"
 #include "lib/cache/disk_cache.h"
@@ -132,6 +133,7 @@ class SlabCache : public std::enable_shared_from_this<SlabCache> {
   const SlabCacheOptions options_;
   const std::unique_ptr<DiskCache> disk_;
   LruCache<Slab, SlabKeyOf<Slab>> memory_;
+  const std::shared_ptr<BufferPool> buffers_;  // the slabs' bytes
   absl::Mutex mu_;
   absl::flat_hash_map<SlabKey, std::shared_ptr<Fetch>> fetches_
       ABSL_GUARDED_BY(mu_);
