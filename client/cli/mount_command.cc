@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,13 +17,11 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/mount_versions.h"
-#include "client/cli/tree_transfer.h"
 #include "client/mount/followed_fs.h"
 #include "client/mount/tree_fs.h"
 #include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
 #include "verity/client.h"
-#include "verity/tree.h"
 
 namespace verity::cli {
 namespace {
