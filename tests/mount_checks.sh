@@ -193,6 +193,14 @@ PY
     "prefetch done: 5 files in the cache, $fetched bytes fetched, 0 files failed" "$mount_pid" 30
   # weights.bin is 6 slabs; shards/a, config.json and run.sh one each; empty.txt none.
   check "its slabs on the disk" [ "$(ls "$work/mount-cache/slabs" | wc -l)" -eq 9 ]
+  local cached_pid=$mount_pid cached_log=$mount_log
+  mount_rc=0
+  start_mount "$mounts/cached-twice" "${guarded[@]}" --cache-dir="$work/mount-cache" \
+    rel/latest || true
+  check "a second mount on the same --cache-dir: refused (exit $mount_rc)" \
+    eval "[ $mount_rc -ne 0 ] && grep -q 'is in use by another cache' '$mount_log'"
+  check "... leaving the first one's slabs" [ "$(ls "$work/mount-cache/slabs" | wc -l)" -eq 9 ]
+  mount_pid=$cached_pid mount_log=$cached_log
   stop_server "$guarded_pid"
   guarded_pid=""
   evict "$mounts/cached"

@@ -3,8 +3,10 @@
 #include "lib/cache/disk_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -36,15 +38,29 @@ absl::StatusOr<std::unique_ptr<DiskCache>> DiskCache::Open(
   if (options.dir.empty()) {
     return absl::InvalidArgumentError("the disk cache needs a directory");
   }
+  RETURN_IF_ERROR(MakeDirs(options.dir));
+  const std::string lock_path = JoinPath(options.dir, "lock");
+  ASSIGN_OR_RETURN(UniqueFd lock,
+                   OpenFile(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the cache directory ", options.dir, " is in use by another cache (",
+          lock_path, " is locked)"));
+    }
+    return ErrnoStatus(errno, "flock", lock_path);
+  }
   std::string slab_dir = JoinPath(options.dir, "slabs");
   RETURN_IF_ERROR(RemoveRecursively(slab_dir));
   RETURN_IF_ERROR(MakeDirs(slab_dir));
   return std::unique_ptr<DiskCache>(
-      new DiskCache(options, std::move(slab_dir)));
+      new DiskCache(options, std::move(lock), std::move(slab_dir)));
 }
 
-DiskCache::DiskCache(const DiskCacheOptions& options, std::string slab_dir)
+DiskCache::DiskCache(const DiskCacheOptions& options, UniqueFd lock,
+                     std::string slab_dir)
     : options_(options),
+      lock_(std::move(lock)),
       slab_dir_(std::move(slab_dir)),
       files_(FilesOptions(options)),
       writer_([this] { RunWriter(); }) {}

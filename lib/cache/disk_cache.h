@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "lib/base/file_util.h"
 #include "lib/base/lru_cache.h"
 
 namespace verity {
@@ -45,7 +46,10 @@ struct DiskCacheOptions {
 // fetched one never waits on the disk; reads are preads.
 class DiskCache {
  public:
-  // INVALID_ARGUMENT without a directory; the error of making or emptying it.
+  // INVALID_ARGUMENT without a directory; FAILED_PRECONDITION if another
+  // DiskCache has it (this process's or another's: DIR/lock is held locked
+  // with flock while the cache is open, so that two never empty each
+  // other's files); the error of making or emptying it.
   static absl::StatusOr<std::unique_ptr<DiskCache>> Open(
       const DiskCacheOptions& options);
   DiskCache(const DiskCache&) = delete;
@@ -105,7 +109,8 @@ class DiskCache {
     uint64_t forgets = 0;  // forgets_ when it was queued
   };
 
-  DiskCache(const DiskCacheOptions& options, std::string slab_dir);
+  DiskCache(const DiskCacheOptions& options, UniqueFd lock,
+            std::string slab_dir);
 
   // Reads the file into `out` (from `offset`), checking it if asked to.
   bool ReadFile(const File& file, uint64_t offset, absl::Span<uint8_t> out);
@@ -115,6 +120,7 @@ class DiskCache {
   void WriteNow(const Pending& pending) ABSL_LOCKS_EXCLUDED(mu_);
 
   const DiskCacheOptions options_;
+  const UniqueFd lock_;  // DIR/lock, flocked
   const std::string slab_dir_;
   LruCache<File, KeyOfFile> files_;
   std::atomic<uint64_t> next_file_{0};

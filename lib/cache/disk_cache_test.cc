@@ -219,6 +219,21 @@ TEST(DiskCacheTest, CheckedReadsRefuseAFileChangedOnTheDisk) {
   EXPECT_TRUE((*cache)->Contains(kept->key));
 }
 
+// Two caches never share a directory (each would empty the other's files);
+// the directory is free again once the first is closed.
+TEST(DiskCacheTest, ADirectoryInUseIsRefused) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  auto first = DiskCache::Open(options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = DiskCache::Open(options);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition)
+      << second.status();
+  first->reset();
+  second = DiskCache::Open(options);
+  EXPECT_TRUE(second.ok()) << second.status();
+}
+
 TEST(DiskCacheTest, AwaitWritesReturnsOnceEveryQueuedWriteLanded) {
   DiskCacheOptions options;
   options.dir = FreshTestDir();
