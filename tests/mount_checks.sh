@@ -259,9 +259,12 @@ PY
   mkdir -p "$fsrc/conf"
   echo "version 1" >"$fsrc/conf/app.conf"
   echo one >"$fsrc/only-in-1"
+  echo same >"$fsrc/keep"
   v1=$(vc put "${guarded[@]}" "$fsrc" --name=rel/follow "${publish[@]}" | cut -d' ' -f1)
-  check "mount --follow" start_mount "$f" "${guarded[@]}" "${trust[@]}" --follow \
-    --interval=1s rel/follow
+  check "mount --follow (and --prefetch)" start_mount "$f" "${guarded[@]}" "${trust[@]}" \
+    --follow --interval=1s --cache-dir="$work/follow-cache" --prefetch rel/follow
+  check "the first version prefetched" wait_for_log "$mount_log" \
+    "prefetch done: 3 files in the cache, 19 bytes fetched" "$mount_pid" 15
   check "..data points at the version" [ "$(readlink "$f/..data")" = "..${v1#sha256:}" ]
   check "a top-level name links through ..data" [ "$(readlink "$f/conf")" = "..data/conf" ]
   check "files read through the links" [ "$(cat "$f/conf/app.conf")" = "version 1" ]
@@ -272,6 +275,8 @@ PY
   echo two >"$fsrc/only-in-2"
   v2=$(vc put "${guarded[@]}" "$fsrc" --name=rel/follow "${publish[@]}" | cut -d' ' -f1)
   check "the new version is shown" wait_for_log "$mount_log" "now showing $v2" "$mount_pid" 15
+  check "and prefetched, the file it kept not fetched again" wait_for_log "$mount_log" \
+    "prefetch done: 3 files in the cache, 14 bytes fetched" "$mount_pid" 15
   check "new opens read it" [ "$(cat "$f/conf/app.conf")" = "version 2" ]
   check "..data points at it" [ "$(readlink "$f/..data")" = "..${v2#sha256:}" ]
   check "a name it dropped is gone, a name it added is there" \

@@ -70,7 +70,8 @@ constexpr char kUsage[] =
     "    MOUNTPOINT/<name> -> ..data/<name> for each top-level name. A path\n"
     "    opened resolves into one version whole; open files keep theirs; the\n"
     "    version before stays; a version that fails a check is logged and\n"
-    "    never shown. --prefetch fetches the first version only\n"
+    "    never shown; with --prefetch each version shown is prefetched (what\n"
+    "    the cache holds already is not fetched again)\n"
     "  --allow-other: let users other than the mounting one read it\n"
     "  --debug-fuse: log every FUSE request on stderr\n";
 
@@ -172,13 +173,16 @@ absl::Status Serve(sdk::Client& client, const MountOptions& opts,
                    const mount::TreeFsOptions& fs_options, MountVersion version,
                    std::FILE* err) {
   std::shared_ptr<mount::TreeFs> first = std::move(version.fs);
-  std::optional<BackgroundPrefetch> prefetch;
-  if (opts.prefetch) prefetch.emplace(first, err);
-  if (!opts.follow) return mount::ServeFuse(*first, opts.fuse, err);
+  if (!opts.follow) {
+    std::optional<BackgroundPrefetch> prefetch;
+    if (opts.prefetch) prefetch.emplace(first, err);
+    return mount::ServeFuse(*first, opts.fuse, err);
+  }
   mount::FollowedFs followed(fs_options.mtime, fs_options.uid, fs_options.gid);
   followed.Show(VersionId(version.digest), std::move(first));
   Follower follower(client, opts.tree, fs_options,
-                    opts.interval.value_or(kInterval), followed, err);
+                    opts.interval.value_or(kInterval), opts.prefetch, followed,
+                    err);
   return mount::ServeFuse(followed, opts.fuse, err);
 }
 

@@ -56,11 +56,12 @@ absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
 
 Follower::Follower(sdk::Client& client, client::BlobRef ref,
                    mount::TreeFsOptions options, absl::Duration interval,
-                   mount::FollowedFs& fs, std::FILE* err)
+                   bool prefetch, mount::FollowedFs& fs, std::FILE* err)
     : client_(client),
       ref_(std::move(ref)),
       options_(std::move(options)),
       interval_(interval),
+      prefetch_(prefetch),
       fs_(fs),
       err_(err),
       thread_([this] { Run(); }) {}
@@ -71,7 +72,15 @@ Follower::~Follower() {
 }
 
 void Follower::Run() {
+  Prefetch(fs_.current_tree());
   while (!stop_.WaitForNotificationWithTimeout(interval_)) Step();
+  prefetching_.reset();
+}
+
+void Follower::Prefetch(std::shared_ptr<mount::TreeFs> tree) {
+  if (!prefetch_ || tree == nullptr) return;
+  prefetching_.reset();  // stops the one before
+  prefetching_ = std::make_unique<BackgroundPrefetch>(std::move(tree), err_);
 }
 
 void Follower::Step() {
@@ -83,10 +92,12 @@ void Follower::Step() {
   }
   const std::string id = VersionId(version->digest);
   if (id == fs_.current()) return;
-  fs_.Show(id, std::move(version->fs));
+  std::shared_ptr<mount::TreeFs> tree = std::move(version->fs);
+  fs_.Show(id, tree);
   Log(err_, absl::StrCat(ref_.ToString(), ": now showing ",
                          version->digest.ToString(), " (", version->entries,
                          " entries)"));
+  Prefetch(std::move(tree));
 }
 
 BackgroundPrefetch::BackgroundPrefetch(std::shared_ptr<mount::TreeFs> fs,

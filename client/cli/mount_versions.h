@@ -35,26 +35,33 @@ absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
 // The folder name of a version in a followed mount: its digest's hex.
 std::string VersionId(const sdk::Digest& digest);
 
+class BackgroundPrefetch;
+
 // Looks for a new version of the name `ref` every `interval` on a thread of
 // its own, and shows one that passes every check in `fs`; one that fails
-// any is logged and never shown. Stops (joined) when destroyed.
+// any is logged and never shown. With `prefetch`, each version shown is
+// prefetched (BackgroundPrefetch; a newer one stops the one before), the
+// first from the start. Stops (joined) when destroyed.
 class Follower {
  public:
   Follower(sdk::Client& client, client::BlobRef ref,
-           mount::TreeFsOptions options, absl::Duration interval,
+           mount::TreeFsOptions options, absl::Duration interval, bool prefetch,
            mount::FollowedFs& fs, std::FILE* err);
   ~Follower();
 
  private:
   void Run();
   void Step();
+  void Prefetch(std::shared_ptr<mount::TreeFs> tree);
 
   sdk::Client& client_;
   const client::BlobRef ref_;
   const mount::TreeFsOptions options_;
   const absl::Duration interval_;
+  const bool prefetch_;
   mount::FollowedFs& fs_;
   std::FILE* const err_;
+  std::unique_ptr<BackgroundPrefetch> prefetching_;  // the follower's thread's
   absl::Notification stop_;
   std::thread thread_;  // last: started once the rest is built
 };
