@@ -382,6 +382,12 @@ for w in workloads:
             shared = [m for m in c.get("volumeMounts", []) if m.get("mountPropagation") == "Bidirectional"]
             check(len(shared) == 1 and args[2].startswith(shared[0]["mountPath"].rstrip("/") + "/"),
                   f"{who}: mounts {args[2]} inside its one Bidirectional volume")
+            cache_dir = flag_value(args, "--cache-dir")
+            if cache_dir is not None:
+                check(any(m["mountPath"] == cache_dir and not m.get("readOnly")
+                          and m["name"] != (shared[0]["name"] if shared else None)
+                          for m in c.get("volumeMounts", [])),
+                      f"{who}: --cache-dir {cache_dir} is a writable volume of its own")
             for o in pod["containers"]:
                 if o is c:
                     continue
