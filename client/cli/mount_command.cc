@@ -21,6 +21,7 @@
 #include "client/mount/tree_fs.h"
 #include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
+#include "lib/manifest/versioned_folder.h"
 #include "verity/client.h"
 
 namespace verity::cli {
@@ -179,7 +180,8 @@ absl::Status Serve(sdk::Client& client, const MountOptions& opts,
     return mount::ServeFuse(*first, opts.fuse, err);
   }
   mount::FollowedFs followed(fs_options.mtime, fs_options.uid, fs_options.gid);
-  followed.Show(VersionId(version.digest), std::move(first));
+  followed.Show(VersionedFolder::IdOf(version.digest.ToString()),
+                std::move(first));
   Follower follower(client, opts.tree, fs_options,
                     opts.interval.value_or(kInterval), opts.prefetch, followed,
                     err);

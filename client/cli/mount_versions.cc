@@ -4,9 +4,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli/tree_transfer.h"
 #include "lib/base/status_macros.h"
+#include "lib/manifest/versioned_folder.h"
 #include "verity/tree.h"
 
 namespace verity::cli {
@@ -19,7 +21,7 @@ absl::StatusOr<std::vector<sdk::TreeEntry>> SingleFile(
     const sdk::Digest& digest) {
   ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.Stat(digest));
   sdk::TreeEntry file;
-  file.path = ref.name.empty() ? VersionId(digest)
+  file.path = ref.name.empty() ? absl::BytesToHexString(digest.bytes())
                                : ref.name.substr(ref.name.rfind('/') + 1);
   file.type = sdk::TreeEntryType::kFile;
   file.digest = digest;
@@ -34,11 +36,6 @@ void Log(std::FILE* err, const std::string& line) {
 }
 
 }  // namespace
-
-std::string VersionId(const sdk::Digest& digest) {
-  const std::string text = digest.ToString();
-  return text.substr(text.find(':') + 1);
-}
 
 absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
                                          const client::BlobRef& ref,
@@ -90,7 +87,7 @@ void Follower::Step() {
                            fs_.current(), ": ", version.status().ToString()));
     return;
   }
-  const std::string id = VersionId(version->digest);
+  const std::string id = VersionedFolder::IdOf(version->digest.ToString());
   if (id == fs_.current()) return;
   std::shared_ptr<mount::TreeFs> tree = std::move(version->fs);
   fs_.Show(id, tree);

@@ -32,9 +32,6 @@ absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
                                          const client::BlobRef& ref,
                                          const mount::TreeFsOptions& options);
 
-// The folder name of a version in a followed mount: its digest's hex.
-std::string VersionId(const sdk::Digest& digest);
-
 class BackgroundPrefetch;
 
 // Looks for a new version of the name `ref` every `interval` on a thread of

@@ -144,11 +144,6 @@ absl::Status WriteStatus(const std::string& path, const SyncState& state) {
   return ReplaceFileDurably(path + ".tmp", path, text);
 }
 
-// The folder name of a version: its digest with '-' for ':'.
-std::string VersionId(const sdk::Digest& digest) {
-  return absl::StrReplaceAll(digest.ToString(), {{":", "-"}});
-}
-
 std::vector<std::string> TopLevelNames(
     const std::vector<sdk::TreeEntry>& entries) {
   std::vector<std::string> names;
@@ -264,7 +259,7 @@ class Syncer {
   // True once the newest version is in place (switched to now or before).
   absl::StatusOr<bool> Update() {
     ASSIGN_OR_RETURN(const sdk::BlobInfo info, client_.StatName(opts_.name));
-    const std::string id = VersionId(info.digest);
+    const std::string id = VersionedFolder::IdOf(info.digest.ToString());
     if (info.name_statement.has_value()) {
       state_.version = info.name_statement->version;
     }

@@ -115,8 +115,8 @@ FollowedFs::Own FollowedFs::OwnOf(uint64_t inode, std::string* name) const {
   return Own::kLink;
 }
 
-absl::StatusOr<struct stat> FollowedFs::OwnAttr(
-    Own own, uint64_t inode, absl::string_view target) const {
+struct stat FollowedFs::OwnAttr(Own own, uint64_t inode,
+                                absl::string_view target) const {
   struct stat st = {};
   st.st_ino = inode;
   st.st_uid = uid_;

@@ -2,7 +2,8 @@
 // file system, in the layout `verity sync` keeps in a folder (the kubelet's
 // atomic writer, lib/manifest/versioned_folder.h):
 //
-//   /..data      -> ..<id>, a symlink that each new version replaces
+//   /..data      -> ..<id>, a symlink that each new version replaces (the id
+//                is VersionedFolder::IdOf of its digest: ..sha256-<hex>)
 //   /..<id>/     a version's tree: the current one and the one before it
 //   /<name>      -> ..data/<name>, for each top-level name of the current
 //                version
@@ -41,8 +42,8 @@ class FollowedFs final : public ReadOnlyFs {
   // The root's own inodes show `mtime`, `uid` and `gid`.
   FollowedFs(absl::Time mtime, uid_t uid, gid_t gid);
 
-  // Makes `tree` the current version, named `id` (a digest's hex: the
-  // folder ..<id>); nothing if `id` is current already.
+  // Makes `tree` the current version, named `id` (the folder ..<id>, as
+  // VersionedFolder::IdOf names it); nothing if `id` is current already.
   void Show(const std::string& id, std::shared_ptr<TreeFs> tree)
       ABSL_LOCKS_EXCLUDED(mu_, kernel_mu_);
   // The current version's id, and its tree; empty and null before Show.
@@ -79,8 +80,7 @@ class FollowedFs final : public ReadOnlyFs {
   // Whether `inode` is the root's own, and which; a link's name in `name`.
   Own OwnOf(uint64_t inode, std::string* name) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<struct stat> OwnAttr(Own own, uint64_t inode,
-                                      absl::string_view target) const;
+  struct stat OwnAttr(Own own, uint64_t inode, absl::string_view target) const;
   // The target of ..data or of the link `link`; "" for the root.
   std::string TargetOf(Own own, absl::string_view link) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

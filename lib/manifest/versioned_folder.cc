@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
@@ -79,6 +80,10 @@ absl::StatusOr<VersionedFolder> VersionedFolder::Open(const std::string& dir) {
         absl::StrCat(dir, "/..data points at no version"));
   }
   return folder;
+}
+
+std::string VersionedFolder::IdOf(absl::string_view digest) {
+  return absl::StrReplaceAll(digest, {{":", "-"}});
 }
 
 bool VersionedFolder::Has(absl::string_view id) const {

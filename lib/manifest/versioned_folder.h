@@ -29,6 +29,10 @@ class VersionedFolder {
   // anything but this layout (a file the app put there would be shadowed).
   static absl::StatusOr<VersionedFolder> Open(const std::string& dir);
 
+  // The id of the version whose digest prints as `digest` ("sha256:<hex>"):
+  // "sha256-<hex>", a plain name (the folder ..sha256-<hex>).
+  static std::string IdOf(absl::string_view digest);
+
   // The version ..data points at; empty if none yet.
   const std::string& current() const { return current_; }
 

@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
+#include "lib/manifest/versioned_folder.h"
 #include "tests/sdk/sdk_fixture.h"
 #include "tests/testing/test_server.h"
 #include "verity/client.h"
@@ -85,8 +86,7 @@ class FollowedFsTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<mount::TreeFs>> fs =
         mount::TreeFs::Create(*client_, *entries, {});
     EXPECT_TRUE(fs.ok()) << fs.status();
-    const std::string text = tree->digest.ToString();
-    return {text.substr(text.find(':') + 1), *std::move(fs)};
+    return {VersionedFolder::IdOf(tree->digest.ToString()), *std::move(fs)};
   }
 
   // Resolves `path` from the root as the kernel would, following symlinks
@@ -142,8 +142,7 @@ TEST_F(FollowedFsTest, VersionsSwitchAndOpenFilesKeepTheirs) {
   auto [v1, fs1] = Version("one", "only-in-1");
   fs_.Show(v1, std::move(fs1));
   EXPECT_EQ(RootNames(),
-            (std::vector<std::string>{absl::StrCat("..", v1), "..data", "a",
-                                      "only-in-1"}));
+            Sorted({absl::StrCat("..", v1), "..data", "a", "only-in-1"}));
   EXPECT_EQ(*fs_.ReadLink(*fs_.Lookup(kRoot, "..data")), ".." + v1);
   EXPECT_EQ(*fs_.ReadLink(*fs_.Lookup(kRoot, "a")), "..data/a");
   absl::StatusOr<uint64_t> config1 = Resolve("a/config");
