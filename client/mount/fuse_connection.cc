@@ -1,41 +1,33 @@
 #include "client/mount/fuse_connection.h"
 
+#include <fcntl.h>
+
 #include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <vector>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/base/bytes.h"
 #include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::mount {
 namespace {
 
 absl::Status WriteSysfs(const std::string& path, absl::string_view value) {
-  std::ofstream out(path);
-  out << value << "\n";
-  out.flush();
-  if (!out) return ErrnoStatus(errno, "write", path);
-  return absl::OkStatus();
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_WRONLY | O_CLOEXEC));
+  RETURN_IF_ERROR(WriteAll(fd.get(), AsBytes(absl::StrCat(value, "\n")), path));
+  return fd.Close(path);
 }
 
 // A mountinfo field with its octal escapes (\040 for a space, \011, \012,
-// \134) undone.
+// \134) undone; the field unchanged if it cannot be.
 std::string Unescape(absl::string_view field) {
   std::string out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '\\' && i + 3 < field.size() &&
-        absl::ascii_isdigit(field[i + 1])) {
-      out += static_cast<char>((field[i + 1] - '0') * 64 +
-                               (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += field[i];
-    }
-  }
-  return out;
+  return absl::CUnescape(field, &out) ? out : std::string(field);
 }
 
 }  // namespace
