@@ -3,15 +3,17 @@
 #include "lib/base/buffer_pool.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 namespace verity {
 namespace {
 
-// `new uint8_t[n]` default-initializes: the bytes are left as they are,
-// where make_unique<uint8_t[]>(n) would zero them.
-std::unique_ptr<uint8_t[]> Uninitialized(size_t size) {
-  return std::unique_ptr<uint8_t[]>(new uint8_t[size]);
+// Page-aligned, and left as they are, where make_unique<uint8_t[]>(n) would
+// zero them.
+BufferMemory Uninitialized(size_t size) {
+  return BufferMemory(static_cast<uint8_t*>(
+      ::operator new[](size, std::align_val_t{kBufferAlignment})));
 }
 
 // min, 2 min, 4 min, ... below max, then max; none if max is zero.
@@ -29,12 +31,16 @@ std::vector<size_t> Capacities(const BufferPoolOptions& options) {
 
 }  // namespace
 
+void buffer_internal::AlignedDelete::operator()(uint8_t* memory) const {
+  ::operator delete[](memory, std::align_val_t{kBufferAlignment});
+}
+
 Buffer Buffer::Allocate(size_t size) {
   if (size == 0) return Buffer();
   return Buffer(Uninitialized(size), size, size, nullptr);
 }
 
-Buffer::Buffer(std::unique_ptr<uint8_t[]> memory, size_t size, size_t capacity,
+Buffer::Buffer(BufferMemory memory, size_t size, size_t capacity,
                std::shared_ptr<BufferPool> pool)
     : memory_(std::move(memory)),
       size_(size),

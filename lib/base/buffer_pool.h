@@ -19,6 +19,17 @@ namespace verity {
 
 class BufferPool;
 
+// Every buffer's first byte is aligned to a page, as O_DIRECT I/O asks of the
+// memory it reads into or writes from (lib/cache/disk_cache writes so).
+inline constexpr size_t kBufferAlignment = 4096;
+
+namespace buffer_internal {
+struct AlignedDelete {
+  void operator()(uint8_t* memory) const;
+};
+}  // namespace buffer_internal
+using BufferMemory = std::unique_ptr<uint8_t[], buffer_internal::AlignedDelete>;
+
 // Owns `size()` bytes that nobody initialized: whoever takes it must write
 // every byte it later reads. Move-only; not thread-safe, but may be moved to
 // and destroyed on any thread. A buffer from a BufferPool goes back to it when
@@ -46,12 +57,12 @@ class Buffer {
 
  private:
   friend class BufferPool;
-  Buffer(std::unique_ptr<uint8_t[]> memory, size_t size, size_t capacity,
+  Buffer(BufferMemory memory, size_t size, size_t capacity,
          std::shared_ptr<BufferPool> pool);
   // Gives the memory back to its pool, or frees it; leaves this empty.
   void Release();
 
-  std::unique_ptr<uint8_t[]> memory_;
+  BufferMemory memory_;
   size_t size_ = 0;
   size_t capacity_ = 0;
   std::shared_ptr<BufferPool> pool_;  // null: a one-off buffer
@@ -105,7 +116,7 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
 
  private:
   friend class Buffer;
-  using Memory = std::unique_ptr<uint8_t[]>;
+  using Memory = BufferMemory;
 
   explicit BufferPool(const BufferPoolOptions& options);
   // The index of the smallest size that holds `size` (at most

@@ -2,10 +2,11 @@
 // smallest size that holds it, keeps no more idle than its bound (dropping
 // other sizes first), serves oversize requests with one-off buffers, takes
 // buffers back from any thread, and lives as long as the buffers it handed
-// out.
+// out; every buffer starts on a page (for O_DIRECT).
 
 #include "lib/base/buffer_pool.h"
 
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -149,6 +150,19 @@ TEST(BufferPoolTest, OversizeRequestsGetOneOffBuffers) {
   EXPECT_EQ(stats.allocated, 1u);
   // Only the pooled one came back.
   EXPECT_EQ(stats.idle_bytes, 1024u);
+}
+
+TEST(BufferPoolTest, EveryBufferStartsOnAPage) {
+  auto pool = Pool(64 * 1024, 1024 * 1024, 16);
+  std::vector<Buffer> held;
+  for (const size_t size : {1, 16, 100, 4096, 5000, 65536, 65537}) {
+    held.push_back(pool->Take(size));
+  }
+  held.push_back(Buffer::Allocate(3));
+  for (const Buffer& buffer : held) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % kBufferAlignment, 0u)
+        << buffer.size();
+  }
 }
 
 TEST(BufferPoolTest, EmptyRequestsTakeNothing) {

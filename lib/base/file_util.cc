@@ -146,6 +146,49 @@ absl::Status WriteAll(int fd, absl::Span<const uint8_t> data,
   return WriteAll(PosixFileSystem(), fd, data, path);
 }
 
+namespace {
+
+constexpr size_t kDirectAlignment = 4096;
+
+bool SetDirect(int fd, bool direct) {
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 &&
+         fcntl(fd, F_SETFL, direct ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
+}
+
+// Bytes of `data` written with O_DIRECT from offset 0: none if the memory is
+// not aligned or the file system refuses (EINVAL), up to a failure, which the
+// page cache's write then meets again and reports.
+size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
+  if (reinterpret_cast<uintptr_t>(data.data()) % kDirectAlignment != 0) {
+    return 0;
+  }
+  const size_t direct = data.size() - data.size() % kDirectAlignment;
+  if (direct == 0 || !SetDirect(fd, true)) return 0;
+  size_t done = 0;
+  while (done < direct) {
+    const ssize_t n =
+        pwrite(fd, data.data() + done, direct - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+    if (done % kDirectAlignment != 0) break;  // short: the rest goes buffered
+  }
+  return done;
+}
+
+}  // namespace
+
+absl::Status WriteNewFileDirect(int fd, absl::Span<const uint8_t> data,
+                                absl::string_view path) {
+  const size_t direct = WriteDirectPart(fd, data);
+  if (!SetDirect(fd, false)) return ErrnoStatus(errno, "fcntl", path);
+  if (lseek(fd, static_cast<off_t>(direct), SEEK_SET) < 0) {
+    return ErrnoStatus(errno, "lseek", path);
+  }
+  return WriteAll(fd, data.subspan(direct), path);
+}
+
 absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
                                  absl::Span<uint8_t> out,
                                  absl::string_view path) {

@@ -64,6 +64,14 @@ absl::StatusOr<UniqueFd> OpenFile(const std::string& path, int flags,
 absl::Status WriteAll(int fd, absl::Span<const uint8_t> data,
                       absl::string_view path);
 
+// WriteAll into `fd`, a new (empty) file, past the page cache where it can:
+// the whole pages of page-aligned `data` with O_DIRECT, when the file system
+// takes them, the rest through the page cache. For a cache's files: the disk
+// reads them from `data`, with no copy into the page cache and nothing pushed
+// out of it. Leaves `fd` without O_DIRECT.
+absl::Status WriteNewFileDirect(int fd, absl::Span<const uint8_t> data,
+                                absl::string_view path);
+
 // Reads out.size() bytes at `offset`, or fewer only at end of file; returns
 // how many were read.
 absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,

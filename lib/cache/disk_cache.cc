@@ -183,7 +183,8 @@ void DiskCache::WriteNow(const Pending& pending) {
   absl::StatusOr<UniqueFd> fd =
       OpenFile(file->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
   absl::Status written =
-      fd.ok() ? WriteAll(fd->get(), pending.bytes, file->path) : fd.status();
+      fd.ok() ? WriteNewFileDirect(fd->get(), pending.bytes, file->path)
+              : fd.status();
   if (!written.ok()) {
     write_failures_.fetch_add(1);
     return;  // ~File deletes what was written
