@@ -6,7 +6,8 @@
 # ROUNDS alternating rounds (the tool order rotates), median and worst:
 # - cold sequential read of a 1 GiB file (`dd bs=1M` to /dev/null, page cache dropped, each
 #   mount fresh) against rclone, s3fs and `verity get` of the same file from a fresh replica;
-# - warm re-read (page cache) against the same file read from local disk (also cached);
+# - warm re-read (page cache) against the same file read from local disk (also cached), and
+#   from tmpfs, whose page cache is made of 4 KiB pages as a FUSE file's is on this kernel;
 # - 4 KiB random reads, cold, one thread (python pread at 200 4 KiB-aligned random offsets): p50
 #   against the SDK's (//tests/bench:random_reads: ReadRange at the same offsets, one client, a
 #   fresh replica);
@@ -31,6 +32,7 @@ bench_binaries //server:verityd //client/cli:verity //tests/bench:random_reads
 verityd=$bin/server/verityd verity=$bin/client/cli/verity random_reads=$bin/tests/bench/random_reads
 source tests/testing/ceph_cluster.sh
 work=$(mktemp -d /var/tmp/mount-bench.XXXXXX)
+shm=$(mktemp -d /dev/shm/mount-bench.XXXXXX)
 server_pid="" mount_pid=""
 mounts=()
 cleanup() {
@@ -39,7 +41,7 @@ cleanup() {
   [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null
   wait 2>/dev/null || true
   ceph_stop "$work/ceph"
-  rm -rf "$work"
+  rm -rf "$work" "$shm"
 }
 trap cleanup EXIT
 # The OSD keeps objects in RAM: the plain copies (3 GiB) and verityd's (3 GiB with trees and FEC).
@@ -63,6 +65,7 @@ with open(sys.argv[1], "wb") as f:
         f.write(os.urandom(tensor))
 PY
 sync
+cp "$src/big.bin" "$shm/big.bin"
 
 # rclone and s3fs read the same files as plain objects under plain/. The endpoint is plain
 # HTTP: rclone 1.60 fails on an AWS_CA_BUNDLE it cannot load into its own transport.
@@ -181,6 +184,7 @@ for ((r = 1; r <= rounds; r++)); do
       times[warm-verity]+="$(dd_seconds "$mnt/big.bin") "
       cat "$src/big.bin" >/dev/null
       times[warm-local]+="$(dd_seconds "$src/big.bin") "
+      times[warm-tmpfs]+="$(dd_seconds "$shm/big.bin") "
       mount_fresh verity
       times[random-mount]+="$(random_p50_us "$mnt/big.bin") "
       mount_fresh verity
@@ -263,6 +267,7 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   row "cold \`verity get\` of the same $big_mib MiB" "${times[cold-get]}"
   row "warm re-read of $big_mib MiB: verity mount (page cache)" "${times[warm-verity]}"
   row "warm re-read of $big_mib MiB: local disk (page cache)" "${times[warm-local]}"
+  row "warm re-read of $big_mib MiB: tmpfs (4 KiB pages, like a FUSE file's page cache here)" "${times[warm-tmpfs]}"
   row "re-read of $big_mib MiB after the page cache let go of it: verity mount --cache-dir (its disk)" "${times[evicted-cache]}"
   row "the same without --cache-dir (fetched again, from the replica's slab cache)" "${times[evicted-fetch]}"
   row "the same from local disk" "${times[evicted-local]}"
@@ -278,6 +283,7 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   ratio_row "cold read: the faster of rclone and s3fs / verity mount (goal ≥ 1.0x)" "$faster_baseline" "${times[cold-verity]}"
   ratio_row "cold read: verity get / verity mount (goal ≥ 0.8x)" "${times[cold-get]}" "${times[cold-verity]}"
   ratio_row "warm re-read: local disk / verity mount (goal ≥ 0.9x)" "${times[warm-local]}" "${times[warm-verity]}"
+  ratio_row "warm re-read: tmpfs / verity mount (the same 4 KiB-page path; context, not a goal)" "${times[warm-tmpfs]}" "${times[warm-verity]}"
   ratio_row "4 KiB random p50: verity mount / SDK small read (goal ≤ 1.5x)" "${times[random-mount]}" "${times[random-sdk]}" max
   ratio_row "safetensors-like / whole-file get (goal ≤ 0.05)" "${times[safetensors]}" "${times[whole-model]}" max
   echo
