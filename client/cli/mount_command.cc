@@ -243,6 +243,7 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   fs_options.gid = getgid();
   fs_options.log = err;
   fs_options.failed_reads = std::make_shared<std::atomic<uint64_t>>(0);
+  fs_options.buffers = mount::NewReadBuffers();
   if (!opts->cache_dir.empty()) {
     absl::StatusOr<std::unique_ptr<mount::VerifiedCache>> cache =
         mount::VerifiedCache::Open(opts->cache_dir,

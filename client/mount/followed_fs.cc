@@ -231,8 +231,8 @@ std::string FollowedFs::TargetOf(Own own, absl::string_view link) const {
   return "";
 }
 
-absl::StatusOr<std::string> FollowedFs::Read(uint64_t inode, uint64_t offset,
-                                             uint64_t size) {
+absl::StatusOr<Buffer> FollowedFs::Read(uint64_t inode, uint64_t offset,
+                                        uint64_t size) {
   const std::shared_ptr<TreeFs> tree = TreeOf(SlotOf(inode));
   if (tree == nullptr) {
     RETURN_IF_ERROR(Attr(inode).status());

@@ -201,12 +201,12 @@ void Release(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 
 void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
           fuse_file_info*) {
-  absl::StatusOr<std::string> bytes = ServedOf(req).fs.Read(ino, offset, size);
+  absl::StatusOr<Buffer> bytes = ServedOf(req).fs.Read(ino, offset, size);
   if (!bytes.ok()) {
     fuse_reply_err(req, ErrnoOf(bytes.status()) == EINVAL ? EISDIR : EIO);
     return;
   }
-  fuse_reply_buf(req, bytes->data(), bytes->size());
+  fuse_reply_buf(req, bytes->view().data(), bytes->size());
 }
 
 void StatFs(fuse_req_t req, fuse_ino_t) {

@@ -1,6 +1,7 @@
 #include "client/mount/tree_fs.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,7 +19,45 @@ constexpr uint64_t kBlockSize = 4096;
 // a stop much.
 constexpr uint64_t kPrefetchBytes = uint64_t{8} << 20;
 
+// A fetch's verified bytes in a Buffer: page-aligned, as the kernel copies
+// from fastest and as the disk cache writes with O_DIRECT, and not zeroed
+// first (every byte of a fetch that succeeds is written). Random access.
+class BufferSink final : public sdk::Sink {
+ public:
+  explicit BufferSink(BufferPool& pool) : pool_(pool) {}
+
+  bool SupportsRandomAccess() const override { return true; }
+  absl::Status Start(uint64_t size) override {
+    buffer_ = pool_.Take(size);
+    return absl::OkStatus();
+  }
+  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override {
+    if (offset > buffer_.size() || data.size() > buffer_.size() - offset) {
+      return absl::InternalError(
+          absl::StrCat("a write at ", offset, " of ", data.size(),
+                       " bytes overruns the ", buffer_.size(), "-byte range"));
+    }
+    if (!data.empty())
+      std::memcpy(buffer_.data() + offset, data.data(), data.size());
+    return absl::OkStatus();
+  }
+  void Abort() override { buffer_ = Buffer(); }
+
+  Buffer Release() { return std::move(buffer_); }
+
+ private:
+  BufferPool& pool_;
+  Buffer buffer_;
+};
+
 }  // namespace
+
+std::shared_ptr<BufferPool> NewReadBuffers() {
+  BufferPoolOptions options;
+  options.max_buffer_bytes = size_t{1} << 20;
+  options.max_idle_bytes = size_t{16} << 20;
+  return BufferPool::Create(options);
+}
 
 absl::StatusOr<std::unique_ptr<TreeFs>> TreeFs::Create(
     sdk::Client& client, const std::vector<sdk::TreeEntry>& entries,
@@ -44,7 +83,9 @@ TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
       cache_(options_.cache.get()),
       failed_reads_(options_.failed_reads != nullptr
                         ? options_.failed_reads
-                        : std::make_shared<std::atomic<uint64_t>>(0)) {
+                        : std::make_shared<std::atomic<uint64_t>>(0)),
+      buffers_(options_.buffers != nullptr ? options_.buffers
+                                           : NewReadBuffers()) {
   for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
 }
 
@@ -141,14 +182,14 @@ absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
   return entry->target;
 }
 
-absl::StatusOr<std::string> TreeFs::Read(uint64_t inode, uint64_t offset,
-                                         uint64_t size) {
+absl::StatusOr<Buffer> TreeFs::Read(uint64_t inode, uint64_t offset,
+                                    uint64_t size) {
   ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   const sdk::TreeEntry* file = EntryOf(*node);
   if (file == nullptr || file->type != sdk::TreeEntryType::kFile) {
     return absl::InvalidArgumentError("not a file");
   }
-  if (offset >= file->size || size == 0) return std::string();
+  if (offset >= file->size || size == 0) return Buffer();
   const uint64_t length = std::min(size, file->size - offset);
   if (cache_ == nullptr) {
     return Fetch(*file, offset, length, options_.fetch.priority);
@@ -160,16 +201,21 @@ absl::StatusOr<std::string> TreeFs::Read(uint64_t inode, uint64_t offset,
                       });
 }
 
-absl::StatusOr<std::string> TreeFs::Fetch(
+absl::StatusOr<Buffer> TreeFs::Fetch(
     const sdk::TreeEntry& file, uint64_t offset, uint64_t length,
     std::optional<sdk::PriorityClass> priority) {
   sdk::FetchOptions fetch = options_.fetch;
   fetch.priority = priority;
   fetch.deadline = absl::Now() + options_.read_timeout;
-  absl::StatusOr<std::string> bytes =
-      client_.ReadRange(*file.digest, offset, length, fetch);
-  if (!bytes.ok()) LogFailure(file, offset, length, bytes.status());
-  return bytes;
+  fetch.offset = offset;
+  fetch.length = length;
+  BufferSink sink(*buffers_);
+  const absl::Status fetched = client_.Fetch(*file.digest, sink, fetch);
+  if (!fetched.ok()) {
+    LogFailure(file, offset, length, fetched);
+    return fetched;
+  }
+  return sink.Release();
 }
 
 absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
@@ -195,7 +241,7 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
       const uint64_t length = std::min(kPrefetchBytes, file.size - offset);
       filled = cache_->Fill(*file.digest, file.size, offset, length,
                             [&](uint64_t begin, uint64_t count) {
-                              absl::StatusOr<std::string> bytes =
+                              absl::StatusOr<Buffer> bytes =
                                   Fetch(file, begin, count,
                                         sdk::PriorityClass::kIdle);
                               if (bytes.ok()) stats.bytes += bytes->size();

@@ -52,9 +52,17 @@ struct TreeFsOptions {
   // Where failed reads are counted, shared likewise; null: a counter of its
   // own.
   std::shared_ptr<std::atomic<uint64_t>> failed_reads;
+  // The memory reads are fetched into, shared likewise; null: a pool of its
+  // own.
+  std::shared_ptr<BufferPool> buffers;
 };
 
 // What a prefetch did.
+// What a TreeFs reads into: a buffer per FUSE request in flight (1 MiB at
+// most, the largest the kernel sends), up to 16 MiB kept idle for the next.
+// One for all the versions of a followed tree (TreeFsOptions::buffers).
+std::shared_ptr<BufferPool> NewReadBuffers();
+
 struct PrefetchStats {
   uint64_t files = 0;       // files whole in the cache at the end
   uint64_t bytes = 0;       // bytes fetched
@@ -77,8 +85,8 @@ class TreeFs final : public ReadOnlyFs {
                                   absl::string_view name) const override;
   absl::StatusOr<Listing> List(uint64_t inode) const override;
   absl::StatusOr<std::string> ReadLink(uint64_t inode) const override;
-  absl::StatusOr<std::string> Read(uint64_t inode, uint64_t offset,
-                                   uint64_t size) override;
+  absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset,
+                              uint64_t size) override;
   struct statvfs StatFs() const override;
   // Fetches the files, in the manifest's order, into the disk cache at IDLE
   // priority (the server serves every other read first) until all are in,
@@ -102,9 +110,9 @@ class TreeFs final : public ReadOnlyFs {
   const sdk::TreeEntry* EntryOf(const TreeIndex::Node& node) const;
   // One verified fetch of [offset, offset + length) of `file`, within the
   // read timeout; a failure is logged and counted.
-  absl::StatusOr<std::string> Fetch(const sdk::TreeEntry& file, uint64_t offset,
-                                    uint64_t length,
-                                    std::optional<sdk::PriorityClass> priority);
+  absl::StatusOr<Buffer> Fetch(const sdk::TreeEntry& file, uint64_t offset,
+                               uint64_t length,
+                               std::optional<sdk::PriorityClass> priority);
   void LogFailure(const sdk::TreeEntry& file, uint64_t offset, uint64_t size,
                   const absl::Status& status);
 
@@ -116,6 +124,7 @@ class TreeFs final : public ReadOnlyFs {
   VerifiedCache* const cache_;  // options_.cache's; null: none
   uint64_t file_bytes_ = 0;
   const std::shared_ptr<std::atomic<uint64_t>> failed_reads_;
+  const std::shared_ptr<BufferPool> buffers_;
 };
 
 }  // namespace verity::mount

@@ -1,6 +1,7 @@
 #include "client/mount/verified_cache.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -19,14 +20,27 @@ std::string SlabKey(const sdk::Digest& digest, uint64_t index) {
                       index);
 }
 
-// Appends the part of `bytes` (which begin at file offset `begin`) that lies
-// in [offset, end) to `out`, if there is an `out`.
-void AppendOverlap(absl::string_view bytes, uint64_t begin, uint64_t offset,
-                   uint64_t end, std::string* out) {
+// Copies the part of `bytes` (which begin at file offset `begin`) that lies
+// in [offset, end) to its place in `out` (which holds the range from
+// `offset`), if there is an `out`.
+void CopyOverlap(absl::string_view bytes, uint64_t begin, uint64_t offset,
+                 uint64_t end, uint8_t* out) {
   if (out == nullptr) return;
   const uint64_t from = std::max(offset, begin);
   const uint64_t to = std::min(end, begin + bytes.size());
-  if (from < to) out->append(bytes.data() + (from - begin), to - from);
+  if (from < to) {
+    std::memcpy(out + (from - offset), bytes.data() + (from - begin),
+                to - from);
+  }
+}
+
+// What Read returns: a request's bytes (1 MiB at most from the kernel), kept
+// idle for the next up to 8 MiB.
+std::shared_ptr<BufferPool> NewBuffers() {
+  BufferPoolOptions options;
+  options.max_buffer_bytes = kSlab;
+  options.max_idle_bytes = 8 * kSlab;
+  return BufferPool::Create(options);
 }
 
 }  // namespace
@@ -42,15 +56,18 @@ absl::StatusOr<std::unique_ptr<VerifiedCache>> VerifiedCache::Open(
       new VerifiedCache(std::move(disk), max_bytes));
 }
 
-absl::StatusOr<std::string> VerifiedCache::Read(const sdk::Digest& digest,
-                                                uint64_t size, uint64_t offset,
-                                                uint64_t length, Fetch fetch) {
-  std::string out;
+VerifiedCache::VerifiedCache(std::unique_ptr<DiskCache> disk,
+                             uint64_t max_bytes)
+    : disk_(std::move(disk)), buffers_(NewBuffers()), max_bytes_(max_bytes) {}
+
+absl::StatusOr<Buffer> VerifiedCache::Read(const sdk::Digest& digest,
+                                           uint64_t size, uint64_t offset,
+                                           uint64_t length, Fetch fetch) {
+  Buffer out = buffers_->Take(length);
   if (length == 0) return out;
-  out.reserve(length);
   RETURN_IF_ERROR(ReadSlabs(digest, size, offset / kSlab,
                             (offset + length - 1) / kSlab, offset,
-                            offset + length, fetch, &out));
+                            offset + length, fetch, out.data()));
   return out;
 }
 
@@ -68,7 +85,7 @@ absl::Status VerifiedCache::Fill(const sdk::Digest& digest, uint64_t size,
 absl::Status VerifiedCache::ReadSlabs(const sdk::Digest& digest, uint64_t size,
                                       uint64_t first, uint64_t last,
                                       uint64_t offset, uint64_t end,
-                                      Fetch fetch, std::string* out) {
+                                      Fetch fetch, uint8_t* out) {
   uint64_t i = first;
   while (i <= last) {
     const std::string key = SlabKey(digest, i);
@@ -76,9 +93,12 @@ absl::Status VerifiedCache::ReadSlabs(const sdk::Digest& digest, uint64_t size,
     if (out == nullptr) {
       cached = disk_->Contains(key);
     } else {
-      std::string slab(std::min(kSlab, size - i * kSlab), '\0');
-      cached = disk_->Read(key, 0, AsMutableBytes(&slab));
-      if (cached) AppendOverlap(slab, i * kSlab, offset, end, out);
+      // Straight into its place: the slab's part in [offset, end).
+      const uint64_t begin = i * kSlab;
+      const uint64_t from = std::max(offset, begin);
+      const uint64_t to = std::min({end, begin + kSlab, size});
+      cached = disk_->Read(key, from - begin,
+                           absl::MakeSpan(out + (from - offset), to - from));
     }
     if (cached) {
       if (out != nullptr) hits_.fetch_add(1, std::memory_order_relaxed);
@@ -97,18 +117,19 @@ absl::Status VerifiedCache::ReadSlabs(const sdk::Digest& digest, uint64_t size,
 absl::Status VerifiedCache::FetchSlabs(const sdk::Digest& digest, uint64_t size,
                                        uint64_t first, uint64_t last,
                                        uint64_t offset, uint64_t end,
-                                       Fetch fetch, std::string* out) {
+                                       Fetch fetch, uint8_t* out) {
   const uint64_t begin = first * kSlab;
   const uint64_t stop = std::min((last + 1) * kSlab, size);
-  ASSIGN_OR_RETURN(std::string fetched, fetch(begin, stop - begin));
+  ASSIGN_OR_RETURN(Buffer fetched, fetch(begin, stop - begin));
   misses_.fetch_add(last - first + 1, std::memory_order_relaxed);
-  auto bytes = std::make_shared<const std::string>(std::move(fetched));
+  // Each slab starts on a page of the fetched buffer: written with O_DIRECT.
+  auto bytes = std::make_shared<const Buffer>(std::move(fetched));
   for (uint64_t i = first; i <= last; ++i) {
     const absl::string_view slab =
-        absl::string_view(*bytes).substr((i - first) * kSlab, kSlab);
+        bytes->view().substr((i - first) * kSlab, kSlab);
     disk_->Write(SlabKey(digest, i), AsBytes(slab), bytes);
   }
-  AppendOverlap(*bytes, begin, offset, end, out);
+  CopyOverlap(bytes->view(), begin, offset, end, out);
   return absl::OkStatus();
 }
 

@@ -18,6 +18,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "lib/base/buffer_pool.h"
 #include "lib/cache/disk_cache.h"
 #include "verity/digest.h"
 
@@ -37,8 +38,8 @@ class VerifiedCache {
   static constexpr uint64_t kSlabBytes = uint64_t{1} << 20;
 
   // Fetches [offset, offset + length) of the file, every byte verified.
-  using Fetch = absl::FunctionRef<absl::StatusOr<std::string>(uint64_t offset,
-                                                              uint64_t length)>;
+  using Fetch = absl::FunctionRef<absl::StatusOr<Buffer>(uint64_t offset,
+                                                         uint64_t length)>;
 
   // Empties and takes DIR/slabs (DiskCache); INVALID_ARGUMENT without a
   // directory.
@@ -48,9 +49,8 @@ class VerifiedCache {
   // Bytes [offset, offset + length) of the file `digest` of `size` bytes
   // (the range inside it): slabs on the disk read from it, each run of
   // missing ones fetched whole (aligned, in one fetch) and cached.
-  absl::StatusOr<std::string> Read(const sdk::Digest& digest, uint64_t size,
-                                   uint64_t offset, uint64_t length,
-                                   Fetch fetch);
+  absl::StatusOr<Buffer> Read(const sdk::Digest& digest, uint64_t size,
+                              uint64_t offset, uint64_t length, Fetch fetch);
   // Fetches and caches whatever of the range is not cached (prefetch), and
   // returns once it is on the disk (so a prefetch never outruns the disk).
   absl::Status Fill(const sdk::Digest& digest, uint64_t size, uint64_t offset,
@@ -60,21 +60,21 @@ class VerifiedCache {
   VerifiedCacheStats stats() const;
 
  private:
-  VerifiedCache(std::unique_ptr<DiskCache> disk, uint64_t max_bytes)
-      : disk_(std::move(disk)), max_bytes_(max_bytes) {}
+  VerifiedCache(std::unique_ptr<DiskCache> disk, uint64_t max_bytes);
 
-  // Slabs [first, last] of the file, appending bytes [offset, end) of them to
-  // `out` (if not null).
+  // Slabs [first, last] of the file, copying bytes [offset, end) of them to
+  // `out` (if not null), which holds the range from `offset` on.
   absl::Status ReadSlabs(const sdk::Digest& digest, uint64_t size,
                          uint64_t first, uint64_t last, uint64_t offset,
-                         uint64_t end, Fetch fetch, std::string* out);
-  // Fetches slabs [first, last] in one fetch, caches each, and appends
-  // bytes [offset, end) of them to `out` (if not null).
+                         uint64_t end, Fetch fetch, uint8_t* out);
+  // Fetches slabs [first, last] in one fetch, caches each, and copies bytes
+  // [offset, end) of them to `out` likewise.
   absl::Status FetchSlabs(const sdk::Digest& digest, uint64_t size,
                           uint64_t first, uint64_t last, uint64_t offset,
-                          uint64_t end, Fetch fetch, std::string* out);
+                          uint64_t end, Fetch fetch, uint8_t* out);
 
   const std::unique_ptr<DiskCache> disk_;
+  const std::shared_ptr<BufferPool> buffers_;  // of what Read returns
   const uint64_t max_bytes_;
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 #include "lib/testing/fsverity_cli.h"
 #include "lib/testing/test_blob.h"
 
@@ -25,10 +27,12 @@ class FakeFile {
  public:
   explicit FakeFile(uint64_t size) : bytes_(MakeData(size, 11)) {}
 
-  absl::StatusOr<std::string> Fetch(uint64_t offset, uint64_t length) {
+  absl::StatusOr<Buffer> Fetch(uint64_t offset, uint64_t length) {
     fetches_.push_back({offset, offset + length});
     if (fail_) return absl::DataLossError("a block does not verify");
-    return bytes_.substr(offset, length);
+    Buffer fetched = Buffer::Allocate(length);
+    std::memcpy(fetched.data(), bytes_.data() + offset, length);
+    return fetched;
   }
 
   const std::string& bytes() const { return bytes_; }
@@ -60,10 +64,12 @@ class VerifiedCacheTest : public ::testing::Test {
   }
 
   absl::StatusOr<std::string> Read(uint64_t offset, uint64_t length) {
-    return cache_->Read(TestDigest(), file_.size(), offset, length,
-                        [this](uint64_t begin, uint64_t count) {
-                          return file_.Fetch(begin, count);
-                        });
+    ASSIGN_OR_RETURN(const Buffer bytes,
+                     cache_->Read(TestDigest(), file_.size(), offset, length,
+                                  [this](uint64_t begin, uint64_t count) {
+                                    return file_.Fetch(begin, count);
+                                  }));
+    return std::string(bytes.view());
   }
 
   // Waits (bounded) until `bytes` of slabs are on the disk: the cache's

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 
@@ -54,6 +55,9 @@ class Buffer {
   bool empty() const { return size_ == 0; }
   absl::Span<uint8_t> span() { return {memory_.get(), size_}; }
   absl::Span<const uint8_t> span() const { return {memory_.get(), size_}; }
+  absl::string_view view() const {
+    return {reinterpret_cast<const char*>(memory_.get()), size_};
+  }
 
  private:
   friend class BufferPool;

@@ -112,8 +112,8 @@ class FollowedFsTest : public ::testing::Test {
   }
 
   std::string ReadAll(uint64_t inode) {
-    absl::StatusOr<std::string> bytes = fs_.Read(inode, 0, 1 << 20);
-    return bytes.ok() ? *bytes : bytes.status().ToString();
+    absl::StatusOr<Buffer> bytes = fs_.Read(inode, 0, 1 << 20);
+    return bytes.ok() ? std::string(bytes->view()) : bytes.status().ToString();
   }
 
   std::vector<std::string> RootNames() {

@@ -136,14 +136,15 @@ TEST_F(TreeFsTest, ReadsRangesClippedAtTheEnd) {
   const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
   for (const auto& [offset, size] : std::vector<std::pair<uint64_t, uint64_t>>{
            {0, 1}, {4095, 2}, {123456, 100000}, {0, 300000}}) {
-    absl::StatusOr<std::string> bytes = fs_->Read(big, offset, size);
+    absl::StatusOr<Buffer> bytes = fs_->Read(big, offset, size);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
-    EXPECT_EQ(*bytes, big_.substr(offset, size)) << offset;
+    EXPECT_EQ(bytes->view(), big_.substr(offset, size)) << offset;
   }
-  EXPECT_EQ(*fs_->Read(big, 299990, 1 << 20), big_.substr(299990));
-  EXPECT_EQ(*fs_->Read(big, 300000, 10), "");
-  EXPECT_EQ(*fs_->Read(big, 400000, 10), "");
-  EXPECT_EQ(*fs_->Read(InodeOf(TreeIndex::kRootInode, "empty"), 0, 10), "");
+  EXPECT_EQ(fs_->Read(big, 299990, 1 << 20)->view(), big_.substr(299990));
+  EXPECT_EQ(fs_->Read(big, 300000, 10)->view(), "");
+  EXPECT_EQ(fs_->Read(big, 400000, 10)->view(), "");
+  EXPECT_EQ(fs_->Read(InodeOf(TreeIndex::kRootInode, "empty"), 0, 10)->view(),
+            "");
   EXPECT_EQ(fs_->failed_reads(), 0u);
 }
 
@@ -151,7 +152,7 @@ TEST_F(TreeFsTest, AReadTheServerCannotServeFailsCountedAndLogged) {
   const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
   server_.reset();  // the server is gone: each read fails within its timeout
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::string> bytes = fs_->Read(big, 8192, 100);
+  absl::StatusOr<Buffer> bytes = fs_->Read(big, 8192, 100);
   EXPECT_FALSE(bytes.ok());
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));
   EXPECT_EQ(fs_->failed_reads(), 1u);
