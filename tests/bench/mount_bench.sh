@@ -6,8 +6,9 @@
 # ROUNDS alternating rounds (the tool order rotates), median and worst:
 # - cold sequential read of a 1 GiB file (`dd bs=1M` to /dev/null, page cache dropped, each
 #   mount fresh) against rclone, s3fs and `verity get` of the same file from a fresh replica;
-# - warm re-read (page cache) against the same file read from local disk (also cached), and
-#   from tmpfs, whose page cache is made of 4 KiB pages as a FUSE file's is on this kernel;
+# - warm re-read (page cache) against the same file read from local disk (also cached), from
+#   tmpfs, whose page cache is made of 4 KiB pages as a FUSE file's is on this kernel, and
+#   through rclone and s3fs;
 # - 4 KiB random reads, cold, one thread (python pread at 200 4 KiB-aligned random offsets): p50
 #   against the SDK's (//tests/bench:random_reads: ReadRange at the same offsets, one client, a
 #   fresh replica);
@@ -180,8 +181,8 @@ for ((r = 1; r <= rounds; r++)); do
   for tool in $order; do
     mount_fresh "$tool"
     times[cold-$tool]+="$(dd_seconds "$mnt/big.bin") "
+    times[warm-$tool]+="$(dd_seconds "$mnt/big.bin") "
     if [[ $tool == verity ]]; then
-      times[warm-verity]+="$(dd_seconds "$mnt/big.bin") "
       cat "$src/big.bin" >/dev/null
       times[warm-local]+="$(dd_seconds "$src/big.bin") "
       times[warm-tmpfs]+="$(dd_seconds "$shm/big.bin") "
@@ -268,6 +269,8 @@ ratio_row() {  # LABEL NUMERATORS DENOMINATORS [max]: per-round ratios; the wors
   row "warm re-read of $big_mib MiB: verity mount (page cache)" "${times[warm-verity]}"
   row "warm re-read of $big_mib MiB: local disk (page cache)" "${times[warm-local]}"
   row "warm re-read of $big_mib MiB: tmpfs (4 KiB pages, like a FUSE file's page cache here)" "${times[warm-tmpfs]}"
+  row "warm re-read of $big_mib MiB: rclone mount" "${times[warm-rclone]}"
+  row "warm re-read of $big_mib MiB: s3fs" "${times[warm-s3fs]}"
   row "re-read of $big_mib MiB after the page cache let go of it: verity mount --cache-dir (its disk)" "${times[evicted-cache]}"
   row "the same without --cache-dir (fetched again, from the replica's slab cache)" "${times[evicted-fetch]}"
   row "the same from local disk" "${times[evicted-local]}"
