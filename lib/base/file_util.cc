@@ -156,13 +156,16 @@ bool SetDirect(int fd, bool direct) {
          fcntl(fd, F_SETFL, direct ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
 }
 
+bool Aligned(const void* memory, uint64_t offset) {
+  return reinterpret_cast<uintptr_t>(memory) % kDirectAlignment == 0 &&
+         offset % kDirectAlignment == 0;
+}
+
 // Bytes of `data` written with O_DIRECT from offset 0: none if the memory is
 // not aligned or the file system refuses (EINVAL), up to a failure, which the
 // page cache's write then meets again and reports.
 size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
-  if (reinterpret_cast<uintptr_t>(data.data()) % kDirectAlignment != 0) {
-    return 0;
-  }
+  if (!Aligned(data.data(), 0)) return 0;
   const size_t direct = data.size() - data.size() % kDirectAlignment;
   if (direct == 0 || !SetDirect(fd, true)) return 0;
   size_t done = 0;
@@ -173,6 +176,25 @@ size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
     if (n <= 0) break;
     done += static_cast<size_t>(n);
     if (done % kDirectAlignment != 0) break;  // short: the rest goes buffered
+  }
+  return done;
+}
+
+// Bytes read into `out` with O_DIRECT from `offset`: none unless both are
+// page-aligned and the file system takes it; whole pages, up to the end of
+// the file or a failure, which the page cache's read then meets again.
+size_t ReadDirectPart(int fd, uint64_t offset, absl::Span<uint8_t> out) {
+  if (!Aligned(out.data(), offset)) return 0;
+  const size_t direct = out.size() - out.size() % kDirectAlignment;
+  if (direct == 0 || !SetDirect(fd, true)) return 0;
+  size_t done = 0;
+  while (done < direct) {
+    const ssize_t n = pread(fd, out.data() + done, direct - done,
+                            static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+    if (done % kDirectAlignment != 0) break;  // the end of the file
   }
   return done;
 }
@@ -193,6 +215,16 @@ absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
                                  absl::Span<uint8_t> out,
                                  absl::string_view path) {
   return PreadUpTo(PosixFileSystem(), fd, offset, out, path);
+}
+
+absl::StatusOr<size_t> PreadUpToDirect(int fd, uint64_t offset,
+                                       absl::Span<uint8_t> out,
+                                       absl::string_view path) {
+  const size_t direct = ReadDirectPart(fd, offset, out);
+  if (!SetDirect(fd, false)) return ErrnoStatus(errno, "fcntl", path);
+  ASSIGN_OR_RETURN(const size_t rest,
+                   PreadUpTo(fd, offset + direct, out.subspan(direct), path));
+  return direct + rest;
 }
 
 absl::Status Fsync(int fd, absl::string_view path) {

@@ -77,6 +77,12 @@ absl::Status WriteNewFileDirect(int fd, absl::Span<const uint8_t> data,
 absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
                                  absl::Span<uint8_t> out,
                                  absl::string_view path);
+// PreadUpTo past the page cache where it can: whole pages into page-aligned
+// `out` from a page-aligned `offset` with O_DIRECT, the rest through the page
+// cache (WriteNewFileDirect's counterpart). Leaves `fd` without O_DIRECT.
+absl::StatusOr<size_t> PreadUpToDirect(int fd, uint64_t offset,
+                                       absl::Span<uint8_t> out,
+                                       absl::string_view path);
 
 absl::Status Fsync(int fd, absl::string_view path);
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -186,6 +187,26 @@ TEST(FileUtilTest, WriteNewFileDirectSkipsThePageCacheForWholePages) {
   ASSERT_TRUE(WriteNewFileDirect(fd->get(), data, path).ok());
   EXPECT_THAT(ResidentPages(fd->get(), data.size()),
               ElementsAre(false, false, false, true));
+  // Read back likewise: the whole pages still not in the page cache; the
+  // same from a misaligned place, through it.
+  std::vector<uint8_t> in_storage;
+  const absl::Span<uint8_t> in = PageAlignedBuffer(data.size(), &in_storage);
+  absl::StatusOr<size_t> read = PreadUpToDirect(fd->get(), 0, in, path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, data.size());
+  EXPECT_TRUE(std::equal(in.begin(), in.end(), data.begin()));
+  EXPECT_EQ(fcntl(fd->get(), F_GETFL) & O_DIRECT, 0);
+  EXPECT_THAT(ResidentPages(fd->get(), data.size()),
+              ElementsAre(false, false, false, true));
+  read = PreadUpToDirect(fd->get(), 4096, in.subspan(1, 5000), path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, 5000u);
+  EXPECT_TRUE(
+      std::equal(in.begin() + 1, in.begin() + 5001, data.begin() + 4096));
+  // A read past the end stops there.
+  read = PreadUpToDirect(fd->get(), 2 * 4096, in, path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, 4096u + 100);
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ bool DiskCache::ReadFile(const File& file, uint64_t offset,
   absl::StatusOr<UniqueFd> fd = OpenFile(file.path, O_RDONLY);
   if (!fd.ok()) return false;
   if (!options_.check_reads) {
-    absl::StatusOr<size_t> read = PreadUpTo(fd->get(), offset, out, file.path);
+    absl::StatusOr<size_t> read =
+        PreadUpToDirect(fd->get(), offset, out, file.path);
     return read.ok() && *read == out.size();
   }
   if (offset > file.size || out.size() > file.size - offset) return false;
@@ -104,7 +105,7 @@ bool DiskCache::ReadFile(const File& file, uint64_t offset,
     whole.resize(file.size);
     into = AsMutableBytes(&whole);
   }
-  absl::StatusOr<size_t> read = PreadUpTo(fd->get(), 0, into, file.path);
+  absl::StatusOr<size_t> read = PreadUpToDirect(fd->get(), 0, into, file.path);
   if (!read.ok() || *read != file.size) return false;
   if (Sha256Of(into) != file.sha256) {
     changed_files_.fetch_add(1);

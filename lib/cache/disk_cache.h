@@ -43,9 +43,11 @@ struct DiskCacheOptions {
 };
 
 // Thread-safe. Entries are written by a thread of its own, so that whoever
-// fetched one never waits on the disk, with O_DIRECT where the bytes are
-// page-aligned (a Buffer's are): no copy into the page cache, which on a
-// replica's cold read cost it a quarter of its CPU; reads are preads.
+// fetched one never waits on the disk. Writes and reads go past the page
+// cache (O_DIRECT) where the memory is page-aligned (a Buffer's is): no copy
+// into it, which on a replica's cold read cost a quarter of its CPU, and no
+// second copy in it of what the memory tier above (the server's memory
+// cache, the kernel's pages of a mounted file) holds.
 class DiskCache {
  public:
   // INVALID_ARGUMENT without a directory; FAILED_PRECONDITION if another
