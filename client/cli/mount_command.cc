@@ -247,7 +247,8 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (!opts->cache_dir.empty()) {
     absl::StatusOr<std::unique_ptr<mount::VerifiedCache>> cache =
         mount::VerifiedCache::Open(opts->cache_dir,
-                                   opts->cache_bytes.value_or(kCacheBytes));
+                                   opts->cache_bytes.value_or(kCacheBytes),
+                                   fs_options.buffers);
     if (!cache.ok()) return ReportStatus("mount", cache.status(), err);
     fs_options.cache = *std::move(cache);
   }

@@ -60,7 +60,8 @@ struct TreeFsOptions {
 // What a prefetch did.
 // What a TreeFs reads into: a buffer per FUSE request in flight (1 MiB at
 // most, the largest the kernel sends), up to 16 MiB kept idle for the next.
-// One for all the versions of a followed tree (TreeFsOptions::buffers).
+// One per mount: every version of a followed tree (TreeFsOptions::buffers)
+// and the disk cache (VerifiedCache::Open) take from it.
 std::shared_ptr<BufferPool> NewReadBuffers();
 
 struct PrefetchStats {

@@ -34,31 +34,19 @@ void CopyOverlap(absl::string_view bytes, uint64_t begin, uint64_t offset,
   }
 }
 
-// What Read returns: a request's bytes (1 MiB at most from the kernel), kept
-// idle for the next up to 8 MiB.
-std::shared_ptr<BufferPool> NewBuffers() {
-  BufferPoolOptions options;
-  options.max_buffer_bytes = kSlab;
-  options.max_idle_bytes = 8 * kSlab;
-  return BufferPool::Create(options);
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<VerifiedCache>> VerifiedCache::Open(
-    const std::string& dir, uint64_t max_bytes) {
+    const std::string& dir, uint64_t max_bytes,
+    std::shared_ptr<BufferPool> buffers) {
   DiskCacheOptions options;
   options.dir = dir;
   options.max_bytes = max_bytes;
   options.check_reads = true;
   ASSIGN_OR_RETURN(std::unique_ptr<DiskCache> disk, DiskCache::Open(options));
   return std::unique_ptr<VerifiedCache>(
-      new VerifiedCache(std::move(disk), max_bytes));
+      new VerifiedCache(std::move(disk), max_bytes, std::move(buffers)));
 }
-
-VerifiedCache::VerifiedCache(std::unique_ptr<DiskCache> disk,
-                             uint64_t max_bytes)
-    : disk_(std::move(disk)), buffers_(NewBuffers()), max_bytes_(max_bytes) {}
 
 absl::StatusOr<Buffer> VerifiedCache::Read(const sdk::Digest& digest,
                                            uint64_t size, uint64_t offset,

@@ -42,9 +42,10 @@ class VerifiedCache {
                                                          uint64_t length)>;
 
   // Empties and takes DIR/slabs (DiskCache); INVALID_ARGUMENT without a
-  // directory.
+  // directory. What Read returns comes from `buffers`.
   static absl::StatusOr<std::unique_ptr<VerifiedCache>> Open(
-      const std::string& dir, uint64_t max_bytes);
+      const std::string& dir, uint64_t max_bytes,
+      std::shared_ptr<BufferPool> buffers);
 
   // Bytes [offset, offset + length) of the file `digest` of `size` bytes
   // (the range inside it): slabs on the disk read from it, each run of
@@ -60,7 +61,11 @@ class VerifiedCache {
   VerifiedCacheStats stats() const;
 
  private:
-  VerifiedCache(std::unique_ptr<DiskCache> disk, uint64_t max_bytes);
+  VerifiedCache(std::unique_ptr<DiskCache> disk, uint64_t max_bytes,
+                std::shared_ptr<BufferPool> buffers)
+      : disk_(std::move(disk)),
+        buffers_(std::move(buffers)),
+        max_bytes_(max_bytes) {}
 
   // Slabs [first, last] of the file, copying bytes [offset, end) of them to
   // `out` (if not null), which holds the range from `offset` on.
@@ -74,7 +79,7 @@ class VerifiedCache {
                           uint64_t end, Fetch fetch, uint8_t* out);
 
   const std::unique_ptr<DiskCache> disk_;
-  const std::shared_ptr<BufferPool> buffers_;  // of what Read returns
+  const std::shared_ptr<BufferPool> buffers_;
   const uint64_t max_bytes_;
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};

@@ -58,7 +58,8 @@ class VerifiedCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = FreshTestDir("verified_cache");
-    auto cache = VerifiedCache::Open(dir_, uint64_t{64} << 20);
+    auto cache = VerifiedCache::Open(dir_, uint64_t{64} << 20,
+                                     BufferPool::Create(BufferPoolOptions()));
     ASSERT_TRUE(cache.ok()) << cache.status();
     cache_ = *std::move(cache);
   }
