@@ -148,7 +148,9 @@ absl::Status WriteAll(int fd, absl::Span<const uint8_t> data,
 
 namespace {
 
-constexpr size_t kDirectAlignment = 4096;
+// What O_DIRECT asks of memory, offsets and lengths here (the page; a device
+// asking more makes the O_DIRECT part fail, and the page cache serves it).
+constexpr size_t kPageBytes = 4096;
 
 bool SetDirect(int fd, bool direct) {
   const int flags = fcntl(fd, F_GETFL);
@@ -157,8 +159,8 @@ bool SetDirect(int fd, bool direct) {
 }
 
 bool Aligned(const void* memory, uint64_t offset) {
-  return reinterpret_cast<uintptr_t>(memory) % kDirectAlignment == 0 &&
-         offset % kDirectAlignment == 0;
+  return reinterpret_cast<uintptr_t>(memory) % kPageBytes == 0 &&
+         offset % kPageBytes == 0;
 }
 
 // Bytes of `data` written with O_DIRECT from offset 0: none if the memory is
@@ -166,7 +168,7 @@ bool Aligned(const void* memory, uint64_t offset) {
 // page cache's write then meets again and reports.
 size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
   if (!Aligned(data.data(), 0)) return 0;
-  const size_t direct = data.size() - data.size() % kDirectAlignment;
+  const size_t direct = data.size() - data.size() % kPageBytes;
   if (direct == 0 || !SetDirect(fd, true)) return 0;
   size_t done = 0;
   while (done < direct) {
@@ -175,7 +177,7 @@ size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
-    if (done % kDirectAlignment != 0) break;  // short: the rest goes buffered
+    if (done % kPageBytes != 0) break;  // short: the rest goes buffered
   }
   return done;
 }
@@ -185,7 +187,7 @@ size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
 // the file or a failure, which the page cache's read then meets again.
 size_t ReadDirectPart(int fd, uint64_t offset, absl::Span<uint8_t> out) {
   if (!Aligned(out.data(), offset)) return 0;
-  const size_t direct = out.size() - out.size() % kDirectAlignment;
+  const size_t direct = out.size() - out.size() % kPageBytes;
   if (direct == 0 || !SetDirect(fd, true)) return 0;
   size_t done = 0;
   while (done < direct) {
@@ -194,7 +196,7 @@ size_t ReadDirectPart(int fd, uint64_t offset, absl::Span<uint8_t> out) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
-    if (done % kDirectAlignment != 0) break;  // the end of the file
+    if (done % kPageBytes != 0) break;  // the end of the file
   }
   return done;
 }
@@ -294,10 +296,9 @@ absl::Status RemoveRecursively(const std::string& path) {
 
 absl::Span<uint8_t> PageAlignedBuffer(size_t size,
                                       std::vector<uint8_t>* storage) {
-  constexpr uintptr_t kPageSize = 4096;
-  storage->resize(size + kPageSize);
+  storage->resize(size + kPageBytes);
   const uintptr_t address = reinterpret_cast<uintptr_t>(storage->data());
-  const size_t skip = (kPageSize - address % kPageSize) % kPageSize;
+  const size_t skip = (kPageBytes - address % kPageBytes) % kPageBytes;
   return absl::MakeSpan(storage->data() + skip, size);
 }
 

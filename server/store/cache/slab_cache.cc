@@ -79,17 +79,11 @@ void SlabCache::ReadAsync(std::shared_ptr<const Blob> source,
                           const SlabKey& key, uint64_t offset,
                           absl::Span<uint8_t> out,
                           absl::AnyInvocable<void(absl::Status) &&> done) {
-  // A slab in memory is copied now, while this holds it; only the
-  // completion waits for the cache's thread.
+  Waiter waiter{offset, out, std::move(done)};
   if (std::shared_ptr<Slab> slab = memory_.Find(key)) {
-    CopyOut(*slab, offset, out);
-    memory_hits_.fetch_add(1, std::memory_order_relaxed);
-    Post([done = std::move(done)]() mutable {
-      std::move(done)(absl::OkStatus());
-    });
+    ServeFromMemory(*slab, std::move(waiter));
     return;
   }
-  Waiter waiter{offset, out, std::move(done)};
   if (disk_ == nullptr) {
     FetchFor(std::move(source), key, std::move(waiter));
     return;
@@ -98,6 +92,14 @@ void SlabCache::ReadAsync(std::shared_ptr<const Blob> source,
   Post([this, source = std::move(source), key,
         waiter = std::move(waiter)]() mutable {
     ReadDiskOrFetch(std::move(source), key, std::move(waiter));
+  });
+}
+
+void SlabCache::ServeFromMemory(const Slab& slab, Waiter waiter) {
+  CopyOut(slab, waiter.offset, waiter.out);
+  memory_hits_.fetch_add(1, std::memory_order_relaxed);
+  Post([done = std::move(waiter.done)]() mutable {
+    std::move(done)(absl::OkStatus());
   });
 }
 
@@ -113,9 +115,11 @@ void SlabCache::ReadDiskOrFetch(std::shared_ptr<const Blob> source,
 
 void SlabCache::FetchFor(std::shared_ptr<const Blob> source, const SlabKey& key,
                          Waiter waiter) {
-  misses_.fetch_add(1, std::memory_order_relaxed);
   std::optional<Waiter> joining = std::move(waiter);
-  if (JoinOrStart(source, key, joining) != Fetching::kRefused) return;
+  const Fetching fetching = JoinOrStart(source, key, joining);
+  if (fetching == Fetching::kCached) return;
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  if (fetching != Fetching::kRefused) return;
   // Over budget: only the bytes asked for, into `out` when they arrive.
   fetched_bytes_.fetch_add(joining->out.size(), std::memory_order_relaxed);
   source->ReadAsync(key.part, key.index * options_.slab_bytes + joining->offset,
@@ -141,6 +145,7 @@ SlabCache::Fetching SlabCache::JoinOrStart(
     const std::shared_ptr<const Blob>& source, const SlabKey& key,
     std::optional<Waiter>& waiter) {
   std::shared_ptr<Fetch> fetch;
+  std::shared_ptr<Slab> cached;
   {
     absl::MutexLock lock(&mu_);
     if (auto it = fetches_.find(key); it != fetches_.end()) {
@@ -150,23 +155,31 @@ SlabCache::Fetching SlabCache::JoinOrStart(
       }
       return Fetching::kJoined;
     }
-    // A fetch that finished since the caller missed it is cached now, and
-    // fetched once more here: rare, and only wasteful.
-    const uint64_t size = SizeOf(*source, key);
-    if (fetch_bytes_ + size > options_.max_fetch_bytes) {
-      return Fetching::kRefused;
+    // A fetch that finished since the caller missed it put the slab in
+    // memory as it left the map, under this lock: served from there.
+    cached = memory_.Find(key);
+    if (cached == nullptr) {
+      const uint64_t size = SizeOf(*source, key);
+      if (fetch_bytes_ + size > options_.max_fetch_bytes) {
+        return Fetching::kRefused;
+      }
+      fetch_bytes_ += size;
+      fetch = std::make_shared<Fetch>();
+      fetch->size = size;
+      fetch->forgets = forgets_;
+      fetch->slab = std::make_shared<Slab>();
+      fetch->slab->key = key;
+      if (waiter.has_value()) {
+        fetch->waiters.push_back(*std::move(waiter));
+        waiter.reset();
+      }
+      fetches_.emplace(key, fetch);
     }
-    fetch_bytes_ += size;
-    fetch = std::make_shared<Fetch>();
-    fetch->size = size;
-    fetch->forgets = forgets_;
-    fetch->slab = std::make_shared<Slab>();
-    fetch->slab->key = key;
-    if (waiter.has_value()) {
-      fetch->waiters.push_back(*std::move(waiter));
-      waiter.reset();
-    }
-    fetches_.emplace(key, fetch);
+  }
+  if (cached != nullptr) {
+    if (waiter.has_value()) ServeFromMemory(*cached, *std::move(waiter));
+    waiter.reset();
+    return Fetching::kCached;
   }
   const uint64_t size = fetch->size;
   fetched_bytes_.fetch_add(size, std::memory_order_relaxed);

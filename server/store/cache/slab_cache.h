@@ -118,15 +118,19 @@ class SlabCache : public std::enable_shared_from_this<SlabCache> {
   // waiter's bytes from `source`.
   void FetchFor(std::shared_ptr<const Blob> source, const SlabKey& key,
                 Waiter waiter);
-  enum class Fetching { kJoined, kStarted, kRefused };
+  enum class Fetching { kJoined, kStarted, kRefused, kCached };
   // Adds `waiter` (if any) to the fetch of `key` in flight, or starts one;
   // kRefused, with `waiter` left as it was, if that would exceed
-  // max_fetch_bytes.
+  // max_fetch_bytes; kCached, the waiter served, if a fetch that finished
+  // since the caller missed it put the slab in memory.
   Fetching JoinOrStart(const std::shared_ptr<const Blob>& source,
                        const SlabKey& key, std::optional<Waiter>& waiter)
       ABSL_LOCKS_EXCLUDED(mu_);
   void Finish(const SlabKey& key, absl::StatusOr<Buffer> bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Copies the waiter's bytes out of `slab` now; only its completion waits
+  // for the cache's thread.
+  void ServeFromMemory(const Slab& slab, Waiter waiter);
   // Runs `task` on the cache's thread.
   void Post(absl::AnyInvocable<void() &&> task);
 
