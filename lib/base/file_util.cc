@@ -163,41 +163,28 @@ bool Aligned(const void* memory, uint64_t offset) {
          offset % kPageBytes == 0;
 }
 
-// Bytes of `data` written with O_DIRECT from offset 0: none if the memory is
-// not aligned or the file system refuses (EINVAL), up to a failure, which the
-// page cache's write then meets again and reports.
-size_t WriteDirectPart(int fd, absl::Span<const uint8_t> data) {
-  if (!Aligned(data.data(), 0)) return 0;
-  const size_t direct = data.size() - data.size() % kPageBytes;
-  if (direct == 0 || !SetDirect(fd, true)) return 0;
+// Moves the whole pages of `size` bytes at file `offset` with O_DIRECT, by
+// `io(done, count)` (a pread or pwrite of `count` bytes `done` bytes in):
+// none unless `memory` and `offset` are page-aligned and the file system
+// takes it; up to a short transfer (the end of a file) or a failure, which
+// the page cache then meets again and reports. Returns the bytes moved, with
+// O_DIRECT cleared again.
+template <typename Io>
+absl::StatusOr<size_t> DirectPart(int fd, const void* memory, uint64_t offset,
+                                  size_t size, absl::string_view path, Io io) {
+  const size_t direct = size - size % kPageBytes;
+  if (direct == 0 || !Aligned(memory, offset) || !SetDirect(fd, true)) {
+    return 0;
+  }
   size_t done = 0;
   while (done < direct) {
-    const ssize_t n =
-        pwrite(fd, data.data() + done, direct - done, static_cast<off_t>(done));
+    const ssize_t n = io(done, direct - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
-    if (done % kPageBytes != 0) break;  // short: the rest goes buffered
+    if (done % kPageBytes != 0) break;
   }
-  return done;
-}
-
-// Bytes read into `out` with O_DIRECT from `offset`: none unless both are
-// page-aligned and the file system takes it; whole pages, up to the end of
-// the file or a failure, which the page cache's read then meets again.
-size_t ReadDirectPart(int fd, uint64_t offset, absl::Span<uint8_t> out) {
-  if (!Aligned(out.data(), offset)) return 0;
-  const size_t direct = out.size() - out.size() % kPageBytes;
-  if (direct == 0 || !SetDirect(fd, true)) return 0;
-  size_t done = 0;
-  while (done < direct) {
-    const ssize_t n = pread(fd, out.data() + done, direct - done,
-                            static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-    if (done % kPageBytes != 0) break;  // the end of the file
-  }
+  if (!SetDirect(fd, false)) return ErrnoStatus(errno, "fcntl", path);
   return done;
 }
 
@@ -205,9 +192,13 @@ size_t ReadDirectPart(int fd, uint64_t offset, absl::Span<uint8_t> out) {
 
 absl::Status WriteNewFileDirect(int fd, absl::Span<const uint8_t> data,
                                 absl::string_view path) {
-  const size_t direct = WriteDirectPart(fd, data);
-  if (!SetDirect(fd, false)) return ErrnoStatus(errno, "fcntl", path);
-  if (lseek(fd, static_cast<off_t>(direct), SEEK_SET) < 0) {
+  ASSIGN_OR_RETURN(const size_t direct,
+                   DirectPart(fd, data.data(), 0, data.size(), path,
+                              [&](size_t done, size_t count) {
+                                return pwrite(fd, data.data() + done, count,
+                                              static_cast<off_t>(done));
+                              }));
+  if (direct > 0 && lseek(fd, static_cast<off_t>(direct), SEEK_SET) < 0) {
     return ErrnoStatus(errno, "lseek", path);
   }
   return WriteAll(fd, data.subspan(direct), path);
@@ -222,8 +213,12 @@ absl::StatusOr<size_t> PreadUpTo(int fd, uint64_t offset,
 absl::StatusOr<size_t> PreadUpToDirect(int fd, uint64_t offset,
                                        absl::Span<uint8_t> out,
                                        absl::string_view path) {
-  const size_t direct = ReadDirectPart(fd, offset, out);
-  if (!SetDirect(fd, false)) return ErrnoStatus(errno, "fcntl", path);
+  ASSIGN_OR_RETURN(const size_t direct,
+                   DirectPart(fd, out.data(), offset, out.size(), path,
+                              [&](size_t done, size_t count) {
+                                return pread(fd, out.data() + done, count,
+                                             static_cast<off_t>(offset + done));
+                              }));
   ASSIGN_OR_RETURN(const size_t rest,
                    PreadUpTo(fd, offset + direct, out.subspan(direct), path));
   return direct + rest;
