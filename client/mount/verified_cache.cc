@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "lib/base/bytes.h"
 #include "lib/base/status_macros.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity::mount {
 namespace {
@@ -16,8 +16,7 @@ constexpr uint64_t kSlab = VerifiedCache::kSlabBytes;
 
 // "sha256-<hex>.<index>": a file name.
 std::string SlabKey(const sdk::Digest& digest, uint64_t index) {
-  return absl::StrCat(absl::StrReplaceAll(digest.ToString(), {{":", "-"}}), ".",
-                      index);
+  return absl::StrCat(DigestFileName(digest.ToString()), ".", index);
 }
 
 // Copies the part of `bytes` (which begin at file offset `begin`) that lies

@@ -12,10 +12,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
+#include "lib/tree/descriptor.h"
 
 namespace verity {
 namespace {
@@ -83,7 +83,7 @@ absl::StatusOr<VersionedFolder> VersionedFolder::Open(const std::string& dir) {
 }
 
 std::string VersionedFolder::IdOf(absl::string_view digest) {
-  return absl::StrReplaceAll(digest, {{":", "-"}});
+  return DigestFileName(digest);
 }
 
 bool VersionedFolder::Has(absl::string_view id) const {

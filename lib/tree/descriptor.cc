@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "lib/base/little_endian.h"
 #include "lib/base/status_macros.h"
 #include "lib/tree/dm_verity.h"
@@ -186,6 +187,10 @@ std::string FormatDigest(HashAlgorithm algorithm,
       HashAlgorithmName(algorithm), ":",
       absl::BytesToHexString(absl::string_view(
           reinterpret_cast<const char*>(digest.data()), digest.size())));
+}
+
+std::string DigestFileName(absl::string_view digest) {
+  return absl::StrReplaceAll(digest, {{":", "-"}});
 }
 
 std::string ParsedDigest::ToString() const {

@@ -89,6 +89,10 @@ absl::StatusOr<Descriptor> ParseDescriptor(absl::Span<const uint8_t> bytes);
 std::string FormatDigest(HashAlgorithm algorithm,
                          absl::Span<const uint8_t> digest);
 
+// A digest as FormatDigest prints it ("sha256:<hex>") made a plain file name
+// ("sha256-<hex>"): what the caches and the versioned folders name files by.
+std::string DigestFileName(absl::string_view digest);
+
 // A file digest: the algorithm and the raw hash of the descriptor. What the
 // store, the caches and the verifiers key on and compare. Plain value.
 struct ParsedDigest {

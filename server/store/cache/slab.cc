@@ -3,12 +3,11 @@
 #include "server/store/cache/slab.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 
 namespace verity::server {
 
 std::string SlabKey::ToString() const {
-  return absl::StrCat(absl::StrReplaceAll(digest.ToString(), {{":", "-"}}),
+  return absl::StrCat(DigestFileName(digest.ToString()),
                       part == BlobPart::kData ? ".data." : ".tree.", index);
 }
 
