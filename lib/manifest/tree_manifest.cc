@@ -12,18 +12,18 @@
 #include "lib/manifest/tree_manifest.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/base/little_endian.h"
 #include "lib/base/status_macros.h"
 #include "lib/hash/hash.h"
+#include "lib/manifest/tree_links.h"
 
 namespace verity {
 namespace {
@@ -48,30 +48,6 @@ bool ReadSized(LittleEndianReader& in, absl::string_view* out) {
 absl::string_view ParentOf(absl::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == absl::string_view::npos ? "" : path.substr(0, slash);
-}
-
-// Resolves `target` from the folder `*at` (its names), name by name,
-// following the symlinks of `links` met on the way (also the last name: what
-// it names must be inside too). False if it leaves the root, or takes more
-// than kMaxSymlinkHops links in all.
-bool Resolve(const absl::flat_hash_map<std::string, std::string>& links,
-             absl::string_view target, std::vector<std::string>* at,
-             int* hops) {
-  for (absl::string_view name : absl::StrSplit(target, '/')) {
-    if (name.empty() || name == ".") continue;
-    if (name == "..") {
-      if (at->empty()) return false;
-      at->pop_back();
-      continue;
-    }
-    at->emplace_back(name);
-    const auto link = links.find(absl::StrJoin(*at, "/"));
-    if (link == links.end()) continue;
-    if (++*hops > kMaxSymlinkHops) return false;
-    at->pop_back();
-    if (!Resolve(links, link->second, at, hops)) return false;
-  }
-  return true;
 }
 
 absl::Status CheckTarget(absl::string_view path, absl::string_view target) {
@@ -120,7 +96,6 @@ absl::Status CheckTree(const std::vector<TreeEntry>& entries) {
         "tree manifest: ", entries.size(), " entries, over ", kMaxTreeEntries));
   }
   absl::flat_hash_set<absl::string_view> directories;
-  absl::flat_hash_map<std::string, std::string> links;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TreeEntry& entry = entries[i];
     if (i > 0 && !(entries[i - 1].path < entry.path)) {
@@ -135,19 +110,12 @@ absl::Status CheckTree(const std::vector<TreeEntry>& entries) {
     if (entry.type == TreeEntryType::kDirectory) {
       directories.insert(entry.path);
     }
-    if (entry.type == TreeEntryType::kSymlink) {
-      links.emplace(entry.path, entry.target);
-    }
   }
-  for (const auto& [path, target] : links) {
-    std::vector<std::string> at =
-        absl::StrSplit(ParentOf(path), '/', absl::SkipEmpty());
-    int hops = 0;
-    if (!Resolve(links, target, &at, &hops)) {
-      return Bad(path, hops > kMaxSymlinkHops
-                           ? "its target takes too many symlinks"
-                           : "its target leaves the tree");
-    }
+  if (const std::optional<BadLink> bad = FindEscapingLink(entries)) {
+    return Bad(entries[bad->entry].path,
+               bad->fault == LinkFault::kTooManySymlinks
+                   ? "its target takes too many symlinks"
+                   : "its target leaves the tree");
   }
   return absl::OkStatus();
 }

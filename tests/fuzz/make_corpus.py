@@ -323,6 +323,16 @@ def tree_manifest(entries):
     return b'verityd tree v1\n' + struct.pack('<I', len(entries)) + b''.join(entries)
 
 
+def chained_detours(links):
+    """Links whose targets go 680 names deep into folders the tree does not hold and back, then
+    on through the link before: cheap when each link is resolved once, seconds of CPU when each
+    is walked again wherever it is met (tree_manifest_fuzzer fails on that)."""
+    detour = b'x/' * 680 + b'../' * 680
+    names = [b'l%d' % (1000 + i) for i in range(links)]
+    return [tree_entry(name, 3, target=detour + (b'end' if i == 0 else names[i - 1]))
+            for i, name in enumerate(names)]
+
+
 def tree_manifest_seeds():
     release = [tree_entry(b'empty', 2), tree_entry(b'latest', 3, target=b'model'),
                tree_entry(b'model', 2), tree_entry(b'model.d', 1),
@@ -336,6 +346,7 @@ def tree_manifest_seeds():
         'one_file': tree_manifest([tree_entry(b'a', 1, size=5)]),
         'escaping_link': tree_manifest([tree_entry(b'd', 2), tree_entry(b'd/up', 3, target=b'..'),
                                         tree_entry(b'x', 3, target=b'd/up/..')]),
+        'chained_detours': tree_manifest(chained_detours(40)),
         'link_loop': tree_manifest([tree_entry(b'a', 3, target=b'b'),
                                     tree_entry(b'b', 3, target=b'a')]),
         'dot_dot': tree_manifest([tree_entry(b'a', 2), tree_entry(b'a/../b', 1)]),

@@ -3,8 +3,13 @@
 // back to the same bytes), and what it accepts keeps every rule a tree must
 // keep: paths relative with no empty, "." or ".." name and no NUL, sorted and
 // each once, each parent a directory listed before it, nothing past the
-// limits.
+// limits. And it takes time linear in the input: an input that costs more
+// CPU than 250 ms, or 100 ms per MiB above that, fails (a manifest's checks
+// run on every tree a client lists and every tree Put a server takes).
 
+#include <time.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -34,8 +39,18 @@ bool IsTreePath(absl::string_view path) {
   return true;
 }
 
+double ThreadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + now.tv_nsec * 1e-9;
+}
+
 void Run(absl::string_view bytes) {
+  const double start = ThreadCpuSeconds();
   absl::StatusOr<TreeManifest> parsed = ParseTreeManifest(bytes);
+  const double budget = std::max(0.25, 0.1 * bytes.size() / (1 << 20));
+  FUZZ_CHECK(ThreadCpuSeconds() - start <= budget,
+             "parsing took more CPU than linear time allows");
   if (!parsed.ok()) {
     FUZZ_CHECK(absl::IsInvalidArgument(parsed.status()),
                parsed.status().message());
