@@ -144,11 +144,13 @@ check "a failed range leaves no file" only_in_out
 
 # ---- stat and ls
 # ---- an interrupted get -o removes its temporary file and dies of the signal. The server is
-# stopped, so the get waits for its first message with the temporary file open.
+# stopped, so the get waits for its first message with the temporary file open (--file: a
+# file, so it asks nothing first).
 interrupted_get() {  # SIGNAL WANT_EXIT
   local pid rc=0
   kill -STOP "$main_pid"
-  env --default-signal="$1" "$verity" get "${srv[@]}" "$dig_big" -o "$out/big" 2>/dev/null &
+  env --default-signal="$1" "$verity" get "${srv[@]}" "$dig_big" --file -o "$out/big" \
+    2>/dev/null &
   pid=$!
   for _ in $(seq 100); do
     compgen -G "$out/.big.verity-*" >/dev/null && break

@@ -6,7 +6,8 @@
 #     a restart between two runs (with_server_stopped) keeps the port, so that a client that
 #     stays connected (verity mount --follow) reaches the server again;
 #   store_read NAME FILE, store_write NAME FILE, store_delete NAME: the name's file;
-#   store_blob_write DIGEST FILE: the blob's content replaced by FILE's bytes.
+#   store_blob_write DIGEST FILE: the blob's content replaced by FILE's bytes;
+#   store_mark_tree DIGEST: the blob marked as a tree manifest, as a tree Put marks one.
 store=$work/store
 guarded_pid="" guarded_keys="" guarded_port=0
 start_guarded() {  # KEYS_FILE [PORT]
@@ -29,3 +30,4 @@ store_read() { cp "$(name_file "$1")" "$2"; }
 store_write() { with_server_stopped cp "$2" "$(name_file "$1")"; }
 store_delete() { with_server_stopped rm "$(name_file "$1")"; }
 store_blob_write() { with_server_stopped cp "$2" "$(blob_file "$1")"; }
+store_mark_tree() { with_server_stopped touch "$(dirname "$(blob_file "$1")")/tree_manifest"; }

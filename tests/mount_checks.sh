@@ -290,10 +290,12 @@ PY
   check "the rolled-back version is never shown" [ "$(cat "$f/conf/app.conf")" = "version 2" ]
   stop_mount "$f" TERM
 
-  # ---- manifests that escape: refused before anything is mounted
+  # ---- manifests that escape, marked as trees by a writer of the store (the server refuses
+  # them as trees): refused before anything is mounted
   for kind in dotdot symlink; do
     evil_manifest "$work/evil-$kind" "$kind"
     evil=$(vc put "${guarded[@]}" "$work/evil-$kind" | cut -d' ' -f1)
+    store_mark_tree "$evil"
     mount_rc=0
     start_mount "$mounts/evil-mnt-$kind" "${guarded[@]}" "$evil" || true
     check "a $kind manifest: refused (exit $mount_rc)" [ "$mount_rc" -ne 0 ]

@@ -7,7 +7,8 @@
 #   start_guarded KEYS_FILE: (re)starts the server over s3://BUCKET/PREFIX with
 #     --name_keys=KEYS_FILE, sets guarded=(--server=...);
 #   store_read NAME FILE, store_write NAME FILE: the name's object;
-#   store_blob_write DIGEST FILE: the blob's data replaced by FILE's bytes.
+#   store_blob_write DIGEST FILE: the blob's data replaced by FILE's bytes;
+#   store_mark_tree DIGEST: the blob marked as a tree manifest, as a tree Put marks one.
 [[ -n ${S3_ENDPOINT:-} && -n ${CEPH_DIR:-} ]] || { echo "FAIL: run through with_ceph.sh"; exit 1; }
 prefix="writer-$$-$RANDOM"
 s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
@@ -18,6 +19,10 @@ store_write() { s3_put "$(name_key "$1")" "$2"; }
 store_blob_write() {
   s3_put "$prefix/blobs/sha256/${1#sha256:}/data" "$2"
   start_guarded "$guarded_keys"
+}
+store_mark_tree() {
+  : >"$work/empty-object"
+  s3_put "$prefix/blobs/sha256/${1#sha256:}/tree_manifest" "$work/empty-object"
 }
 guarded_pid="" guarded_keys=""
 start_guarded() {

@@ -24,8 +24,8 @@ statement_version() {
   python3 - "$1" <<'EOF'
 import struct, sys
 s = open(sys.argv[1], 'rb').read().partition(b'\0')[2]
-magic = b'verityd name statement v1\n'
-print(struct.unpack_from('<Q', s, len(magic))[0] if s.startswith(magic) else 'none')
+magics = (b'verityd name statement v2\n', b'verityd name statement v1\n')
+print(struct.unpack_from('<Q', s, 26)[0] if s.startswith(magics) else 'none')
 EOF
 }
 

@@ -128,17 +128,63 @@ run_tree_tests() {
     vc get "${guarded[@]}" "${trust[@]}" "$name" -o "$out"
   check "a swapped blob: the folder still holds v2" diff -r --no-dereference "$v2" "$out"
 
-  # ---- manifests that escape: refused by the client, nothing written outside
+  # ---- a statement says whether its name means a tree or a file, and clients act on what it
+  # signs. The server refuses a file's statement for a tree's digest; planted by a writer of the
+  # store (signed by the publisher, for a file), the name is never read as a tree.
+  local as_file=tree/as-file
+  expect_exit 0 "sign a file's statement for the tree's digest" \
+    vc sign "${guarded[@]}" "$as_file" "$tree1" --key="$keys/publisher.pem" \
+    --state-dir="$dir/publisher" --out="$dir/as-file.statement"
+  rc=0
+  vc sign "${guarded[@]}" "$as_file" "$tree1" --key="$keys/publisher.pem" \
+    --state-dir="$dir/publisher" --store 2>"$dir/err" || rc=$?
+  check "the server refuses a file's statement for a tree (exit $rc)" [ "$rc" -eq 1 ]
+  check "the server says why ($(cat "$dir/err"))" grep -q "says it means a file" "$dir/err"
+  { printf '%s\n%s\0' "$tree1" "$as_file"; cat "$dir/as-file.statement"; } >"$dir/as-file.object"
+  store_write "$as_file" "$dir/as-file.object"
+  rm -rf "$dir/as-file.out"
+  rc=0
+  vc get "${guarded[@]}" "${trust[@]}" "$as_file" -o "$dir/as-file.out" 2>"$dir/err" || rc=$?
+  check "a name signed as a file: get -o fetches the file (exit $rc: $(cat "$dir/err"))" \
+    [ "$rc" -eq 0 -a -f "$dir/as-file.out" ]
+  rm -rf "$dir/as-file.out"
+  mkdir "$dir/as-file.out"
+  rc=0
+  vc get "${guarded[@]}" "${trust[@]}" "$as_file" --tree -o "$dir/as-file.out" 2>"$dir/err" ||
+    rc=$?
+  check "a name signed as a file: --tree refused (exit $rc)" [ "$rc" -ne 0 ]
+  check "a name signed as a file: the message says so" \
+    grep -q "is signed as a file, not a tree" "$dir/err"
+  check "a name signed as a file: no tree written" [ -z "$(ls -A "$dir/as-file.out")" ]
+  rc=0
+  vc ls "${guarded[@]}" "${trust[@]}" "$as_file" >/dev/null 2>"$dir/err" || rc=$?
+  check "a name signed as a file: ls refuses to list it (exit $rc)" [ "$rc" -ne 0 ]
+
+  # ---- a file is what it was stored as, never what its first bytes look like: a manifest's
+  # bytes put as a file are fetched as a file. Manifests that escape, marked as trees by a
+  # writer of the store (the server refuses them as trees): refused, nothing written outside.
   local kind
   for kind in dotdot symlink; do
     evil_manifest "$dir/evil-$kind" "$kind"
     local evil
     evil=$(vc put "${guarded[@]}" "$dir/evil-$kind" | cut -d' ' -f1)
+    rm -rf "$dir/x" && mkdir -p "$dir/x"
+    expect_exit 0 "a file that begins as a manifest: get -o FILE" \
+      vc get "${guarded[@]}" "$evil" -o "$dir/x/as-file"
+    check "a file that begins as a manifest: fetched as its bytes" \
+      cmp -s "$dir/evil-$kind" "$dir/x/as-file"
+    rm -f "$dir/x/as-file"
     rc=0
-    mkdir -p "$dir/x"
+    vc get "${guarded[@]}" "$evil" --tree -o "$dir/x/evil" 2>"$dir/err" || rc=$?
+    check "a $kind manifest read with --tree: refused (exit $rc: $(cat "$dir/err"))" [ "$rc" -ne 0 ]
+    check "a $kind manifest read with --tree: the message says so" \
+      grep -q "not a valid tree manifest" "$dir/err"
+    store_mark_tree "$evil"
+    rc=0
     vc get "${guarded[@]}" "$evil" -o "$dir/x/evil" 2>"$dir/err" || rc=$?
-    check "a $kind manifest: refused (exit $rc: $(cat "$dir/err"))" [ "$rc" -ne 0 ]
-    check "a $kind manifest: the message says so" grep -q "not a valid tree manifest" "$dir/err"
+    check "a $kind manifest marked as a tree: refused (exit $rc: $(cat "$dir/err"))" [ "$rc" -ne 0 ]
+    check "a $kind manifest marked as a tree: the message says so" \
+      grep -q "not a valid tree manifest" "$dir/err"
     check "a $kind manifest: nothing written" \
       [ -z "$(ls -A "$dir/x")" -a ! -e "$dir/escaped" -a ! -e "$work/outside" ]
   done

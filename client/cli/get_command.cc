@@ -38,11 +38,15 @@ constexpr char kUsage[] =
     "name's signed statement must pass (see below) and the blob is read by\n"
     "the digest it signs; without, the server's digest is trusted: pass the\n"
     "digest to be protected from a lying server.\n"
-    "A tree (stored by `verity put DIR`) is written to the folder DIR: every\n"
-    "file verified, into a new folder beside DIR that replaces DIR (and all\n"
-    "it held) in one rename once all is verified. Files DIR already holds\n"
-    "with the same content are reused, not fetched; --parallel is then the\n"
-    "files fetched at a time (default 8). --tree insists on a tree; --file\n"
+    "A tree (stored by `verity put DIR`; a signed name says so, else the\n"
+    "server) is written to the folder DIR: every file verified, into a new\n"
+    "folder beside DIR that replaces DIR (and all it held) in one rename\n"
+    "once all is verified. A file DIR already holds is reused (hard-linked)\n"
+    "only if this user owns it, it has no other link and its mode is the\n"
+    "tree's (0644, or 0755 for an executable); one with the same content but\n"
+    "not that is copied, and the copy verified. --parallel is then the\n"
+    "files fetched at a time (default 8). --tree reads the blob as a tree\n"
+    "whatever the server says (a name signed as a file is refused); --file\n"
     "writes a tree manifest's own bytes to FILE.\n";
 
 absl::StatusOr<sdk::PriorityClass> ParsePriority(absl::string_view v) {
@@ -168,25 +172,21 @@ absl::Status GetToDevice(sdk::Client& client, const GetOptions& opts,
   return absl::OkStatus();
 }
 
-// -o FILE. Unless --file or a range says it is a file, the fetch also looks
-// at the blob's first bytes: `is_tree` is set, and no file written, if they
-// begin a tree manifest.
+// -o FILE: the blob opts.blob names, verified, renamed into place at the end.
 absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
-                       std::FILE* err, bool* is_tree) {
+                       std::FILE* err) {
+  if (IsFolder(opts.output)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        opts.output, " is a folder, and ", opts.blob.ToString(),
+        " is read as a file: give a file's path"));
+  }
   if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
                    sdk::FileSink::Create(opts.output));
   // A signal arriving before this line leaves the temporary file behind; the
   // window is one system call.
   const RemoveOnSignal remove_on_signal(file->temp_path());
-  if (opts.layout == GetLayout::kFile || opts.fetch.offset != 0 ||
-      opts.fetch.length.has_value()) {
-    return Fetch(client, opts, *file, err);
-  }
-  TreeSniffingSink sniff(*file);
-  const absl::Status status = Fetch(client, opts, sniff, err);
-  *is_tree = sniff.found_tree();
-  return *is_tree ? absl::OkStatus() : status;
+  return Fetch(client, opts, *file, err);
 }
 
 // --root-hash: the digest its anchor gives (after its signature, if any, is
@@ -199,21 +199,24 @@ absl::Status ResolveDmVerityBlob(GetOptions* opts) {
   return absl::OkStatus();
 }
 
-// The tree `opts.blob` names into the folder -o DIR (the name resolved, and
-// its statement checked, as a file's).
-absl::Status GetTreeInto(sdk::Client& client, const GetOptions& opts) {
+// The tree `blob` (resolved from opts.blob) into the folder -o DIR.
+absl::Status GetTreeInto(sdk::Client& client, const GetOptions& opts,
+                         const ResolvedBlob& blob) {
   if (opts.fetch.offset != 0 || opts.fetch.length.has_value()) {
     return absl::InvalidArgumentError(
         "--offset and --length read a file, not a tree (--file writes the "
         "tree manifest's own bytes)");
   }
-  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, opts.blob));
   sdk::FetchOptions fetch = opts.fetch;
   fetch.parallel_streams = 1;
-  return GetTree(client, digest, opts.output, fetch, opts.parallel_files);
+  return GetTree(client, blob.digest(), opts.output, fetch,
+                 opts.parallel_files);
 }
 
-// A tree into a folder, or bytes into a file or to `out`.
+// A tree into a folder, or bytes into a file or to `out`. What the blob is
+// comes from what its name's statement signs, else from the server, never
+// from its bytes; --tree and --file say it instead, but a name signed as a
+// file is never read as a tree.
 absl::Status Get(sdk::Client& client, const GetOptions& opts, std::FILE* out,
                  std::FILE* err) {
   if (opts.output.empty()) {
@@ -222,14 +225,22 @@ absl::Status Get(sdk::Client& client, const GetOptions& opts, std::FILE* out,
     }
     return GetToStream(client, opts, out, "standard output", err);
   }
-  // A folder cannot take a file's bytes: it asks for a tree.
-  if (opts.layout == GetLayout::kTree ||
-      (opts.layout == GetLayout::kAuto && IsFolder(opts.output))) {
-    return GetTreeInto(client, opts);
+  // --file and a range read bytes: nothing to ask first.
+  const bool range = opts.fetch.offset != 0 || opts.fetch.length.has_value();
+  if (opts.layout == GetLayout::kFile ||
+      (opts.layout == GetLayout::kAuto && range)) {
+    return GetToFile(client, opts, err);
   }
-  bool is_tree = false;
-  RETURN_IF_ERROR(GetToFile(client, opts, err, &is_tree));
-  return is_tree ? GetTreeInto(client, opts) : absl::OkStatus();
+  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, opts.blob));
+  if (opts.layout == GetLayout::kAuto && !blob.tree) {
+    // By the digest resolved: the name is not asked again.
+    GetOptions by_digest = opts;
+    ASSIGN_OR_RETURN(by_digest.blob,
+                     client::ParseBlobRef(blob.digest().ToString()));
+    return GetToFile(client, by_digest, err);
+  }
+  RETURN_IF_ERROR(CheckTree(blob, opts.blob, opts.layout == GetLayout::kTree));
+  return GetTreeInto(client, opts, blob);
 }
 
 }  // namespace

@@ -19,7 +19,9 @@ namespace verity::cli {
 // What `verity get -o PATH` writes: a tree into the folder PATH or the
 // blob's bytes into the file PATH.
 enum class GetLayout {
-  kAuto,  // a tree if the blob is a tree manifest and -o is given
+  // With -o, a tree if the name's verified statement says so, else if the
+  // server says the blob is a tree manifest (BlobInfo::tree_manifest).
+  kAuto,
   kTree,  // --tree
   kFile,  // --file
 };

@@ -16,16 +16,14 @@ namespace {
 
 // One blob as a tree of one file: named as the name's last part, or by the
 // digest's hex.
-absl::StatusOr<std::vector<sdk::TreeEntry>> SingleFile(
-    sdk::Client& client, const client::BlobRef& ref,
-    const sdk::Digest& digest) {
-  ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.Stat(digest));
+std::vector<sdk::TreeEntry> SingleFile(const client::BlobRef& ref,
+                                       const ResolvedBlob& blob) {
   sdk::TreeEntry file;
-  file.path = ref.name.empty() ? absl::BytesToHexString(digest.bytes())
+  file.path = ref.name.empty() ? absl::BytesToHexString(blob.digest().bytes())
                                : ref.name.substr(ref.name.rfind('/') + 1);
   file.type = sdk::TreeEntryType::kFile;
-  file.digest = digest;
-  file.size = info.size;
+  file.digest = blob.digest();
+  file.size = blob.info.size;
   return std::vector<sdk::TreeEntry>{file};
 }
 
@@ -40,15 +38,17 @@ void Log(std::FILE* err, const std::string& line) {
 absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
                                          const client::BlobRef& ref,
                                          const mount::TreeFsOptions& options) {
-  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, ref));
-  ASSIGN_OR_RETURN(const bool tree,
-                   sdk::IsTree(client, digest, sdk::FetchOptions()));
-  ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
-                   tree ? sdk::ReadTree(client, digest, sdk::FetchOptions())
-                        : SingleFile(client, ref, digest));
+  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, ref));
+  std::vector<sdk::TreeEntry> entries;
+  if (blob.tree) {
+    ASSIGN_OR_RETURN(entries,
+                     sdk::ReadTree(client, blob.digest(), sdk::FetchOptions()));
+  } else {
+    entries = SingleFile(ref, blob);
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<mount::TreeFs> fs,
                    mount::TreeFs::Create(client, entries, options));
-  return MountVersion{digest, std::move(fs), entries.size()};
+  return MountVersion{blob.digest(), std::move(fs), entries.size()};
 }
 
 Follower::Follower(sdk::Client& client, client::BlobRef ref,

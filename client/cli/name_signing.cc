@@ -102,7 +102,7 @@ absl::StatusOr<uint64_t> VerifiedStoredVersion(sdk::Client& client,
 
 absl::StatusOr<std::string> SignName(const SigningOptions& options,
                                      absl::string_view name,
-                                     const ParsedDigest& digest,
+                                     const ParsedDigest& digest, NameKind kind,
                                      sdk::Client* client) {
   ASSIGN_OR_RETURN(const Ed25519PrivateKey key, ReadKey(options.key_file));
   ASSIGN_OR_RETURN(const client::SeenNamesStore record,
@@ -117,6 +117,7 @@ absl::StatusOr<std::string> SignName(const SigningOptions& options,
   NameClaim claim;
   claim.name = std::string(name);
   claim.digest = digest;
+  claim.kind = kind;
   const absl::Time now = absl::Now();
   ASSIGN_OR_RETURN(claim.version, NextNameVersion(options.version, known, now));
   // The encoding keeps whole seconds.

@@ -16,6 +16,7 @@
 #include "client/cli/command_line.h"
 #include "lib/tree/descriptor.h"
 #include "lib/trust/ed25519_key.h"
+#include "lib/trust/name_statement.h"
 #include "verity/client.h"
 
 namespace verity::cli {
@@ -54,14 +55,15 @@ absl::StatusOr<uint64_t> VerifiedStoredVersion(sdk::Client& client,
                                                absl::string_view name,
                                                const Ed25519PublicKey& signer);
 
-// The encoded statement "`name` means `digest`", issued now, at the version
+// The encoded statement "`name` means `digest`, a file or a tree (`kind`)",
+// issued now, at the version
 // NextNameVersion gives over this key's record of what it signed (the state
 // directory's signed-<key id>.seen) and, if `client` is not null, the stored
 // statement's version if this key signed it. Recorded there before it is
 // returned. FAILED_PRECONDITION for a --version not above those.
 absl::StatusOr<std::string> SignName(const SigningOptions& options,
                                      absl::string_view name,
-                                     const ParsedDigest& digest,
+                                     const ParsedDigest& digest, NameKind kind,
                                      sdk::Client* client);
 
 }  // namespace verity::cli

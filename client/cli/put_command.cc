@@ -126,8 +126,9 @@ absl::Status Sign(sdk::Client& client, const PutOptions& opts,
         BuildMerkleTreeFromFile(file, opts.params, MachineThreads()));
     digest = ParsedDigest{opts.params.hash_algorithm, tree.digest};
   }
-  ASSIGN_OR_RETURN(put->name_statement,
-                   SignName(opts.signing, opts.name, digest, &client));
+  ASSIGN_OR_RETURN(
+      put->name_statement,
+      SignName(opts.signing, opts.name, digest, NameKind::kFile, &client));
   ASSIGN_OR_RETURN(put->expected_digest, sdk::Digest::Parse(digest.ToString()));
   return absl::OkStatus();
 }

@@ -19,10 +19,12 @@ namespace verity::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "Usage: verity sign NAME DIGEST --key=FILE [--version=N]\n"
+    "Usage: verity sign NAME DIGEST --key=FILE [--tree] [--version=N]\n"
     "                   [--expires-in=DURATION] [--state-dir=DIR]\n"
     "                   [--out=FILE | --store]\n"
-    "Signs the statement \"NAME means DIGEST\" with the Ed25519 private key\n"
+    "Signs the statement \"NAME means DIGEST, a file\" (with --tree: \"a\n"
+    "tree\", for the digest `verity put DIR` prints) with the Ed25519 private "
+    "key\n"
     "in FILE (PKCS#8 PEM: `verity keygen` or `openssl genpkey -algorithm\n"
     "ed25519`). Prints it in base64 on one line, or with --out writes it\n"
     "(binary) to FILE, or with --store stores it with the name on the server\n"
@@ -39,6 +41,10 @@ std::vector<CommandFlag> SignFlags(SignOptions* opts) {
                    }});
   flags.push_back({"store", 0, false, [opts](absl::string_view) {
                      opts->store = true;
+                     return absl::OkStatus();
+                   }});
+  flags.push_back({"tree", 0, false, [opts](absl::string_view) {
+                     opts->tree = true;
                      return absl::OkStatus();
                    }});
   return flags;
@@ -73,7 +79,8 @@ absl::Status Sign(const SignOptions& opts, std::FILE* out) {
   }
   ASSIGN_OR_RETURN(
       const std::string statement,
-      SignName(opts.signing, opts.name, opts.digest, client.get()));
+      SignName(opts.signing, opts.name, opts.digest,
+               opts.tree ? NameKind::kTree : NameKind::kFile, client.get()));
   return Deliver(opts, client.get(), statement, out);
 }
 

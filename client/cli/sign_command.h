@@ -22,6 +22,7 @@ struct SignOptions {
   SigningOptions signing;  // --key, --version, --expires-in
   std::string out;         // --out: the binary statement to this file
   bool store = false;      // --store: SetName on the server
+  bool tree = false;       // --tree: the name means a tree
 };
 
 // Parses `argv` (argv[0] is "sign"); INVALID_ARGUMENT naming the problem.

@@ -1,5 +1,5 @@
 // Implements the CLI's tree calls: the checks and lines of the commands
-// around the SDK's ScanTree/PutTree, IsTree/FetchTree and ReadTree.
+// around the SDK's ScanTree/PutTree, FetchTree and ReadTree.
 
 #include "client/cli/tree_transfer.h"
 
@@ -44,7 +44,8 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
     ASSIGN_OR_RETURN(const ParsedDigest digest,
                      ParseDigest(tree.digest.ToString()));
     ASSIGN_OR_RETURN(put.name_statement,
-                     SignName(options.signing, options.name, digest, &client));
+                     SignName(options.signing, options.name, digest,
+                              NameKind::kTree, &client));
   }
   ASSIGN_OR_RETURN(const sdk::PutTreeResult result,
                    sdk::PutTree(client, tree, put));
@@ -55,33 +56,35 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
   return absl::OkStatus();
 }
 
-absl::StatusOr<sdk::Digest> ResolveBlob(sdk::Client& client,
-                                        const client::BlobRef& blob) {
-  if (blob.digest.has_value()) return sdk::Digest::Parse(blob.ToString());
-  ASSIGN_OR_RETURN(const sdk::BlobInfo info, client.StatName(blob.name));
-  return info.digest;
-}
-
-absl::Status TreeSniffingSink::Write(uint64_t offset,
-                                     absl::Span<const uint8_t> data) {
-  // Other parts of a parallel fetch start past the head: they never touch it.
-  if (offset < kTreeManifestMagicBytes && offset == head_.size()) {
-    const size_t n =
-        std::min(data.size(), kTreeManifestMagicBytes - head_.size());
-    head_.append(reinterpret_cast<const char*>(data.data()), n);
+absl::StatusOr<ResolvedBlob> ResolveBlob(sdk::Client& client,
+                                         const client::BlobRef& blob) {
+  absl::StatusOr<sdk::BlobInfo> info = absl::UnknownError("");
+  if (blob.digest.has_value()) {
+    ASSIGN_OR_RETURN(const sdk::Digest digest,
+                     sdk::Digest::Parse(blob.ToString()));
+    info = client.Stat(digest);
+  } else {
+    info = client.StatName(blob.name);
   }
-  return inner_.Write(offset, data);
+  RETURN_IF_ERROR(info.status());
+  const std::optional<sdk::NameStatementInfo>& statement = info->name_statement;
+  const bool tree_is_signed = statement.has_value() && statement->verified;
+  const bool tree = tree_is_signed ? statement->tree : info->tree_manifest;
+  return ResolvedBlob{*std::move(info), tree, tree_is_signed};
 }
 
-absl::Status TreeSniffingSink::Finish() {
-  if (!LooksLikeTreeManifest(head_)) return inner_.Finish();
-  found_tree_ = true;
-  inner_.Abort();
-  return absl::FailedPreconditionError("the blob is a tree");
-}
-
-void TreeSniffingSink::Abort() {
-  if (!found_tree_) inner_.Abort();
+absl::Status CheckTree(const ResolvedBlob& blob, const client::BlobRef& ref,
+                       bool insist) {
+  if (blob.tree) return absl::OkStatus();
+  if (blob.tree_is_signed) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ref.ToString(), " is signed as a file, not a tree"));
+  }
+  if (insist) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      ref.ToString(), " (", blob.digest().ToString(),
+      ") was not stored as a tree (`verity put DIR` stores one; --tree reads "
+      "it as one all the same)"));
 }
 
 absl::Status GetTree(sdk::Client& client, const sdk::Digest& digest,
@@ -95,9 +98,10 @@ absl::Status GetTree(sdk::Client& client, const sdk::Digest& digest,
 
 absl::Status ListTree(sdk::Client& client, const client::BlobRef& tree,
                       std::FILE* out) {
-  ASSIGN_OR_RETURN(const sdk::Digest digest, ResolveBlob(client, tree));
+  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, tree));
+  RETURN_IF_ERROR(CheckTree(blob, tree, /*insist=*/false));
   ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
-                   sdk::ReadTree(client, digest, sdk::FetchOptions()));
+                   sdk::ReadTree(client, blob.digest(), sdk::FetchOptions()));
   for (const sdk::TreeEntry& entry : entries) {
     switch (entry.type) {
       case sdk::TreeEntryType::kDirectory:

@@ -36,34 +36,29 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
                        const PutFolderOptions& options, std::FILE* out,
                        std::FILE* err);
 
-// The digest `blob` names: itself, or what the server says the name means,
-// checked as the client's trust options say (StatName).
-absl::StatusOr<sdk::Digest> ResolveBlob(sdk::Client& client,
-                                        const client::BlobRef& blob);
+// What a blob reference names. Plain value.
+struct ResolvedBlob {
+  sdk::BlobInfo info;  // Stat's, or StatName's (its statement checked)
+  bool tree = false;   // the blob is a tree manifest
+  // `tree` is what a verified name statement says (else the server's word:
+  // BlobInfo::tree_manifest).
+  bool tree_is_signed = false;
 
-// Passes a whole-blob fetch to `inner` (a FileSink), noting its first bytes:
-// if they begin a tree manifest, Finish aborts `inner` instead of finishing it
-// (the file never appears) and found_tree() is true. So `verity get -o PATH`
-// fetches a file as before, with no extra call, and learns that the blob is
-// a tree only from its verified bytes.
-class TreeSniffingSink final : public sdk::Sink {
- public:
-  explicit TreeSniffingSink(sdk::Sink& inner) : inner_(inner) {}
-  bool SupportsRandomAccess() const override {
-    return inner_.SupportsRandomAccess();
-  }
-  absl::Status Start(uint64_t size) override { return inner_.Start(size); }
-  absl::Status Write(uint64_t offset, absl::Span<const uint8_t> data) override;
-  absl::Status Finish() override;
-  void Abort() override;
-  bool found_tree() const { return found_tree_; }
-
- private:
-  sdk::Sink& inner_;
-  // The first bytes; only the part that starts at offset 0 writes them.
-  std::string head_;
-  bool found_tree_ = false;
+  const sdk::Digest& digest() const { return info.digest; }
 };
+
+// The digest `blob` names and whether it is a tree: a name as the server
+// says, its statement checked as the client's trust options say (StatName),
+// so that a verified statement decides both; a digest as Stat says.
+absl::StatusOr<ResolvedBlob> ResolveBlob(sdk::Client& client,
+                                         const client::BlobRef& blob);
+
+// OK if `blob` may be read as a tree: it is one, or nothing signed says it
+// is a file and `insist` (the user said --tree, or the command reads only
+// trees). FAILED_PRECONDITION naming `ref` otherwise: a name signed as a
+// file is never read as a tree.
+absl::Status CheckTree(const ResolvedBlob& blob, const client::BlobRef& ref,
+                       bool insist);
 
 // Writes the tree `digest` names into the folder `output` (see
 // sdk::FetchTree), `parallel` files at a time, each fetched with `fetch`.

@@ -42,6 +42,7 @@ PriorityClass ToPriorityClass(sdk::PriorityClass priority) {
 sdk::NameStatementInfo ToNameStatementInfo(const NameStatement& statement,
                                            bool verified) {
   sdk::NameStatementInfo info;
+  info.tree = statement.claim.kind == NameKind::kTree;
   info.version = statement.claim.version;
   info.issued = statement.claim.issued;
   info.expires = statement.claim.expires;
@@ -84,6 +85,7 @@ absl::StatusOr<sdk::BlobInfo> BlobInfoFromProto(const v1::BlobInfo& info,
   result.tree_size = info.tree_size();
   result.names.assign(info.names().begin(), info.names().end());
   result.fsverity_signature = info.fsverity_signature();
+  result.tree_manifest = info.tree_manifest();
   if (!info.name_statement().empty()) {
     const absl::StatusOr<NameStatement> statement =
         ParseNameStatement(info.name_statement());

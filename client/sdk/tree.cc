@@ -435,17 +435,6 @@ absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
   return client::ToSdkEntries(manifest->entries);
 }
 
-absl::StatusOr<bool> IsTree(Client& client, const Digest& digest,
-                            const FetchOptions& options) {
-  ASSIGN_OR_RETURN(const BlobInfo info, client.Stat(digest));
-  const uint64_t length =
-      std::min<uint64_t>(info.size, kTreeManifestMagicBytes);
-  if (length < kTreeManifestMagicBytes) return false;
-  ASSIGN_OR_RETURN(const std::string head,
-                   client.ReadRange(digest, 0, length, options));
-  return LooksLikeTreeManifest(head);
-}
-
 absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
                                           const std::vector<TreeEntry>& entries,
                                           absl::string_view folder,

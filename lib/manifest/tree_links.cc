@@ -106,8 +106,8 @@ std::optional<LinkFault> Resolver::Walk(absl::string_view target,
       }
       continue;
     }
-    const auto child = at->extra == 0 ? children_.find({at->node, name})
-                                      : children_.end();
+    const auto child =
+        at->extra == 0 ? children_.find({at->node, name}) : children_.end();
     if (child == children_.end()) {
       at->extra++;
       continue;

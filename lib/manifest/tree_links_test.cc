@@ -19,15 +19,15 @@ namespace verity {
 namespace {
 
 TreeEntry Dir(std::string path) {
-  return TreeEntry{std::move(path), TreeEntryType::kDirectory, {}, 0, false,
-                   ""};
+  return TreeEntry{
+      std::move(path), TreeEntryType::kDirectory, {}, 0, false, ""};
 }
 TreeEntry File(std::string path) {
   return TreeEntry{std::move(path), TreeEntryType::kFile, {}, 0, false, ""};
 }
 TreeEntry Link(std::string path, std::string target) {
-  return TreeEntry{std::move(path), TreeEntryType::kSymlink, {}, 0, false,
-                   std::move(target)};
+  return TreeEntry{std::move(path), TreeEntryType::kSymlink, {}, 0,
+                   false,           std::move(target)};
 }
 
 std::optional<LinkFault> FaultOf(const std::vector<TreeEntry>& entries) {
@@ -44,8 +44,7 @@ TEST(TreeLinksTest, InsideAndOutside) {
   EXPECT_EQ(FaultOf({Link("l", "missing/../..")}), LinkFault::kLeavesTree);
   // Through a file: lexically, "f/.." is where f is.
   EXPECT_EQ(FaultOf({File("f"), Link("l", "f/x/../..")}), std::nullopt);
-  EXPECT_EQ(FaultOf({File("f"), Link("l", "f/../..")}),
-            LinkFault::kLeavesTree);
+  EXPECT_EQ(FaultOf({File("f"), Link("l", "f/../..")}), LinkFault::kLeavesTree);
 }
 
 TEST(TreeLinksTest, LinksAreFollowedWhereTheyAreMet) {
@@ -69,9 +68,8 @@ TEST(TreeLinksTest, CyclesAndLongChains) {
   // A chain of kMaxSymlinkHops links is allowed; one more is not.
   std::vector<TreeEntry> chain = {Link("l00", "missing")};
   for (int i = 1; i <= kMaxSymlinkHops; ++i) {
-    chain.push_back(
-        Link(absl::StrCat("l", i < 10 ? "0" : "", i),
-             absl::StrCat("l", i - 1 < 10 ? "0" : "", i - 1)));
+    chain.push_back(Link(absl::StrCat("l", i < 10 ? "0" : "", i),
+                         absl::StrCat("l", i - 1 < 10 ? "0" : "", i - 1)));
   }
   EXPECT_EQ(FaultOf(chain), std::nullopt);
   chain.push_back(Link("l41", "l40"));
@@ -79,9 +77,8 @@ TEST(TreeLinksTest, CyclesAndLongChains) {
   // A link met twice counts twice: 21 + 21 hops.
   std::vector<TreeEntry> twice = {Link("l00", "missing")};
   for (int i = 1; i <= 20; ++i) {
-    twice.push_back(
-        Link(absl::StrCat("l", i < 10 ? "0" : "", i),
-             absl::StrCat("l", i - 1 < 10 ? "0" : "", i - 1)));
+    twice.push_back(Link(absl::StrCat("l", i < 10 ? "0" : "", i),
+                         absl::StrCat("l", i - 1 < 10 ? "0" : "", i - 1)));
   }
   EXPECT_EQ(FaultOf(twice), std::nullopt);
   twice.push_back(Link("x", "l20/../l20"));
@@ -139,8 +136,8 @@ std::vector<TreeEntry> RandomTree(std::mt19937& random) {
   const int count = 2 + random() % 10;
   for (int i = 0; i < count; ++i) {
     const std::string& folder = folders[random() % folders.size()];
-    const std::string path = absl::StrCat(
-        folder, folder.empty() ? "" : "/", names[random() % names.size()]);
+    const std::string path = absl::StrCat(folder, folder.empty() ? "" : "/",
+                                          names[random() % names.size()]);
     if (used[path]) continue;
     used[path] = true;
     switch (random() % 3) {
@@ -162,8 +159,9 @@ std::vector<TreeEntry> RandomTree(std::mt19937& random) {
       }
     }
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const TreeEntry& x, const TreeEntry& y) { return x.path < y.path; });
+  std::sort(
+      entries.begin(), entries.end(),
+      [](const TreeEntry& x, const TreeEntry& y) { return x.path < y.path; });
   return entries;
 }
 

@@ -29,7 +29,6 @@ namespace verity {
 namespace {
 
 constexpr absl::string_view kMagic = "verityd tree v1\n";
-static_assert(kMagic.size() == kTreeManifestMagicBytes);
 constexpr uint8_t kExecutable = 1;
 
 absl::Status Bad(absl::string_view path, absl::string_view what) {
@@ -235,7 +234,7 @@ absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes) {
         absl::StrCat("tree manifest: ", bytes.size(), " bytes, over ",
                      kMaxTreeManifestBytes));
   }
-  if (!LooksLikeTreeManifest(bytes)) {
+  if (!absl::StartsWith(bytes, kMagic)) {
     return absl::InvalidArgumentError("not a tree manifest (no magic)");
   }
   LittleEndianReader in(bytes.substr(kMagic.size()));
@@ -260,10 +259,6 @@ absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes) {
   }
   RETURN_IF_ERROR(CheckTree(manifest.entries));
   return manifest;
-}
-
-bool LooksLikeTreeManifest(absl::string_view bytes) {
-  return absl::StartsWith(bytes, kMagic);
 }
 
 }  // namespace verity

@@ -43,13 +43,6 @@ absl::StatusOr<std::string> EncodeTreeManifest(std::vector<TreeEntry> entries);
 // the tree, a digest of an unknown algorithm, limits passed, bytes left over.
 absl::StatusOr<TreeManifest> ParseTreeManifest(absl::string_view bytes);
 
-// The length of a manifest's magic, its first bytes.
-inline constexpr size_t kTreeManifestMagicBytes = 16;
-
-// True if `bytes` begin as a tree manifest does (its magic): to tell one from
-// another blob before parsing it.
-bool LooksLikeTreeManifest(absl::string_view bytes);
-
 // INVALID_ARGUMENT unless `path` is a relative tree path (see TreeEntry).
 absl::Status CheckTreePath(absl::string_view path);
 

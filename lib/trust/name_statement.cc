@@ -1,12 +1,16 @@
 // Implements signed name statements. The layout (docs/protocol.md, "Signed
 // names"), integers little-endian as in fs-verity's own structures:
 //
-//   body       = magic "verityd name statement v1\n"
+//   body       = magic "verityd name statement v2\n"
 //                u64 version, u64 issued, u64 expires (Unix seconds)
+//                u8 kind (1 a file, 2 a tree)
 //                u8 hash algorithm (fs-verity's numbers), digest bytes
 //                u16 name size, name bytes
 //                u8 signer count, that many 32-byte key ids
 //   statement  = body, then one 64-byte Ed25519 signature of body per signer
+//
+// Version 1 ("verityd name statement v1\n") is the same without the kind:
+// it is read as a file.
 
 #include "lib/trust/name_statement.h"
 
@@ -40,6 +44,10 @@ absl::Status CheckClaim(const NameClaim& claim) {
   if (claim.digest.digest.size() != DigestSize(claim.digest.algorithm)) {
     return absl::InvalidArgumentError("a name statement needs a whole digest");
   }
+  if (claim.kind != NameKind::kFile && claim.kind != NameKind::kTree) {
+    return absl::InvalidArgumentError(
+        "a name statement means a file or a tree");
+  }
   if (claim.issued < absl::UnixEpoch() || claim.expires <= claim.issued ||
       claim.expires > absl::FromUnixSeconds(kMaxSeconds)) {
     return absl::InvalidArgumentError(
@@ -55,6 +63,7 @@ std::string EncodeBody(const NameClaim& claim,
   AppendLittleEndian(claim.version, 8, &body);
   AppendLittleEndian(absl::ToUnixSeconds(claim.issued), 8, &body);
   AppendLittleEndian(absl::ToUnixSeconds(claim.expires), 8, &body);
+  AppendLittleEndian(static_cast<uint8_t>(claim.kind), 1, &body);
   AppendLittleEndian(static_cast<uint8_t>(claim.digest.algorithm), 1, &body);
   body += claim.digest.digest;
   AppendLittleEndian(claim.name.size(), 2, &body);
@@ -67,14 +76,22 @@ std::string EncodeBody(const NameClaim& claim,
   return body;
 }
 
-// Parses the claim that follows the magic.
-absl::Status ReadClaim(LittleEndianReader& in, NameClaim* claim) {
-  uint64_t issued = 0, expires = 0, algorithm = 0, name_size = 0;
+// Parses the claim that follows the magic: with a kind (version 2), or
+// without (version 1, a file).
+absl::Status ReadClaim(LittleEndianReader& in, bool has_kind,
+                       NameClaim* claim) {
+  uint64_t issued = 0, expires = 0, kind = 1, algorithm = 0, name_size = 0;
   absl::string_view digest, name;
   if (!in.Integer(8, &claim->version) || !in.Integer(8, &issued) ||
-      !in.Integer(8, &expires) || !in.Integer(1, &algorithm)) {
+      !in.Integer(8, &expires) || (has_kind && !in.Integer(1, &kind)) ||
+      !in.Integer(1, &algorithm)) {
     return Malformed("truncated");
   }
+  if (kind != static_cast<uint8_t>(NameKind::kFile) &&
+      kind != static_cast<uint8_t>(NameKind::kTree)) {
+    return Malformed(absl::StrCat("unknown kind ", kind));
+  }
+  claim->kind = static_cast<NameKind>(kind);
   if (!IsValidHashAlgorithm(static_cast<uint8_t>(algorithm))) {
     return Malformed(absl::StrCat("unknown hash algorithm ", algorithm));
   }
@@ -122,6 +139,10 @@ std::string Describe(const NameStatement& statement) {
 
 }  // namespace
 
+absl::string_view NameKindText(NameKind kind) {
+  return kind == NameKind::kTree ? "tree" : "file";
+}
+
 absl::StatusOr<std::string> SignNameStatement(
     const NameClaim& claim, absl::Span<const Ed25519PrivateKey* const> keys) {
   RETURN_IF_ERROR(CheckClaim(claim));
@@ -145,12 +166,14 @@ absl::StatusOr<NameStatement> ParseNameStatement(absl::string_view encoded) {
   if (encoded.size() > kMaxNameStatementSize) return Malformed("too large");
   LittleEndianReader in(encoded);
   absl::string_view magic;
+  static_assert(kNameStatementMagic.size() == kNameStatementMagicV1.size());
   if (!in.Bytes(kNameStatementMagic.size(), &magic) ||
-      magic != kNameStatementMagic) {
-    return Malformed("not a verityd name statement, version 1");
+      (magic != kNameStatementMagic && magic != kNameStatementMagicV1)) {
+    return Malformed("not a verityd name statement, version 1 or 2");
   }
   NameStatement statement;
-  RETURN_IF_ERROR(ReadClaim(in, &statement.claim));
+  RETURN_IF_ERROR(
+      ReadClaim(in, magic == kNameStatementMagic, &statement.claim));
   RETURN_IF_ERROR(ReadSigners(in, &statement));
   statement.body = std::string(encoded.substr(0, in.position()));
   for (size_t i = 0; i < statement.signers.size(); ++i) {

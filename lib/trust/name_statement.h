@@ -1,5 +1,6 @@
-// Signed name statements: "NAME means DIGEST", version N, valid from ISSUED
-// until EXPIRES, signed with Ed25519 by the keys it lists. Encoding and checks
+// Signed name statements: "NAME means DIGEST, a file (or a tree)", version N,
+// valid from ISSUED until EXPIRES, signed with Ed25519 by the keys it lists.
+// Encoding and checks
 // follow docs/protocol.md ("Signed names"); what is signed is exactly the
 // stored body bytes, never a re-serialization.
 
@@ -23,8 +24,12 @@
 namespace verity {
 
 // The body starts with this: it separates the domain (no other verityd or
-// foreign message begins so) and names the format's version.
+// foreign message begins so) and names the format's version. Version 2 adds
+// what the name means (a file or a tree); version 1, which SignNameStatement
+// no longer writes, parses as meaning a file.
 inline constexpr absl::string_view kNameStatementMagic =
+    "verityd name statement v2\n";
+inline constexpr absl::string_view kNameStatementMagicV1 =
     "verityd name statement v1\n";
 inline constexpr size_t kMaxStatementNameSize = 1024;
 inline constexpr size_t kMaxStatementSigners = 16;
@@ -34,6 +39,13 @@ inline constexpr size_t kMaxNameStatementSize = 4096;
 // up to this long after it expires and from this long before it is issued.
 inline constexpr absl::Duration kNameStatementClockSkew = absl::Minutes(5);
 
+// What a name means: a file (its blob's bytes), or a tree (its blob is a
+// tree manifest, lib/manifest/tree_manifest.h, naming the tree's files).
+enum class NameKind : uint8_t { kFile = 1, kTree = 2 };
+
+// "file" or "tree", for messages.
+absl::string_view NameKindText(NameKind kind);
+
 // What a statement says, before it is signed.
 struct NameClaim {
   std::string name;
@@ -41,6 +53,7 @@ struct NameClaim {
   uint64_t version = 0;
   absl::Time issued;   // whole seconds since the Unix epoch
   absl::Time expires;  // after `issued`
+  NameKind kind = NameKind::kFile;
 };
 
 struct NameStatement {

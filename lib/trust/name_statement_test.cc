@@ -19,8 +19,17 @@ const absl::Time kIssued = absl::FromUnixSeconds(1'800'000'000);
 // Made by tests/fuzz/make_corpus.py with Python's `cryptography` from the
 // layout in docs/protocol.md: "model/latest", version 7, issued 1.8e9 - 60,
 // expiring a day after 1.8e9, SHA-256 of the name as digest, signed by the
-// key of seed 'a' x 32. Another implementation's statement must verify.
-constexpr char kForeignStatementHex[] =
+// key of seed 'a' x 32. Another implementation's statement must verify: in
+// version 2, meaning a tree, and in version 1 (no kind: a file).
+constexpr char kForeignTreeStatementHex[] =
+    "76657269747964206e616d652073746174656d656e742076320a070000000000"
+    "0000c4d1496b0000000080234b6b0000000002012794a83410deb6097c0e0a8b"
+    "29083656247ca14cc283f9a3d40472e1c40fee2b0c006d6f64656c2f6c617465"
+    "737401af9073360066253d1d3c7f62a142eeff25d4bb70628b6056145fc87908"
+    "4a265585a5173e98a7e06c46fb63035e608dc1dfa5bad031e7ecd297f2934735"
+    "06501d984a60ca484a7c1e3add6125e1c09d9c205b4dbfe2a2d202e24ffd4f01"
+    "746b01";
+constexpr char kForeignStatementV1Hex[] =
     "76657269747964206e616d652073746174656d656e742076310a070000000000"
     "0000c4d1496b0000000080234b6b00000000012794a83410deb6097c0e0a8b29"
     "083656247ca14cc283f9a3d40472e1c40fee2b0c006d6f64656c2f6c61746573"
@@ -94,14 +103,18 @@ TEST_F(NameStatementTest, RoundTripsEveryField) {
 }
 
 TEST_F(NameStatementTest, HasTheDocumentedLayout) {
-  // docs/protocol.md: magic, u64 version, issued, expires, u8 algorithm,
-  // digest, u16 name size, name, u8 signers, key ids; little-endian.
+  // docs/protocol.md: magic, u64 version, issued, expires, u8 kind, u8
+  // algorithm, digest, u16 name size, name, u8 signers, key ids;
+  // little-endian.
   NameClaim claim = ClaimFor("n", 0x0102030405060708);
+  claim.kind = NameKind::kTree;
   const NameStatement statement = Parse(Sign(claim, {&a_}));
-  std::string expected(kNameStatementMagic);
+  EXPECT_EQ(statement.claim.kind, NameKind::kTree);
+  std::string expected("verityd name statement v2\n");
   expected += std::string("\x08\x07\x06\x05\x04\x03\x02\x01", 8);
   expected += std::string("\x00\xd2\x49\x6b\x00\x00\x00\x00", 8);  // 1.8e9
   expected += std::string("\x80\x23\x4b\x6b\x00\x00\x00\x00", 8);  // + 1 day
+  expected += '\x02';                                              // a tree
   expected += '\x01';
   expected += claim.digest.digest;
   expected += std::string("\x01\x00n\x01", 4);
@@ -114,15 +127,36 @@ TEST_F(NameStatementTest, HasTheDocumentedLayout) {
 TEST_F(NameStatementTest, VerifiesAStatementSignedByAnotherImplementation) {
   const Ed25519PrivateKey key =
       Ed25519PrivateKey::FromSeed(std::string(32, 'a')).value();
-  const std::string encoded = absl::HexStringToBytes(kForeignStatementHex);
+  const std::string encoded = absl::HexStringToBytes(kForeignTreeStatementHex);
   const NameStatement statement = Parse(encoded);
   EXPECT_EQ(statement.claim.digest, ClaimFor("model/latest").digest);
   EXPECT_EQ(statement.claim.issued, kIssued - absl::Seconds(60));
+  EXPECT_EQ(statement.claim.kind, NameKind::kTree);
   EXPECT_TRUE(Check(encoded, Trust({&key})).ok());
   // And this implementation signs the same bytes (Ed25519 is deterministic).
   NameClaim claim = ClaimFor("model/latest");
   claim.issued = kIssued - absl::Seconds(60);
+  claim.kind = NameKind::kTree;
   EXPECT_EQ(Sign(claim, {&key}), encoded);
+}
+
+// Statements signed before the kind existed still verify, and mean a file.
+TEST_F(NameStatementTest, VersionOneStatementsMeanFiles) {
+  const Ed25519PrivateKey key =
+      Ed25519PrivateKey::FromSeed(std::string(32, 'a')).value();
+  const std::string encoded = absl::HexStringToBytes(kForeignStatementV1Hex);
+  const NameStatement statement = Parse(encoded);
+  EXPECT_EQ(statement.claim.kind, NameKind::kFile);
+  EXPECT_EQ(statement.claim.version, 7u);
+  EXPECT_TRUE(Check(encoded, Trust({&key})).ok());
+  // A kind that is neither is refused, signed or not.
+  NameClaim claim = ClaimFor("model/latest");
+  claim.kind = static_cast<NameKind>(3);
+  EXPECT_FALSE(SignNameStatement(claim, {&key}).ok());
+  std::string bad = Sign(ClaimFor("model/latest"), {&key});
+  bad[kNameStatementMagic.size() + 24] = 3;
+  EXPECT_THAT(ParseNameStatement(bad).status().message(),
+              HasSubstr("unknown kind 3"));
 }
 
 TEST_F(NameStatementTest, EveryChangedByteIsRefused) {

@@ -41,7 +41,8 @@ std::optional<NameStatement> VersionFloor(absl::string_view stored,
 
 absl::StatusOr<NameWrite> NamePolicy::Prepare(
     absl::string_view name, absl::string_view statement,
-    const std::optional<ParsedDigest>& digest, absl::Time now) const {
+    const std::optional<ParsedDigest>& digest, NameKind kind,
+    absl::Time now) const {
   NameWrite write{std::string(name), std::string(statement), nullptr};
   if (statement.empty()) {
     if (keys_ == nullptr) return write;
@@ -63,6 +64,13 @@ absl::StatusOr<NameWrite> NamePolicy::Prepare(
                      "\" was given for \"", name, "\""));
   }
   if (digest.has_value()) RETURN_IF_ERROR(CheckBinds(*parsed, *digest));
+  if (parsed->claim.kind != kind) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the name statement for \"", name, "\" says it means a ",
+        NameKindText(parsed->claim.kind), ", and the blob is ",
+        kind == NameKind::kTree ? "a tree manifest" : "not a tree manifest",
+        " (sign a tree's name with --tree, as `verity put DIR` does)"));
+  }
   auto next = std::make_shared<const NameStatement>(*std::move(parsed));
   write.check = [next, keys = keys_](const ParsedDigest& blob,
                                      absl::string_view stored) {

@@ -36,17 +36,19 @@ class NamePolicy {
   // as far as the request shows: INVALID_ARGUMENT, saying which, for a
   // statement that is missing (with keys), does not parse, is not signed by
   // the keys, names another name, is expired or not yet issued (with keys,
-  // at `now`), or binds a digest other than `digest` (the blob's, if known
-  // yet). The write's check does the rest in the store: INVALID_ARGUMENT if
-  // the blob is not the statement's, FAILED_PRECONDITION (with keys) if the
-  // statement is not newer than the name's current one. Only a current
-  // statement that the keys sign for the name sets that floor: one they do
-  // not (planted in the store, or signed by a key since removed) is replaced
-  // by any valid write.
+  // at `now`), binds a digest other than `digest` (the blob's, if known
+  // yet), or says the name means a file where the blob is a tree manifest
+  // (`kind`: a Put's tree_manifest, or what the store says of the blob), or
+  // the other way round. The write's check does the rest in the store:
+  // INVALID_ARGUMENT if the blob is not the statement's, FAILED_PRECONDITION
+  // (with keys) if the statement is not newer than the name's current one. Only
+  // a current statement that the keys sign for the name sets that floor: one
+  // they do not (planted in the store, or signed by a key since removed) is
+  // replaced by any valid write.
   absl::StatusOr<NameWrite> Prepare(absl::string_view name,
                                     absl::string_view statement,
                                     const std::optional<ParsedDigest>& digest,
-                                    absl::Time now) const;
+                                    NameKind kind, absl::Time now) const;
 
  private:
   std::shared_ptr<const TrustedKeys> keys_;  // null: no --name_keys

@@ -41,7 +41,7 @@ class NamePolicyTest : public ::testing::Test {
 
 TEST_F(NamePolicyTest, WithoutKeysANameNeedsNoStatement) {
   const absl::StatusOr<NameWrite> write =
-      NamePolicy().Prepare("n", "", std::nullopt, kNow);
+      NamePolicy().Prepare("n", "", std::nullopt, NameKind::kFile, kNow);
   ASSERT_TRUE(write.ok()) << write.status();
   EXPECT_EQ(write->name, "n");
   EXPECT_EQ(write->statement, "");
@@ -52,7 +52,7 @@ TEST_F(NamePolicyTest, WithoutKeysAStatementMustNameThatNameAndBlob) {
   const NamePolicy policy;
   const std::string good = Sign("n", a_, 1, other_key_);
   const absl::StatusOr<NameWrite> write =
-      policy.Prepare("n", good, std::nullopt, kNow);
+      policy.Prepare("n", good, std::nullopt, NameKind::kFile, kNow);
   ASSERT_TRUE(write.ok()) << write.status();
   EXPECT_EQ(write->statement, good);
   EXPECT_TRUE(RunNameCheck(*write, a_, "").ok());
@@ -62,15 +62,17 @@ TEST_F(NamePolicyTest, WithoutKeysAStatementMustNameThatNameAndBlob) {
   const absl::Status wrong_blob = RunNameCheck(*write, b_, "");
   EXPECT_EQ(wrong_blob.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(wrong_blob.message(), HasSubstr("not the blob"));
-  EXPECT_EQ(policy.Prepare("n", good, b_, kNow).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      policy.Prepare("n", good, b_, NameKind::kFile, kNow).status().code(),
+      absl::StatusCode::kInvalidArgument);
   // Another name; bytes that do not parse.
   const absl::Status wrong_name =
-      policy.Prepare("m", good, std::nullopt, kNow).status();
+      policy.Prepare("m", good, std::nullopt, NameKind::kFile, kNow).status();
   EXPECT_EQ(wrong_name.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(wrong_name.message(), HasSubstr("was given for \"m\""));
   const absl::Status garbage =
-      policy.Prepare("n", "garbage", std::nullopt, kNow).status();
+      policy.Prepare("n", "garbage", std::nullopt, NameKind::kFile, kNow)
+          .status();
   EXPECT_EQ(garbage.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(garbage.message(), HasSubstr("does not parse"));
 }
@@ -78,37 +80,71 @@ TEST_F(NamePolicyTest, WithoutKeysAStatementMustNameThatNameAndBlob) {
 TEST_F(NamePolicyTest, WithKeysEveryNameWriteNeedsAValidStatement) {
   const NamePolicy policy = Keyed();
   const absl::Status unsigned_write =
-      policy.Prepare("n", "", std::nullopt, kNow).status();
+      policy.Prepare("n", "", std::nullopt, NameKind::kFile, kNow).status();
   EXPECT_EQ(unsigned_write.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(unsigned_write.message(), HasSubstr("--name_keys"));
   const absl::Status untrusted =
-      policy.Prepare("n", Sign("n", a_, 1, other_key_), a_, kNow).status();
+      policy
+          .Prepare("n", Sign("n", a_, 1, other_key_), a_, NameKind::kFile, kNow)
+          .status();
   EXPECT_EQ(untrusted.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(untrusted.message(), HasSubstr("valid signatures"));
   std::string flipped = Sign("n", a_, 1, key_);
   flipped.back() ^= 1;  // the signature
-  EXPECT_EQ(policy.Prepare("n", flipped, a_, kNow).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      policy.Prepare("n", flipped, a_, NameKind::kFile, kNow).status().code(),
+      absl::StatusCode::kInvalidArgument);
   const absl::Status expired =
       policy
           .Prepare("n", Sign("n", a_, 1, key_, absl::Seconds(1)), a_,
-                   kNow + absl::Hours(1))
+                   NameKind::kFile, kNow + absl::Hours(1))
           .status();
   EXPECT_EQ(expired.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(expired.message(), HasSubstr("expired"));
   EXPECT_EQ(
-      policy.Prepare("m", Sign("n", a_, 1, key_), a_, kNow).status().code(),
+      policy.Prepare("m", Sign("n", a_, 1, key_), a_, NameKind::kFile, kNow)
+          .status()
+          .code(),
       absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
-      policy.Prepare("n", Sign("n", a_, 1, key_), b_, kNow).status().code(),
+      policy.Prepare("n", Sign("n", a_, 1, key_), b_, NameKind::kFile, kNow)
+          .status()
+          .code(),
       absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(policy.Prepare("n", Sign("n", a_, 1, key_), a_, kNow).ok());
+  EXPECT_TRUE(
+      policy.Prepare("n", Sign("n", a_, 1, key_), a_, NameKind::kFile, kNow)
+          .ok());
+}
+
+// A statement says whether its name means a file or a tree; the blob must
+// be what it says, keys or not.
+TEST_F(NamePolicyTest, TheStatementsKindMustBeTheBlobs) {
+  NameClaim claim{"n",
+                  a_,
+                  1,
+                  kNow - absl::Minutes(1),
+                  kNow + absl::Hours(1),
+                  NameKind::kTree};
+  const Ed25519PrivateKey* keys[] = {&key_};
+  const std::string tree = SignNameStatement(claim, keys).value();
+  const std::string file = Sign("n", a_, 1, key_);
+  for (const NamePolicy& policy : {NamePolicy(), Keyed()}) {
+    EXPECT_TRUE(policy.Prepare("n", tree, a_, NameKind::kTree, kNow).ok());
+    EXPECT_TRUE(policy.Prepare("n", file, a_, NameKind::kFile, kNow).ok());
+    const absl::Status as_file =
+        policy.Prepare("n", tree, a_, NameKind::kFile, kNow).status();
+    EXPECT_EQ(as_file.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(as_file.message(), HasSubstr("means a tree"));
+    EXPECT_EQ(
+        policy.Prepare("n", file, a_, NameKind::kTree, kNow).status().code(),
+        absl::StatusCode::kInvalidArgument);
+  }
 }
 
 TEST_F(NamePolicyTest, WithKeysTheVersionMustRise) {
   const NamePolicy policy = Keyed();
-  const absl::StatusOr<NameWrite> five =
-      policy.Prepare("n", Sign("n", a_, 5, key_), std::nullopt, kNow);
+  const absl::StatusOr<NameWrite> five = policy.Prepare(
+      "n", Sign("n", a_, 5, key_), std::nullopt, NameKind::kFile, kNow);
   ASSERT_TRUE(five.ok()) << five.status();
   EXPECT_TRUE(RunNameCheck(*five, a_, "").ok());
   EXPECT_TRUE(RunNameCheck(*five, a_, Sign("n", b_, 4, key_)).ok());

@@ -119,13 +119,17 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   ASSIGN_OR_RETURN(CheckedPutHeader checked, CheckPutHeader(header));
   commit_.expected = std::move(checked.expected);
   commit_.fsverity_signature = std::move(checked.fsverity_signature);
+  commit_.tree_manifest = checked.tree_manifest;
   if (checked.tree_manifest) manifest_.emplace();
   // A statement that the request alone shows is bad fails before any
   // content is taken; its digest and version are checked at the commit.
   if (!checked.name.empty()) {
-    ASSIGN_OR_RETURN(commit_.name, context_->names->Prepare(
-                                       checked.name, checked.name_statement,
-                                       commit_.expected, absl::Now()));
+    ASSIGN_OR_RETURN(
+        commit_.name,
+        context_->names->Prepare(
+            checked.name, checked.name_statement, commit_.expected,
+            checked.tree_manifest ? NameKind::kTree : NameKind::kFile,
+            absl::Now()));
   }
   ASSIGN_OR_RETURN(writer_,
                    context_->blobs->BeginPut(checked.params, commit_.expected,

@@ -34,6 +34,7 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
   proto.set_tree_size(info.tree_size);
   proto.set_name_statement(info.name_statement);
   proto.set_fsverity_signature(info.fsverity_signature);
+  proto.set_tree_manifest(info.tree_manifest);
   return proto;
 }
 

@@ -107,9 +107,16 @@ absl::Status DoSetName(ServiceContext* context,
                        v1::BlobInfo* response) {
   RETURN_IF_ERROR(context->state.CheckServing());
   ASSIGN_OR_RETURN(const CheckedSetName checked, CheckSetNameRequest(request));
+  // What the blob is, for the statement's kind to match (a statement's
+  // check needs no more than its parse; the store checks the rest).
+  NameKind kind = NameKind::kFile;
+  if (!checked.name_statement.empty()) {
+    ASSIGN_OR_RETURN(const BlobInfo blob, context->store->Stat(checked.digest));
+    if (blob.tree_manifest) kind = NameKind::kTree;
+  }
   ASSIGN_OR_RETURN(const NameWrite write,
                    context->names->Prepare(checked.name, checked.name_statement,
-                                           checked.digest, absl::Now()));
+                                           checked.digest, kind, absl::Now()));
   ASSIGN_OR_RETURN(const BlobInfo info,
                    context->blobs->SetName(checked.digest, write));
   *response = BlobInfoToProto(info);

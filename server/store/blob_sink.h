@@ -29,6 +29,7 @@ struct SealedBlob {
   // Stored with the blob, replacing the one it had; empty: the stored one
   // stays. At most kMaxFsveritySignatureSize bytes.
   std::string fsverity_signature;
+  bool tree_manifest = false;  // PutCommit::tree_manifest
 };
 
 // One Put's storage. Not thread-safe. PutPipeline calls Append for each piece

@@ -116,6 +116,7 @@ absl::StatusOr<SealedBlob> PutPipeline::Seal(const PutCommit& commit) {
   }
   blob.name = commit.name;
   blob.fsverity_signature = commit.fsverity_signature;
+  blob.tree_manifest = commit.tree_manifest;
   return blob;
 }
 

@@ -39,6 +39,9 @@ struct BlobInfo {
   // Only where a name was looked up or written: that name's statement, as
   // stored (empty: none). Opaque and untrusted, as the signature.
   std::string name_statement;
+  // A Put with PutCommit::tree_manifest stored it (then or before): its
+  // content is a tree manifest the server checked.
+  bool tree_manifest = false;
 };
 
 // Points a name at a blob, with the statement stored with it. Plain value.
@@ -66,6 +69,10 @@ struct PutCommit {
   // Stored with the blob, replacing the one it had (empty: the stored one,
   // if any, stays). At most kMaxFsveritySignatureSize bytes.
   std::string fsverity_signature;
+  // The content is a tree manifest the caller checked: the blob is marked as
+  // one (BlobInfo::tree_manifest), also if it was stored before. A mark is
+  // never taken away but by deleting the blob.
+  bool tree_manifest = false;
 };
 
 struct PutResult {

@@ -78,10 +78,10 @@ std::vector<TreeEntry> ChainedDetours() {
   for (int i = 0; i < 680; ++i) detour += "../";
   std::vector<TreeEntry> entries;
   for (int i = 0; i < 256; ++i) {
-    entries.push_back(
-        Link(absl::StrCat("l", 1000 + i),
-             absl::StrCat(detour, i % 40 == 0 ? "end" : absl::StrCat(
-                                                      "l", 1000 + i - 1))));
+    entries.push_back(Link(
+        absl::StrCat("l", 1000 + i),
+        absl::StrCat(detour,
+                     i % 40 == 0 ? "end" : absl::StrCat("l", 1000 + i - 1))));
   }
   return entries;
 }

@@ -176,17 +176,20 @@ def name_seeds():
     }
 
 
-def name_statement(name, version, issued, expires, seeds, alg=1, digest=None, sign=True):
+def name_statement(name, version, issued, expires, seeds, alg=1, digest=None, sign=True, kind=None):
     """A statement as docs/protocol.md ("Signed names") lays it out, signed here with Python's
-    `cryptography` (another Ed25519 implementation than the one under test)."""
+    `cryptography` (another Ed25519 implementation than the one under test): version 2 with
+    `kind` (1 a file, 2 a tree), or version 1 (no kind: a file) without."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     keys = [Ed25519PrivateKey.from_private_bytes(s) for s in seeds]
     spki = [k.public_key().public_bytes(serialization.Encoding.DER,
                                         serialization.PublicFormat.SubjectPublicKeyInfo) for k in keys]
     digest = digest if digest is not None else hashlib.new('sha256' if alg == 1 else 'sha512', name).digest()
-    body = (b'verityd name statement v1\n' + u64(version) + u64(issued) + u64(expires) + u8(alg) +
-            digest + u16(len(name)) + name + u8(len(keys)) + b''.join(hashlib.sha256(d).digest() for d in spki))
+    head = (b'verityd name statement v1\n' if kind is None else b'verityd name statement v2\n')
+    body = (head + u64(version) + u64(issued) + u64(expires) + (b'' if kind is None else u8(kind)) +
+            u8(alg) + digest + u16(len(name)) + name + u8(len(keys)) +
+            b''.join(hashlib.sha256(d).digest() for d in spki))
     return body + b''.join(k.sign(body) if sign else bytes(64) for k in keys)
 
 
@@ -206,7 +209,12 @@ def name_statement_seeds():
         'stored_zero_signatures': u8(0) + name_statement(b'x', 1, NOW, NOW + 9, [a], sign=False),
         'stored_truncated': u8(0) + valid[:-1],
         'stored_extended': u8(0) + valid + b'\0',
-        'stored_bad_magic': u8(0) + b'verityd name statement v2\n' + valid[26:],
+        'stored_bad_magic': u8(0) + b'verityd name statement v3\n' + valid[26:],
+        'stored_v2_file': u8(0) + name_statement(b'model/latest', 8, NOW - 60, NOW + 86400, [a],
+                                                 kind=1),
+        'stored_v2_tree': u8(0) + name_statement(b'model/latest', 9, NOW - 60, NOW + 86400, [a],
+                                                 kind=2),
+        'stored_v2_bad_kind': u8(0) + name_statement(b'x', 1, NOW, NOW + 9, [a], kind=3),
         'signed_flip': u8(1) + u16(12) + b'model/latest' + u64(3) + u8(0, 5) + b'hello' +
                        u8(0, 0, 0, 0) + u16(0) + u8(0x80, 0x51, 1, 0) + u8(1) + u16(40) + u8(0, 3),
         'signed_truncate': u8(1) + u16(1) + b'n' + u64(1) + u8(1, 0) + u8(0) * 6 + u8(1, 0, 0, 0) +

@@ -16,6 +16,10 @@ namespace verity::sdk {
 
 // What a name's signed statement says. Plain value.
 struct NameStatementInfo {
+  // The name means a tree (the digest is a tree manifest's: verity/tree.h),
+  // else a file. A statement signed before statements said so (version 1)
+  // means a file.
+  bool tree = false;
   uint64_t version = 0;
   absl::Time issued;
   absl::Time expires;
@@ -49,6 +53,9 @@ struct BlobInfo {
   // The blob's detached fs-verity signature (DER PKCS#7), if one is stored;
   // as the server says: fetches check it against ClientOptions::fsverity_certs.
   std::string fsverity_signature;
+  // The blob was stored as a tree manifest (PutOptions::tree_manifest), as
+  // the server says: what a verified name statement says overrides it.
+  bool tree_manifest = false;
 };
 
 // One page of a listing. Plain value.

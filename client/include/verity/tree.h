@@ -79,11 +79,6 @@ absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
                                                 const Digest& digest,
                                                 const FetchOptions& options);
 
-// True if the blob `digest` begins as a tree manifest does: its first bytes,
-// fetched and verified. To tell a tree from a file before fetching either.
-absl::StatusOr<bool> IsTree(Client& client, const Digest& digest,
-                            const FetchOptions& options);
-
 struct FetchTreeOptions {
   // Priority and deadline of every fetch (the range is ignored).
   FetchOptions fetch;

@@ -129,6 +129,25 @@ FileBlob::FileBlob(FileSystem& fs, std::shared_ptr<Executor> reads,
       dir_(std::move(dir)),
       files_(std::move(files)) {}
 
+absl::StatusOr<bool> HasTreeManifestMark(FileSystem& fs, const std::string& dir,
+                                         absl::string_view digest_text) {
+  const std::string path = JoinPath(dir, kTreeManifestFileName);
+  absl::StatusOr<UniqueFd> fd =
+      fs.OpenAt(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+  if (absl::IsNotFound(fd.status())) return false;
+  if (absl::IsFailedPrecondition(fd.status())) {
+    return Damaged(digest_text, fd.status().message());
+  }
+  RETURN_IF_ERROR(fd.status());
+  struct stat st;
+  if (fstat(fd->get(), &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  if (!S_ISREG(st.st_mode) || st.st_size != 0) {
+    return Damaged(digest_text, absl::StrCat(kTreeManifestFileName,
+                                             " is not an empty regular file"));
+  }
+  return true;
+}
+
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
     FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& dir,
     const ParsedDigest& digest) {

@@ -34,6 +34,14 @@ namespace verity::server {
 // The file beside data, tree and descriptor that holds the blob's detached
 // fs-verity signature, if it has one.
 inline constexpr absl::string_view kSignatureFileName = "fsverity_signature";
+// The empty file beside them that marks a blob stored as a tree manifest
+// (BlobInfo::tree_manifest).
+inline constexpr absl::string_view kTreeManifestFileName = "tree_manifest";
+
+// Whether the blob directory `dir` holds the tree manifest mark. DATA_LOSS
+// naming the blob if the mark is there but not an empty regular file.
+absl::StatusOr<bool> HasTreeManifestMark(FileSystem& fs, const std::string& dir,
+                                         absl::string_view digest_text);
 // Each part is a file of the blob directory named PartName(part). The FEC
 // area's, if the blob has one, holds exactly the bytes `veritysetup
 // --fec-device` holds, and its size gives its roots (the size grows strictly

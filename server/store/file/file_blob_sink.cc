@@ -81,6 +81,10 @@ absl::Status FileBlobSink::Stage(const SealedBlob& blob) {
     RETURN_IF_ERROR(WriteNewFile(fs_, JoinPath(dir_, kSignatureFileName),
                                  blob.fsverity_signature));
   }
+  if (blob.tree_manifest) {
+    RETURN_IF_ERROR(
+        WriteNewFile(fs_, JoinPath(dir_, kTreeManifestFileName), ""));
+  }
   // One syncfs for the data, the files and the directory, shared with the
   // Puts in flight: five fsyncs each, before.
   return sync_();

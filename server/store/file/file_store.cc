@@ -113,7 +113,7 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
     {
       absl::MutexLock lock(&mu_);
       AddEntry(text, Entry{blob.tree.descriptor, blob.tree.tree.size(),
-                           blob.fsverity_signature});
+                           blob.fsverity_signature, blob.tree_manifest});
       quarantined_.erase(text);
     }
     RETURN_IF_ERROR(synced);
@@ -124,6 +124,9 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
   }
   if (present && !blob.fsverity_signature.empty()) {
     RETURN_IF_ERROR(ReplaceSignature(blob.digest, blob.fsverity_signature));
+  }
+  if (present && blob.tree_manifest) {
+    RETURN_IF_ERROR(MarkTreeManifest(blob.digest));
   }
   if (!blob.name.name.empty())
     RETURN_IF_ERROR(WriteName(blob.name, blob.digest));
@@ -148,6 +151,20 @@ absl::Status FileStore::ReplaceSignature(const ParsedDigest& digest,
       JoinPath(layout_.BlobDir(digest), kSignatureFileName), signature));
   absl::MutexLock lock(&mu_);
   blobs_.at(text).fsverity_signature = signature;
+  return absl::OkStatus();
+}
+
+absl::Status FileStore::MarkTreeManifest(const ParsedDigest& digest) {
+  const std::string text = digest.ToString();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (blobs_.at(text).tree_manifest) return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(ReplaceFileDurably(
+      fs_, TempPath("mark-"),
+      JoinPath(layout_.BlobDir(digest), kTreeManifestFileName), ""));
+  absl::MutexLock lock(&mu_);
+  blobs_.at(text).tree_manifest = true;
   return absl::OkStatus();
 }
 
@@ -425,7 +442,8 @@ BlobInfo FileStore::InfoOf(const std::string& digest_text,
                   entry.tree_size,
                   names_.NamesOf(digest_text),
                   entry.fsverity_signature,
-                  ""};
+                  "",
+                  entry.tree_manifest};
 }
 
 void FileStore::AddEntry(const std::string& digest_text, const Entry& entry) {

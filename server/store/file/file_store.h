@@ -13,6 +13,7 @@
 //         descriptor                the 256-byte fs-verity descriptor
 //         fsverity_signature        the blob's detached fs-verity signature, if a Put gave one; replaced atomically
 //         fec                       its FEC area (Reed-Solomon parity, `veritysetup --fec-device` bytes), if the Put had --fec_roots
+//         tree_manifest             empty: a Put stored the blob as a tree manifest (BlobInfo::tree_manifest)
 //     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>", then NUL and its statement if it has one (name_index.h); replaced atomically
 //     quarantine/<alg>-<hex>/       blobs found corrupt: moved out of blobs/, never served, dropped on re-put
 //     tmp/                          staging for puts and deletes; emptied at Open
@@ -145,6 +146,7 @@ class FileStore final : public Store {
     Descriptor descriptor;
     uint64_t tree_size = 0;
     std::string fsverity_signature;  // empty: none
+    bool tree_manifest = false;
   };
 
   FileStore(const FileStoreOptions& options, FileSystem& fs, UniqueFd lock);
@@ -181,6 +183,9 @@ class FileStore final : public Store {
   // Replaces the served blob's signature file and its entry's copy.
   absl::Status ReplaceSignature(const ParsedDigest& digest,
                                 const std::string& signature)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // Marks the served blob as a tree manifest, in its directory and entry.
+  absl::Status MarkTreeManifest(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status MoveToQuarantine(const ParsedDigest& digest,
                                 absl::string_view reason)

@@ -97,11 +97,17 @@ absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
   }
   RETURN_IF_ERROR(blob.status());
   const std::string text = digest.ToString();
+  absl::StatusOr<bool> tree_manifest =
+      HasTreeManifestMark(fs_, layout_.BlobDir(digest), text);
+  if (absl::IsDataLoss(tree_manifest.status())) {
+    return MoveToQuarantine(digest, tree_manifest.status().message());
+  }
+  RETURN_IF_ERROR(tree_manifest.status());
   bool stale_copy;
   {
     absl::MutexLock lock(&mu_);
     AddEntry(text, Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
-                         (*blob)->fsverity_signature()});
+                         (*blob)->fsverity_signature(), *tree_manifest});
     stale_copy = quarantined_.erase(text) > 0;
   }
   // A re-put that crashed before removing the damaged copy.

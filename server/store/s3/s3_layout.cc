@@ -35,6 +35,8 @@ absl::string_view ObjectName(BlobObject what) {
       return "fsverity_signature";
     case BlobObject::kFec:
       return "fec";
+    case BlobObject::kTreeManifestMark:
+      return "tree_manifest";
   }
   return "data";
 }

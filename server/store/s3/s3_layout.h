@@ -9,6 +9,8 @@
 //   PREFIX/blobs/<alg>/<hex>/fec           its FEC area (Reed-Solomon parity, `veritysetup --fec-device`
 //                                          bytes), if the Put that stored it had --fec_roots
 //   PREFIX/blobs/<alg>/<hex>/fsverity_signature  the blob's detached fs-verity signature, if a Put gave one
+//   PREFIX/blobs/<alg>/<hex>/tree_manifest  empty: a Put stored the blob as a tree manifest; written after
+//                                          the descriptor, deleted before it
 //   PREFIX/blobs/<alg>/<hex>/names/<h>     a hint that name <h> points here; its body is the name
 //   PREFIX/names/<h>                       a name: "<digest text>\n<name>", then NUL and its statement if it has
 //                                          one (name_index.h); written conditionally on its ETag
@@ -32,7 +34,14 @@
 
 namespace verity::server {
 
-enum class BlobObject { kData, kTree, kDescriptor, kSignature, kFec };
+enum class BlobObject {
+  kData,
+  kTree,
+  kDescriptor,
+  kSignature,
+  kFec,
+  kTreeManifestMark
+};
 
 // Immutable value; thread-safe.
 class S3Layout {

@@ -297,6 +297,13 @@ absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
     if (quarantined_) RETURN_IF_ERROR(store_.Unquarantine(blob.digest));
     if (damaged_) RETURN_IF_ERROR(store_.ClearDamaged(blob.digest));
   }
+  // After the descriptor: a Put that fails before it leaves the blob
+  // unmarked, and the client's retry finds it stored and marks it.
+  if (blob.tree_manifest) {
+    RETURN_IF_ERROR(store_.PutObject(
+        store_.layout_.BlobKey(blob.digest, BlobObject::kTreeManifestMark),
+        ""));
+  }
   if (!blob.name.name.empty()) {
     RETURN_IF_ERROR(store_.WriteName(blob.name, blob.digest));
   }

@@ -448,9 +448,14 @@ absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
   }
   ASSIGN_OR_RETURN(std::vector<std::string> names, NamesOf(digest));
   ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
+  ASSIGN_OR_RETURN(
+      const bool tree_manifest,
+      HasObject(layout_.BlobKey(digest, BlobObject::kTreeManifestMark),
+                "HeadTreeManifestMark"));
   return BlobInfo{
       digest.ToString(), checked.descriptor,   checked.geometry.tree_size(),
-      std::move(names),  std::move(signature), ""};
+      std::move(names),  std::move(signature), "",
+      tree_manifest};
 }
 
 absl::StatusOr<bool> S3Store::Has(const ParsedDigest& digest) const {
@@ -501,10 +506,14 @@ absl::Status S3Store::DeleteBlob(const ParsedDigest& digest) {
   // cut short leaves the blob (a retry finishes it), never a name pointing
   // at nothing. Then the descriptor: from then on the blob is gone for every
   // replica, whatever of the rest a crash leaves (a later Put replaces it).
+  // The tree manifest mark before the descriptor: no mark outlives its blob
+  // for a later Put of the same bytes as a file to find.
   ASSIGN_OR_RETURN(const std::vector<std::string> names, NamesOf(digest));
   for (const std::string& name : names) {
     RETURN_IF_ERROR(DeleteObject(layout_.NameKey(name)));
   }
+  RETURN_IF_ERROR(
+      DeleteObject(layout_.BlobKey(digest, BlobObject::kTreeManifestMark)));
   RETURN_IF_ERROR(
       DeleteObject(layout_.BlobKey(digest, BlobObject::kDescriptor)));
   ASSIGN_OR_RETURN(const std::vector<std::string> rest,
