@@ -176,9 +176,9 @@ absl::Status GetToDevice(sdk::Client& client, const GetOptions& opts,
 absl::Status GetToFile(sdk::Client& client, const GetOptions& opts,
                        std::FILE* err) {
   if (IsFolder(opts.output)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        opts.output, " is a folder, and ", opts.blob.ToString(),
-        " is read as a file: give a file's path"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(opts.output, " is a folder, and ", opts.blob.ToString(),
+                     " is read as a file: give a file's path"));
   }
   if (IsStreamTarget(opts.output)) return GetToDevice(client, opts, err);
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::FileSink> file,
