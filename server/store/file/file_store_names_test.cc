@@ -32,6 +32,25 @@ TEST_F(FileStoreNamesTest, SignaturesGoWithBlobs) {
   ExpectSignaturesGoWithBlobs(*store_);
 }
 
+TEST_F(FileStoreNamesTest, TreeManifestMarksGoWithBlobs) {
+  ExpectTreeManifestMarksGoWithBlobs(*store_);
+}
+
+TEST_F(FileStoreNamesTest, TreeManifestMarksSurviveARestart) {
+  const TestBlob blob = MakeRandomTestBlob(600, MerkleParams{}, 2);
+  PutCommit commit;
+  commit.tree_manifest = true;
+  ASSERT_TRUE(PutWith(*store_, blob, commit).ok());
+  Reopen();
+  EXPECT_TRUE(store_->Stat(blob.digest)->tree_manifest);
+  // A mark that is not an empty regular file is damage.
+  const std::string mark = JoinPath(BlobDirFor(root_, blob.digest_text),
+                                    std::string(kTreeManifestFileName));
+  ASSERT_TRUE(WriteWholeFile(mark, "x").ok());
+  Reopen();
+  EXPECT_TRUE(absl::IsDataLoss(store_->Stat(blob.digest).status()));
+}
+
 TEST_F(FileStoreNamesTest, NameWritesAreCompareAndSet) {
   ExpectNameWritesAreCompareAndSet({store_.get()});
 }

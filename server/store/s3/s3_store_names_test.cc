@@ -46,6 +46,16 @@ TEST_F(S3StoreNamesTest, SignaturesGoWithBlobs) {
   ExpectSignaturesGoWithBlobs(*store_);
 }
 
+TEST_F(S3StoreNamesTest, TreeManifestMarksGoWithBlobs) {
+  ExpectTreeManifestMarksGoWithBlobs(*store_);
+  // Another replica sees the mark.
+  const TestBlob blob = MakeRandomTestBlob(600, MerkleParams{}, 2);
+  PutCommit commit;
+  commit.tree_manifest = true;
+  ASSERT_TRUE(PutWith(*store_, blob, commit).ok());
+  EXPECT_TRUE(OpenReplica()->Stat(blob.digest)->tree_manifest);
+}
+
 TEST_F(S3StoreNamesTest, NameWritesAreCompareAndSetAcrossReplicas) {
   std::unique_ptr<S3Store> replica = OpenReplica();
   ExpectNameWritesAreCompareAndSet({store_.get(), replica.get()});

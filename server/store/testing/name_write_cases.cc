@@ -174,6 +174,32 @@ void ExpectSignaturesGoWithBlobs(Store& store) {
   EXPECT_EQ(store.Stat(a.digest)->fsverity_signature, "");
 }
 
+void ExpectTreeManifestMarksGoWithBlobs(Store& store) {
+  const TestBlob tree = MakeRandomTestBlob(700, MerkleParams{}, 51);
+  const TestBlob file = MakeRandomTestBlob(800, MerkleParams{}, 52);
+  PutCommit as_tree;
+  as_tree.tree_manifest = true;
+  absl::StatusOr<PutResult> put = PutWith(store, tree, as_tree);
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_TRUE(put->info.tree_manifest);
+  EXPECT_TRUE(store.Stat(tree.digest)->tree_manifest);
+  ASSERT_TRUE(PutWith(store, file, PutCommit{}).ok());
+  EXPECT_FALSE(store.Stat(file.digest)->tree_manifest);
+  // Stored before as a file, then put as a tree: marked.
+  put = PutWith(store, file, as_tree);
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_TRUE(put->already_present);
+  EXPECT_TRUE(put->info.tree_manifest);
+  EXPECT_TRUE(store.Stat(file.digest)->tree_manifest);
+  // A Put without the flag leaves the mark.
+  ASSERT_TRUE(PutWith(store, tree, PutCommit{}).ok());
+  EXPECT_TRUE(store.Stat(tree.digest)->tree_manifest);
+  // Deleted with the blob.
+  ASSERT_TRUE(store.DeleteBlob(tree.digest).ok());
+  ASSERT_TRUE(PutWith(store, tree, PutCommit{}).ok());
+  EXPECT_FALSE(store.Stat(tree.digest)->tree_manifest);
+}
+
 void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers) {
   const TestBlob blob = MakeRandomTestBlob(3000, MerkleParams{}, 41);
   ASSERT_TRUE(PutWith(*writers[0], blob, PutCommit{}).ok());

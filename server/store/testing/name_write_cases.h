@@ -40,6 +40,11 @@ void ExpectSignaturesGoWithBlobs(Store& store);
 // one bucket) with statements "1".."N" in shuffled order and a check that
 // refuses any version not above the current one: the name ends at "N", and
 // every write that succeeded was above every one before it.
+// A Put with PutCommit::tree_manifest marks its blob (Stat says so), a new
+// one or one stored before; a Put without it leaves the mark; a deleted blob
+// stored again as a file has none.
+void ExpectTreeManifestMarksGoWithBlobs(Store& store);
+
 void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers);
 
 }  // namespace verity::server
