@@ -14,6 +14,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/dir_walk.h"
 #include "lib/base/file_system.h"
 #include "lib/base/status_macros.h"
 
@@ -50,32 +51,6 @@ absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
   return names;
 }
 
-namespace {
-
-// Removes `name` in `dir_fd`; `path` is its full path, for messages.
-absl::Status RemoveAt(int dir_fd, const std::string& name,
-                      const std::string& path) {
-  if (unlinkat(dir_fd, name.c_str(), 0) == 0 || errno == ENOENT) {
-    return absl::OkStatus();
-  }
-  if (errno != EISDIR) return ErrnoStatus(errno, "unlink", path);
-  // O_NOFOLLOW: a symlink swapped in meanwhile is not descended into.
-  ASSIGN_OR_RETURN(const UniqueFd child,
-                   OpenAt(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  // Listing first, then removing, avoids relying on readdir's behaviour
-  // while entries disappear.
-  ASSIGN_OR_RETURN(const std::vector<std::string> entries,
-                   ListDirFd(child.get(), path));
-  for (const std::string& entry : entries) {
-    RETURN_IF_ERROR(RemoveAt(child.get(), entry, JoinPath(path, entry)));
-  }
-  if (unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    return ErrnoStatus(errno, "rmdir", path);
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) {
@@ -286,7 +261,7 @@ absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
 }
 
 absl::Status RemoveRecursively(const std::string& path) {
-  return RemoveAt(AT_FDCWD, path, path);
+  return RemoveBeneath(AT_FDCWD, path, path);
 }
 
 absl::Span<uint8_t> PageAlignedBuffer(size_t size,

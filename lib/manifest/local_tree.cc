@@ -4,16 +4,18 @@
 #include "lib/manifest/local_tree.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/base/dir_walk.h"
 #include "lib/base/parallel_for.h"
 #include "lib/base/status_macros.h"
 #include "lib/tree/file_digest.h"
@@ -29,10 +31,6 @@ struct Walk {
   std::vector<size_t> files;
 };
 
-std::string ChildPath(absl::string_view parent, absl::string_view name) {
-  return parent.empty() ? std::string(name) : absl::StrCat(parent, "/", name);
-}
-
 absl::StatusOr<std::string> ReadLinkAt(int dir_fd, const std::string& name,
                                        const std::string& path) {
   std::string target(kMaxTreePathBytes + 1, '\0');
@@ -47,45 +45,36 @@ absl::StatusOr<std::string> ReadLinkAt(int dir_fd, const std::string& name,
   return target;
 }
 
-// Adds what the folder open as `dir_fd` (the tree path `rel`, at `abs` on
-// disk) holds, and recursively what its folders hold.
-absl::Status WalkFolder(int dir_fd, const std::string& rel,
-                        const std::string& abs, Walk& walk) {
-  ASSIGN_OR_RETURN(const std::vector<std::string> names,
-                   ListDirFd(dir_fd, abs));
-  for (const std::string& name : names) {
+// What the folder open as `root_fd` (at `root` on disk) holds, walked one
+// descriptor at a time (WalkBeneath), however deep.
+absl::Status WalkFolder(int root_fd, const std::string& root, Walk& walk) {
+  WalkVisitor visitor;
+  visitor.visit = [&](const WalkEntry& found) -> absl::StatusOr<bool> {
+    const std::string abs = JoinPath(root, found.path);
     if (walk.entries.size() >= kMaxTreeEntries) {
       return absl::InvalidArgumentError(absl::StrCat(
-          abs, ": more than ", kMaxTreeEntries, " entries in the tree"));
+          root, ": more than ", kMaxTreeEntries, " entries in the tree"));
     }
     TreeEntry entry;
-    entry.path = ChildPath(rel, name);
-    const std::string child_abs = JoinPath(abs, name);
-    struct stat st;
-    if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return ErrnoStatus(errno, "stat", child_abs);
-    }
-    if (S_ISDIR(st.st_mode)) {
+    entry.path = found.path;
+    const mode_t mode = found.st.st_mode;
+    if (S_ISDIR(mode)) {
       entry.type = TreeEntryType::kDirectory;
-      const std::string child_rel = entry.path;  // entries grows below
-      walk.entries.push_back(std::move(entry));
-      ASSIGN_OR_RETURN(const UniqueFd child, OpenAt(dir_fd, name, kDirFlags));
-      RETURN_IF_ERROR(WalkFolder(child.get(), child_rel, child_abs, walk));
-    } else if (S_ISREG(st.st_mode)) {
+    } else if (S_ISREG(mode)) {
       entry.type = TreeEntryType::kFile;
-      entry.executable = (st.st_mode & S_IXUSR) != 0;
+      entry.executable = (mode & S_IXUSR) != 0;
       walk.files.push_back(walk.entries.size());
-      walk.entries.push_back(std::move(entry));
-    } else if (S_ISLNK(st.st_mode)) {
+    } else if (S_ISLNK(mode)) {
       entry.type = TreeEntryType::kSymlink;
-      ASSIGN_OR_RETURN(entry.target, ReadLinkAt(dir_fd, name, child_abs));
-      walk.entries.push_back(std::move(entry));
+      ASSIGN_OR_RETURN(entry.target, ReadLinkAt(found.dir_fd, found.name, abs));
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat(child_abs, " is not a file, a directory or a symlink"));
+          absl::StrCat(abs, " is not a file, a directory or a symlink"));
     }
-  }
-  return absl::OkStatus();
+    walk.entries.push_back(std::move(entry));
+    return S_ISDIR(mode);
+  };
+  return WalkBeneath(root_fd, root, visitor);
 }
 
 absl::Status HashFile(int root_fd, HashAlgorithm algorithm, TreeEntry& entry) {
@@ -100,19 +89,11 @@ absl::Status HashFile(int root_fd, HashAlgorithm algorithm, TreeEntry& entry) {
   return absl::OkStatus();
 }
 
-// Whether `st` is a regular file of `entry`'s size and executable bit.
-bool Fits(const struct stat& st, const TreeEntry& entry) {
-  return S_ISREG(st.st_mode) &&
-         static_cast<uint64_t>(st.st_size) == entry.size &&
-         ((st.st_mode & S_IXUSR) != 0) == entry.executable;
-}
-
-mode_t FileMode(const TreeEntry& entry) {
-  return entry.executable ? 0755 : 0644;
-}
-
+// Copies `size` bytes of `from` into the empty `to`: one reflink where the
+// file system shares extents (FICLONE), else copy_file_range.
 absl::Status CopyBytes(int from, int to, uint64_t size,
                        absl::string_view path) {
+  if (ioctl(to, FICLONE, from) == 0) return absl::OkStatus();
   uint64_t done = 0;
   while (done < size) {
     const ssize_t n =
@@ -142,7 +123,7 @@ absl::StatusOr<std::vector<TreeEntry>> ScanFolder(const std::string& root,
   ASSIGN_OR_RETURN(const UniqueFd root_fd,
                    OpenAt(AT_FDCWD, root, O_RDONLY | O_DIRECTORY));
   Walk walk;
-  RETURN_IF_ERROR(WalkFolder(root_fd.get(), "", root, walk));
+  RETURN_IF_ERROR(WalkFolder(root_fd.get(), root, walk));
   RETURN_IF_ERROR(ParallelFor(walk.files.size(), threads, [&](size_t i) {
     TreeEntry& entry = walk.entries[walk.files[i]];
     const absl::Status status = HashFile(root_fd.get(), algorithm, entry);
@@ -210,84 +191,141 @@ absl::Status MakeDirectoriesAndSymlinks(int root_fd,
   return absl::OkStatus();
 }
 
+mode_t TreeFileMode(const TreeEntry& entry, const TreeFileModes& modes) {
+  const mode_t mode = entry.executable ? 0755 : 0644;
+  return modes.read_only ? mode & 0555 : mode;
+}
+
 absl::StatusOr<UniqueFd> CreateTreeFile(TreeFolders& folders,
-                                        const TreeEntry& entry) {
-  return OpenBeneath(folders, entry.path, O_WRONLY | O_CREAT | O_EXCL,
-                     FileMode(entry));
-}
-
-absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry) {
-  TreeFolders folders(root_fd);
-  return CreateTreeFile(folders, entry);
-}
-
-absl::StatusOr<bool> LinkIfSame(TreeFolders& from, TreeFolders& to,
-                                const TreeEntry& entry, bool known_same) {
-  std::string leaf;
-  absl::StatusOr<int> from_parent = from.Holding(entry.path, &leaf);
-  if (!from_parent.ok()) return false;  // a folder on the way is not there
-  // The file hashed, if the content is not known.
-  std::optional<struct stat> hashed;
-  if (!known_same) {
-    struct stat st;
-    if (fstatat(*from_parent, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-        !Fits(st, entry)) {
-      return false;
-    }
-    absl::StatusOr<UniqueFd> file =
-        OpenAt(*from_parent, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    if (!file.ok()) return false;
-    struct stat opened;
-    if (fstat(file->get(), &opened) != 0 || opened.st_ino != st.st_ino) {
-      return false;  // replaced since the stat
-    }
-    ASSIGN_OR_RETURN(
-        const MerkleTree tree,
-        BuildMerkleTreeFromFd(file->get(),
-                              TreeFileParams(entry.digest.algorithm), 1));
-    if (tree.digest != entry.digest.digest) return false;
-    hashed = st;
+                                        const TreeEntry& entry,
+                                        const TreeFileModes& modes) {
+  const mode_t mode = TreeFileMode(entry, modes);
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenBeneath(folders, entry.path,
+                                            O_RDWR | O_CREAT | O_EXCL, mode));
+  // The umask took bits away: the tree says which it has.
+  if (fchmod(fd.get(), mode) != 0) {
+    return ErrnoStatus(errno, "chmod", entry.path);
   }
+  return fd;
+}
+
+absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry,
+                                        const TreeFileModes& modes) {
+  TreeFolders folders(root_fd);
+  return CreateTreeFile(folders, entry, modes);
+}
+
+namespace {
+
+// Whether the file `fd` holds `entry`'s content.
+absl::StatusOr<bool> HoldsContent(int fd, const TreeEntry& entry) {
+  ASSIGN_OR_RETURN(
+      const MerkleTree tree,
+      BuildMerkleTreeFromFd(fd, TreeFileParams(entry.digest.algorithm), 1));
+  return tree.digest == entry.digest.digest &&
+         tree.descriptor.data_size == entry.size;
+}
+
+// Whether `st`, a file found on disk, may be adopted as `entry`'s.
+bool Adoptable(const struct stat& st, const TreeEntry& entry,
+               const TreeFileModes& modes) {
+  return st.st_uid == geteuid() &&
+         (st.st_mode & 07777) == TreeFileMode(entry, modes) &&
+         (!modes.single_link || st.st_nlink == 1);
+}
+
+// Copies the file open as `source` to the new file `entry` beneath `to`,
+// and hashes the copy; kNo (and no file) if it does not hold the content.
+absl::StatusOr<Reused> CopyVerified(int source, TreeFolders& to,
+                                    const TreeEntry& entry,
+                                    const TreeFileModes& modes) {
+  ASSIGN_OR_RETURN(UniqueFd copy, CreateTreeFile(to, entry, modes));
+  RETURN_IF_ERROR(CopyBytes(source, copy.get(), entry.size, entry.path));
+  ASSIGN_OR_RETURN(const bool same, HoldsContent(copy.get(), entry));
+  if (same) {
+    RETURN_IF_ERROR(copy.Close(entry.path));
+    return Reused::kCopied;
+  }
+  std::string leaf;
+  ASSIGN_OR_RETURN(const int parent, to.Holding(entry.path, &leaf));
+  if (unlinkat(parent, leaf.c_str(), 0) != 0) {
+    return ErrnoStatus(errno, "unlink", entry.path);
+  }
+  return Reused::kNo;
+}
+
+// Hard-links `leaf` in `from_parent` (the file open as `file`, already
+// known to hold the content) to `entry` beneath `to`; false if the name was
+// given another inode meanwhile, which is then not kept.
+absl::StatusOr<bool> LinkSame(int from_parent, const std::string& leaf,
+                              const struct stat& file, TreeFolders& to,
+                              const TreeEntry& entry) {
   std::string to_leaf;
   ASSIGN_OR_RETURN(const int to_parent, to.Holding(entry.path, &to_leaf));
   // linkat(2) links a symlink itself, never what it points at.
-  if (linkat(*from_parent, leaf.c_str(), to_parent, to_leaf.c_str(), 0) != 0) {
-    // Absent, a directory, or linked too often: fetched instead.
+  if (linkat(from_parent, leaf.c_str(), to_parent, to_leaf.c_str(), 0) != 0) {
+    // Gone, or linked too often: fetched instead.
     if (errno == ENOENT || errno == EPERM || errno == EMLINK) return false;
     return ErrnoStatus(errno, "link", entry.path);
   }
-  // Known content need only be of the entry's type, size and mode (stat(2)
-  // says, after the link: one call less per file); hashed content must be
-  // the file hashed, not one given its name since.
   struct stat linked;
   if (fstatat(to_parent, to_leaf.c_str(), &linked, AT_SYMLINK_NOFOLLOW) != 0) {
     return ErrnoStatus(errno, "stat", entry.path);
   }
-  if (Fits(linked, entry) &&
-      (!hashed.has_value() ||
-       (linked.st_ino == hashed->st_ino && linked.st_dev == hashed->st_dev))) {
-    return true;
-  }
+  if (linked.st_ino == file.st_ino && linked.st_dev == file.st_dev) return true;
   if (unlinkat(to_parent, to_leaf.c_str(), 0) != 0) {
     return ErrnoStatus(errno, "unlink", entry.path);
   }
   return false;
 }
 
-absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
-                                bool known_same) {
+}  // namespace
+
+absl::StatusOr<Reused> ReuseFile(TreeFolders& from, TreeFolders& to,
+                                 const TreeEntry& entry,
+                                 const TreeFileModes& modes, bool known_same) {
+  std::string leaf;
+  absl::StatusOr<int> from_parent = from.Holding(entry.path, &leaf);
+  if (!from_parent.ok()) return Reused::kNo;  // a folder on the way is not
+  // O_NONBLOCK: a FIFO swapped in since cannot hang the open.
+  absl::StatusOr<UniqueFd> file =
+      OpenAt(*from_parent, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  if (!file.ok()) return Reused::kNo;
+  struct stat st;
+  if (fstat(file->get(), &st) != 0) return ErrnoStatus(errno, "fstat", leaf);
+  if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != entry.size) {
+    return Reused::kNo;
+  }
+  if (!Adoptable(st, entry, modes)) {
+    return CopyVerified(file->get(), to, entry, modes);
+  }
+  if (!known_same) {
+    ASSIGN_OR_RETURN(const bool same, HoldsContent(file->get(), entry));
+    if (!same) return Reused::kNo;
+  }
+  ASSIGN_OR_RETURN(const bool linked,
+                   LinkSame(*from_parent, leaf, st, to, entry));
+  return linked ? Reused::kLinked : Reused::kNo;
+}
+
+absl::StatusOr<Reused> ReuseFile(int from_fd, int to_fd, const TreeEntry& entry,
+                                 const TreeFileModes& modes, bool known_same) {
   TreeFolders from(from_fd);
   TreeFolders to(to_fd);
-  return LinkIfSame(from, to, entry, known_same);
+  return ReuseFile(from, to, entry, modes, known_same);
 }
 
 absl::Status CopyTreeFile(int root_fd, const TreeEntry& from,
-                          const TreeEntry& to) {
+                          const TreeEntry& to, const TreeFileModes& modes) {
   ASSIGN_OR_RETURN(const UniqueFd in,
                    OpenBeneath(root_fd, from.path, O_RDONLY | O_NONBLOCK));
-  ASSIGN_OR_RETURN(UniqueFd out, CreateTreeFile(root_fd, to));
-  RETURN_IF_ERROR(CopyBytes(in.get(), out.get(), from.size, to.path));
-  return out.Close(to.path);
+  TreeFolders folders(root_fd);
+  ASSIGN_OR_RETURN(const Reused copied,
+                   CopyVerified(in.get(), folders, to, modes));
+  if (copied == Reused::kCopied) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat(to.path, ": its copy of ", from.path,
+                   " does not hold the content verified (changed since)"));
 }
 
 }  // namespace verity

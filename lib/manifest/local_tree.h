@@ -70,29 +70,62 @@ absl::StatusOr<UniqueFd> OpenBeneath(int root_fd, absl::string_view path,
 absl::Status MakeDirectoriesAndSymlinks(int root_fd,
                                         const std::vector<TreeEntry>& entries);
 
-// Creates the file `entry` beneath `folders`' root, where it must not exist
-// (mode 0755 if executable, else 0644, less the umask), open for writing.
+// How the files of a tree are made beneath a folder, and which files found
+// on disk may become its files. Plain value.
+struct TreeFileModes {
+  // 0444 (0555 if executable) instead of 0644 (0755): verity sync's versions
+  // share inodes, so that none is written in place, where an edit would flow
+  // into the next version unnoticed.
+  bool read_only = false;
+  // A file found on disk is adopted (hard-linked in) only if it has exactly
+  // one link, so that no other name can change what was verified (`verity
+  // get -o DIR`); verity sync's versions share theirs (false there).
+  bool single_link = true;
+};
+
+// The mode of the file `entry` under `modes`: exactly this, whatever the
+// umask.
+mode_t TreeFileMode(const TreeEntry& entry, const TreeFileModes& modes);
+
+// Creates the file `entry` beneath `folders`' root, where it must not exist,
+// with TreeFileMode, open for reading and writing.
 absl::StatusOr<UniqueFd> CreateTreeFile(TreeFolders& folders,
-                                        const TreeEntry& entry);
+                                        const TreeEntry& entry,
+                                        const TreeFileModes& modes);
 // The same beneath the directory open as `root_fd`.
-absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry);
+absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry,
+                                        const TreeFileModes& modes);
 
-// Hard-links the file `entry` from beneath `from`'s root to the same path
-// beneath `to`'s if at `from` it is a regular file with the entry's
-// size, executable bit and (unless `known_same`) digest, which it hashes;
-// true if it did. False if not (absent, another type or content), or if the
-// file was replaced meanwhile. `known_same`: the caller knows the content
-// (a version it verified and wrote itself), so it is not hashed again.
-absl::StatusOr<bool> LinkIfSame(TreeFolders& from, TreeFolders& to,
-                                const TreeEntry& entry,
-                                bool known_same = false);
+// How ReuseFile gave a tree a file it found.
+enum class Reused {
+  kNo,      // absent, of another type or size, or of other content
+  kLinked,  // its inode, hard-linked
+  kCopied,  // a copy (a reflink where the file system has them), hashed
+};
+
+// Gives the tree beneath `to`'s root the file `entry` from the same path
+// beneath `from`'s root, if the file there holds the entry's content. Its
+// inode is adopted (hard-linked) only if this user owns it, its mode is
+// exactly TreeFileMode and, with modes.single_link, it has one link; its
+// content is hashed first, unless `known_same` (the caller wrote it and
+// nothing else did: sync's version before, in the same process). Any other
+// file of the entry's size is copied and the copy hashed: what lands in the
+// tree is verified, whoever can write the original. A file replaced while it
+// is looked at is not reused.
+absl::StatusOr<Reused> ReuseFile(TreeFolders& from, TreeFolders& to,
+                                 const TreeEntry& entry,
+                                 const TreeFileModes& modes,
+                                 bool known_same = false);
 // The same from beneath the directory open as `from_fd` to `to_fd`.
-absl::StatusOr<bool> LinkIfSame(int from_fd, int to_fd, const TreeEntry& entry,
-                                bool known_same = false);
+absl::StatusOr<Reused> ReuseFile(int from_fd, int to_fd, const TreeEntry& entry,
+                                 const TreeFileModes& modes,
+                                 bool known_same = false);
 
-// Copies the file `from` beneath `root_fd` to the new file `to` there.
+// Copies the file `from` beneath `root_fd` to the new file `to` there, which
+// has the same content, and hashes the copy: DATA_LOSS if it does not hold
+// `to`'s content (the original changed since it was verified).
 absl::Status CopyTreeFile(int root_fd, const TreeEntry& from,
-                          const TreeEntry& to);
+                          const TreeEntry& to, const TreeFileModes& modes);
 
 }  // namespace verity
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/base/bytes.h"
 #include "lib/testing/fsverity_cli.h"
 #include "lib/tree/file_digest.h"
 
@@ -116,7 +117,7 @@ TEST(OpenBeneathTest, FollowsNoSymlink) {
             absl::StatusCode::kFailedPrecondition);
   TreeEntry through;
   through.path = "out/new";
-  EXPECT_FALSE(CreateTreeFile(root_fd.get(), through).ok());
+  EXPECT_FALSE(CreateTreeFile(root_fd.get(), through, {}).ok());
   EXPECT_NE(access(JoinPath(outside, "new").c_str(), F_OK), 0);
   EXPECT_EQ(OpenBeneath(root_fd.get(), "../x", O_RDONLY).status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -150,10 +151,13 @@ TEST(LocalTreeWriterTest, MakesTheSkeletonReusesSameFilesAndCopies) {
   const UniqueFd from = OpenDir(old_root);
   const UniqueFd to = OpenDir(new_root);
   ASSERT_TRUE(MakeDirectoriesAndSymlinks(to.get(), *entries).ok());
-  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[3]), true);
-  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[1]), false);
-  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[2]), false);
-  ASSERT_TRUE(CopyTreeFile(to.get(), (*entries)[3], (*entries)[4]).ok());
+  EXPECT_EQ(*ReuseFile(from.get(), to.get(), (*entries)[3], {}),
+            Reused::kLinked);
+  EXPECT_EQ(*ReuseFile(from.get(), to.get(), (*entries)[1], {}), Reused::kNo);
+  // Same content, another mode: not adopted, but copied (and verified).
+  EXPECT_EQ(*ReuseFile(from.get(), to.get(), (*entries)[2], {}),
+            Reused::kCopied);
+  ASSERT_TRUE(CopyTreeFile(to.get(), (*entries)[3], (*entries)[4], {}).ok());
 
   struct stat linked, original, copy;
   ASSERT_EQ(stat(JoinPath(new_root, "d/same").c_str(), &linked), 0);
@@ -167,13 +171,21 @@ TEST(LocalTreeWriterTest, MakesTheSkeletonReusesSameFilesAndCopies) {
   ASSERT_GT(readlink(JoinPath(new_root, "s").c_str(), target, sizeof target),
             0);
   EXPECT_STREQ(target, "d/same");
-  // A file created for a fetch: new, with the entry's mode.
-  absl::StatusOr<UniqueFd> created = CreateTreeFile(to.get(), (*entries)[2]);
+  struct stat copied_mode;
+  ASSERT_EQ(stat(JoinPath(new_root, "d/mode").c_str(), &copied_mode), 0);
+  EXPECT_EQ(copied_mode.st_mode & 07777, 0755u);
+  EXPECT_NE(copied_mode.st_ino, original.st_ino);
+  // A file created for a fetch: new, with exactly the entry's mode, whatever
+  // the umask.
+  const mode_t umask_was = umask(077);
+  absl::StatusOr<UniqueFd> created =
+      CreateTreeFile(to.get(), (*entries)[1], {});
+  umask(umask_was);
   ASSERT_TRUE(created.ok()) << created.status();
   struct stat made;
   ASSERT_EQ(fstat(created->get(), &made), 0);
-  EXPECT_NE(made.st_mode & S_IXUSR, 0u);
-  EXPECT_EQ(CreateTreeFile(to.get(), (*entries)[2]).status().code(),
+  EXPECT_EQ(made.st_mode & 07777, 0644u);
+  EXPECT_EQ(CreateTreeFile(to.get(), (*entries)[1], {}).status().code(),
             absl::StatusCode::kAlreadyExists);
 }
 
@@ -190,13 +202,14 @@ TEST(LocalTreeWriterTest, DoesNotReuseThroughASymlink) {
   const std::string new_root = FreshDir("new_link");
   const UniqueFd from = OpenDir(old_root);
   const UniqueFd to = OpenDir(new_root);
-  EXPECT_EQ(*LinkIfSame(from.get(), to.get(), (*entries)[0]), false);
+  EXPECT_EQ(*ReuseFile(from.get(), to.get(), (*entries)[0], {}), Reused::kNo);
   EXPECT_NE(access(JoinPath(new_root, "f").c_str(), F_OK), 0);
 }
 
 // Known content is not hashed: what is at the path is linked if stat(2)
-// says it is a regular file of the entry's size and mode, and nothing of a
-// refusal stays behind.
+// says it is a regular file of the entry's size and mode (one of another
+// mode is copied and the copy hashed), and nothing of a refusal stays
+// behind.
 TEST(LocalTreeWriterTest, LinksKnownContentOnlyIfTypeSizeAndModeFit) {
   const std::string old_root = FreshDir("old_known");
   WriteFile(JoinPath(old_root, "f"), "different, same size");
@@ -219,21 +232,80 @@ TEST(LocalTreeWriterTest, LinksKnownContentOnlyIfTypeSizeAndModeFit) {
   const std::string new_root = FreshDir("new_known");
   const UniqueFd from = OpenDir(old_root);
   const UniqueFd to = OpenDir(new_root);
-  const auto link = [&](int i) {
-    return *LinkIfSame(from.get(), to.get(), (*entries)[i],
-                       /*known_same=*/true);
+  const auto reuse = [&](int i) {
+    return *ReuseFile(from.get(), to.get(), (*entries)[i], {},
+                      /*known_same=*/true);
   };
   // The caller vouches for the content: a same-size file is linked.
-  EXPECT_TRUE(link(2));
+  EXPECT_EQ(reuse(2), Reused::kLinked);
   EXPECT_EQ(ReadFile(JoinPath(new_root, "f")), "different, same size");
-  EXPECT_FALSE(link(0));  // another size
-  EXPECT_FALSE(link(1));  // a directory
-  EXPECT_FALSE(link(3));  // absent
-  EXPECT_FALSE(link(4));  // a symlink, even to a file that fits
-  EXPECT_FALSE(link(5));  // not executable
-  for (const char* name : {"big", "dir", "gone", "link", "x"}) {
+  EXPECT_EQ(reuse(0), Reused::kNo);  // another size
+  EXPECT_EQ(reuse(1), Reused::kNo);  // a directory
+  EXPECT_EQ(reuse(3), Reused::kNo);  // absent
+  EXPECT_EQ(reuse(4), Reused::kNo);  // a symlink, even to a file that fits
+  for (const char* name : {"big", "dir", "gone", "link"}) {
     EXPECT_NE(access(JoinPath(new_root, name).c_str(), F_OK), 0) << name;
   }
+  // Not executable: copied, and the copy hashed, vouched for or not.
+  EXPECT_EQ(reuse(5), Reused::kCopied);
+  EXPECT_EQ(ReadFile(JoinPath(new_root, "x")), "content");
+}
+
+// A file with the right bytes but someone else's inode (another owner, a
+// mode the tree does not give, a second link) is a copy waiting to happen:
+// it is copied, never adopted, and the copy is what is verified; a write
+// through the old name afterwards changes nothing in the new tree.
+TEST(LocalTreeWriterTest, AdoptsOnlyInodesItOwnsWholly) {
+  const std::string old_root = FreshDir("old_adopt");
+  const std::string staging = FreshDir("staging_adopt");
+  for (const char* name : {"linked", "mine", "setuid", "theirs"}) {
+    WriteFile(JoinPath(old_root, name), absl::StrCat(name, " content"));
+    WriteFile(JoinPath(staging, name), absl::StrCat(name, " content"));
+  }
+  const std::string other_link = JoinPath(FreshDir("adopt_other"), "l");
+  ASSERT_EQ(link(JoinPath(old_root, "linked").c_str(), other_link.c_str()), 0);
+  ASSERT_EQ(chmod(JoinPath(old_root, "setuid").c_str(), 04777), 0);
+  // Given to nobody where this process may (root, outside a user namespace).
+  const bool given_away =
+      chown(JoinPath(old_root, "theirs").c_str(), 65534, 0) == 0;
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(staging, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  const std::string new_root = FreshDir("new_adopt");
+  const UniqueFd from = OpenDir(old_root);
+  const UniqueFd to = OpenDir(new_root);
+  const auto inode = [](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
+    return std::make_pair(st.st_ino, st.st_mode & 07777);
+  };
+  for (const TreeEntry& entry : *entries) {
+    const Reused reused = *ReuseFile(from.get(), to.get(), entry, {});
+    const std::string old_path = JoinPath(old_root, entry.path);
+    const std::string new_path = JoinPath(new_root, entry.path);
+    if (entry.path == "mine" || (entry.path == "theirs" && !given_away)) {
+      EXPECT_EQ(reused, Reused::kLinked) << entry.path;
+      continue;
+    }
+    EXPECT_EQ(reused, Reused::kCopied) << entry.path;
+    EXPECT_NE(inode(new_path).first, inode(old_path).first) << entry.path;
+    EXPECT_EQ(inode(new_path).second, 0644u) << entry.path;
+    // In place, through the old name.
+    UniqueFd old = OpenAt(AT_FDCWD, old_path, O_WRONLY | O_TRUNC).value();
+    ASSERT_TRUE(WriteAll(old.get(), AsBytes("changed after"), old_path).ok());
+    EXPECT_EQ(ReadFile(new_path), absl::StrCat(entry.path, " content"));
+  }
+  // verity sync's versions share inodes, 0444: linked with a second link,
+  // and a file of another mode copied to 0444.
+  const std::string versions = FreshDir("versions_adopt");
+  const UniqueFd next = OpenDir(versions);
+  const TreeFileModes shared{/*read_only=*/true, /*single_link=*/false};
+  ASSERT_EQ(chmod(JoinPath(new_root, "mine").c_str(), 0444), 0);
+  EXPECT_EQ(*ReuseFile(to.get(), next.get(), (*entries)[1], shared),
+            Reused::kLinked);
+  EXPECT_EQ(*ReuseFile(to.get(), next.get(), (*entries)[0], shared),
+            Reused::kCopied);
+  EXPECT_EQ(inode(JoinPath(versions, "linked")).second, 0444u);
 }
 
 }  // namespace

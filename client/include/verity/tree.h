@@ -85,23 +85,32 @@ struct FetchTreeOptions {
   // Files fetched at a time, 1 to 64.
   int parallel = 8;
   // A folder holding an earlier version of the tree: a file at the same path
-  // there with the same content, size and executable bit is hard-linked
-  // instead of fetched (hashed first). Empty for none.
+  // there with the same content, size and executable bit is taken instead of
+  // fetched. Its inode is hard-linked only if this user owns it, its mode is
+  // exactly the tree's and (unless read_only) it has no other link, its
+  // content hashed first; any other is copied (a reflink where the file
+  // system has them) and the copy hashed. Empty for none.
   std::string reuse_from;
   // The entries of the tree reuse_from holds, if the caller verified and
   // wrote it itself and nothing else writes there (verity sync's version
-  // before): a file is then reused only if that tree has the same content
-  // at the same path, and is not hashed again. Empty: reuse_from is any
-  // folder, and each candidate is hashed.
+  // before, in the same process): a file is then taken only if that tree
+  // has the same content at the same path, and an adopted one is not hashed
+  // again. Empty: reuse_from is any folder, and each candidate is hashed.
   std::vector<TreeEntry> reuse_entries;
+  // Files are made 0444 (0555 if executable) instead of 0644 (0755), and
+  // files of reuse_from may share their inode with other folders: verity
+  // sync's versions, which share unchanged files, none writable in place.
+  bool read_only = false;
 };
 
 // Plain value.
 struct FetchTreeResult {
   size_t files = 0;
   size_t files_fetched = 0;
-  size_t files_reused = 0;  // linked from reuse_from
-  size_t files_copied = 0;  // same content as another file of the tree
+  size_t files_reused = 0;  // hard-linked from reuse_from
+  // Copied and verified: from reuse_from (not adoptable) or from another file
+  // of the tree with the same content.
+  size_t files_copied = 0;
   uint64_t bytes_fetched = 0;
 };
 
@@ -120,6 +129,8 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
 // folder beside `folder` (reusing files `folder` already has, unless
 // options.reuse_from names another), and only when every file is verified
 // puts it in `folder`'s place in one rename, removing what `folder` held.
+// Every step is relative to `folder`'s parent, held open; FAILED_PRECONDITION
+// if `folder` is there and not a folder (a symlink to one included).
 // On failure `folder` is as it was and nothing is left beside it. A fetch
 // killed midway leaves its folder, `folder`.verity-PID-XXXXXX, which the
 // next FetchTree into `folder` removes.
