@@ -51,7 +51,6 @@ absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
   return names;
 }
 
-
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) close(fd_);
