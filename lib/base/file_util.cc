@@ -39,6 +39,9 @@ absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
     return ErrnoStatus(error, "opendir", path);
   }
   const auto closer = absl::MakeCleanup([dir] { closedir(dir); });
+  // The duplicate shares the descriptor's offset: a listing before this one
+  // left it at the end.
+  rewinddir(dir);
   std::vector<std::string> names;
   errno = 0;
   while (const dirent* entry = readdir(dir)) {

@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/base/dir_walk.h"
@@ -25,10 +28,12 @@ namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
-// A folder's walk: the entries so far and which of them are files.
+// A folder's walk: the entries so far, which of them are files, and those
+// files' lstat(2).
 struct Walk {
   std::vector<TreeEntry> entries;
   std::vector<size_t> files;
+  std::vector<struct stat> file_stats;
 };
 
 absl::StatusOr<std::string> ReadLinkAt(int dir_fd, const std::string& name,
@@ -64,6 +69,7 @@ absl::Status WalkFolder(int root_fd, const std::string& root, Walk& walk) {
       entry.type = TreeEntryType::kFile;
       entry.executable = (mode & S_IXUSR) != 0;
       walk.files.push_back(walk.entries.size());
+      walk.file_stats.push_back(found.st);
     } else if (S_ISLNK(mode)) {
       entry.type = TreeEntryType::kSymlink;
       ASSIGN_OR_RETURN(entry.target, ReadLinkAt(found.dir_fd, found.name, abs));
@@ -138,6 +144,87 @@ absl::StatusOr<std::vector<TreeEntry>> ScanFolder(const std::string& root,
   // The manifest's rules (a symlink leaving the tree, a name too long).
   RETURN_IF_ERROR(EncodeTreeManifest(walk.entries).status());
   return std::move(walk.entries);
+}
+
+namespace {
+
+// Whether the file `fd` holds `entry`'s content.
+absl::StatusOr<bool> HoldsContent(int fd, const TreeEntry& entry) {
+  ASSIGN_OR_RETURN(
+      const MerkleTree tree,
+      BuildMerkleTreeFromFd(fd, TreeFileParams(entry.digest.algorithm), 1));
+  return tree.digest == entry.digest.digest &&
+         tree.descriptor.data_size == entry.size;
+}
+
+absl::Status Differs(const std::string& root, absl::string_view path,
+                     absl::string_view what) {
+  return absl::DataLossError(
+      absl::StrCat(JoinPath(root, absl::CEscape(path)), " ", what,
+                   " (the folder does not hold the tree it should)"));
+}
+
+// The walk's entries against `expected` (by path), all but the files'
+// content.
+absl::Status CheckShape(
+    const std::string& root, const Walk& walk,
+    const absl::flat_hash_map<absl::string_view, const TreeEntry*>& expected,
+    const TreeFileModes& modes) {
+  for (const TreeEntry& found : walk.entries) {
+    const auto it = expected.find(found.path);
+    if (it == expected.end()) {
+      return Differs(root, found.path, "is not in the tree");
+    }
+    const TreeEntry& want = *it->second;
+    if (found.type != want.type || found.target != want.target) {
+      return Differs(root, found.path, "is not what the tree has there");
+    }
+  }
+  if (walk.entries.size() != expected.size()) {
+    absl::flat_hash_set<absl::string_view> found;
+    for (const TreeEntry& entry : walk.entries) found.insert(entry.path);
+    for (const auto& item : expected) {
+      if (!found.contains(item.first)) {
+        return Differs(root, item.first, "is missing");
+      }
+    }
+  }
+  for (size_t i = 0; i < walk.files.size(); ++i) {
+    const std::string& path = walk.entries[walk.files[i]].path;
+    const TreeEntry& want = *expected.at(path);
+    const struct stat& st = walk.file_stats[i];
+    if (static_cast<uint64_t>(st.st_size) != want.size) {
+      return Differs(root, path, "has another size");
+    }
+    if (st.st_uid != geteuid() ||
+        (st.st_mode & 07777) != TreeFileMode(want, modes)) {
+      return Differs(root, path,
+                     absl::StrCat("has mode 0", absl::Hex(st.st_mode & 07777),
+                                  " and owner ", st.st_uid));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckFolderHolds(int root_fd, const std::string& root,
+                              const std::vector<TreeEntry>& entries,
+                              const TreeFileModes& modes, int threads) {
+  absl::flat_hash_map<absl::string_view, const TreeEntry*> expected;
+  for (const TreeEntry& entry : entries) expected[entry.path] = &entry;
+  Walk walk;
+  RETURN_IF_ERROR(WalkFolder(root_fd, root, walk));
+  RETURN_IF_ERROR(CheckShape(root, walk, expected, modes));
+  return ParallelFor(walk.files.size(), threads, [&](size_t i) {
+    const std::string& path = walk.entries[walk.files[i]].path;
+    const TreeEntry& want = *expected.at(path);
+    ASSIGN_OR_RETURN(const UniqueFd fd,
+                     OpenBeneath(root_fd, path, O_RDONLY | O_NONBLOCK));
+    ASSIGN_OR_RETURN(const bool same, HoldsContent(fd.get(), want));
+    return same ? absl::OkStatus()
+                : Differs(root, path, "does not hold the tree's content");
+  });
 }
 
 absl::StatusOr<int> TreeFolders::Holding(absl::string_view path,
@@ -216,15 +303,6 @@ absl::StatusOr<UniqueFd> CreateTreeFile(int root_fd, const TreeEntry& entry,
 }
 
 namespace {
-
-// Whether the file `fd` holds `entry`'s content.
-absl::StatusOr<bool> HoldsContent(int fd, const TreeEntry& entry) {
-  ASSIGN_OR_RETURN(
-      const MerkleTree tree,
-      BuildMerkleTreeFromFd(fd, TreeFileParams(entry.digest.algorithm), 1));
-  return tree.digest == entry.digest.digest &&
-         tree.descriptor.data_size == entry.size;
-}
 
 // Whether `st`, a file found on disk, may be adopted as `entry`'s.
 bool Adoptable(const struct stat& st, const TreeEntry& entry,

@@ -121,6 +121,16 @@ absl::StatusOr<Reused> ReuseFile(int from_fd, int to_fd, const TreeEntry& entry,
                                  const TreeFileModes& modes,
                                  bool known_same = false);
 
+// OK if the folder open as `root_fd` (`root` in messages) holds exactly the
+// tree `entries`: each directory, each symlink with its target, each file of
+// this user's with exactly TreeFileMode and the entry's content (hashed,
+// `threads` at a time), and nothing else; DATA_LOSS naming the first path
+// that differs. What `verity sync` asks of a version it did not write
+// itself (OSTree's fsck).
+absl::Status CheckFolderHolds(int root_fd, const std::string& root,
+                              const std::vector<TreeEntry>& entries,
+                              const TreeFileModes& modes, int threads);
+
 // Copies the file `from` beneath `root_fd` to the new file `to` there, which
 // has the same content, and hashes the copy: DATA_LOSS if it does not hold
 // `to`'s content (the original changed since it was verified).

@@ -308,5 +308,37 @@ TEST(LocalTreeWriterTest, AdoptsOnlyInodesItOwnsWholly) {
   EXPECT_EQ(inode(JoinPath(versions, "linked")).second, 0444u);
 }
 
+// What verity sync asks of a version it did not write: exactly the tree,
+// nothing more, every file hashed, read-only and this user's.
+TEST(LocalTreeCheckTest, CheckFolderHoldsExactlyTheTree) {
+  const std::string root = FreshDir("check");
+  ASSERT_EQ(mkdir(JoinPath(root, "d").c_str(), 0755), 0);
+  WriteFile(JoinPath(root, "d/f"), "content", 0444);
+  WriteFile(JoinPath(root, "x"), "run me", 0555);
+  ASSERT_EQ(symlink("d/f", JoinPath(root, "l").c_str()), 0);
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ScanFolder(root, HashAlgorithm::kSha256, 1);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  const UniqueFd fd = OpenDir(root);
+  const TreeFileModes read_only{true, false};
+  const auto check = [&] {
+    return CheckFolderHolds(fd.get(), root, *entries, read_only, 2);
+  };
+  EXPECT_TRUE(check().ok()) << check();
+  // Writable files are not a version's.
+  EXPECT_TRUE(CheckFolderHolds(fd.get(), root, *entries, {}, 2).code() ==
+              absl::StatusCode::kDataLoss);
+  WriteFile(JoinPath(root, "d/planted"), "extra");
+  EXPECT_THAT(check().message(), HasSubstr("d/planted is not in the tree"));
+  ASSERT_EQ(unlink(JoinPath(root, "d/planted").c_str()), 0);
+  ASSERT_EQ(chmod(JoinPath(root, "d/f").c_str(), 0644), 0);
+  WriteFile(JoinPath(root, "d/f2"), "CONTENT", 0444);
+  ASSERT_EQ(
+      rename(JoinPath(root, "d/f2").c_str(), JoinPath(root, "d/f").c_str()), 0);
+  EXPECT_THAT(check().message(), HasSubstr("d/f does not hold"));
+  ASSERT_EQ(unlink(JoinPath(root, "l").c_str()), 0);
+  EXPECT_THAT(check().message(), HasSubstr("l is missing"));
+}
+
 }  // namespace
 }  // namespace verity
