@@ -18,6 +18,8 @@ PACKAGES=(
   # clang-14 with libFuzzer and its sanitizer runtimes: --config=asan (and tests/fuzz/run.sh)
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   fsverity curl python3
+  # strace: tests/sync_crash_test.sh kills verity sync at each step of a switch (fault injection)
+  strace
   # veritysetup: the reference for dm-verity trees and FEC (lib/dm_verity*_test.cc); ISA-L: FEC
   cryptsetup-bin libisal-dev
   # OpenSSL 3: libcrypto.so.3 verifies fs-verity signatures (lib/trust/openssl3_pkcs7.cc, dlopen), built

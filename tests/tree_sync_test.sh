@@ -171,6 +171,13 @@ sync_now
 check "v4: switched" test "$(status_of "$dir" digest)" == "$v4"
 check "v4: the folder holds it" diff -r --no-dereference "$work/v3" "$dir/..data/"
 check "v4: v1 pruned, v2 kept" test ! -e "$dir/..${v1/:/-}" -a -d "$dir/..${v2/:/-}"
+check "v4: files are read-only, executables 0555 ($(stat -c %a "$dir/..data/docs/readme") $(stat -c %a "$dir/..data/bin/tool"))" \
+  test "$(stat -c %a "$dir/..data/docs/readme")" == 444 -a \
+  "$(stat -c %a "$dir/..data/bin/tool")" == 555
+rc=0
+vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$dir" 2>"$work/second.err" || rc=$?
+check "a second sync on the folder is refused (exit $rc: $(cat "$work/second.err"))" \
+  eval '[ "$rc" -eq 5 ] && grep -q "in use by another process" "$work/second.err"'
 stop_version_reader
 check "the reader never saw two versions mixed ($reader_rounds rounds, $reader_mixed mixed)" \
   [ "$reader_rounds" -gt 0 -a "$reader_mixed" -eq 0 ]
@@ -180,4 +187,48 @@ if wait_for_exit "$sync_pid" 20; then
 else
   fail "sync still runs 20 s after SIGTERM"
 fi
+
+# ---- a restart takes nothing on trust: the version in place, changed on the disk since (a
+# file made writable and edited, same size), is checked whole and fetched again
+rel=docs/readme
+chmod u+w "$dir/..data/$rel"
+echo "release 5" >"$dir/..data/$rel"
+expect_exit 0 "a restart over an edited version" \
+  vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$dir" 2>"$work/restart.err"
+check "the edit was found ($(head -c 300 "$work/restart.err"))" \
+  grep -q "not its tree, fetching it again" "$work/restart.err"
+check "the folder holds v4 again" diff -r --no-dereference "$work/v3" "$dir/..data/"
+
+# ---- a version folder planted in DIR under the next version's name: replaced, never used
+cp -a "$work/v3" "$work/v5"
+echo "release 5" >"$work/v5/docs/readme"
+v5_digest=$(vc put "${srv[@]}" "$work/v5" 2>/dev/null | cut -d' ' -f1)
+mkdir "$dir/..${v5_digest/:/-}"
+cp -a "$work/v5/." "$dir/..${v5_digest/:/-}/"
+echo planted >"$dir/..${v5_digest/:/-}/docs/readme"
+vc put "${srv[@]}" "$work/v5" --name="$name" "${publish[@]}" >/dev/null 2>&1
+expect_exit 0 "sync past a planted version folder" \
+  vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$dir" 2>/dev/null
+check "the planted bytes are not what the app reads" \
+  test "$(cat "$dir/docs/readme")" == "release 5"
+
+# ---- a tree whose top-level names the layout cannot show: refused before anything is staged
+cp -a "$work/v5" "$work/v6"
+echo data >"$work/v6/..data"
+vc put "${srv[@]}" "$work/v6" --name="$name" "${publish[@]}" >/dev/null 2>&1
+rc=0
+vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$dir" 2>"$work/v6.err" || rc=$?
+check "a top-level ..data: refused (exit $rc: $(cat "$work/v6.err"))" \
+  eval '[ "$rc" -eq 1 ] && grep -q "cannot be a top-level name" "$work/v6.err"'
+check "a top-level ..data: nothing staged" \
+  test -z "$(find "$dir" -maxdepth 1 -name '..staging-*')"
+check "a top-level ..data: still v5" test "$(cat "$dir/docs/readme")" == "release 5"
+
+# ---- a folder others can write into is refused
+mkdir -m 0777 "$work/shared"
+rc=0
+vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/shared" 2>"$work/shared.err" || rc=$?
+check "a world-writable folder: refused (exit $rc: $(cat "$work/shared.err"))" \
+  eval '[ "$rc" -eq 5 ] && grep -q "writable by group or others" "$work/shared.err"'
+
 expect_stop again "$server_pid"

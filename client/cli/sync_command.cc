@@ -20,8 +20,10 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/sync_metrics.h"
+#include "client/cli/tree_transfer.h"
 #include "lib/base/file_util.h"
 #include "lib/base/metrics_exposer.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
 #include "lib/manifest/versioned_folder.h"
@@ -131,17 +133,18 @@ std::string TimeText(absl::Time time) {
   return Rfc3339(time);
 }
 
-absl::Status WriteStatus(const std::string& path, const SyncState& state) {
+// The status file's lines. The error, which may quote a server or a
+// manifest, is escaped: one line, nothing a terminal acts on.
+std::string StatusText(const SyncState& state) {
   const char* word = !state.last_error.empty() ? "failing"
                      : state.digest.empty()    ? "starting"
                                                : "ok";
-  const std::string text = absl::StrCat(
-      "state: ", word, "\ndigest: ", state.digest, "\nversion: ", state.version,
-      "\nlast_success: ", TimeText(state.last_success),
-      "\nlast_attempt: ", TimeText(state.last_attempt),
-      "\nlast_error: ", absl::StrReplaceAll(state.last_error, {{"\n", " "}}),
-      "\nswitches: ", state.switches, "\n");
-  return ReplaceFileDurably(path + ".tmp", path, text);
+  return absl::StrCat("state: ", word, "\ndigest: ", state.digest,
+                      "\nversion: ", state.version,
+                      "\nlast_success: ", TimeText(state.last_success),
+                      "\nlast_attempt: ", TimeText(state.last_attempt),
+                      "\nlast_error: ", Printable(state.last_error),
+                      "\nswitches: ", state.switches, "\n");
 }
 
 std::vector<std::string> TopLevelNames(
@@ -186,8 +189,11 @@ absl::Status RunHook(const SyncOptions& opts, const std::string& digest) {
                    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1));
 }
 
+// In DIR unless --status-file says elsewhere.
+constexpr char kStatusFile[] = "..verity-sync.status";
+
 std::string StatusPath(const SyncOptions& opts) {
-  return opts.status_file.empty() ? JoinPath(opts.dir, "..verity-sync.status")
+  return opts.status_file.empty() ? JoinPath(opts.dir, kStatusFile)
                                   : opts.status_file;
 }
 
@@ -224,6 +230,7 @@ class Syncer {
          SyncMetrics* metrics, std::FILE* err)
       : client_(client),
         opts_(opts),
+        ref_{std::nullopt, opts.name},
         folder_(std::move(folder)),
         metrics_(metrics),
         err_(err) {}
@@ -243,39 +250,75 @@ class Syncer {
                        switched.status().ToString()));
       if (metrics_ != nullptr) metrics_->Failed(switched.status());
     }
-    const absl::Status written = WriteStatus(StatusPath(opts_), state_);
+    const absl::Status written = WriteStatus();
     if (!written.ok()) Log(absl::StrCat("status: ", written.ToString()));
     return switched.status();
   }
 
  private:
   void Log(absl::string_view line) {
-    const std::string text =
-        absl::StrCat("verity sync: ", opts_.name, ": ", line, "\n");
+    const std::string text = absl::StrCat(
+        "verity sync: ", Printable(opts_.name), ": ", Printable(line), "\n");
     std::fwrite(text.data(), 1, text.size(), err_);
     std::fflush(err_);
   }
 
+  absl::Status WriteStatus() {
+    const std::string text = StatusText(state_);
+    if (!opts_.status_file.empty()) {
+      return ReplaceFileDurably(opts_.status_file + ".tmp", opts_.status_file,
+                                text);
+    }
+    return folder_.WriteFile(kStatusFile, text);
+  }
+
+  // True if what DIR holds of the version `id` is known to be its tree:
+  // written by this process, or checked by it.
+  bool Known(const std::string& id) const {
+    return folder_.Wrote(id) || checked_ == id;
+  }
+
   // True once the newest version is in place (switched to now or before).
   absl::StatusOr<bool> Update() {
-    ASSIGN_OR_RETURN(const sdk::BlobInfo info, client_.StatName(opts_.name));
-    const std::string id = VersionedFolder::IdOf(info.digest.ToString());
-    if (info.name_statement.has_value()) {
-      state_.version = info.name_statement->version;
+    // ..data read again, and a switch a crash or an error left half done
+    // finished.
+    RETURN_IF_ERROR(folder_.Repair());
+    ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client_, ref_));
+    RETURN_IF_ERROR(CheckTree(blob, ref_, /*insist=*/true));
+    const std::string digest = blob.digest().ToString();
+    const std::string id = VersionedFolder::IdOf(digest);
+    if (blob.info.name_statement.has_value()) {
+      state_.version = blob.info.name_statement->version;
     }
-    if (id == folder_.current()) {
-      state_.digest = info.digest.ToString();
+    if (id == folder_.current() && Known(id)) {
+      state_.digest = digest;
+      Prune();
       return true;
     }
-    ASSIGN_OR_RETURN(std::vector<sdk::TreeEntry> entries,
-                     sdk::ReadTree(client_, info.digest, sdk::FetchOptions()));
-    sdk::FetchTreeResult result;
-    if (!folder_.Has(id)) {
-      ASSIGN_OR_RETURN(result, Write(id, entries));
+    ASSIGN_OR_RETURN(
+        std::vector<sdk::TreeEntry> entries,
+        sdk::ReadTree(client_, blob.digest(), sdk::FetchOptions()));
+    // Before anything is staged: a name the layout cannot show.
+    RETURN_IF_ERROR(VersionedFolder::CheckTopNames(TopLevelNames(entries)));
+    if (id == folder_.current()) {
+      // In place, but not written by this process: checked whole first.
+      const absl::Status held = CheckInPlace(id, entries);
+      if (held.ok()) {
+        checked_ = id;
+        current_entries_ = std::move(entries);
+        state_.digest = digest;
+        Prune();
+        return true;
+      }
+      Log(
+          absl::StrCat("the version in place is not its tree, fetching it "
+                       "again: ",
+                       held.message()));
     }
-    RETURN_IF_ERROR(folder_.Switch(id, TopLevelNames(entries)));
+    ASSIGN_OR_RETURN(const sdk::FetchTreeResult result, Write(id, entries));
+    RETURN_IF_ERROR(folder_.Switch(id));
     current_entries_ = std::move(entries);
-    state_.digest = info.digest.ToString();
+    state_.digest = digest;
     state_.switches++;
     if (metrics_ != nullptr) metrics_->Switched(result);
     Log(absl::StrCat("switched to ", state_.digest, " (version ",
@@ -288,53 +331,60 @@ class Syncer {
       if (!hook.ok()) Log(hook.ToString());
     }
     // Only now, the app told: the versions before the one just replaced.
-    const absl::Status pruned = folder_.Prune();
-    if (!pruned.ok()) Log(absl::StrCat("pruning: ", pruned.ToString()));
+    Prune();
     return true;
   }
 
-  // The entries of the version `id` (a digest, ':' as '-'), read again.
-  absl::StatusOr<std::vector<sdk::TreeEntry>> EntriesOf(const std::string& id) {
-    const size_t dash = id.find('-');
-    if (dash == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("version '", id, "'"));
-    }
-    ASSIGN_OR_RETURN(const sdk::Digest digest,
-                     sdk::Digest::Parse(absl::StrCat(id.substr(0, dash), ":",
-                                                     id.substr(dash + 1))));
-    return sdk::ReadTree(client_, digest, sdk::FetchOptions());
+  // What failed attempts, a crash or versions before the last one left.
+  void Prune() {
+    const absl::Status pruned = folder_.Prune();
+    if (!pruned.ok()) Log(absl::StrCat("pruning: ", pruned.ToString()));
+  }
+
+  sdk::FetchTreeOptions WriteOptions() const {
+    sdk::FetchTreeOptions options;
+    options.parallel = opts_.parallel;
+    options.read_only = true;
+    return options;
+  }
+
+  absl::Status CheckInPlace(const std::string& id,
+                            const std::vector<sdk::TreeEntry>& entries) {
+    ASSIGN_OR_RETURN(const UniqueFd version, folder_.OpenVersion(id));
+    return sdk::VerifyFolder(version.get(), folder_.PathOf(id), entries,
+                             WriteOptions());
   }
 
   absl::StatusOr<sdk::FetchTreeResult> Write(
       const std::string& id, const std::vector<sdk::TreeEntry>& entries) {
-    ASSIGN_OR_RETURN(const std::string staged, folder_.Stage(id));
-    sdk::FetchTreeOptions options;
-    options.parallel = opts_.parallel;
-    if (!folder_.current().empty()) {
-      options.reuse_from = folder_.PathOf(folder_.current());
-      // What was verified and written there: no file of it is hashed again.
-      // (After a restart its manifest is read again; failing that, each
-      // candidate is hashed.)
-      if (current_entries_.empty()) {
-        current_entries_ = EntriesOf(folder_.current())
-                               .value_or(std::vector<sdk::TreeEntry>());
-      }
-      options.reuse_entries = current_entries_;
+    ASSIGN_OR_RETURN(const UniqueFd staged, folder_.Stage(id));
+    sdk::FetchTreeOptions options = WriteOptions();
+    UniqueFd reuse;
+    const std::string& current = folder_.current();
+    if (!current.empty()) {
+      reuse = folder_.OpenVersion(current).value_or(UniqueFd());
+      // What this process wrote or checked there is not hashed again; any
+      // other version's files are.
+      if (Known(current)) options.reuse_entries = current_entries_;
     }
     absl::StatusOr<sdk::FetchTreeResult> result =
-        sdk::WriteTree(client_, entries, staged, options);
+        sdk::WriteTreeAt(client_, entries, staged.get(),
+                         folder_.PathOf("staging-" + id), reuse.get(), options);
     if (!result.ok()) folder_.Discard(id).IgnoreError();
     return result;
   }
 
   sdk::Client& client_;
   const SyncOptions& opts_;
+  const client::BlobRef ref_;
   VersionedFolder folder_;
   SyncMetrics* const metrics_;
   std::FILE* const err_;
   SyncState state_;
-  // The entries of the version in place, if this process switched to it.
+  // The entries of the version in place, if this process wrote or checked
+  // it; and the version it checked (not written by it).
   std::vector<sdk::TreeEntry> current_entries_;
+  std::string checked_;
 };
 
 enum class Wake { kTimeout, kSyncNow, kStop };
@@ -409,6 +459,8 @@ int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<std::unique_ptr<sdk::Client>> client =
       CreateTrustingClient(opts->connection, opts->trust);
   if (!client.ok()) return ReportStatus("sync", client.status(), err);
+  WarnIfNameUnauthenticated(
+      opts->trust, client::BlobRef{std::nullopt, opts->name}, "sync", err);
   Syncer syncer(**client, *opts, *std::move(folder), metrics.get(), err);
   if (opts->once) return ReportStatus("sync", syncer.Attempt(), err);
   while (true) {

@@ -230,15 +230,32 @@ absl::StatusOr<std::vector<TreeEntry>> ReadTree(Client& client,
   return client::ToSdkEntries(manifest->entries);
 }
 
-absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
-                                          const std::vector<TreeEntry>& entries,
-                                          absl::string_view folder,
-                                          const FetchTreeOptions& options) {
+absl::StatusOr<FetchTreeResult> WriteTreeAt(
+    Client& client, const std::vector<TreeEntry>& entries, int folder_fd,
+    absl::string_view folder, int reuse_fd, const FetchTreeOptions& options) {
   RETURN_IF_ERROR(CheckParallel(options.parallel));
   ASSIGN_OR_RETURN(const std::vector<::verity::TreeEntry> lib,
                    client::ToLibEntries(entries));
   // Entries from anywhere: the same rules as a fetched manifest's.
   RETURN_IF_ERROR(EncodeTreeManifest(lib).status());
+  return WriteCheckedTree(client, entries, folder_fd, folder, reuse_fd,
+                          options);
+}
+
+absl::Status VerifyFolder(int folder_fd, absl::string_view folder,
+                          const std::vector<TreeEntry>& entries,
+                          const FetchTreeOptions& options) {
+  RETURN_IF_ERROR(CheckParallel(options.parallel));
+  ASSIGN_OR_RETURN(const std::vector<::verity::TreeEntry> lib,
+                   client::ToLibEntries(entries));
+  return CheckFolderHolds(folder_fd, std::string(folder), lib, ModesOf(options),
+                          options.parallel);
+}
+
+absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
+                                          const std::vector<TreeEntry>& entries,
+                                          absl::string_view folder,
+                                          const FetchTreeOptions& options) {
   ASSIGN_OR_RETURN(const UniqueFd root,
                    OpenAt(AT_FDCWD, std::string(folder),
                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
@@ -284,8 +301,8 @@ absl::StatusOr<FetchTreeResult> FetchTree(Client& client, const Digest& digest,
                 .value_or(UniqueFd());
   }
   ASSIGN_OR_RETURN(const FetchTreeResult result,
-                   WriteTreeAt(client, entries, sibling.second.get(), temp_path,
-                               reuse.get(), options));
+                   WriteCheckedTree(client, entries, sibling.second.get(),
+                                    temp_path, reuse.get(), options));
   reuse = UniqueFd();
   const unsigned int flags = exists ? RENAME_EXCHANGE : RENAME_NOREPLACE;
   if (renameat2(parent.get(), temp.c_str(), parent.get(), leaf.c_str(),

@@ -85,9 +85,7 @@ class TreeWriter {
         lib_(std::move(lib)),
         root_fd_(root_fd),
         options_(options),
-        // verity sync's versions share inodes; a folder get -o replaces
-        // must give up the ones it adopts.
-        modes_{options.read_only, !options.read_only},
+        modes_(ModesOf(options)),
         groups_(GroupFiles(entries)) {}
 
   absl::StatusOr<FetchTreeResult> Write(int reuse_fd) {
@@ -259,7 +257,11 @@ class TreeWriter {
 
 }  // namespace
 
-absl::StatusOr<FetchTreeResult> WriteTreeAt(
+TreeFileModes ModesOf(const FetchTreeOptions& options) {
+  return TreeFileModes{options.read_only, !options.read_only};
+}
+
+absl::StatusOr<FetchTreeResult> WriteCheckedTree(
     Client& client, const std::vector<TreeEntry>& entries, int root_fd,
     absl::string_view root, int reuse_fd, const FetchTreeOptions& options) {
   ASSIGN_OR_RETURN(std::vector<::verity::TreeEntry> lib,

@@ -11,15 +11,22 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/manifest/local_tree.h"
 #include "verity/client.h"
 #include "verity/tree.h"
 
 namespace verity::sdk {
 
-// Writes the tree `entries` describe beneath the empty directory open as
-// `root_fd` (`root` names it in messages), as WriteTree says, reusing from
-// the directory open as `reuse_fd` (-1: none). Then syncs the file system.
-absl::StatusOr<FetchTreeResult> WriteTreeAt(
+// The modes of the files a tree is written with under `options`: verity
+// sync's read-only versions share inodes; anything else adopts only inodes
+// with one link.
+TreeFileModes ModesOf(const FetchTreeOptions& options);
+
+// Writes the tree `entries` (checked: the manifest's rules) describe beneath
+// the empty directory open as `root_fd` (`root` names it in messages), as
+// WriteTree says, reusing from the directory open as `reuse_fd` (-1: none).
+// Then syncs the file system.
+absl::StatusOr<FetchTreeResult> WriteCheckedTree(
     Client& client, const std::vector<TreeEntry>& entries, int root_fd,
     absl::string_view root, int reuse_fd, const FetchTreeOptions& options);
 

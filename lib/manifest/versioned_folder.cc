@@ -138,6 +138,12 @@ std::string VersionedFolder::PathOf(absl::string_view id) const {
   return JoinPath(dir_, VersionName(id));
 }
 
+absl::StatusOr<UniqueFd> VersionedFolder::OpenVersion(
+    absl::string_view id) const {
+  RETURN_IF_ERROR(CheckId(id));
+  return OpenAt(fd(), VersionName(id), kDirFlags);
+}
+
 absl::StatusOr<std::string> VersionedFolder::ReadCurrent() const {
   const std::string target = ReadLinkAt(fd(), std::string(kData));
   if (target.empty()) return std::string();
@@ -162,8 +168,7 @@ absl::Status VersionedFolder::Repair() {
 absl::Status VersionedFolder::Relink() {
   std::vector<std::string> names;
   if (!current_.empty()) {
-    ASSIGN_OR_RETURN(const UniqueFd version,
-                     OpenAt(fd(), VersionName(current_), kDirFlags));
+    ASSIGN_OR_RETURN(const UniqueFd version, OpenVersion(current_));
     ASSIGN_OR_RETURN(names, ListDirFd(version.get(), PathOf(current_)));
     // A version this layout could not show was never switched to.
     RETURN_IF_ERROR(CheckTopNames(names));

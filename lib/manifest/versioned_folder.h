@@ -68,6 +68,8 @@ class VersionedFolder {
   int fd() const { return dir_fd_.get(); }
   const std::string& path() const { return dir_; }
   std::string PathOf(absl::string_view id) const;
+  // DIR/..<id>, open (O_NOFOLLOW); NOT_FOUND if there is none.
+  absl::StatusOr<UniqueFd> OpenVersion(absl::string_view id) const;
 
   // Reads ..data again and makes the top-level links those of the version
   // it points at: a link for each name the version's folder holds, none for

@@ -125,6 +125,24 @@ absl::StatusOr<FetchTreeResult> WriteTree(Client& client,
                                           absl::string_view folder,
                                           const FetchTreeOptions& options);
 
+// WriteTree into the empty directory open as `folder_fd` (`folder` names it
+// in messages), taking files from the directory open as `reuse_fd` (-1:
+// none; options.reuse_from is ignored): for a caller that holds its folders
+// open, so that no path is looked up again.
+absl::StatusOr<FetchTreeResult> WriteTreeAt(
+    Client& client, const std::vector<TreeEntry>& entries, int folder_fd,
+    absl::string_view folder, int reuse_fd, const FetchTreeOptions& options);
+
+// OK if the directory open as `folder_fd` (`folder` in messages) holds
+// exactly the tree `entries` describe, as WriteTree would write it with
+// `options` (read_only: the files' modes), every file hashed
+// (options.parallel at a time), nothing more; DATA_LOSS naming the first
+// path that differs. For a folder written by someone else, or before a
+// restart.
+absl::Status VerifyFolder(int folder_fd, absl::string_view folder,
+                          const std::vector<TreeEntry>& entries,
+                          const FetchTreeOptions& options);
+
 // `verity get -o DIR`: reads the tree `digest` names, writes it into a new
 // folder beside `folder` (reusing files `folder` already has, unless
 // options.reuse_from names another), and only when every file is verified

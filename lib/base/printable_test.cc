@@ -1,0 +1,34 @@
+// Printable: what a terminal could act on is escaped, text is not.
+
+#include "lib/base/printable.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace verity {
+namespace {
+
+TEST(PrintableTest, EscapesWhatATerminalActsOn) {
+  EXPECT_EQ(Printable("plain text: a/b.c"), "plain text: a/b.c");
+  EXPECT_EQ(Printable("two\nlines\r\t"), "two\\nlines\\r\\t");
+  EXPECT_EQ(Printable("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(Printable(std::string("nul\0", 4)), "nul\\x00");
+  EXPECT_EQ(Printable("back\\slash"), "back\\\\slash");
+  EXPECT_EQ(Printable("\x7f"), "\\x7f");
+}
+
+TEST(PrintableTest, KeepsUtf8AndEscapesWhatIsNot) {
+  EXPECT_EQ(Printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  // A bare 8-bit CSI, the same as a C1 control in UTF-8, a cut sequence,
+  // an overlong '/', a surrogate.
+  EXPECT_EQ(Printable("\x9b"), "\\x9b");
+  EXPECT_EQ(Printable("\xc2\x9b"), "\\xc2\\x9b");
+  EXPECT_EQ(Printable("\xe2\x82"), "\\xe2\\x82");
+  EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+}
+
+}  // namespace
+}  // namespace verity
