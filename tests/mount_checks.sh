@@ -133,6 +133,79 @@ PY
   check "rm is refused" eval "! rm -f '$mnt/run.sh' 2>/dev/null"
   stop_mount "$mnt" TERM
 
+  # ---- SIGTERM with a file open: the mount is detached at once (new opens do not find it), the
+  # open file is served to its end byte-exact (its pages dropped first, so every byte is asked
+  # of the mount after the signal), and the process exits once it is closed
+  check "mount again" start_mount "$mnt" "${guarded[@]}" "${trust[@]}" rel/latest
+  local held_pid=$mount_pid
+  python3 - "$mnt" "$src/model/weights.bin" "$held_pid" "$work/held.out" <<'PY' &
+import os, signal, sys, time
+mnt, want, pid, out = sys.argv[1], open(sys.argv[2], 'rb').read(), int(sys.argv[3]), sys.argv[4]
+fd = os.open(mnt + '/model/weights.bin', os.O_RDONLY)
+got = os.read(fd, 4096)
+os.kill(pid, signal.SIGTERM)
+for _ in range(50):
+    if not os.path.ismount(mnt):
+        break
+    time.sleep(0.1)
+detached = not os.path.ismount(mnt)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+try:
+    while True:
+        b = os.read(fd, 1 << 20)
+        if not b:
+            break
+        got += b
+    result = 'ok' if got == want else 'differs: %d of %d bytes' % (len(got), len(want))
+except OSError as e:
+    result = 'read failed: %s' % e
+os.close(fd)
+open(out, 'w').write('detached %s, %s' % (detached, result))
+PY
+  local reader=$!
+  check "SIGTERM with a file open: the reader is done" wait_for_exit "$reader" 30
+  check "SIGTERM with a file open: detached, then read whole ($(cat "$work/held.out"))" \
+    [ "$(cat "$work/held.out")" = "detached True, ok" ]
+  check "SIGTERM with a file open: verity mount exits once it is closed" \
+    wait_for_exit "$held_pid" 10
+  check "SIGTERM with a file open: exit 0 (got ${exit_rc:-none})" [ "${exit_rc:-1}" -eq 0 ]
+  check "SIGTERM with a file open: nothing left mounted" eval "! mountpoint -q '$mnt'"
+
+  # ---- reads waiting on a stalled server hold up no lookup, stat, readlink or listing
+  check "mount with --threads=2" start_mount "$mounts/stall" "${guarded[@]}" "${trust[@]}" \
+    --threads=2 --read-timeout=20s rel/latest
+  kill -STOP "$guarded_pid"
+  local stalled=() i
+  for i in 1 2 3 4; do
+    timeout 60 dd if="$mounts/stall/model/weights.bin" of=/dev/null bs=4k skip=$((i * 300)) \
+      count=1 2>/dev/null &
+    stalled+=($!)
+  done
+  sleep 1
+  t0=$(date +%s%N)
+  stat "$mounts/stall/model/shards/a" "$mounts/stall/run.sh" >/dev/null
+  ls "$mounts/stall/model" "$mounts/stall/empty" >/dev/null
+  readlink "$mounts/stall/config" >/dev/null
+  elapsed_ms=$((($(date +%s%N) - t0) / 1000000))
+  check "metadata answered with 4 reads stalled on 2 threads (${elapsed_ms} ms)" \
+    [ "$elapsed_ms" -lt 3000 ]
+  kill -CONT "$guarded_pid"
+  for i in "${stalled[@]}"; do wait "$i" || true; done
+  stop_mount "$mounts/stall" TERM
+
+  # ---- a relative mountpoint: unmounted by the path resolved at the start, quietly
+  mkdir -p "$mounts/relative"
+  (cd "$mounts" && exec "$verity" mount "${guarded[@]}" "${trust[@]}" rel/latest relative \
+    2>"$work/relative.log") &
+  mount_pid=$!
+  tracked_pids+=("$mount_pid")
+  mounted+=("$mounts/relative")
+  for i in $(seq 100); do mountpoint -q "$mounts/relative" && break; sleep 0.05; done
+  check "a relative mountpoint: mounted" mountpoint -q "$mounts/relative"
+  stop_mount "$mounts/relative" TERM
+  check "a relative mountpoint: no unmount error ($(grep -i 'unmount' "$work/relative.log" | head -2))" \
+    eval "! grep -qiE 'failed to unmount|Invalid argument' '$work/relative.log'"
+
   # ---- one blob, by digest, as a single file (on a mountpoint whose path has a space)
   digest=$("$verity" digest "$src/model/shards/a" | cut -d' ' -f1)
   check "mount one blob" start_mount "$mounts/one blob" "${guarded[@]}" "$digest"

@@ -30,7 +30,7 @@ on_exit() {
     # The server logs explain most failures.
     for log in "$work"/*.log; do [[ -e $log ]] && { echo "--- $log"; tail -n 20 "$log"; }; done
   fi
-  rm -rf "$work"
+  [[ -n ${KEEP_TEST_WORK:-} ]] || rm -rf "$work"  # kept for a look if set
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]] || exit 1
 }

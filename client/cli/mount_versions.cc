@@ -7,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli/tree_transfer.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "lib/manifest/versioned_folder.h"
 #include "verity/tree.h"
@@ -28,7 +29,8 @@ std::vector<sdk::TreeEntry> SingleFile(const client::BlobRef& ref,
 }
 
 void Log(std::FILE* err, const std::string& line) {
-  const std::string text = absl::StrCat("verity mount: ", line, "\n");
+  const std::string text =
+      absl::StrCat("verity mount: ", Printable(line), "\n");
   std::fwrite(text.data(), 1, text.size(), err);
   std::fflush(err);
 }
@@ -39,6 +41,13 @@ absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
                                          const client::BlobRef& ref,
                                          const mount::TreeFsOptions& options) {
   ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, ref));
+  return LoadResolved(client, ref, blob, options);
+}
+
+absl::StatusOr<MountVersion> LoadResolved(sdk::Client& client,
+                                          const client::BlobRef& ref,
+                                          const ResolvedBlob& blob,
+                                          const mount::TreeFsOptions& options) {
   std::vector<sdk::TreeEntry> entries;
   if (blob.tree) {
     ASSIGN_OR_RETURN(entries,
@@ -80,20 +89,31 @@ void Follower::Prefetch(std::shared_ptr<mount::TreeFs> tree) {
   prefetching_ = std::make_unique<BackgroundPrefetch>(std::move(tree), err_);
 }
 
+// What the name means now, checked, before anything of it is read: the
+// version shown costs one Stat.
+absl::StatusOr<std::optional<MountVersion>> Follower::Next() {
+  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client_, ref_));
+  if (VersionedFolder::IdOf(blob.digest().ToString()) == fs_.current()) {
+    return std::nullopt;
+  }
+  return LoadResolved(client_, ref_, blob, options_);
+}
+
 void Follower::Step() {
-  absl::StatusOr<MountVersion> version = LoadVersion(client_, ref_, options_);
-  if (!version.ok()) {
+  absl::StatusOr<std::optional<MountVersion>> next = Next();
+  if (!next.ok()) {
     Log(err_, absl::StrCat(ref_.ToString(), ": not followed, still showing ",
-                           fs_.current(), ": ", version.status().ToString()));
+                           fs_.current(), ": ", next.status().ToString()));
     return;
   }
-  const std::string id = VersionedFolder::IdOf(version->digest.ToString());
-  if (id == fs_.current()) return;
-  std::shared_ptr<mount::TreeFs> tree = std::move(version->fs);
+  if (!next->has_value()) return;
+  MountVersion& version = **next;
+  const std::string id = VersionedFolder::IdOf(version.digest.ToString());
+  std::shared_ptr<mount::TreeFs> tree = std::move(version.fs);
   fs_.Show(id, tree);
-  Log(err_, absl::StrCat(ref_.ToString(), ": now showing ",
-                         version->digest.ToString(), " (", version->entries,
-                         " entries)"));
+  Log(err_,
+      absl::StrCat(ref_.ToString(), ": now showing ", version.digest.ToString(),
+                   " (", version.entries, " entries)"));
   Prefetch(std::move(tree));
 }
 

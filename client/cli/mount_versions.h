@@ -8,12 +8,14 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "client/cli/blob_ref.h"
+#include "client/cli/tree_transfer.h"
 #include "client/mount/followed_fs.h"
 #include "client/mount/tree_fs.h"
 #include "verity/client.h"
@@ -31,6 +33,11 @@ struct MountVersion {
 absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
                                          const client::BlobRef& ref,
                                          const mount::TreeFsOptions& options);
+// The same for `blob`, what `ref` was resolved to (ResolveBlob).
+absl::StatusOr<MountVersion> LoadResolved(sdk::Client& client,
+                                          const client::BlobRef& ref,
+                                          const ResolvedBlob& blob,
+                                          const mount::TreeFsOptions& options);
 
 class BackgroundPrefetch;
 
@@ -49,6 +56,8 @@ class Follower {
  private:
   void Run();
   void Step();
+  // The name's version; nullopt if it is the one shown.
+  absl::StatusOr<std::optional<MountVersion>> Next();
   void Prefetch(std::shared_ptr<mount::TreeFs> tree);
 
   sdk::Client& client_;

@@ -11,7 +11,6 @@ namespace verity::mount {
 namespace {
 
 constexpr uint64_t kRoot = 1;
-constexpr uint64_t kFirstLink = 2;
 constexpr uint64_t kDataBase = uint64_t{1} << 32;  // + switches
 constexpr int kSlotShift = 40;
 constexpr uint64_t kInnerMask = (uint64_t{1} << kSlotShift) - 1;
@@ -55,11 +54,17 @@ void FollowedFs::Show(const std::string& id, std::shared_ptr<TreeFs> tree) {
                                   names.begin(), names.end(),
                                   std::back_inserter(changed));
     changed.push_back(absl::StrCat("..", id));
+    // A link per name shown, a new inode for a new name; a name no longer
+    // shown is dropped (the kernel forgets it with the rest).
+    absl::flat_hash_map<std::string, uint64_t> links;
     for (const std::string& name : names) {
-      if (links_.emplace(name, kFirstLink + link_names_.size()).second) {
-        link_names_.push_back(name);
-      }
+      const auto kept = links_.find(name);
+      const uint64_t inode = kept != links_.end() ? kept->second : next_link_++;
+      links.emplace(name, inode);
     }
+    link_names_.clear();
+    for (const auto& [name, inode] : links) link_names_.emplace(inode, name);
+    links_ = std::move(links);
     top_names_ = std::move(names);
   }
   absl::MutexLock lock(&kernel_mu_);
@@ -76,6 +81,11 @@ std::string FollowedFs::current() const {
 std::shared_ptr<TreeFs> FollowedFs::current_tree() const {
   absl::MutexLock lock(&mu_);
   return current_ == 0 ? nullptr : versions_.at(current_).fs;
+}
+
+size_t FollowedFs::links() const {
+  absl::MutexLock lock(&mu_);
+  return links_.size();
 }
 
 size_t FollowedFs::versions() const {
@@ -103,15 +113,9 @@ void FollowedFs::DropIfUnused(uint64_t slot) {
 FollowedFs::Own FollowedFs::OwnOf(uint64_t inode, std::string* name) const {
   if (inode == kRoot) return Own::kRoot;
   if (current_ != 0 && inode == kDataBase + switches_) return Own::kData;
-  if (inode < kFirstLink || inode - kFirstLink >= link_names_.size()) {
-    return Own::kNone;
-  }
-  const std::string& link = link_names_[inode - kFirstLink];
-  // A link of a name the current version does not have is gone.
-  if (!std::binary_search(top_names_.begin(), top_names_.end(), link)) {
-    return Own::kNone;
-  }
-  *name = link;
+  const auto link = link_names_.find(inode);
+  if (link == link_names_.end()) return Own::kNone;
+  *name = link->second;
   return Own::kLink;
 }
 

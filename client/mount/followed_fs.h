@@ -51,6 +51,8 @@ class FollowedFs final : public ReadOnlyFs {
   std::shared_ptr<TreeFs> current_tree() const ABSL_LOCKS_EXCLUDED(mu_);
   // Versions in memory: shown, or hidden with something open.
   size_t versions() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Top-level links held: the current version's names, no others.
+  size_t links() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // ReadOnlyFs.
   absl::StatusOr<struct stat> Attr(uint64_t inode) const override;
@@ -102,12 +104,14 @@ class FollowedFs final : public ReadOnlyFs {
   uint64_t next_slot_ ABSL_GUARDED_BY(mu_) = 1;
   // Switches so far: ..data's inode is a new one at each.
   uint64_t switches_ ABSL_GUARDED_BY(mu_) = 0;
-  // The links' inodes by name, kept for a name once given, and their names
-  // by inode (from kFirstLink); the current version's top-level names,
-  // sorted.
-  absl::flat_hash_map<std::string, uint64_t> links_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> link_names_ ABSL_GUARDED_BY(mu_);
+  // The current version's top-level names, sorted, and their links' inodes
+  // both ways: a name keeps its inode while it is shown, a new name gets a
+  // new one (never one given before).
   std::vector<std::string> top_names_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, uint64_t> links_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::string> link_names_ ABSL_GUARDED_BY(mu_);
+  // From 2 (after the root), below ..data's inodes (2^32 and up).
+  uint64_t next_link_ ABSL_GUARDED_BY(mu_) = 2;
   // Held while the kernel is told something, never with mu_: the kernel
   // may wait for a request that waits for mu_.
   absl::Mutex kernel_mu_ ABSL_ACQUIRED_AFTER(mu_);

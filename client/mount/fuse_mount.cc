@@ -2,7 +2,9 @@
 
 #define FUSE_USE_VERSION 314
 #include <fuse3/fuse_lowlevel.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/mount.h>
 
 #include <algorithm>
@@ -20,22 +22,35 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "client/mount/fuse_connection.h"
+#include "lib/base/executor.h"
+#include "lib/base/printable.h"
+#include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
 
 namespace verity::mount {
 namespace {
 
 struct Served {
+  Served(ReadOnlyFs& fs, const FuseMountOptions& options, std::FILE* err)
+      : fs(fs), options(options), err(err) {}
+
   ReadOnlyFs& fs;
   const FuseMountOptions& options;
-  std::FILE* err;
+  std::FILE* const err;
+  std::string mountpoint;        // absolute, resolved once at the start
   std::string device;            // "0:NN", once mounted
   std::once_flag initialized;    // the kernel has taken INIT's reply
   std::atomic<int64_t> open{0};  // files and folders open
+  // Reads run here, never on the session's threads, so that a read that
+  // waits on the network holds up no LOOKUP, GETATTR or READDIR.
+  std::unique_ptr<Executor> reads;
+  // The session has ended: reads still queued answer EIO at once.
+  std::atomic<bool> ended{false};
 };
 
 void Log(Served& served, absl::string_view line) {
-  const std::string text = absl::StrCat("verity mount: ", line, "\n");
+  const std::string text =
+      absl::StrCat("verity mount: ", Printable(line), "\n");
   std::fwrite(text.data(), 1, text.size(), served.err);
   std::fflush(served.err);
 }
@@ -130,28 +145,32 @@ void ReadLink(fuse_req_t req, fuse_ino_t ino) {
   fuse_reply_readlink(req, target->c_str());
 }
 
+// The listing is taken once, when the folder is opened, and kept with the
+// open folder (fi->fh): each READDIR then costs what it returns.
 void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Served& served = ServedOf(req);
-  absl::StatusOr<struct stat> attr = served.fs.Attr(ino);
-  if (!attr.ok() || !S_ISDIR(attr->st_mode)) {
-    fuse_reply_err(req, attr.ok() ? ENOTDIR : ErrnoOf(attr.status()));
-    return;
-  }
-  fi->cache_readdir = 1;
-  fi->keep_cache = 1;
-  served.open++;
-  served.fs.Opened(ino);
-  fuse_reply_open(req, fi);
-}
-
-// Entry i of a listing: ".", "..", then the entries.
-void ReadDir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
-             fuse_file_info*) {
-  absl::StatusOr<Listing> listing = ServedOf(req).fs.List(ino);
+  absl::StatusOr<Listing> listing = served.fs.List(ino);
   if (!listing.ok()) {
     fuse_reply_err(req, ErrnoOf(listing.status()));
     return;
   }
+  fi->fh = reinterpret_cast<uint64_t>(new Listing(*std::move(listing)));
+  fi->cache_readdir = 1;
+  fi->keep_cache = 1;
+  served.open++;
+  served.fs.Opened(ino);
+  if (fuse_reply_open(req, fi) != 0) {
+    // The opener is gone (interrupted): no RELEASEDIR will come.
+    delete reinterpret_cast<Listing*>(fi->fh);
+    served.open--;
+    served.fs.Released(ino);
+  }
+}
+
+// Entry i of a listing: ".", "..", then the entries.
+void ReadDir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
+             fuse_file_info* fi) {
+  const Listing* listing = reinterpret_cast<const Listing*>(fi->fh);
   std::vector<char> buf(size);
   size_t used = 0;
   const size_t count = listing->entries.size() + 2;
@@ -199,14 +218,30 @@ void Release(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   fuse_reply_err(req, 0);
 }
 
+void ReleaseDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  delete reinterpret_cast<Listing*>(fi->fh);
+  Release(req, ino, fi);
+}
+
+// Answered later, on a thread of served.reads: the session's thread is free
+// for the next request as soon as this returns.
 void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
           fuse_file_info*) {
-  absl::StatusOr<Buffer> bytes = ServedOf(req).fs.Read(ino, offset, size);
-  if (!bytes.ok()) {
-    fuse_reply_err(req, ErrnoOf(bytes.status()) == EINVAL ? EISDIR : EIO);
-    return;
-  }
-  fuse_reply_buf(req, bytes->view().data(), bytes->size());
+  Served& served = ServedOf(req);
+  const absl::Status queued =
+      served.reads->Submit([&served, req, ino, size, offset] {
+        if (served.ended.load()) {
+          fuse_reply_err(req, EIO);
+          return;
+        }
+        absl::StatusOr<Buffer> bytes = served.fs.Read(ino, offset, size);
+        if (!bytes.ok()) {
+          fuse_reply_err(req, ErrnoOf(bytes.status()) == EINVAL ? EISDIR : EIO);
+          return;
+        }
+        fuse_reply_buf(req, bytes->view().data(), bytes->size());
+      });
+  if (!queued.ok()) fuse_reply_err(req, EIO);
 }
 
 void StatFs(fuse_req_t req, fuse_ino_t) {
@@ -224,7 +259,7 @@ fuse_lowlevel_ops Operations() {
   ops.readdir = ReadDir;
   ops.open = Open;
   ops.release = Release;
-  ops.releasedir = Release;
+  ops.releasedir = ReleaseDir;
   ops.read = Read;
   ops.statfs = StatFs;
   return ops;
@@ -262,11 +297,12 @@ std::string MountOptionsOf(const FuseMountOptions& options) {
 constexpr absl::Duration kStopGrace = absl::Seconds(5);
 
 // Waits for SIGTERM, SIGINT or SIGHUP (blocked in every thread) until
-// `done`; on one, detaches the mount, which ends the session once no file
-// of it is open. Should the session outlive that by kStopGrace (a request
-// the kernel still waits for), aborts its connection.
-void WaitForStop(fuse_session* se, Served& served,
-                 const std::atomic<bool>& done) {
+// `done`; on one, detaches the mount lazily: new opens no longer find it,
+// files open are served until closed, and the kernel ends the session when
+// the last is. Should the session outlive that by kStopGrace (a process's
+// working directory inside it, a request the kernel still waits for),
+// aborts its connection.
+void WaitForStop(Served& served, const std::atomic<bool>& done) {
   const sigset_t signals = StopSignals();
   const timespec tick = {0, 100 * 1000 * 1000};
   std::optional<absl::Time> idle_since;  // stopped, and no file open
@@ -288,21 +324,35 @@ void WaitForStop(fuse_session* se, Served& served,
     }
     const int signal = sigtimedwait(&signals, nullptr, &tick);
     if (signal <= 0) continue;
-    const std::string& mountpoint = served.options.mountpoint;
-    Log(served, absl::StrCat("signal ", signal, ": unmounting ", mountpoint));
-    fuse_session_exit(se);
-    if (umount2(mountpoint.c_str(), MNT_DETACH) != 0) {
+    const std::string& mountpoint = served.mountpoint;
+    Log(served, absl::StrCat("signal ", signal, ": unmounting ", mountpoint,
+                             "; ", served.open.load(),
+                             " files and folders open are served until "
+                             "closed"));
+    // The path resolved at the start, and never through a symlink.
+    if (umount2(mountpoint.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) != 0) {
       Log(served, absl::StrCat("umount ", mountpoint, ": ", strerror(errno)));
     }
     idle_since = absl::Now();
   }
 }
 
+// The mountpoint as an absolute path with no symlink in it.
+absl::StatusOr<std::string> ResolveMountpoint(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot mount on ", path, ": ", strerror(errno)));
+  }
+  return std::string(resolved);
+}
+
 }  // namespace
 
 absl::Status ServeFuse(ReadOnlyFs& fs, const FuseMountOptions& options,
                        std::FILE* err) {
-  Served served{fs, options, err, "", {}, {}};
+  Served served(fs, options, err);
+  ASSIGN_OR_RETURN(served.mountpoint, ResolveMountpoint(options.mountpoint));
   const std::string mount_options = MountOptionsOf(options);
   std::vector<const char*> argv = {"verity", "-o", mount_options.c_str()};
   if (options.debug) argv.push_back("-d");
@@ -316,27 +366,37 @@ absl::Status ServeFuse(ReadOnlyFs& fs, const FuseMountOptions& options,
     return absl::InternalError("fuse_session_new failed (see above)");
   }
   absl::Cleanup destroy = [se] { fuse_session_destroy(se); };
-  if (fuse_session_mount(se, options.mountpoint.c_str()) != 0) {
+  if (fuse_session_mount(se, served.mountpoint.c_str()) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot mount on ", options.mountpoint,
+        "cannot mount on ", served.mountpoint,
         " (needs /dev/fuse and CAP_SYS_ADMIN or fusermount3; see above)"));
   }
-  absl::StatusOr<std::string> device = FuseDeviceOf(options.mountpoint);
+  absl::StatusOr<std::string> device = FuseDeviceOf(served.mountpoint);
   if (!device.ok()) {
     fuse_session_unmount(se);
     return device.status();
   }
   served.device = *device;
+  ExecutorOptions reads;
+  reads.threads = options.max_threads;
+  reads.max_queued = 4096;
+  reads.name = "fuse-read";
+  served.reads = std::make_unique<Executor>(reads);
   SessionCache kernel(se);
   fs.SetKernelCache(&kernel);
-  absl::Cleanup forget_kernel = [&fs] { fs.SetKernelCache(nullptr); };
   std::atomic<bool> done{false};
-  std::thread stopper(WaitForStop, se, std::ref(served), std::cref(done));
+  std::thread stopper(WaitForStop, std::ref(served), std::cref(done));
   fuse_loop_config* config = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(config, options.max_threads);
   fuse_loop_cfg_set_idle_threads(config, options.max_threads);
   const int loop = fuse_session_loop_mt(se, config);
   fuse_loop_cfg_destroy(config);
+  // The kernel has let go of the session: nothing is told it from here on,
+  // reads still queued fail at once, those running end within their
+  // timeout.
+  fs.SetKernelCache(nullptr);
+  served.ended.store(true);
+  served.reads.reset();
   done.store(true);
   stopper.join();
   fuse_session_unmount(se);

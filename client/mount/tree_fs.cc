@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/sdk/sdk_convert.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 
 namespace verity::mount {
@@ -85,7 +86,8 @@ TreeFs::TreeFs(sdk::Client& client, TreeIndex index,
                         ? options_.failed_reads
                         : std::make_shared<std::atomic<uint64_t>>(0)),
       buffers_(options_.buffers != nullptr ? options_.buffers
-                                           : NewReadBuffers()) {
+                                           : NewReadBuffers()),
+      sizes_(new std::atomic<uint8_t>[entries_.size()]()) {
   for (const sdk::TreeEntry& entry : entries_) file_bytes_ += entry.size;
 }
 
@@ -189,6 +191,10 @@ absl::StatusOr<Buffer> TreeFs::Read(uint64_t inode, uint64_t offset,
   if (file == nullptr || file->type != sdk::TreeEntryType::kFile) {
     return absl::InvalidArgumentError("not a file");
   }
+  if (absl::Status sized = CheckSize(file - entries_.data()); !sized.ok()) {
+    LogFailure(*file, offset, size, sized);
+    return sized;
+  }
   if (offset >= file->size || size == 0) return Buffer();
   const uint64_t length = std::min(size, file->size - offset);
   if (cache_ == nullptr) {
@@ -231,6 +237,10 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
       stats.cache_full = true;
       break;
     }
+    if (!CheckSize(&file - entries_.data()).ok()) {
+      ++stats.failed;
+      continue;
+    }
     absl::Status filled = absl::OkStatus();
     for (uint64_t offset = 0; offset < file.size && filled.ok();
          offset += kPrefetchBytes) {
@@ -253,13 +263,29 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
   return stats;
 }
 
+absl::Status TreeFs::CheckSize(size_t i) {
+  std::atomic<uint8_t>& known = sizes_[i];
+  const sdk::TreeEntry& file = entries_[i];
+  if (known.load() == 0) {
+    // Two first reads may both ask: the answer is the same.
+    ASSIGN_OR_RETURN(
+        const sdk::BlobInfo info,
+        client_.Stat(*file.digest, absl::Now() + options_.read_timeout));
+    known.store(info.size == file.size ? 1 : 2);
+  }
+  if (known.load() == 1) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat("the manifest says ", file.size,
+                   " bytes, and its blob has another size"));
+}
+
 void TreeFs::LogFailure(const sdk::TreeEntry& file, uint64_t offset,
                         uint64_t size, const absl::Status& status) {
   failed_reads_->fetch_add(1);
   const std::string line =
-      absl::StrCat("verity mount: read of ", file.path, " [", offset, ", ",
-                   offset + size, ") (", file.digest->ToString(),
-                   ") failed, EIO: ", status.ToString(), "\n");
+      absl::StrCat("verity mount: read of ", Printable(file.path), " [", offset,
+                   ", ", offset + size, ") (", file.digest->ToString(),
+                   ") failed, EIO: ", Printable(status.ToString()), "\n");
   std::fwrite(line.data(), 1, line.size(), options_.log);
   std::fflush(options_.log);
 }

@@ -116,6 +116,10 @@ class TreeFs final : public ReadOnlyFs {
                                std::optional<sdk::PriorityClass> priority);
   void LogFailure(const sdk::TreeEntry& file, uint64_t offset, uint64_t size,
                   const absl::Status& status);
+  // OK once the blob of entries_[i] is known to have the size its entry
+  // says (the first read of it asks the server, whose answer is checked
+  // against the digest); DATA_LOSS, logged, if it has another.
+  absl::Status CheckSize(size_t i);
 
   sdk::Client& client_;
   const TreeIndex index_;
@@ -126,6 +130,8 @@ class TreeFs final : public ReadOnlyFs {
   uint64_t file_bytes_ = 0;
   const std::shared_ptr<std::atomic<uint64_t>> failed_reads_;
   const std::shared_ptr<BufferPool> buffers_;
+  // Per entry: 0 not known yet, 1 its blob has the entry's size, 2 not.
+  const std::unique_ptr<std::atomic<uint8_t>[]> sizes_;
 };
 
 }  // namespace verity::mount

@@ -185,11 +185,11 @@ absl::StatusOr<sdk::PutResult> ClientImpl::PutStream(
   return ToPutResult(result);
 }
 
-absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest) {
+absl::StatusOr<sdk::BlobInfo> ClientImpl::Stat(const sdk::Digest& digest,
+                                               absl::Time deadline) {
   v1::StatRequest request;
   request.set_digest(digest.ToString());
-  ASSIGN_OR_RETURN(const v1::BlobInfo info,
-                   StatRpc(request, absl::InfiniteFuture()));
+  ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
   const ParsedDigest expected = ToParsedDigest(digest);
   ASSIGN_OR_RETURN(sdk::BlobInfo checked, BlobInfoFromProto(info, &expected));
   RETURN_IF_ERROR(CheckSignature(expected, info));

@@ -39,7 +39,9 @@ class ClientImpl final : public sdk::Client {
       absl::string_view path, const sdk::PutOptions& options) override;
   absl::StatusOr<sdk::PutResult> PutStream(
       const sdk::ByteSource& source, const sdk::PutOptions& options) override;
-  absl::StatusOr<sdk::BlobInfo> Stat(const sdk::Digest& digest) override;
+  using sdk::Client::Stat;
+  absl::StatusOr<sdk::BlobInfo> Stat(const sdk::Digest& digest,
+                                     absl::Time deadline) override;
   absl::StatusOr<sdk::BlobInfo> StatName(absl::string_view name) override;
   absl::StatusOr<sdk::BlobInfo> SetName(
       absl::string_view name, const sdk::Digest& digest,

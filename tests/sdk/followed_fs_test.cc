@@ -194,6 +194,21 @@ TEST_F(FollowedFsTest, TheSameVersionAgainChangesNothing) {
   EXPECT_EQ(fs_.versions(), 1u);
 }
 
+// A name no version shows is dropped: versions with ever new names do not
+// grow what the mount holds, and a name keeps its link's inode while shown.
+TEST_F(FollowedFsTest, LinksAreThoseOfTheCurrentVersionOnly) {
+  uint64_t kept = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto [id, fs] = Version(absl::StrCat("v", i), absl::StrCat("name-", i));
+    fs_.Show(id, std::move(fs));
+    EXPECT_EQ(fs_.links(), 2u);  // "a" and name-i
+    const uint64_t a = *fs_.Lookup(kRoot, "a");
+    if (i > 0) EXPECT_EQ(a, kept);
+    kept = a;
+  }
+  EXPECT_EQ(fs_.Lookup(kRoot, "name-0").status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(FollowedFsTest, TheWrongKindOfInode) {
   auto [v1, fs1] = Version("one", "x");
   fs_.Show(v1, std::move(fs1));

@@ -162,5 +162,30 @@ TEST_F(TreeFsTest, AReadTheServerCannotServeFailsCountedAndLogged) {
       << logged;
 }
 
+// A manifest whose size for a file is not its blob's (a writer of the store,
+// or a bug) never cuts the file short nor reads past it: every read of it
+// fails, logged, as get refuses it.
+TEST_F(TreeFsTest, AFileWhoseBlobIsAnotherSizeFails) {
+  const std::string path = NewTempDir() + "/f";
+  WriteTestFile(path, RandomBytes(10000, 2));
+  absl::StatusOr<sdk::PutResult> put = client_->PutFile(path, {});
+  ASSERT_TRUE(put.ok()) << put.status();
+  for (const uint64_t said : {uint64_t{4096}, uint64_t{20000}}) {
+    sdk::TreeEntry file;
+    file.path = "f";
+    file.digest = put->info.digest;
+    file.size = said;
+    absl::StatusOr<std::unique_ptr<mount::TreeFs>> fs =
+        mount::TreeFs::Create(*client_, {file}, {});
+    ASSERT_TRUE(fs.ok()) << fs.status();
+    const uint64_t inode = *(*fs)->Lookup(TreeIndex::kRootInode, "f");
+    for (int i = 0; i < 2; ++i) {
+      absl::StatusOr<Buffer> read = (*fs)->Read(inode, 0, 4096);
+      EXPECT_EQ(read.status().code(), StatusCode::kDataLoss) << said;
+    }
+    EXPECT_EQ((*fs)->failed_reads(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace verity::testing

@@ -117,8 +117,13 @@ class Client {
                                               const PutOptions& options) = 0;
 
   // NOT_FOUND if the server has no such blob. With fsverity_certs, DATA_LOSS
-  // unless its signature verifies (as for Fetch); StatName too.
-  virtual absl::StatusOr<BlobInfo> Stat(const Digest& digest) = 0;
+  // unless its signature verifies (as for Fetch); StatName too. Retries
+  // included, it ends by `deadline` (DEADLINE_EXCEEDED).
+  virtual absl::StatusOr<BlobInfo> Stat(const Digest& digest,
+                                        absl::Time deadline) = 0;
+  absl::StatusOr<BlobInfo> Stat(const Digest& digest) {
+    return Stat(digest, absl::InfiniteFuture());
+  }
   // Resolves a name. With trusted keys, the name's statement is checked as
   // FetchName checks it (DATA_LOSS on refusal) and recorded as seen.
   // Without them, the digest returned is the server's word: fetching it
