@@ -171,9 +171,11 @@ PY
   check "SIGTERM with a file open: exit 0 (got ${exit_rc:-none})" [ "${exit_rc:-1}" -eq 0 ]
   check "SIGTERM with a file open: nothing left mounted" eval "! mountpoint -q '$mnt'"
 
-  # ---- reads waiting on a stalled server hold up no lookup, stat, readlink or listing
+  # ---- reads waiting on a stalled server hold up no lookup, stat, readlink or listing; and a
+  # stop while they wait ends within their --read-timeout
   check "mount with --threads=2" start_mount "$mounts/stall" "${guarded[@]}" "${trust[@]}" \
-    --threads=2 --read-timeout=20s rel/latest
+    --threads=2 --read-timeout=5s rel/latest
+  local stall_pid=$mount_pid
   kill -STOP "$guarded_pid"
   local stalled=() i
   for i in 1 2 3 4; do
@@ -189,9 +191,15 @@ PY
   elapsed_ms=$((($(date +%s%N) - t0) / 1000000))
   check "metadata answered with 4 reads stalled on 2 threads (${elapsed_ms} ms)" \
     [ "$elapsed_ms" -lt 3000 ]
+  t0=$(date +%s)
+  kill -TERM "$stall_pid"
+  check "a stop with reads stalled: verity mount exits" wait_for_exit "$stall_pid" 30
+  elapsed=$(($(date +%s) - t0))
+  check "a stop with reads stalled: within the read timeout and the grace ($elapsed s)" \
+    [ "$elapsed" -le 12 ]
+  check "a stop with reads stalled: nothing left mounted" eval "! mountpoint -q '$mounts/stall'"
   kill -CONT "$guarded_pid"
   for i in "${stalled[@]}"; do wait "$i" || true; done
-  stop_mount "$mounts/stall" TERM
 
   # ---- a relative mountpoint: unmounted by the path resolved at the start, quietly
   mkdir -p "$mounts/relative"

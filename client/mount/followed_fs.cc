@@ -236,13 +236,13 @@ std::string FollowedFs::TargetOf(Own own, absl::string_view link) const {
 }
 
 absl::StatusOr<Buffer> FollowedFs::Read(uint64_t inode, uint64_t offset,
-                                        uint64_t size) {
+                                        uint64_t size, absl::Time asked) {
   const std::shared_ptr<TreeFs> tree = TreeOf(SlotOf(inode));
   if (tree == nullptr) {
     RETURN_IF_ERROR(Attr(inode).status());
     return absl::InvalidArgumentError("not a file");
   }
-  return tree->Read(InnerOf(inode), offset, size);
+  return tree->Read(InnerOf(inode), offset, size, asked);
 }
 
 struct statvfs FollowedFs::StatFs() const {

@@ -60,8 +60,8 @@ class FollowedFs final : public ReadOnlyFs {
                                   absl::string_view name) const override;
   absl::StatusOr<Listing> List(uint64_t inode) const override;
   absl::StatusOr<std::string> ReadLink(uint64_t inode) const override;
-  absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset,
-                              uint64_t size) override;
+  absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset, uint64_t size,
+                              absl::Time asked) override;
   struct statvfs StatFs() const override;
   void Opened(uint64_t inode) override ABSL_LOCKS_EXCLUDED(mu_);
   void Released(uint64_t inode) override ABSL_LOCKS_EXCLUDED(mu_);

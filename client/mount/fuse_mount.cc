@@ -228,13 +228,14 @@ void ReleaseDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
           fuse_file_info*) {
   Served& served = ServedOf(req);
+  const absl::Time asked = absl::Now();
   const absl::Status queued =
-      served.reads->Submit([&served, req, ino, size, offset] {
+      served.reads->Submit([&served, req, ino, size, offset, asked] {
         if (served.ended.load()) {
           fuse_reply_err(req, EIO);
           return;
         }
-        absl::StatusOr<Buffer> bytes = served.fs.Read(ino, offset, size);
+        absl::StatusOr<Buffer> bytes = served.fs.Read(ino, offset, size, asked);
         if (!bytes.ok()) {
           fuse_reply_err(req, ErrnoOf(bytes.status()) == EINVAL ? EISDIR : EIO);
           return;

@@ -60,9 +60,10 @@ class ReadOnlyFs {
   // Up to `size` bytes of the file `inode` from `offset`, every one verified,
   // in page-aligned memory (the kernel copies from it several times faster
   // than from a misaligned std::string's); INVALID_ARGUMENT for anything but
-  // a file.
+  // a file. `asked` is when the kernel asked: a read's time limit counts
+  // from then, however long it waited for a thread.
   virtual absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset,
-                                      uint64_t size) = 0;
+                                      uint64_t size, absl::Time asked) = 0;
   virtual struct statvfs StatFs() const = 0;
 
   // A file or directory was opened, or released: what is open is kept.

@@ -185,34 +185,37 @@ absl::StatusOr<std::string> TreeFs::ReadLink(uint64_t inode) const {
 }
 
 absl::StatusOr<Buffer> TreeFs::Read(uint64_t inode, uint64_t offset,
-                                    uint64_t size) {
+                                    uint64_t size, absl::Time asked) {
+  const absl::Time deadline = asked + options_.read_timeout;
   ASSIGN_OR_RETURN(const TreeIndex::Node* node, NodeOf(inode));
   const sdk::TreeEntry* file = EntryOf(*node);
   if (file == nullptr || file->type != sdk::TreeEntryType::kFile) {
     return absl::InvalidArgumentError("not a file");
   }
-  if (absl::Status sized = CheckSize(file - entries_.data()); !sized.ok()) {
+  if (absl::Status sized = CheckSize(file - entries_.data(), deadline);
+      !sized.ok()) {
     LogFailure(*file, offset, size, sized);
     return sized;
   }
   if (offset >= file->size || size == 0) return Buffer();
   const uint64_t length = std::min(size, file->size - offset);
   if (cache_ == nullptr) {
-    return Fetch(*file, offset, length, options_.fetch.priority);
+    return Fetch(*file, offset, length, options_.fetch.priority, deadline);
   }
   return cache_->Read(*file->digest, file->size, offset, length,
-                      [this, file](uint64_t begin, uint64_t count) {
+                      [this, file, deadline](uint64_t begin, uint64_t count) {
                         return Fetch(*file, begin, count,
-                                     options_.fetch.priority);
+                                     options_.fetch.priority, deadline);
                       });
 }
 
-absl::StatusOr<Buffer> TreeFs::Fetch(
-    const sdk::TreeEntry& file, uint64_t offset, uint64_t length,
-    std::optional<sdk::PriorityClass> priority) {
+absl::StatusOr<Buffer> TreeFs::Fetch(const sdk::TreeEntry& file,
+                                     uint64_t offset, uint64_t length,
+                                     std::optional<sdk::PriorityClass> priority,
+                                     absl::Time deadline) {
   sdk::FetchOptions fetch = options_.fetch;
   fetch.priority = priority;
-  fetch.deadline = absl::Now() + options_.read_timeout;
+  fetch.deadline = deadline;
   fetch.offset = offset;
   fetch.length = length;
   BufferSink sink(*buffers_);
@@ -237,7 +240,8 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
       stats.cache_full = true;
       break;
     }
-    if (!CheckSize(&file - entries_.data()).ok()) {
+    if (!CheckSize(&file - entries_.data(), absl::Now() + options_.read_timeout)
+             .ok()) {
       ++stats.failed;
       continue;
     }
@@ -251,9 +255,9 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
       const uint64_t length = std::min(kPrefetchBytes, file.size - offset);
       filled = cache_->Fill(*file.digest, file.size, offset, length,
                             [&](uint64_t begin, uint64_t count) {
-                              absl::StatusOr<Buffer> bytes =
-                                  Fetch(file, begin, count,
-                                        sdk::PriorityClass::kIdle);
+                              absl::StatusOr<Buffer> bytes = Fetch(
+                                  file, begin, count, sdk::PriorityClass::kIdle,
+                                  absl::Now() + options_.read_timeout);
                               if (bytes.ok()) stats.bytes += bytes->size();
                               return bytes;
                             });
@@ -263,14 +267,13 @@ absl::StatusOr<PrefetchStats> TreeFs::Prefetch(const std::atomic<bool>& stop) {
   return stats;
 }
 
-absl::Status TreeFs::CheckSize(size_t i) {
+absl::Status TreeFs::CheckSize(size_t i, absl::Time deadline) {
   std::atomic<uint8_t>& known = sizes_[i];
   const sdk::TreeEntry& file = entries_[i];
   if (known.load() == 0) {
     // Two first reads may both ask: the answer is the same.
-    ASSIGN_OR_RETURN(
-        const sdk::BlobInfo info,
-        client_.Stat(*file.digest, absl::Now() + options_.read_timeout));
+    ASSIGN_OR_RETURN(const sdk::BlobInfo info,
+                     client_.Stat(*file.digest, deadline));
     known.store(info.size == file.size ? 1 : 2);
   }
   if (known.load() == 1) return absl::OkStatus();

@@ -86,8 +86,8 @@ class TreeFs final : public ReadOnlyFs {
                                   absl::string_view name) const override;
   absl::StatusOr<Listing> List(uint64_t inode) const override;
   absl::StatusOr<std::string> ReadLink(uint64_t inode) const override;
-  absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset,
-                              uint64_t size) override;
+  absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset, uint64_t size,
+                              absl::Time asked) override;
   struct statvfs StatFs() const override;
   // Fetches the files, in the manifest's order, into the disk cache at IDLE
   // priority (the server serves every other read first) until all are in,
@@ -113,13 +113,14 @@ class TreeFs final : public ReadOnlyFs {
   // read timeout; a failure is logged and counted.
   absl::StatusOr<Buffer> Fetch(const sdk::TreeEntry& file, uint64_t offset,
                                uint64_t length,
-                               std::optional<sdk::PriorityClass> priority);
+                               std::optional<sdk::PriorityClass> priority,
+                               absl::Time deadline);
   void LogFailure(const sdk::TreeEntry& file, uint64_t offset, uint64_t size,
                   const absl::Status& status);
   // OK once the blob of entries_[i] is known to have the size its entry
   // says (the first read of it asks the server, whose answer is checked
   // against the digest); DATA_LOSS, logged, if it has another.
-  absl::Status CheckSize(size_t i);
+  absl::Status CheckSize(size_t i, absl::Time deadline);
 
   sdk::Client& client_;
   const TreeIndex index_;

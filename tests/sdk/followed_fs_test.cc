@@ -112,7 +112,7 @@ class FollowedFsTest : public ::testing::Test {
   }
 
   std::string ReadAll(uint64_t inode) {
-    absl::StatusOr<Buffer> bytes = fs_.Read(inode, 0, 1 << 20);
+    absl::StatusOr<Buffer> bytes = fs_.Read(inode, 0, 1 << 20, absl::Now());
     return bytes.ok() ? std::string(bytes->view()) : bytes.status().ToString();
   }
 
@@ -177,7 +177,8 @@ TEST_F(FollowedFsTest, VersionsSwitchAndOpenFilesKeepTheirs) {
   fs_.Released(*config1);
   EXPECT_EQ(fs_.versions(), 2u);
   EXPECT_EQ(fs_.Attr(*config1).status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(fs_.Read(*config1, 0, 10).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(fs_.Read(*config1, 0, 10, absl::Now()).status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST_F(FollowedFsTest, TheSameVersionAgainChangesNothing) {
@@ -214,7 +215,8 @@ TEST_F(FollowedFsTest, TheWrongKindOfInode) {
   fs_.Show(v1, std::move(fs1));
   const uint64_t data = *fs_.Lookup(kRoot, "..data");
   EXPECT_EQ(fs_.List(data).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(fs_.Read(data, 0, 1).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(fs_.Read(data, 0, 1, absl::Now()).status().code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_.ReadLink(kRoot).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_.Attr(12345).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(fs_.Attr(uint64_t{7} << 40).status().code(), StatusCode::kNotFound);

@@ -128,7 +128,7 @@ TEST_F(TreeFsTest, InodesNamesModesAndLinks) {
   EXPECT_EQ(fs_->List(big).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(fs_->ReadLink(big).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs_->Attr(99).status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(fs_->Read(lib, 0, 10).status().code(),
+  EXPECT_EQ(fs_->Read(lib, 0, 10, absl::Now()).status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -136,15 +136,18 @@ TEST_F(TreeFsTest, ReadsRangesClippedAtTheEnd) {
   const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
   for (const auto& [offset, size] : std::vector<std::pair<uint64_t, uint64_t>>{
            {0, 1}, {4095, 2}, {123456, 100000}, {0, 300000}}) {
-    absl::StatusOr<Buffer> bytes = fs_->Read(big, offset, size);
+    absl::StatusOr<Buffer> bytes = fs_->Read(big, offset, size, absl::Now());
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     EXPECT_EQ(bytes->view(), big_.substr(offset, size)) << offset;
   }
-  EXPECT_EQ(fs_->Read(big, 299990, 1 << 20)->view(), big_.substr(299990));
-  EXPECT_EQ(fs_->Read(big, 300000, 10)->view(), "");
-  EXPECT_EQ(fs_->Read(big, 400000, 10)->view(), "");
-  EXPECT_EQ(fs_->Read(InodeOf(TreeIndex::kRootInode, "empty"), 0, 10)->view(),
-            "");
+  EXPECT_EQ(fs_->Read(big, 299990, 1 << 20, absl::Now())->view(),
+            big_.substr(299990));
+  EXPECT_EQ(fs_->Read(big, 300000, 10, absl::Now())->view(), "");
+  EXPECT_EQ(fs_->Read(big, 400000, 10, absl::Now())->view(), "");
+  EXPECT_EQ(
+      fs_->Read(InodeOf(TreeIndex::kRootInode, "empty"), 0, 10, absl::Now())
+          ->view(),
+      "");
   EXPECT_EQ(fs_->failed_reads(), 0u);
 }
 
@@ -152,7 +155,7 @@ TEST_F(TreeFsTest, AReadTheServerCannotServeFailsCountedAndLogged) {
   const uint64_t big = InodeOf(InodeOf(TreeIndex::kRootInode, "lib"), "big");
   server_.reset();  // the server is gone: each read fails within its timeout
   const absl::Time start = absl::Now();
-  absl::StatusOr<Buffer> bytes = fs_->Read(big, 8192, 100);
+  absl::StatusOr<Buffer> bytes = fs_->Read(big, 8192, 100, absl::Now());
   EXPECT_FALSE(bytes.ok());
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));
   EXPECT_EQ(fs_->failed_reads(), 1u);
@@ -180,7 +183,7 @@ TEST_F(TreeFsTest, AFileWhoseBlobIsAnotherSizeFails) {
     ASSERT_TRUE(fs.ok()) << fs.status();
     const uint64_t inode = *(*fs)->Lookup(TreeIndex::kRootInode, "f");
     for (int i = 0; i < 2; ++i) {
-      absl::StatusOr<Buffer> read = (*fs)->Read(inode, 0, 4096);
+      absl::StatusOr<Buffer> read = (*fs)->Read(inode, 0, 4096, absl::Now());
       EXPECT_EQ(read.status().code(), StatusCode::kDataLoss) << said;
     }
     EXPECT_EQ((*fs)->failed_reads(), 2u);
