@@ -202,6 +202,17 @@ run_tree_tests() {
       [ -z "$(ls -A "$dir/x")" -a ! -e "$dir/escaped" -a ! -e "$work/outside" ]
   done
 
+  # ---- names that a terminal would act on: `ls` prints them escaped, one entry a line
+  mkdir -p "$dir/odd"
+  echo odd >"$dir/odd/"$'red\e[31m\nline'
+  ln -s $'\e]0;title\a' "$dir/odd/link"
+  local odd
+  odd=$(vc put "${guarded[@]}" "$dir/odd" 2>/dev/null | cut -d' ' -f1)
+  vc ls "${guarded[@]}" "$odd" >"$dir/odd.ls"
+  check "ls: one line per entry ($(wc -l <"$dir/odd.ls"))" [ "$(wc -l <"$dir/odd.ls")" -eq 2 ]
+  check "ls: no escape byte printed" eval "! grep -q $'\e' '$dir/odd.ls'"
+  check "ls: the name escaped" grep -qF 'red\x1b[31m\nline' "$dir/odd.ls"
+
   # ---- a folder a tree cannot hold: refused by put, by name
   mkdir -p "$dir/bad/sub"
   ln -s ../../outside "$dir/bad/sub/up"

@@ -14,6 +14,7 @@
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
 #include "lib/base/file_util.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 
 namespace verity::cli {
@@ -189,8 +190,10 @@ int UsageError(absl::string_view command, const absl::Status& status,
 int ReportStatus(absl::string_view command, const absl::Status& status,
                  std::FILE* err) {
   if (status.ok()) return kExitOk;
+  // The message may quote a server or a manifest: one line, nothing a
+  // terminal acts on.
   std::fprintf(err, "verity %s: %s\n", std::string(command).c_str(),
-               std::string(status.message()).c_str());
+               Printable(status.message()).c_str());
   return ExitCodeFor(status);
 }
 

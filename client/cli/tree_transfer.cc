@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/name_signing.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "lib/manifest/tree_manifest.h"
 #include "lib/tree/descriptor.h"
@@ -105,15 +106,16 @@ absl::Status ListTree(sdk::Client& client, const client::BlobRef& tree,
   for (const sdk::TreeEntry& entry : entries) {
     switch (entry.type) {
       case sdk::TreeEntryType::kDirectory:
-        Print(out, absl::StrCat("d 0755 ", entry.path, "\n"));
+        Print(out, absl::StrCat("d 0755 ", Printable(entry.path), "\n"));
         break;
       case sdk::TreeEntryType::kFile:
         Print(out, absl::StrCat("f ", entry.executable ? "0755 " : "0644 ",
                                 entry.size, " ", entry.digest->ToString(), " ",
-                                entry.path, "\n"));
+                                Printable(entry.path), "\n"));
         break;
       case sdk::TreeEntryType::kSymlink:
-        Print(out, absl::StrCat("l ", entry.path, " -> ", entry.target, "\n"));
+        Print(out, absl::StrCat("l ", Printable(entry.path), " -> ",
+                                Printable(entry.target), "\n"));
         break;
     }
   }

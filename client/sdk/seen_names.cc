@@ -31,7 +31,7 @@ absl::Status MakePrivateDirs(const std::string& path) {
 }
 
 absl::StatusOr<UniqueFd> LockExclusive(const std::string& lock_path) {
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(lock_path, O_RDWR | O_CREAT, 0600));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenLockFile(lock_path));
   while (flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return ErrnoStatus(errno, "flock", lock_path);
   }
@@ -92,6 +92,7 @@ SeenNamesStore::SeenNamesStore(std::string dir, SeenNamesKind kind,
 absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
                                             const NameStatement& next) const {
   RETURN_IF_ERROR(MakePrivateDirs(dir_));
+  RETURN_IF_ERROR(CheckOwnDirectory(dir_, /*absent_ok=*/false));
   ASSIGN_OR_RETURN(const UniqueFd lock, LockExclusive(lock_path_));
   ASSIGN_OR_RETURN(SeenNames seen, Load(path_, key_id_));
   const auto it = seen.names.find(name);
@@ -106,7 +107,9 @@ absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
 }
 
 absl::StatusOr<SeenName> SeenNamesStore::Lookup(absl::string_view name) const {
-  // No lock: the file is only ever replaced whole.
+  // No lock: the file is only ever replaced whole. A directory others can
+  // write into could hold any record (one that forgets a version seen).
+  RETURN_IF_ERROR(CheckOwnDirectory(dir_, /*absent_ok=*/true));
   ASSIGN_OR_RETURN(const SeenNames seen, Load(path_, key_id_));
   const auto it = seen.names.find(name);
   return it == seen.names.end() ? SeenName{} : it->second;

@@ -83,6 +83,31 @@ TEST_F(SeenNamesTest, StateDirectoryIsPrivate) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
+// A state directory others can write into could hold any record; a lock
+// file planted as a symlink is not followed.
+TEST_F(SeenNamesTest, StateDirectoryMustBeOwnAndLocksNoSymlink) {
+  SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
+  ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 1)).ok());
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  EXPECT_EQ(store.CheckAndRecord("n", Statement("n", 2)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  const absl::Status looked = store.Lookup("n").status();
+  EXPECT_EQ(looked.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(looked.message().find("writable by group or others"),
+            absl::string_view::npos)
+      << looked;
+  ASSERT_EQ(chmod(dir_.c_str(), 0700), 0);
+  const std::string lock =
+      store.path().substr(0, store.path().size() - 5) + ".lock";
+  ASSERT_EQ(unlink(lock.c_str()), 0);
+  const std::string elsewhere = dir_ + "-elsewhere";
+  ASSERT_EQ(symlink(elsewhere.c_str(), lock.c_str()), 0);
+  EXPECT_EQ(store.CheckAndRecord("n", Statement("n", 2)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  struct stat st;
+  EXPECT_NE(lstat(elsewhere.c_str(), &st), 0);  // nothing made through it
+}
+
 TEST_F(SeenNamesTest, DamagedFileIsAnErrorAndIsKept) {
   SeenNamesStore store(dir_, SeenNamesKind::kAccepted, key_id_);
   ASSERT_TRUE(store.CheckAndRecord("n", Statement("n", 3)).ok());

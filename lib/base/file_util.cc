@@ -250,6 +250,45 @@ absl::Status MakeDirs(const std::string& path) {
   return MakeDirs(PosixFileSystem(), path);
 }
 
+absl::Status CheckOwnDirectory(const struct stat& st, absl::string_view path) {
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is not a directory"));
+  }
+  if (st.st_uid != geteuid()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " is owned by uid ", st.st_uid, ", not this user's (", geteuid(),
+        "): give a directory of its own"));
+  }
+  if ((st.st_mode & 022) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is writable by group or others (mode 0",
+                     absl::Hex(st.st_mode & 07777),
+                     "): anyone who can write it could plant ",
+                     "what is kept there; chmod go-w it"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOwnDirectory(const std::string& path, bool absent_ok) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT && absent_ok) return absl::OkStatus();
+    return ErrnoStatus(errno, "stat", path);
+  }
+  return CheckOwnDirectory(st, path);
+}
+
+absl::StatusOr<UniqueFd> OpenLockFile(const std::string& path) {
+  absl::StatusOr<UniqueFd> fd =
+      OpenFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (absl::IsFailedPrecondition(fd.status())) {  // ELOOP: a symlink
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the lock file ", path, " is not a file (a symlink?): remove it"));
+  }
+  return fd;
+}
+
 absl::Status Rename(const std::string& from, const std::string& to) {
   if (rename(from.c_str(), to.c_str()) != 0) {
     return ErrnoStatus(errno, "rename", absl::StrCat(from, " to ", to));

@@ -5,6 +5,7 @@
 #ifndef VERITYD_LIB_BASE_FILE_UTIL_H_
 #define VERITYD_LIB_BASE_FILE_UTIL_H_
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -123,6 +124,19 @@ absl::StatusOr<bool> MakeDir(const std::string& path);
 
 // mkdir -p.
 absl::Status MakeDirs(const std::string& path);
+
+// FAILED_PRECONDITION, saying which, unless `st` (of `path`) is a directory
+// this user owns that neither group nor others can write: a folder whose
+// files a program trusts (its state, a cache, versions it serves) must be
+// its own, or anyone who can write into it can plant them.
+absl::Status CheckOwnDirectory(const struct stat& st, absl::string_view path);
+// The same of the directory `path` (symlinks followed); OK if it does not
+// exist and `absent_ok`.
+absl::Status CheckOwnDirectory(const std::string& path, bool absent_ok);
+
+// Opens the lock file `path`, creating it (0600) if absent, never through a
+// symlink (O_NOFOLLOW: a link planted there is refused, not followed).
+absl::StatusOr<UniqueFd> OpenLockFile(const std::string& path);
 
 absl::Status Rename(const std::string& from, const std::string& to);
 

@@ -39,9 +39,11 @@ absl::StatusOr<std::unique_ptr<DiskCache>> DiskCache::Open(
     return absl::InvalidArgumentError("the disk cache needs a directory");
   }
   RETURN_IF_ERROR(MakeDirs(options.dir));
+  // What it holds is checked before use, but a directory others can write
+  // into could still be filled by them, or its lock held.
+  RETURN_IF_ERROR(CheckOwnDirectory(options.dir, /*absent_ok=*/false));
   const std::string lock_path = JoinPath(options.dir, "lock");
-  ASSIGN_OR_RETURN(UniqueFd lock,
-                   OpenFile(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  ASSIGN_OR_RETURN(UniqueFd lock, OpenLockFile(lock_path));
   if (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -76,6 +76,24 @@ TEST(DiskCacheTest, NeedsADirectory) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// A directory others can write into is refused, and so is a lock file
+// planted as a symlink (not followed).
+TEST(DiskCacheTest, NeedsADirectoryOfItsOwn) {
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  ASSERT_TRUE(MakeDirs(options.dir).ok());
+  ASSERT_EQ(chmod(options.dir.c_str(), 0777), 0);
+  EXPECT_EQ(DiskCache::Open(options).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_EQ(chmod(options.dir.c_str(), 0755), 0);
+  const std::string elsewhere = options.dir + "-elsewhere";
+  ASSERT_EQ(symlink(elsewhere.c_str(), (options.dir + "/lock").c_str()), 0);
+  EXPECT_EQ(DiskCache::Open(options).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  struct stat st;
+  EXPECT_NE(lstat(elsewhere.c_str(), &st), 0);
+}
+
 TEST(DiskCacheTest, WrittenSlabsReadBackAtAnyOffset) {
   DiskCacheOptions options;
   options.dir = FreshTestDir();

@@ -86,17 +86,7 @@ absl::StatusOr<UniqueFd> OpenOwnFolder(const std::string& dir) {
   }
   ASSIGN_OR_RETURN(UniqueFd fd, OpenAt(AT_FDCWD, dir, kDirFlags));
   if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", dir);
-  if (st.st_uid != geteuid()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(dir, " is owned by uid ", st.st_uid, ", not this user's (",
-                     geteuid(), "): give a folder of its own"));
-  }
-  if ((st.st_mode & 022) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        dir, " is writable by group or others (mode ",
-        absl::Dec(st.st_mode & 07777),
-        "): anyone who can write it could plant ", "a version; chmod go-w it"));
-  }
+  RETURN_IF_ERROR(CheckOwnDirectory(st, dir));
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return absl::FailedPreconditionError(absl::StrCat(

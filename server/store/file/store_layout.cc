@@ -45,7 +45,8 @@ std::optional<ParsedDigest> ParseHex(HashAlgorithm algorithm,
 
 absl::StatusOr<UniqueFd> LockRoot(FileSystem& fs, const std::string& root) {
   const std::string path = JoinPath(root, kLockFile);
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs, path, O_RDWR | O_CREAT));
+  ASSIGN_OR_RETURN(UniqueFd fd,
+                   OpenFile(fs, path, O_RDWR | O_CREAT | O_NOFOLLOW));
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       return absl::FailedPreconditionError(
