@@ -158,13 +158,14 @@ admin_token=$(cat "$work/k8s/base/secrets/admin-token")
 # readable by gid 65532 only, as fsGroup and defaultMode 0440 make them on Kubernetes.
 install -d -m 0750 -g 65532 "$work/pod-secrets"
 install -d -m 0755 -o 65532 -g 65532 "$work/release"
+install -d -m 0700 -o 65532 -g 65532 "$work/sync-state"
 install -m 0440 -g 65532 "$work/k8s/base/secrets/"* "$work/pod-secrets/"
 check "kubectl kustomize renders the podman overlay" \
   bash -c 'kubectl kustomize "$1" >"$2"' _ "$work/k8s/podman" "$work/rendered.yaml"
 check "the rendered pod is base's Deployment, app and verityd" grep -q '^  name: app-with-verityd$' \
   "$work/rendered.yaml"
 sed -e "s|/var/lib/verityd/import|$work/import|; s|/var/lib/verityd/secrets|$work/pod-secrets|" \
-  -e "s|/var/lib/verityd/release|$work/release|" \
+  -e "s|/var/lib/verityd/release|$work/release|; s|/var/lib/verityd/sync-state|$work/sync-state|" \
   -e "s|hostPort: 50051|hostPort: $grpc_port|; s|hostPort: 9464|hostPort: $metrics_port|" \
   "$work/rendered.yaml" >"$work/pod.yaml"
 start=$SECONDS
@@ -253,6 +254,8 @@ echo 2 >"$work/rel2/docs/check"
 rel2=$(publish_release "$work/rel2")
 check "verity-sync switches to release 2" wait_release "$rel2"
 check "the app reads release 2" [ "$(cat "$work/release/docs/readme")" = "release 2" ]
+check "verity-sync's rollback state is on the host folder that outlives the pod" \
+  compgen -G "$work/sync-state/names-*.seen"
 stop_version_reader
 check "a reader during the switch never saw the two releases mixed ($reader_rounds rounds)" \
   [ "$reader_rounds" -gt 0 -a "$reader_mixed" -eq 0 ]

@@ -361,6 +361,21 @@ def check_verityd(workload, pod, c):
               f"{who}: ConfigMap files are imported by subPath, not as the kubelet's directory")
     return env
 
+def check_state_outlives_pod(w, pod, c, who):
+    """verity sync's and verity mount's --state-dir (their rollback state) is on a volume that
+    outlives the pod: a claim the manifests make, or a host folder; never an emptyDir, whose
+    fresh state would take any statement short of --max-statement-age."""
+    state = flag_value(c["args"], "--state-dir")
+    check(state is not None, f"{who}: a --state-dir")
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    mount = [m for m in c.get("volumeMounts", []) if m["mountPath"] == state]
+    volume = volumes.get(mount[0]["name"], {}) if mount else {}
+    claims = {pvc["metadata"]["name"] for pvc in of_kind("PersistentVolumeClaim")}
+    claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+    check(mount and not mount[0].get("readOnly") and
+          ((claim is not None and claim in claims) or "hostPath" in volume),
+          f"{who}: --state-dir {state} is a writable volume that outlives the pod (claim {claim})")
+
 tier_sans = {}
 for w in workloads:
     pod_template = w["spec"]["template"]
@@ -376,6 +391,7 @@ for w in workloads:
             # into a volume with Bidirectional propagation that the others read through
             # HostToContainer, read-only.
             args = c["args"]
+            check_state_outlives_pod(w, pod, c, who)
             check(sc.get("privileged") is True, f"{who}: privileged (FUSE: /dev/fuse, mount(2))")
             check(any(a.startswith("--trusted-keys=") for a in args),
                   f"{who}: checks the tree's name with --trusted-keys")
@@ -409,6 +425,7 @@ for w in workloads:
         # verity sync: a signed tree kept in a folder the other containers read only.
         if c.get("command") == ["/usr/local/bin/verity"] and c.get("args", [""])[0] == "sync":
             args = c["args"]
+            check_state_outlives_pod(w, pod, c, who)
             check(any(a.startswith("--trusted-keys=") for a in args),
                   f"{who}: checks the tree's name with --trusted-keys")
             probe = c.get("readinessProbe", {}).get("exec", {}).get("command", [])

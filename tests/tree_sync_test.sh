@@ -231,4 +231,17 @@ vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$work/shared" 2>"$work/shared.
 check "a world-writable folder: refused (exit $rc: $(cat "$work/shared.err"))" \
   eval '[ "$rc" -eq 5 ] && grep -q "writable by group or others" "$work/shared.err"'
 
+# ---- a fresh state (a new pod's) takes a first statement only if it is recent (here 1 s; 24h
+# by default); the state that has seen the name takes it whatever its age
+vc put "${srv[@]}" "$work/v5" --name="$name" "${publish[@]}" >/dev/null 2>&1
+expect_exit 0 "v5 signed again, seen" vc sync "${srv[@]}" "${trust[@]}" --once "$name" "$dir"
+sleep 2
+rc=0
+vc sync "${srv[@]}" --trusted-keys="$keys/publisher.pub" --state-dir="$work/fresh-state" \
+  --max-statement-age=1s --once "$name" "$work/fresh" 2>"$work/fresh.err" || rc=$?
+check "a fresh state and an older statement: refused (exit $rc: $(cat "$work/fresh.err"))" \
+  eval '[ "$rc" -eq 3 ] && grep -q "has no record of it" "$work/fresh.err"'
+expect_exit 0 "the state that has seen it takes it" \
+  vc sync "${srv[@]}" "${trust[@]}" --max-statement-age=1s --once "$name" "$dir"
+
 expect_stop again "$server_pid"

@@ -195,6 +195,9 @@ absl::StatusOr<MountOptions> ParseMountOptions(int argc, char** argv) {
   opts.trust = DefaultTrustOptions();
   ASSIGN_OR_RETURN(CommandLine line,
                    ParseCommandLine(argc, argv, MountFlags(&opts)));
+  if (!opts.trust.max_statement_age.has_value()) {
+    opts.trust.max_statement_age = kLongLivedMaxStatementAge;
+  }
   if (line.operands.size() != 2) {
     return absl::InvalidArgumentError("give NAME_OR_DIGEST and MOUNTPOINT");
   }

@@ -410,6 +410,9 @@ absl::StatusOr<SyncOptions> ParseSyncOptions(int argc, char** argv) {
   opts.trust = DefaultTrustOptions();
   ASSIGN_OR_RETURN(CommandLine line,
                    ParseCommandLine(argc, argv, SyncFlags(&opts)));
+  if (!opts.trust.max_statement_age.has_value()) {
+    opts.trust.max_statement_age = kLongLivedMaxStatementAge;
+  }
   if (line.operands.size() != 2) {
     return absl::InvalidArgumentError("give NAME and DIR");
   }

@@ -61,6 +61,17 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
          options->fsverity_cert_file = std::string(v);
          return absl::OkStatus();
        }},
+      {"max-statement-age", 0, true,
+       [options](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(const absl::Duration age,
+                          ParseDurationFlag("--max-statement-age", v));
+         if (age <= absl::ZeroDuration()) {
+           return absl::InvalidArgumentError(
+               "--max-statement-age must be positive");
+         }
+         options->max_statement_age = age;
+         return absl::OkStatus();
+       }},
       {"state-dir", 0, true,
        [options](absl::string_view v) -> absl::Status {
          if (v.empty())
@@ -116,6 +127,8 @@ absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
   }
   options.trusted_keys_threshold = trust.threshold;
   options.state_dir = trust.state_dir;
+  options.max_unseen_statement_age =
+      trust.max_statement_age.value_or(absl::InfiniteDuration());
   return sdk::Client::Create(options);
 }
 

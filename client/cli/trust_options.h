@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
 #include "client/cli/connection.h"
@@ -32,6 +33,11 @@ inline constexpr char kTrustUsage[] =
     "            [--state-dir=DIR] (where the newest versions seen are kept;\n"
     "            default $XDG_STATE_HOME/verity, else\n"
     "            ~/.local/state/verity)\n"
+    "            [--max-statement-age=DURATION] (a name with no record there\n"
+    "            yet needs a statement issued within DURATION, as 24h: what\n"
+    "            a fresh state cannot tell from a replayed old one; sync and\n"
+    "            mount default to 24h, the others to none: the publisher\n"
+    "            re-signs at least that often)\n"
     "fs-verity signatures: [--fsverity-cert=PEM] (certificates, pinned;\n"
     "            default $VERITY_FSVERITY_CERT; set but empty is an error)\n"
     "            requires the blob's `fsverity sign` signature to verify\n"
@@ -44,7 +50,9 @@ inline constexpr char kTrustUsage[] =
 struct TrustOptions {
   std::optional<std::string> keys_file;  // unset: names are the server's word
   int threshold = 1;
-  std::string state_dir;                          // empty: the SDK's default
+  std::string state_dir;  // empty: the SDK's default
+  // --max-statement-age; unset: the command's default.
+  std::optional<absl::Duration> max_statement_age;
   std::optional<std::string> fsverity_cert_file;  // unset: no signature needed
 };
 
@@ -54,6 +62,10 @@ TrustOptions DefaultTrustOptions();
 
 // The four flags, writing into `options`.
 std::vector<CommandFlag> TrustFlags(TrustOptions* options);
+
+// What --max-statement-age is by default for a command that keeps a name
+// current for a long time (verity sync, verity mount): a day.
+inline constexpr absl::Duration kLongLivedMaxStatementAge = absl::Hours(24);
 
 // A client for `connection` that checks names and signatures with `trust`:
 // reads the keys and certificate files (INVALID_ARGUMENT naming an option

@@ -39,22 +39,40 @@ absl::StatusOr<std::unique_ptr<NameTrust>> NameTrust::Create(
   if (dir.empty()) {
     ASSIGN_OR_RETURN(dir, DefaultStateDir());
   }
-  return std::make_unique<NameTrust>(*std::move(keys), std::move(dir));
+  return std::make_unique<NameTrust>(*std::move(keys), std::move(dir),
+                                     options.max_unseen_statement_age);
 }
 
-NameTrust::NameTrust(TrustedKeys keys, std::string state_dir)
-    : keys_(std::move(keys)), seen_(StoresOf(keys_, state_dir)) {}
+NameTrust::NameTrust(TrustedKeys keys, std::string state_dir,
+                     absl::Duration max_unseen_age)
+    : keys_(std::move(keys)),
+      seen_(StoresOf(keys_, state_dir)),
+      max_unseen_age_(max_unseen_age) {}
 
-absl::Status NameTrust::CheckAndRecordSeen(
-    absl::string_view name, const NameStatement& statement) const {
+absl::Status NameTrust::CheckAndRecordSeen(absl::string_view name,
+                                           const NameStatement& statement,
+                                           absl::Time now) const {
   // Every record is checked before any is written, so a refused statement
   // raises none of them.
+  bool seen_before = false;
   for (const SeenNamesStore& seen : seen_) {
     ASSIGN_OR_RETURN(const SeenName recorded, seen.Lookup(name));
     if (absl::Status s = CheckNotRolledBack(recorded, statement); !s.ok()) {
       return Refused(
           name, absl::StrCat(s.message(), " (state file ", seen.path(), ")"));
     }
+    seen_before |= recorded.version != 0;
+  }
+  const absl::Duration age = now - statement.claim.issued;
+  if (!seen_before && age > max_unseen_age_) {
+    return Refused(
+        name, absl::StrCat(
+                  "this client has no record of it, and its statement was "
+                  "issued ",
+                  absl::FormatDuration(absl::Trunc(age, absl::Seconds(1))),
+                  " ago, more than the ", absl::FormatDuration(max_unseen_age_),
+                  " a first statement may be (--max-statement-age): a "
+                  "store writer may be serving an old one"));
   }
   // Recorded only under the keys that signed it: once a key is removed from
   // the trusted set, the versions it alone raised no longer count.
@@ -100,7 +118,7 @@ absl::StatusOr<NameStatement> NameTrust::Check(absl::string_view name,
                                       " but the signed statement says ",
                                       statement->claim.digest.ToString()));
   }
-  RETURN_IF_ERROR(CheckAndRecordSeen(name, *statement));
+  RETURN_IF_ERROR(CheckAndRecordSeen(name, *statement, now));
   return statement;
 }
 

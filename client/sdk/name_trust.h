@@ -28,7 +28,9 @@ class NameTrust {
   static absl::StatusOr<std::unique_ptr<NameTrust>> Create(
       const sdk::ClientOptions& options);
 
-  NameTrust(TrustedKeys keys, std::string state_dir);
+  // `max_unseen_age`: ClientOptions::max_unseen_statement_age.
+  NameTrust(TrustedKeys keys, std::string state_dir,
+            absl::Duration max_unseen_age = absl::InfiniteDuration());
 
   // Checks the statement of a Stat by `name` (`info`) at `now`, in this
   // order, each failure DATA_LOSS saying which check failed and naming the
@@ -47,15 +49,19 @@ class NameTrust {
   const TrustedKeys& keys() const { return keys_; }
 
  private:
-  // Refused unless every trusted key's record lets `statement` follow it;
-  // then records it in those of its trusted signers.
+  // Refused unless every trusted key's record lets `statement` follow it,
+  // and, if none has a record of the name, unless it was issued within
+  // max_unseen_age_ of `now`; then records it in those of its trusted
+  // signers.
   absl::Status CheckAndRecordSeen(absl::string_view name,
-                                  const NameStatement& statement) const;
+                                  const NameStatement& statement,
+                                  absl::Time now) const;
   // The store of `signer`, a trusted key.
   const SeenNamesStore& StoreOf(const KeyId& signer) const;
 
   const TrustedKeys keys_;
   const std::vector<SeenNamesStore> seen_;  // one per trusted key, in order
+  const absl::Duration max_unseen_age_;
 };
 
 }  // namespace verity::client

@@ -60,12 +60,14 @@ class NameTrustClientTest : public ::testing::Test {
   }
 
   std::unique_ptr<Client> MakeClient(
-      const std::vector<const Ed25519PrivateKey*>& keys, int threshold = 1) {
+      const std::vector<const Ed25519PrivateKey*>& keys, int threshold = 1,
+      absl::Duration max_unseen_age = absl::InfiniteDuration()) {
     ClientOptions options;
     options.target = server_.address();
     options.trusted_keys = keys.empty() ? "" : PublicPem(keys);
     options.trusted_keys_threshold = threshold;
     options.state_dir = state_dir_;
+    options.max_unseen_statement_age = max_unseen_age;
     absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(options);
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? *std::move(client) : nullptr;
@@ -202,6 +204,25 @@ TEST_F(NameTrustClientTest, RollbackAndSameVersionSwapAreRefused) {
   Publish(ClaimFor(b_, 4), {&key1_});
   server_.service().Add(b_, kName);
   EXPECT_EQ(client->StatName(kName)->name_statement->version, 4u);
+}
+
+// A fresh state (a new pod's) cannot tell a replayed statement from the
+// newest: it takes a first statement only if it is recent; once a version
+// is recorded, its age no longer matters (the rollback check does).
+TEST_F(NameTrustClientTest, AFreshStateTakesOnlyARecentStatement) {
+  TestClaim old = ClaimFor(a_, 2);
+  old.issued -= absl::Hours(48);
+  old.valid_for = absl::Hours(72);  // current: its age alone is the matter
+  Publish(old, {&key1_});
+  std::unique_ptr<Client> fresh =
+      MakeClient({&key1_}, 1, /*max_unseen_age=*/absl::Hours(24));
+  EXPECT_TRUE(absl::StrContains(ExpectRefused(*fresh), "has no record of it"));
+  // Without the limit it is taken (and recorded); then the limit is moot.
+  ASSERT_TRUE(MakeClient({&key1_})->StatName(kName).ok());
+  EXPECT_TRUE(fresh->StatName(kName).ok());
+  // A recent statement for a name never seen is taken.
+  Publish(ClaimFor(a_, 3), {&key1_});
+  EXPECT_TRUE(fresh->StatName(kName).ok());
 }
 
 TEST_F(NameTrustClientTest, RotationTrustsTheNewKeyAndNotTheRemovedOne) {

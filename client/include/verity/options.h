@@ -120,6 +120,12 @@ struct ClientOptions {
   // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
   // with trusted keys.
   std::string state_dir;
+  // A name this client has no record of in state_dir (a fresh one: a new
+  // pod's) is accepted only with a statement issued at most this long ago,
+  // so that a store writer cannot serve it any statement still short of
+  // its expiry (DATA_LOSS otherwise). The publisher then re-signs at least
+  // this often, as TUF's timestamp role is. Infinite: no limit.
+  absl::Duration max_unseen_statement_age = absl::InfiniteDuration();
 
   // fs-verity built-in signatures: the text of a PEM file of X.509
   // certificates ("CERTIFICATE" blocks) whose keys may sign blobs with
