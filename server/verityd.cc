@@ -160,8 +160,24 @@ absl::Status Verityd::Init() {
       options_.service.on_corruption);
   context_.corruption = corruption_.get();
   chunk_budget_ =
-      std::make_unique<ChunkBudget>(options_.service.read_window_bytes);
+      std::make_unique<ByteBudget>(options_.service.read_window_bytes);
   context_.chunk_budget = chunk_budget_.get();
+  batch_read_blobs_ =
+      std::make_unique<ByteBudget>(options_.service.max_batch_read_blobs);
+  context_.batch_read_blobs = batch_read_blobs_.get();
+  manifest_bytes_ =
+      std::make_unique<ByteBudget>(options_.service.max_manifest_bytes);
+  context_.manifest_bytes = manifest_bytes_.get();
+  if (!store_->IsLocal()) {
+    ExecutorOptions lookups;
+    lookups.name = "lookups";
+    lookups.threads = 16;
+    // Each FindMissing or tree check (on io_, 16 threads) queues at most
+    // its window: never more than this.
+    lookups.max_queued = 16 * 16;
+    lookups_ = std::make_unique<Executor>(lookups);
+    context_.lookups = lookups_.get();
+  }
   context_.read_buffers =
       BufferPool::Create(ReadBufferPoolOptions(options_.service));
   watchdog_ =

@@ -134,8 +134,11 @@ class Verityd {
   std::unique_ptr<UnverifiedReader> unverified_reader_;
   // Destroyed first: it runs what is queued, which uses the members above.
   std::unique_ptr<VerifyPool> pool_;
-  // What Read streams' chunks may grow by, together.
-  std::unique_ptr<ChunkBudget> chunk_budget_;
+  // What Read streams' chunks and BatchReads' blobs may hold, together; the
+  // blobs BatchReads open at once; the manifests tree Puts hold.
+  std::unique_ptr<ByteBudget> chunk_budget_;
+  std::unique_ptr<ByteBudget> batch_read_blobs_;
+  std::unique_ptr<ByteBudget> manifest_bytes_;
   // Outlive the server, whose streams and calls they watch.
   std::unique_ptr<StreamWatchdog> watchdog_;
   std::unique_ptr<Authorizer> authorizer_;
@@ -146,6 +149,9 @@ class Verityd {
   // Runs its work on io_: declared before it, so that io_'s last tasks find
   // it.
   std::unique_ptr<CorruptionReporter> corruption_;
+  // FindMissing's lookups of a remote store, which its calls on io_ wait
+  // for: destroyed after io_.
+  std::unique_ptr<Executor> lookups_;
   // Put's and Delete's store work. Destroyed after the server, which waits for
   // every call, and before what the work uses.
   std::unique_ptr<Executor> io_;

@@ -1,4 +1,4 @@
-// The read path over S3 under cache pressure, against the real radosgw that
+// The read path over S3 under load, against the real radosgw that
 // tests/testing/with_ceph.sh starts: the reproduction (four 24 MiB
 // blobs, --memory_cache_bytes=8388608 --read_ahead_bytes=4194304, no
 // --cache_dir, concurrent readers of random ranges), in process
@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/store/s3/testing/radosgw.h"
+#include "tests/testing/batch_load.h"
 #include "tests/testing/read_stress.h"
 
 namespace verity::testing {
@@ -32,6 +33,19 @@ TEST(ReadStressCephTest, RandomRangesUnderCachePressureAreExact) {
   options.s3.client = server::TestRadosgwOptions();
   options.s3.prefix = absl::StrCat("read-stress/", getpid(), "/");
   RunReadStress(UnderCachePressure(options, /*slabs=*/2), stress);
+}
+
+// Budgets per server: four clients' 1,000-digest BatchRead and FindMissing
+// calls in a loop leave a fifth's Stat and 4 KiB reads answered, never
+// refused (tests/testing/batch_load.h).
+TEST(ReadStressCephTest, BatchCallsLeaveOtherCallsAnswered) {
+  ASSERT_TRUE(server::HaveTestRadosgw())
+      << "run through tests/testing/with_ceph.sh, which sets S3_*";
+  server::ServerOptions options;
+  options.store_kind = server::StoreLocation::Kind::kS3;
+  options.s3.client = server::TestRadosgwOptions();
+  options.s3.prefix = absl::StrCat("batch-load/", getpid(), "/");
+  RunBatchLoad(options, BatchLoadOptions());
 }
 
 }  // namespace

@@ -69,4 +69,35 @@ absl::Status ParallelFor(size_t n, int threads,
   return work.Result();
 }
 
+absl::Status ParallelFor(Executor& executor, size_t n, int window,
+                         const std::function<absl::Status(size_t)>& fn) {
+  Work work(n);
+  const size_t helpers =
+      std::min<size_t>(n, static_cast<size_t>(std::max(window, 1))) - (n > 0);
+  absl::Mutex mu;
+  size_t running = 0;
+  for (size_t i = 0; i < helpers; ++i) {
+    {
+      absl::MutexLock lock(&mu);
+      ++running;
+    }
+    const absl::Status queued = executor.Submit([&work, &fn, &mu, &running] {
+      Drain(work, fn);
+      absl::MutexLock lock(&mu);
+      --running;
+    });
+    // A full queue: the caller's thread does the work alone.
+    if (!queued.ok()) {
+      absl::MutexLock lock(&mu);
+      --running;
+      break;
+    }
+  }
+  Drain(work, fn);
+  absl::MutexLock lock(&mu);
+  mu.Await(absl::Condition(
+      +[](size_t* left) { return *left == 0; }, &running));
+  return work.Result();
+}
+
 }  // namespace verity

@@ -1,9 +1,11 @@
 #include "lib/base/parallel_for.h"
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace verity {
@@ -53,6 +55,43 @@ TEST(ParallelForTest, ReturnsTheLowestFailedIndex) {
     return absl::InternalError(i == 0 ? "zero" : "one");
   });
   EXPECT_EQ(status, absl::InternalError("zero"));
+}
+
+// On a shared executor: every index once, at most `window` at a time for
+// each caller, however many callers share it; a failure as above.
+TEST(ParallelForTest, OnAnExecutorBoundsEachCallersWindow) {
+  ExecutorOptions options;
+  options.threads = 4;
+  Executor executor(options);
+  constexpr int kCallers = 3;
+  std::atomic<int> running[kCallers] = {};
+  std::atomic<int> most[kCallers] = {};
+  std::atomic<size_t> calls{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      const absl::Status status = ParallelFor(executor, 200, 2, [&](size_t) {
+        const int now = ++running[c];
+        int seen = most[c].load();
+        while (now > seen && !most[c].compare_exchange_weak(seen, now)) {
+        }
+        absl::SleepFor(absl::Microseconds(200));
+        --running[c];
+        calls++;
+        return absl::OkStatus();
+      });
+      EXPECT_TRUE(status.ok()) << status;
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(calls.load(), 600u);
+  for (int c = 0; c < kCallers; ++c) EXPECT_LE(most[c].load(), 2);
+  EXPECT_EQ(ParallelFor(executor, 100, 3,
+                        [](size_t i) {
+                          return i == 7 ? absl::DataLossError("item 7")
+                                        : absl::OkStatus();
+                        }),
+            absl::DataLossError("item 7"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "server/rpc/batch_read_reactor.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,7 @@ class BatchReadReactor::Blob final : public BlobRead {
         batch_(batch),
         index_(index) {}
 
+  using BlobRead::Refuse;
   using BlobRead::Start;
   using BlobRead::stream;
 
@@ -72,21 +74,79 @@ BatchReadReactor::BatchReadReactor(ServiceContext* context,
   // CheckBatchReadRequest() checked the class.
   timer_.set_priority_class(PriorityClassFromProto(parsed->priority_class())
                                 .value_or(PriorityClass::kNone));
+  if (absl::Status reserved = Reserve(reads->size()); !reserved.ok()) {
+    End(std::move(reserved));
+    return;
+  }
   parts_.resize(reads->size());
   for (size_t i = 0; i < reads->size(); ++i) {
     blobs_.push_back(std::make_unique<Blob>(this, i));
   }
-  // Each blob counts until it ends; the last to end ends the call, which
-  // may be before this loop is done.
-  pending_ = reads->size();
-  for (size_t i = 0; i < reads->size(); ++i) {
-    blobs_[i]->Start(std::move((*reads)[i]));
+  reads_ = *std::move(reads);
+  Advance();
+}
+
+absl::Status BatchReadReactor::Reserve(size_t blobs) {
+  window_ = context_->batch_read_blobs->TakeUpTo(
+      std::min<uint64_t>(blobs, kBatchReadWindow));
+  if (window_ == 0) {
+    return absl::ResourceExhaustedError(
+        "the server reads as many blobs for BatchRead calls as it takes at "
+        "once; retry later");
+  }
+  const uint64_t bytes =
+      std::min<uint64_t>(kMaxBatchReadBytes, blobs * kMaxSmallReadBytes);
+  if (!context_->chunk_budget->TryTake(bytes)) {
+    return absl::ResourceExhaustedError(
+        "the server's read window is spent; retry later");
+  }
+  reserved_bytes_ = bytes;
+  return absl::OkStatus();
+}
+
+void BatchReadReactor::Advance() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (advancing_) return;  // that thread starts what this one would
+    advancing_ = true;
+  }
+  while (true) {
+    size_t next = 0;
+    bool start = false;
+    bool cancelled = false;
+    bool all_ended = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (started_ < blobs_.size() && started_ - ended_ < window_) {
+        next = started_++;
+        start = true;
+        cancelled = cancelled_;
+      } else {
+        // A blob that ends from here on advances the call itself.
+        advancing_ = false;
+        all_ended = ended_ == blobs_.size();
+      }
+    }
+    if (!start) {
+      if (all_ended) End(absl::OkStatus());
+      return;
+    }
+    // May end, and call BlobDone(), before it returns.
+    if (cancelled) {
+      blobs_[next]->Refuse(absl::CancelledError("the client went away"));
+    } else {
+      blobs_[next]->Start(std::move(reads_[next]));
+    }
   }
 }
 
 BatchReadReactor::~BatchReadReactor() = default;
 
 void BatchReadReactor::OnCancel() {
+  {
+    absl::MutexLock lock(&mu_);
+    cancelled_ = true;  // the blobs not started yet are not opened
+  }
   for (const std::unique_ptr<Blob>& blob : blobs_) blob->stream().OnCancel();
 }
 
@@ -104,10 +164,16 @@ absl::Status BatchReadReactor::TakeBytes(uint64_t bytes) {
 
 void BatchReadReactor::BlobDone(size_t index, absl::Status status) {
   parts_[index].status = std::move(status);
-  if (--pending_ == 0) End(absl::OkStatus());
+  {
+    absl::MutexLock lock(&mu_);
+    ++ended_;
+  }
+  Advance();
 }
 
 void BatchReadReactor::End(absl::Status status) {
+  context_->batch_read_blobs->Give(window_);
+  context_->chunk_budget->Give(reserved_bytes_);
   slot_.Release();
   timer_.set_code(status.code());
   if (status.ok()) *response_ = SerializeBatchReadResponse(parts_);

@@ -1,4 +1,4 @@
-// Implements ChunkBudget and ChunkWindow.
+// Implements ChunkWindow.
 
 #include "server/rpc/chunk_window.h"
 
@@ -6,16 +6,8 @@
 
 namespace verity::server {
 
-bool ChunkBudget::TryTake(uint64_t bytes) {
-  uint64_t left = left_.load();
-  while (left >= bytes) {
-    if (left_.compare_exchange_weak(left, left - bytes)) return true;
-  }
-  return false;
-}
-
 ChunkWindow::ChunkWindow(uint64_t min_blocks, uint64_t max_blocks,
-                         uint64_t block_size, ChunkBudget* budget)
+                         uint64_t block_size, ByteBudget* budget)
     : min_blocks_(std::max<uint64_t>(1, min_blocks)),
       max_blocks_(std::max(min_blocks_, max_blocks)),
       block_size_(block_size),

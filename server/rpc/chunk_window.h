@@ -4,30 +4,17 @@
 // and bigger chunks cost less per byte: fewer messages, hand-offs and
 // wake-ups), and halves when a chunk is ready before the client took the
 // previous one (the client sets the pace; what waits for it stays small).
-// What the windows of all streams grow by is drawn from one ChunkBudget, so
+// What the windows of all streams grow by is drawn from one ByteBudget, so
 // many streams cannot make the server's buffers grow without bound.
 
 #ifndef VERITYD_SERVER_RPC_CHUNK_WINDOW_H_
 #define VERITYD_SERVER_RPC_CHUNK_WINDOW_H_
 
-#include <atomic>
 #include <cstdint>
 
+#include "lib/base/byte_budget.h"
+
 namespace verity::server {
-
-// Bytes shared by every stream's window beyond its minimum. Thread-safe.
-class ChunkBudget {
- public:
-  explicit ChunkBudget(uint64_t bytes) : left_(bytes) {}
-
-  // Takes `bytes` if that many are left.
-  bool TryTake(uint64_t bytes);
-  void Give(uint64_t bytes) { left_.fetch_add(bytes); }
-  uint64_t left() const { return left_.load(); }
-
- private:
-  std::atomic<uint64_t> left_;
-};
 
 // Not thread-safe: one per stream, used by its chunk reads one at a time.
 // Gives back what it took from the budget when destroyed.
@@ -37,7 +24,7 @@ class ChunkWindow {
   // min_blocks) of `block_size` bytes; starts at min_blocks. `budget` must
   // outlive the window.
   ChunkWindow(uint64_t min_blocks, uint64_t max_blocks, uint64_t block_size,
-              ChunkBudget* budget);
+              ByteBudget* budget);
   ~ChunkWindow() { budget_->Give(taken_); }
 
   ChunkWindow(const ChunkWindow&) = delete;
@@ -54,7 +41,7 @@ class ChunkWindow {
   const uint64_t min_blocks_;
   const uint64_t max_blocks_;
   const uint64_t block_size_;
-  ChunkBudget* const budget_;
+  ByteBudget* const budget_;
   uint64_t blocks_;
   uint64_t taken_ = 0;  // bytes taken from the budget
 };

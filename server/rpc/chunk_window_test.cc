@@ -8,12 +8,12 @@ namespace {
 constexpr uint64_t kBlock = 4096;
 
 TEST(ChunkWindowTest, StartsAtTheMinimum) {
-  ChunkBudget budget(1 << 20);
+  ByteBudget budget(1 << 20);
   EXPECT_EQ(ChunkWindow(64, 256, kBlock, &budget).blocks(), 64u);
 }
 
 TEST(ChunkWindowTest, DoublesWhileTheClientWaitsUpToTheMaximum) {
-  ChunkBudget budget(1 << 30);
+  ByteBudget budget(1 << 30);
   ChunkWindow window(64, 256, kBlock, &budget);
   window.OnChunkRead(true);
   EXPECT_EQ(window.blocks(), 128u);
@@ -25,7 +25,7 @@ TEST(ChunkWindowTest, DoublesWhileTheClientWaitsUpToTheMaximum) {
 }
 
 TEST(ChunkWindowTest, HalvesWhileTheClientIsBehindDownToTheMinimum) {
-  ChunkBudget budget(1 << 30);
+  ByteBudget budget(1 << 30);
   ChunkWindow window(64, 256, kBlock, &budget);
   window.OnChunkRead(true);
   window.OnChunkRead(true);
@@ -39,7 +39,7 @@ TEST(ChunkWindowTest, HalvesWhileTheClientIsBehindDownToTheMinimum) {
 }
 
 TEST(ChunkWindowTest, StreamsShareTheBudgetAndGiveItBack) {
-  ChunkBudget budget(64 * kBlock);
+  ByteBudget budget(64 * kBlock);
   {
     ChunkWindow first(64, 256, kBlock, &budget);
     ChunkWindow second(64, 256, kBlock, &budget);
@@ -57,7 +57,7 @@ TEST(ChunkWindowTest, StreamsShareTheBudgetAndGiveItBack) {
 }
 
 TEST(ChunkWindowTest, BoundsAreAtLeastOneBlockAndOrdered) {
-  ChunkBudget budget(1 << 20);
+  ByteBudget budget(1 << 20);
   ChunkWindow window(0, 0, kBlock, &budget);
   EXPECT_EQ(window.blocks(), 1u);
   window.OnChunkRead(true);

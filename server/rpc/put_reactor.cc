@@ -54,6 +54,8 @@ void PutReactor::OnDone() {
 }
 
 void PutReactor::FinishWith(const absl::Status& status) {
+  context_->manifest_bytes->Give(std::exchange(manifest_charged_, 0));
+  manifest_.reset();
   put_slot_.Release();
   slot_.Release();
   timer_.set_code(status.code());
@@ -106,6 +108,13 @@ absl::Status PutReactor::Consume(const v1::PutRequest& request) {
           return absl::InvalidArgumentError(absl::StrCat(
               "a tree manifest is at most ", kMaxTreeManifestBytes, " bytes"));
         }
+        // Held until the check: charged to what all Puts may hold.
+        if (!context_->manifest_bytes->TryTake(request.data().size())) {
+          return absl::ResourceExhaustedError(
+              "the tree manifests being checked hold all the server's room "
+              "for them; retry later");
+        }
+        manifest_charged_ += request.data().size();
         manifest_->append(request.data());
       }
       return writer_->Append(AsBytes(request.data()));
@@ -143,7 +152,8 @@ absl::Status PutReactor::Commit() {
     return absl::InvalidArgumentError("a Put needs a header");
   }
   if (manifest_.has_value()) {
-    RETURN_IF_ERROR(CheckStoredTree(*context_->store, *manifest_));
+    RETURN_IF_ERROR(
+        CheckStoredTree(*context_->store, *manifest_, context_->lookups));
   }
   // New content may replace a quarantined copy: CommitPut drops it from the
   // cache. A name write its check refuses leaves the name as it was and the

@@ -60,7 +60,10 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
   // What Commit commits besides the content (the header's).
   PutCommit commit_;
   // A tree manifest's content, checked before the commit; empty otherwise.
+  // What it holds is charged to ServiceContext::manifest_bytes until the
+  // Put ends.
   std::optional<std::string> manifest_;
+  uint64_t manifest_charged_ = 0;
 };
 
 }  // namespace verity::server

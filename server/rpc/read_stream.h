@@ -62,7 +62,7 @@ struct ReadStreamOptions {
   // up (ChunkWindow), drawing on `budget`, which must outlive the stream.
   uint64_t chunk_bytes = 256 << 10;
   uint64_t max_chunk_bytes = 2 << 20;
-  ChunkBudget* budget = nullptr;
+  ByteBudget* budget = nullptr;
 };
 
 // Thread-safe; owned by shared_ptr (Create()), which every completion in

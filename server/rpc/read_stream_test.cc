@@ -237,7 +237,7 @@ class ReadStreamTest : public FileStoreFixture {
   std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
   std::string data_;
   std::string digest_;
-  ChunkBudget budget_{uint64_t{64} << 20};
+  ByteBudget budget_{uint64_t{64} << 20};
 };
 
 TEST_F(ReadStreamTest, EverythingAtOnce) {

@@ -65,6 +65,13 @@ struct ServiceOptions {
   double max_call_rate = 50000;
   // Entries of ReadRequest.have_tree_blocks; more is INVALID_ARGUMENT.
   size_t max_have_tree_blocks = kMaxHaveTreeBlocks;
+  // Blobs that all BatchRead calls together open and read at once, each
+  // call holding at most kBatchReadWindow of them: what 1,000-blob calls
+  // may keep of a remote store's attention, and of its opens' queue.
+  int max_batch_read_blobs = 64;
+  // Bytes of tree manifests that all tree Puts together hold until their
+  // check (one manifest may be 128 MiB); past it a Put is RESOURCE_EXHAUSTED.
+  uint64_t max_manifest_bytes = uint64_t{256} << 20;
 };
 
 // The read path's buffer pool, sized from the read window. A stream holds at
@@ -99,8 +106,16 @@ struct ServiceContext {
   ServiceMetrics* metrics = nullptr;
   // Runs Put's and Delete's store work off the gRPC callback threads.
   Executor* io = nullptr;
-  // What Read streams' chunks may grow by beyond read_chunk_bytes, together.
-  ChunkBudget* chunk_budget = nullptr;
+  // What Read streams' chunks may grow by beyond read_chunk_bytes, and
+  // BatchRead calls' blobs may hold, together: the read window.
+  ByteBudget* chunk_budget = nullptr;
+  // ServiceOptions::max_batch_read_blobs, shared.
+  ByteBudget* batch_read_blobs = nullptr;
+  // ServiceOptions::max_manifest_bytes, shared.
+  ByteBudget* manifest_bytes = nullptr;
+  // FindMissing's and the tree Put check's lookups of a remote store, shared
+  // by every call (tree_checks.h); null for a local store.
+  Executor* lookups = nullptr;
   // Every Read chunk's buffers (its data and the tree blocks it reads): one
   // pool for the server, sized by ReadBufferPoolOptions().
   std::shared_ptr<BufferPool> read_buffers;

@@ -1,9 +1,10 @@
 // Implements FindMissingBlobs and CheckStoredTree on ParallelFor: one lookup
-// at a time on a local store, where each is a stat(2), many on a remote one,
-// where each is a round trip.
+// at a time on a local store, a window of them on the lookup pool for a
+// remote one, where each is a round trip.
 
 #include "server/rpc/tree_checks.h"
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -15,21 +16,24 @@
 namespace verity::server {
 namespace {
 
-// Lookups at a time: S3's round trips overlap; a local stat(2) does not
-// gain from threads.
-int LookupThreads(const Store& store) { return store.IsLocal() ? 1 : 16; }
+// Runs `fn` over [0, n): on `lookups`, kLookupWindow at a time, or here.
+absl::Status ForEachLookup(Executor* lookups, size_t n,
+                           const std::function<absl::Status(size_t)>& fn) {
+  if (lookups == nullptr) return ParallelFor(n, 1, fn);
+  return ParallelFor(*lookups, n, kLookupWindow, fn);
+}
 
 }  // namespace
 
 absl::StatusOr<std::vector<ParsedDigest>> FindMissingBlobs(
-    const Store& store, const std::vector<ParsedDigest>& digests) {
+    const Store& store, const std::vector<ParsedDigest>& digests,
+    Executor* lookups) {
   std::vector<char> held(digests.size(), 0);
-  RETURN_IF_ERROR(
-      ParallelFor(digests.size(), LookupThreads(store), [&](size_t i) {
-        ASSIGN_OR_RETURN(const bool has, store.Has(digests[i]));
-        held[i] = has;
-        return absl::OkStatus();
-      }));
+  RETURN_IF_ERROR(ForEachLookup(lookups, digests.size(), [&](size_t i) {
+    ASSIGN_OR_RETURN(const bool has, store.Has(digests[i]));
+    held[i] = has;
+    return absl::OkStatus();
+  }));
   std::vector<ParsedDigest> missing;
   for (size_t i = 0; i < digests.size(); ++i) {
     if (!held[i]) missing.push_back(digests[i]);
@@ -37,7 +41,8 @@ absl::StatusOr<std::vector<ParsedDigest>> FindMissingBlobs(
   return missing;
 }
 
-absl::Status CheckStoredTree(const Store& store, absl::string_view manifest) {
+absl::Status CheckStoredTree(const Store& store, absl::string_view manifest,
+                             Executor* lookups) {
   ASSIGN_OR_RETURN(const TreeManifest tree, ParseTreeManifest(manifest));
   // Each distinct blob once, with the first entry that names it.
   std::map<std::string, const TreeEntry*> first;
@@ -58,19 +63,19 @@ absl::Status CheckStoredTree(const Store& store, absl::string_view manifest) {
           "\" name blob ", entry.digest.ToString(), " with different sizes"));
     }
   }
-  return ParallelFor(files.size(), LookupThreads(store), [&](size_t i) {
+  return ForEachLookup(lookups, files.size(), [&](size_t i) {
     const TreeEntry& entry = *files[i];
-    const absl::StatusOr<BlobInfo> info = store.Stat(entry.digest);
-    if (absl::IsNotFound(info.status())) {
+    const absl::StatusOr<uint64_t> size = store.DataSize(entry.digest);
+    if (absl::IsNotFound(size.status())) {
       return absl::FailedPreconditionError(absl::StrCat(
           "tree entry \"", entry.path, "\": blob ", entry.digest.ToString(),
           " is not stored (put a tree's files before its manifest)"));
     }
-    RETURN_IF_ERROR(info.status());
-    if (info->descriptor.data_size != entry.size) {
+    RETURN_IF_ERROR(size.status());
+    if (*size != entry.size) {
       return absl::InvalidArgumentError(absl::StrCat(
           "tree entry \"", entry.path, "\" says ", entry.size, " bytes; blob ",
-          entry.digest.ToString(), " has ", info->descriptor.data_size));
+          entry.digest.ToString(), " has ", *size));
     }
     return absl::OkStatus();
   });

@@ -130,7 +130,7 @@ absl::Status DoFindMissing(const ServiceContext& context,
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> digests,
                    CheckFindMissingRequest(request));
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> missing,
-                   FindMissingBlobs(*context.store, digests));
+                   FindMissingBlobs(*context.store, digests, context.lookups));
   for (const ParsedDigest& digest : missing) {
     response->add_missing(digest.ToString());
   }

@@ -204,6 +204,11 @@ absl::StatusOr<bool> Store::Has(const ParsedDigest& digest) const {
   return true;
 }
 
+absl::StatusOr<uint64_t> Store::DataSize(const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const BlobInfo info, Stat(digest));
+  return info.descriptor.data_size;
+}
+
 void LogToStderr(absl::string_view message) {
   const std::string line = absl::StrCat("verityd: ", message, "\n");
   fwrite(line.data(), 1, line.size(), stderr);

@@ -368,6 +368,11 @@ class Store {
   // Stat(); a remote store asks less.
   virtual absl::StatusOr<bool> Has(const ParsedDigest& digest) const;
   virtual absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const = 0;
+  // The data size of the stored and served blob `digest`: what Stat() says
+  // of it, for many blobs at a time (a tree Put's check). NOT_FOUND if
+  // absent; DATA_LOSS if quarantined. By default through Stat(); a remote
+  // store asks less.
+  virtual absl::StatusOr<uint64_t> DataSize(const ParsedDigest& digest) const;
 
   // Served blobs in digest-text order strictly after `after` (empty: from
   // the start), at most `limit` of them.

@@ -71,7 +71,7 @@ std::string S3Layout::NameKey(absl::string_view name) const {
 }
 
 std::string S3Layout::QuarantineKey(const ParsedDigest& digest) const {
-  return absl::StrCat(prefix_, "quarantine/", FlatName(digest));
+  return absl::StrCat(QuarantinePrefix(), FlatName(digest));
 }
 
 std::string S3Layout::DamagedKey(const ParsedDigest& digest) const {

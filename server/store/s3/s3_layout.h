@@ -62,6 +62,8 @@ class S3Layout {
                           absl::string_view name) const;
   std::string NameKey(absl::string_view name) const;
   std::string QuarantineKey(const ParsedDigest& digest) const;
+  // PREFIX/quarantine/: every quarantine mark's key begins so.
+  std::string QuarantinePrefix() const { return prefix_ + "quarantine/"; }
   std::string DamagedKey(const ParsedDigest& digest) const;
   std::string UploadKey(absl::string_view id) const;
 

@@ -19,6 +19,10 @@
 #include "server/store/s3/s3_xml.h"
 
 namespace verity::server {
+
+// How old the listing of quarantine/ that Has() and DataSize() go by may
+// be.
+constexpr absl::Duration kQuarantineListAge = absl::Seconds(1);
 namespace {
 
 constexpr int kListPageKeys = 1000;
@@ -203,6 +207,10 @@ absl::StatusOr<bool> S3Store::IsQuarantined(const ParsedDigest& digest) const {
 }
 
 absl::Status S3Store::Unquarantine(const ParsedDigest& digest) const {
+  {
+    absl::MutexLock lock(&quarantine_mu_);
+    quarantine_keys_.erase(layout_.QuarantineKey(digest));
+  }
   return DeleteObject(layout_.QuarantineKey(digest));
 }
 
@@ -462,8 +470,29 @@ absl::StatusOr<bool> S3Store::Has(const ParsedDigest& digest) const {
   const absl::Status exists = Exists(digest);
   if (absl::IsNotFound(exists)) return false;
   RETURN_IF_ERROR(exists);
-  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantinedListed(digest));
   return !quarantined;
+}
+
+absl::StatusOr<uint64_t> S3Store::DataSize(const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const CheckedDescriptor checked, ReadDescriptor(digest));
+  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantinedListed(digest));
+  if (quarantined) {
+    return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
+  }
+  return checked.descriptor.data_size;
+}
+
+absl::StatusOr<bool> S3Store::IsQuarantinedListed(
+    const ParsedDigest& digest) const {
+  absl::MutexLock lock(&quarantine_mu_);
+  if (absl::Now() - quarantine_listed_ > kQuarantineListAge) {
+    ASSIGN_OR_RETURN(const std::vector<std::string> keys,
+                     ListKeys(layout_.QuarantinePrefix()));
+    quarantine_keys_ = {keys.begin(), keys.end()};
+    quarantine_listed_ = absl::Now();
+  }
+  return quarantine_keys_.contains(layout_.QuarantineKey(digest));
 }
 
 absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,
@@ -534,6 +563,10 @@ absl::Status S3Store::Quarantine(const ParsedDigest& digest,
   RETURN_IF_ERROR(Exists(digest));
   RETURN_IF_ERROR(
       PutObject(layout_.QuarantineKey(digest), std::string(reason)));
+  {
+    absl::MutexLock lock(&quarantine_mu_);
+    quarantine_keys_.insert(layout_.QuarantineKey(digest));
+  }
   Log(absl::StrCat("quarantined ", digest.ToString(), ": ", reason));
   return absl::OkStatus();
 }

@@ -15,9 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/base/executor.h"
 #include "lib/tree/descriptor.h"
@@ -96,8 +99,13 @@ class S3Store final : public Store {
   absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
                                    const NameWrite& write) override;
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
-  // Two HEADs: the descriptor and the quarantine mark.
+  // One HEAD (the descriptor), and the quarantine as last listed (at most a
+  // second ago: a blob another replica quarantines meanwhile counts as held
+  // that long).
   absl::StatusOr<bool> Has(const ParsedDigest& digest) const override;
+  // One GET (the descriptor, checked against the digest), and the
+  // quarantine as Has() takes it.
+  absl::StatusOr<uint64_t> DataSize(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
   absl::Status DeleteBlob(const ParsedDigest& digest) override;
@@ -142,6 +150,11 @@ class S3Store final : public Store {
   absl::StatusOr<bool> HasObject(const std::string& key,
                                  absl::string_view op) const;
   absl::StatusOr<bool> IsQuarantined(const ParsedDigest& digest) const;
+  // The same from a listing of quarantine/ at most kQuarantineListAge old
+  // (one LIST for many lookups), kept up to date with this store's own
+  // quarantines.
+  absl::StatusOr<bool> IsQuarantinedListed(const ParsedDigest& digest) const
+      ABSL_LOCKS_EXCLUDED(quarantine_mu_);
   absl::Status Unquarantine(const ParsedDigest& digest) const;
   // The damage mark S3Blob::Rewrite writes (s3_layout.h).
   absl::StatusOr<bool> IsMarkedDamaged(const ParsedDigest& digest) const;
@@ -170,6 +183,13 @@ class S3Store final : public Store {
   // Shared with the blobs it opens, which may outlive the store.
   const std::shared_ptr<S3Client> client_;
   PartBudget part_budget_;
+  mutable absl::Mutex quarantine_mu_;
+  // The keys of quarantine/ when last listed, and when; held while listing,
+  // so that one listing serves the lookups waiting for it.
+  mutable absl::flat_hash_set<std::string> quarantine_keys_
+      ABSL_GUARDED_BY(quarantine_mu_);
+  mutable absl::Time quarantine_listed_ ABSL_GUARDED_BY(quarantine_mu_) =
+      absl::InfinitePast();
 };
 
 }  // namespace verity::server

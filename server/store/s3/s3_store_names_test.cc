@@ -4,8 +4,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "lib/testing/test_blob.h"
 #include "server/store/name_index.h"
@@ -17,6 +20,27 @@
 
 namespace verity::server {
 namespace {
+
+// Counts the requests of each operation on their way to FakeS3.
+class CountingTransport final : public S3Transport {
+ public:
+  explicit CountingTransport(std::shared_ptr<S3Transport> inner)
+      : inner_(std::move(inner)) {}
+  void Start(S3Request request,
+             absl::AnyInvocable<void(S3Response) &&> done) override {
+    {
+      absl::MutexLock lock(&mu);
+      ++ops[request.op];
+    }
+    inner_->Start(std::move(request), std::move(done));
+  }
+
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, int> ops ABSL_GUARDED_BY(mu);
+
+ private:
+  const std::shared_ptr<S3Transport> inner_;
+};
 
 class S3StoreNamesTest : public ::testing::Test {
  protected:
@@ -54,6 +78,42 @@ TEST_F(S3StoreNamesTest, TreeManifestMarksGoWithBlobs) {
   commit.tree_manifest = true;
   ASSERT_TRUE(PutWith(*store_, blob, commit).ok());
   EXPECT_TRUE(OpenReplica()->Stat(blob.digest)->tree_manifest);
+}
+
+// FindMissing asks Has of many blobs, a tree Put's check DataSize: one
+// request per blob (the quarantine from one listing), not a Stat's several.
+TEST_F(S3StoreNamesTest, HasAndDataSizeAskOneRequestPerBlob) {
+  auto counting = std::make_shared<CountingTransport>(s3_);
+  auto* ops = &counting->ops;
+  auto* mu = &counting->mu;
+  std::unique_ptr<S3Store> store = *S3Store::Open(FakeS3StoreOptions(counting));
+  std::vector<TestBlob> blobs;
+  for (int i = 0; i < 5; ++i) {
+    blobs.push_back(MakeRandomTestBlob(3000, MerkleParams{}, 70 + i));
+    ASSERT_TRUE(PutWith(*store, blobs.back(), PutCommit{}).ok());
+  }
+  const TestBlob absent = MakeRandomTestBlob(3000, MerkleParams{}, 99);
+  {
+    absl::MutexLock lock(mu);
+    ops->clear();
+  }
+  for (const TestBlob& blob : blobs) {
+    EXPECT_TRUE(*store->Has(blob.digest));
+    EXPECT_EQ(*store->DataSize(blob.digest), 3000u);
+  }
+  EXPECT_FALSE(*store->Has(absent.digest));
+  EXPECT_TRUE(absl::IsNotFound(store->DataSize(absent.digest).status()));
+  {
+    absl::MutexLock lock(mu);
+    EXPECT_EQ((*ops)["HeadDescriptor"], 6);
+    EXPECT_EQ((*ops)["GetDescriptor"], 6);
+    EXPECT_EQ((*ops)["HeadQuarantine"], 0);
+    EXPECT_LE((*ops)["ListObjectsV2"], 1);
+  }
+  // Its own quarantine it knows at once.
+  ASSERT_TRUE(store->Quarantine(blobs[0].digest, "test").ok());
+  EXPECT_FALSE(*store->Has(blobs[0].digest));
+  EXPECT_TRUE(absl::IsDataLoss(store->DataSize(blobs[0].digest).status()));
 }
 
 TEST_F(S3StoreNamesTest, NameWritesAreCompareAndSetAcrossReplicas) {
