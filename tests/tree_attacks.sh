@@ -102,17 +102,18 @@ run_tree_tests() {
   check "get v2: nothing left beside the folder" \
     [ -z "$(find "$dir" -maxdepth 1 -name 'out.verity-*')" ]
 
-  # ---- get -o adopts only inodes this user owns wholly: a file DIR holds with the right bytes
-  # but mode 4777 and a second link is copied, and what the old link writes later stays out
-  chmod 4777 "$out/data/a"
-  ln "$out/data/a" "$dir/second-link"
+  # ---- get -o adopts only inodes this user owns wholly: an executable DIR holds with the right
+  # bytes but mode 4755 (setuid) and a second link is copied, and what the old link writes later
+  # stays out
+  chmod 4755 "$out/bin/tool"
+  ln "$out/bin/tool" "$dir/second-link"
   expect_exit 0 "get over a setuid, twice-linked file" \
     vc get "${guarded[@]}" "${trust[@]}" "$name" -o "$out"
-  check "the file got is 0644 with one link (stat: $(stat -c '%a %h' "$out/data/a"))" \
-    [ "$(stat -c '%a %h' "$out/data/a")" == "644 1" ]
+  check "the file got is 0755 with one link (stat: $(stat -c '%a %h' "$out/bin/tool"))" \
+    [ "$(stat -c '%a %h' "$out/bin/tool")" == "755 1" ]
   echo tampered >"$dir/second-link"
   check "a write through the old link after the get changes nothing got" \
-    cmp -s "$v2/data/a" "$out/data/a"
+    cmp -s "$v2/bin/tool" "$out/bin/tool"
   rm -f "$dir/second-link"
 
   # ---- a manifest from another release under this name: rollback refused, nothing switched
