@@ -210,7 +210,13 @@ PY
   mounted+=("$mounts/relative")
   for i in $(seq 100); do mountpoint -q "$mounts/relative" && break; sleep 0.05; done
   check "a relative mountpoint: mounted" mountpoint -q "$mounts/relative"
+  # A file held open across the stop: the session outlives the detach.
+  python3 -c 'import sys, time; f = open(sys.argv[1], "rb"); time.sleep(2); f.read()' \
+    "$mounts/relative/run.sh" &
+  local holder=$!
+  sleep 0.5
   stop_mount "$mounts/relative" TERM
+  wait "$holder" || true
   check "a relative mountpoint: no unmount error ($(grep -i 'unmount' "$work/relative.log" | head -2))" \
     eval "! grep -qiE 'failed to unmount|Invalid argument' '$work/relative.log'"
 
