@@ -300,25 +300,38 @@ class Syncer {
         sdk::ReadTree(client_, blob.digest(), sdk::FetchOptions()));
     // Before anything is staged: a name the layout cannot show.
     RETURN_IF_ERROR(VersionedFolder::CheckTopNames(TopLevelNames(entries)));
-    if (id == folder_.current()) {
-      // In place, but not written by this process: checked whole first.
-      const absl::Status held = CheckInPlace(id, entries);
-      if (held.ok()) {
-        checked_ = id;
-        current_entries_ = std::move(entries);
-        state_.digest = digest;
-        Prune();
-        return true;
-      }
-      Log(
-          absl::StrCat("the version in place is not its tree, fetching it "
-                       "again: ",
-                       held.message()));
+    if (id == folder_.current() && KeptInPlace(id, entries)) {
+      current_entries_ = std::move(entries);
+      state_.digest = digest;
+      Prune();
+      return true;
     }
     ASSIGN_OR_RETURN(const sdk::FetchTreeResult result, Write(id, entries));
     RETURN_IF_ERROR(folder_.Switch(id));
     current_entries_ = std::move(entries);
     state_.digest = digest;
+    Switched(result);
+    return true;
+  }
+
+  // The version in place, not written by this process, checked whole: true
+  // if it is its tree (and so known from now on), else logged.
+  bool KeptInPlace(const std::string& id,
+                   const std::vector<sdk::TreeEntry>& entries) {
+    const absl::Status held = CheckInPlace(id, entries);
+    if (held.ok()) {
+      checked_ = id;
+      return true;
+    }
+    Log(absl::StrCat(
+        "the version in place is not its tree, fetching it again: ",
+        held.message()));
+    return false;
+  }
+
+  // After a switch: counted, logged, the app told, then what it replaced
+  // pruned.
+  void Switched(const sdk::FetchTreeResult& result) {
     state_.switches++;
     if (metrics_ != nullptr) metrics_->Switched(result);
     Log(absl::StrCat("switched to ", state_.digest, " (version ",
@@ -332,7 +345,6 @@ class Syncer {
     }
     // Only now, the app told: the versions before the one just replaced.
     Prune();
-    return true;
   }
 
   // What failed attempts, a crash or versions before the last one left.
