@@ -25,12 +25,7 @@ class TreePutTest : public ::testing::Test {
   TreeEntry FileOf(const std::string& path, const std::string& data,
                    bool store = true) {
     if (store) EXPECT_TRUE(PutBlob(server_->stub(), data).ok());
-    TreeEntry entry;
-    entry.path = path;
-    entry.type = TreeEntryType::kFile;
-    entry.digest = *ParseDigest(DigestOf(data));
-    entry.size = data.size();
-    return entry;
+    return TreeEntry::File(path, *ParseDigest(DigestOf(data)), data.size());
   }
 
   absl::StatusOr<v1::PutResponse> PutTree(const std::string& manifest,
@@ -49,11 +44,9 @@ class TreePutTest : public ::testing::Test {
 };
 
 TEST_F(TreePutTest, StoredWhenEveryFileIs) {
-  TreeEntry dir;
-  dir.path = "d";
-  dir.type = TreeEntryType::kDirectory;
-  const std::string manifest = *EncodeTreeManifest(
-      {dir, FileOf("d/a", MakeData(5000, 1)), FileOf("b", "")});
+  const std::string manifest =
+      *EncodeTreeManifest({TreeEntry::Directory("d"),
+                           FileOf("d/a", MakeData(5000, 1)), FileOf("b", "")});
   absl::StatusOr<v1::PutResponse> put = PutTree(manifest);
   ASSERT_TRUE(put.ok()) << put.status();
   EXPECT_EQ(put->info().digest(), DigestOf(manifest));

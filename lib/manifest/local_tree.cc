@@ -61,18 +61,18 @@ absl::Status WalkFolder(int root_fd, const std::string& root, Walk& walk) {
           root, ": more than ", kMaxTreeEntries, " entries in the tree"));
     }
     TreeEntry entry;
-    entry.path = found.path;
     const mode_t mode = found.st.st_mode;
     if (S_ISDIR(mode)) {
-      entry.type = TreeEntryType::kDirectory;
+      entry = TreeEntry::Directory(found.path);
     } else if (S_ISREG(mode)) {
-      entry.type = TreeEntryType::kFile;
-      entry.executable = (mode & S_IXUSR) != 0;
+      // The digest and size come when the file is hashed.
+      entry = TreeEntry::File(found.path, {}, 0, (mode & S_IXUSR) != 0);
       walk.files.push_back(walk.entries.size());
       walk.file_stats.push_back(found.st);
     } else if (S_ISLNK(mode)) {
-      entry.type = TreeEntryType::kSymlink;
-      ASSIGN_OR_RETURN(entry.target, ReadLinkAt(found.dir_fd, found.name, abs));
+      ASSIGN_OR_RETURN(std::string target,
+                       ReadLinkAt(found.dir_fd, found.name, abs));
+      entry = TreeEntry::Symlink(found.path, std::move(target));
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat(abs, " is not a file, a directory or a symlink"));

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "lib/tree/descriptor.h"
 
@@ -41,6 +42,29 @@ struct TreeEntry {
   // following the tree's own symlinks met on the way (at most
   // kMaxSymlinkHops), it never leaves the tree's root; it may name nothing.
   std::string target;
+
+  static TreeEntry File(std::string path, ParsedDigest digest, uint64_t size,
+                        bool executable = false) {
+    TreeEntry entry;
+    entry.path = std::move(path);
+    entry.digest = std::move(digest);
+    entry.size = size;
+    entry.executable = executable;
+    return entry;
+  }
+  static TreeEntry Directory(std::string path) {
+    TreeEntry entry;
+    entry.path = std::move(path);
+    entry.type = TreeEntryType::kDirectory;
+    return entry;
+  }
+  static TreeEntry Symlink(std::string path, std::string target) {
+    TreeEntry entry;
+    entry.path = std::move(path);
+    entry.type = TreeEntryType::kSymlink;
+    entry.target = std::move(target);
+    return entry;
+  }
 
   friend bool operator==(const TreeEntry& a, const TreeEntry& b) {
     return a.path == b.path && a.type == b.type && a.digest == b.digest &&

@@ -19,15 +19,13 @@ namespace verity {
 namespace {
 
 TreeEntry Dir(std::string path) {
-  return TreeEntry{
-      std::move(path), TreeEntryType::kDirectory, {}, 0, false, ""};
+  return TreeEntry::Directory(std::move(path));
 }
 TreeEntry File(std::string path) {
-  return TreeEntry{std::move(path), TreeEntryType::kFile, {}, 0, false, ""};
+  return TreeEntry::File(std::move(path), {}, 0);
 }
 TreeEntry Link(std::string path, std::string target) {
-  return TreeEntry{std::move(path), TreeEntryType::kSymlink, {}, 0,
-                   false,           std::move(target)};
+  return TreeEntry::Symlink(std::move(path), std::move(target));
 }
 
 std::optional<LinkFault> FaultOf(const std::vector<TreeEntry>& entries) {

@@ -16,29 +16,16 @@ namespace {
 
 TreeEntry File(std::string path, uint64_t size = 10, bool executable = false,
                char fill = 'a') {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.type = TreeEntryType::kFile;
-  entry.digest.algorithm = HashAlgorithm::kSha256;
-  entry.digest.digest = std::string(32, fill);
-  entry.size = size;
-  entry.executable = executable;
-  return entry;
+  return TreeEntry::File(
+      std::move(path),
+      ParsedDigest{HashAlgorithm::kSha256, std::string(32, fill)}, size,
+      executable);
 }
-
 TreeEntry Dir(std::string path) {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.type = TreeEntryType::kDirectory;
-  return entry;
+  return TreeEntry::Directory(std::move(path));
 }
-
 TreeEntry Link(std::string path, std::string target) {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.type = TreeEntryType::kSymlink;
-  entry.target = std::move(target);
-  return entry;
+  return TreeEntry::Symlink(std::move(path), std::move(target));
 }
 
 std::vector<TreeEntry> Release() {

@@ -31,6 +31,16 @@ class ForwardingStore : public Store {
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override {
     return inner_.Stat(digest);
   }
+  absl::StatusOr<NameHistory> History(absl::string_view name) const override {
+    return inner_.History(name);
+  }
+  absl::StatusOr<NamePage> ListNames(absl::string_view after,
+                                     size_t limit) const override {
+    return inner_.ListNames(after, limit);
+  }
+  absl::StatusOr<uint64_t> DataSize(const ParsedDigest& digest) const override {
+    return inner_.DataSize(digest);
+  }
   absl::StatusOr<bool> Has(const ParsedDigest& digest) const override {
     return inner_.Has(digest);
   }

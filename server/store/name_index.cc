@@ -101,6 +101,13 @@ const std::string* NameIndex::StatementOf(const std::string& name) const {
   return it == target_of_.end() ? nullptr : &it->second.statement;
 }
 
+std::vector<std::string> NameIndex::Names() const {
+  std::vector<std::string> names;
+  names.reserve(target_of_.size());
+  for (const auto& [name, target] : target_of_) names.push_back(name);
+  return names;
+}
+
 std::vector<std::string> NameIndex::NamesOf(
     const std::string& digest_text) const {
   const auto it = names_of_.find(digest_text);

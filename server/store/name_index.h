@@ -67,6 +67,8 @@ class NameIndex {
   const std::string* Find(const std::string& name) const;
   // The name's statement (empty: none); nullptr if there is no such name.
   const std::string* StatementOf(const std::string& name) const;
+  // Every name, in no order.
+  std::vector<std::string> Names() const;
   // The names pointing at `digest_text`, sorted.
   std::vector<std::string> NamesOf(const std::string& digest_text) const;
   // Removes the names pointing at `digest_text`; returns them, sorted.

@@ -24,6 +24,7 @@
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "lib/trust/fsverity_signature.h"
+#include "server/store/name_history.h"
 
 namespace verity::server {
 
@@ -313,6 +314,12 @@ absl::Status CheckNameWrite(const NameWrite& write);
 absl::Status RunNameCheck(const NameWrite& write, const ParsedDigest& digest,
                           absl::string_view current_statement);
 
+// A page of Store::ListNames. Plain value.
+struct NamePage {
+  std::vector<NameHistory> names;
+  std::string next;  // where the next page starts; empty: this was the last
+};
+
 // Served blobs and the sum of their data sizes.
 struct StoreTotals {
   size_t blobs = 0;
@@ -354,6 +361,17 @@ class Store {
 
   // LookupName's digest.
   absl::StatusOr<ParsedDigest> ResolveName(absl::string_view name) const;
+
+  // The versions `name` keeps (name_history.h), newest first: the first is
+  // what LookupName answers. Errors as LookupName's; DATA_LOSS if the name's
+  // record is damaged.
+  virtual absl::StatusOr<NameHistory> History(absl::string_view name) const = 0;
+
+  // Every name with its history, a page at a time, in an order of the
+  // store's: those after `after` (a page's `next`; empty: from the start),
+  // at most `limit`. The roots of what the store must keep.
+  virtual absl::StatusOr<NamePage> ListNames(absl::string_view after,
+                                             size_t limit) const = 0;
 
   // Points write.name at the stored blob `digest`, with write.statement, if
   // write.check allows, and returns the blob's info with that statement.

@@ -20,26 +20,15 @@ namespace verity {
 namespace {
 
 TreeEntry Dir(std::string path) {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.type = TreeEntryType::kDirectory;
-  return entry;
+  return TreeEntry::Directory(std::move(path));
 }
-
 TreeEntry File(std::string path) {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.digest = ParsedDigest{HashAlgorithm::kSha256, std::string(32, 'd')};
-  entry.size = 4096;
-  return entry;
+  return TreeEntry::File(
+      std::move(path),
+      ParsedDigest{HashAlgorithm::kSha256, std::string(32, 'd')}, 4096);
 }
-
 TreeEntry Link(std::string path, std::string target) {
-  TreeEntry entry;
-  entry.path = std::move(path);
-  entry.type = TreeEntryType::kSymlink;
-  entry.target = std::move(target);
-  return entry;
+  return TreeEntry::Symlink(std::move(path), std::move(target));
 }
 
 // The folder chain d, d/d, ... `depth` deep.

@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
   }
   if (options.fec_roots != 0)
     RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
+  RETURN_IF_ERROR(ValidateNameHistory(options.name_history));
   FileSystem& fs =
       options.file_system != nullptr ? *options.file_system : PosixFileSystem();
   ASSIGN_OR_RETURN(UniqueFd lock,
@@ -201,9 +202,13 @@ absl::Status FileStore::WriteName(const NameWrite& write,
   // mutation_mu_ is held from here to the rename: no other write of the name
   // comes between the check and this one.
   RETURN_IF_ERROR(RunNameCheck(write, digest, current));
+  // A name file that cannot be read (none, or damaged) starts a new history.
+  const absl::StatusOr<NameHistory> before = ReadHistory(write.name);
+  const NameHistory next = NextNameHistory(
+      before.ok() ? &*before : nullptr, write.name,
+      NameVersion{digest, write.statement, absl::Now()}, options_.name_history);
   const std::string temp = TempPath("name-");
-  absl::Status status = WriteNewFileDurably(
-      fs_, temp, EncodeNameFile(digest_text, write.name, write.statement));
+  absl::Status status = WriteNewFileDurably(fs_, temp, EncodeNameHistory(next));
   if (status.ok()) status = fs_.Rename(temp, layout_.NameFile(write.name));
   if (!status.ok()) {
     fs_.Unlink(temp).IgnoreError();  // tmp/ is also emptied at Open
@@ -215,6 +220,54 @@ absl::Status FileStore::WriteName(const NameWrite& write,
     names_.Set(write.name, digest_text, write.statement);
   }
   return FsyncDir(fs_, layout_.names_dir());
+}
+
+absl::StatusOr<NameHistory> FileStore::ReadHistory(
+    absl::string_view name) const {
+  ASSIGN_OR_RETURN(const std::string contents,
+                   ReadSmallRegularFile(fs_, layout_.NameFile(name),
+                                        kMaxNameHistoryFileSize));
+  ASSIGN_OR_RETURN(NameHistory history, DecodeNameHistory(contents));
+  if (history.name != name) {
+    return absl::DataLossError(
+        absl::StrCat("the name file of \"", name, "\" holds another name"));
+  }
+  return history;
+}
+
+absl::StatusOr<NameHistory> FileStore::History(absl::string_view name) const {
+  RETURN_IF_ERROR(ValidateBlobName(name));
+  absl::StatusOr<NameHistory> history = ReadHistory(name);
+  if (absl::IsNotFound(history.status())) {
+    return absl::NotFoundError(absl::StrCat("no blob is named \"", name, "\""));
+  }
+  return history;
+}
+
+absl::StatusOr<NamePage> FileStore::ListNames(absl::string_view after,
+                                              size_t limit) const {
+  // In the order of their files' names: the hashes of the names.
+  std::vector<std::pair<std::string, std::string>> files;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    for (const std::string& name : names_.Names()) {
+      std::string file = NameFileName(name);
+      if (file > after) files.emplace_back(std::move(file), name);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  NamePage page;
+  for (const auto& [file, name] : files) {
+    if (!page.names.empty() && page.names.size() >= limit) {
+      page.next = NameFileName(page.names.back().name);
+      break;
+    }
+    absl::StatusOr<NameHistory> history = ReadHistory(name);
+    if (absl::IsNotFound(history.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(history.status());
+    page.names.push_back(*std::move(history));
+  }
+  return page;
 }
 
 absl::StatusOr<BlobInfo> FileStore::SetName(const ParsedDigest& digest,

@@ -84,6 +84,10 @@ struct FileStoreOptions {
   // MiB for a 4 GiB blob with 2 roots); any other Put reads its staged
   // content back at the end (8 MiB of memory).
   int fec_roots = 0;
+  // How many versions each name keeps (1 to kMaxNameHistory): what it points
+  // at and those before (Store::History). Garbage collection keeps every
+  // blob they reach.
+  int name_history = 5;
   // Every file operation goes through it; it must outlive the store and the
   // blobs it opened. nullptr: PosixFileSystem(). Tests inject faults here.
   FileSystem* file_system = nullptr;
@@ -121,6 +125,10 @@ class FileStore final : public Store {
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
+  // Read from the name's file: blocking I/O.
+  absl::StatusOr<NameHistory> History(absl::string_view name) const override;
+  absl::StatusOr<NamePage> ListNames(absl::string_view after,
+                                     size_t limit) const override;
   // Names a served blob (a quarantined one is NOT_FOUND).
   absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
                                    const NameWrite& write) override;
@@ -178,6 +186,8 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Points write.name at `digest` if write.check allows it: the check runs
   // under mutation_mu_, which every name write holds.
+  // The history in `name`'s file, which must be of that name.
+  absl::StatusOr<NameHistory> ReadHistory(absl::string_view name) const;
   absl::Status WriteName(const NameWrite& write, const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Replaces the served blob's signature file and its entry's copy.

@@ -28,6 +28,29 @@ TEST_F(FileStoreNamesTest, ARefusedNameWriteChangesNothing) {
   ExpectARefusedNameWriteChangesNothing(*store_);
 }
 
+TEST_F(FileStoreNamesTest, NamesKeepTheirHistory) {
+  ExpectNamesKeepTheirHistory(*store_, 5);
+}
+
+TEST_F(FileStoreNamesTest, HistoriesSurviveARestart) {
+  const TestBlob a = MakeRandomTestBlob(700, MerkleParams{}, 3);
+  const TestBlob b = MakeRandomTestBlob(800, MerkleParams{}, 4);
+  ASSERT_TRUE(PutWith(*store_, a, PutCommit{}).ok());
+  ASSERT_TRUE(PutWith(*store_, b, PutCommit{}).ok());
+  ASSERT_TRUE(store_->SetName(a.digest, NameWrite{"rel", "s1", {}}).ok());
+  ASSERT_TRUE(store_->SetName(b.digest, NameWrite{"rel", "s2", {}}).ok());
+  const NameHistory before = *store_->History("rel");
+  Reopen();
+  const absl::StatusOr<NameHistory> after = store_->History("rel");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->versions, before.versions);
+  EXPECT_EQ(store_->LookupName("rel")->statement, "s2");
+}
+
+TEST_F(FileStoreNamesTest, ListNamesFindsEveryName) {
+  ExpectListNamesFindsEveryName(*store_);
+}
+
 TEST_F(FileStoreNamesTest, SignaturesGoWithBlobs) {
   ExpectSignaturesGoWithBlobs(*store_);
 }

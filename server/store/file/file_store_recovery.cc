@@ -130,24 +130,25 @@ absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
   // Not a regular file (a FIFO, a symlink) or too large: not a name file
   // verityd wrote, dropped like a malformed one.
   const absl::StatusOr<std::string> contents =
-      ReadSmallRegularFile(fs_, path, kMaxNameFileSize);
+      ReadSmallRegularFile(fs_, path, kMaxNameHistoryFileSize);
   if (!contents.ok() && !absl::IsOutOfRange(contents.status()) &&
       !absl::IsFailedPrecondition(contents.status())) {
     return contents.status();
   }
-  const absl::StatusOr<NameRecord> record =
-      contents.ok() ? DecodeNameFile(*contents)
-                    : absl::StatusOr<NameRecord>(contents.status());
+  const absl::StatusOr<NameHistory> history =
+      contents.ok() ? DecodeNameHistory(*contents)
+                    : absl::StatusOr<NameHistory>(contents.status());
   std::string problem;
-  if (!record.ok()) {
-    problem = std::string(record.status().message());
-  } else if (NameFileName(record->name) != file) {
+  if (!history.ok()) {
+    problem = std::string(history.status().message());
+  } else if (NameFileName(history->name) != file) {
     problem = "the file name is not the hash of the name it holds";
   } else {
-    const std::string text = record->digest.ToString();
+    const NameVersion& current = history->versions[0];
+    const std::string text = current.digest.ToString();
     absl::MutexLock lock(&mu_);
     if (blobs_.count(text) > 0 || quarantined_.contains(text)) {
-      names_.Set(record->name, text, record->statement);
+      names_.Set(history->name, text, current.statement);
       return true;
     }
     problem = absl::StrCat("it names ", text, ", which is gone");

@@ -67,7 +67,7 @@ std::string S3Layout::NameHintKey(const ParsedDigest& digest,
 }
 
 std::string S3Layout::NameKey(absl::string_view name) const {
-  return absl::StrCat(prefix_, "names/", NameFileName(name));
+  return absl::StrCat(names_prefix(), NameFileName(name));
 }
 
 std::string S3Layout::QuarantineKey(const ParsedDigest& digest) const {

@@ -61,6 +61,8 @@ class S3Layout {
   std::string NameHintKey(const ParsedDigest& digest,
                           absl::string_view name) const;
   std::string NameKey(absl::string_view name) const;
+  // PREFIX/names/: every name object's key begins so.
+  std::string names_prefix() const { return prefix_ + "names/"; }
   std::string QuarantineKey(const ParsedDigest& digest) const;
   // PREFIX/quarantine/: every quarantine mark's key begins so.
   std::string QuarantinePrefix() const { return prefix_ + "quarantine/"; }

@@ -31,10 +31,11 @@ constexpr int kNameWriteAttempts = 8;
 
 // What a listing continues from: the next page's query.
 void AddListQuery(S3Request* request, const std::string& prefix,
-                  const std::string& start_after, const std::string& token) {
+                  const std::string& start_after, const std::string& token,
+                  size_t max_keys = kListPageKeys) {
   request->query = {{"list-type", "2"},
                     {"prefix", prefix},
-                    {"max-keys", absl::StrCat(kListPageKeys)}};
+                    {"max-keys", absl::StrCat(max_keys)}};
   if (!token.empty()) {
     request->query.push_back({"continuation-token", token});
   } else if (!start_after.empty()) {
@@ -50,6 +51,7 @@ absl::StatusOr<std::unique_ptr<S3Store>> S3Store::Open(
     return absl::InvalidArgumentError(
         "S3 multipart parts must be at least 5 MiB");
   }
+  RETURN_IF_ERROR(ValidateNameHistory(options.name_history));
   if (options.fec_roots != 0)
     RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
   ASSIGN_OR_RETURN(std::unique_ptr<S3Client> client,
@@ -308,10 +310,10 @@ absl::string_view Unquoted(absl::string_view etag) {
   return absl::StripSuffix(absl::StripPrefix(etag, "\""), "\"");
 }
 
-// The record in a name object read back for `name`.
-absl::StatusOr<NameRecord> DecodeNameObject(absl::string_view name,
-                                            absl::string_view body) {
-  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameFile(body));
+// The history in a name object read back for `name`.
+absl::StatusOr<NameHistory> DecodeNameObject(absl::string_view name,
+                                             absl::string_view body) {
+  ASSIGN_OR_RETURN(NameHistory decoded, DecodeNameHistory(body));
   if (decoded.name != name) {
     return absl::DataLossError(
         absl::StrCat("the name object of ", name, " holds another name"));
@@ -322,6 +324,12 @@ absl::StatusOr<NameRecord> DecodeNameObject(absl::string_view name,
 }  // namespace
 
 absl::StatusOr<NamedBlob> S3Store::LookupName(absl::string_view name) const {
+  ASSIGN_OR_RETURN(NameHistory history, History(name));
+  NameVersion& current = history.versions[0];
+  return NamedBlob{std::move(current.digest), std::move(current.statement)};
+}
+
+absl::StatusOr<NameHistory> S3Store::History(absl::string_view name) const {
   RETURN_IF_ERROR(ValidateBlobName(name));
   absl::StatusOr<std::string> record =
       GetObject(layout_.NameKey(name), "GetName");
@@ -329,8 +337,36 @@ absl::StatusOr<NamedBlob> S3Store::LookupName(absl::string_view name) const {
     return absl::NotFoundError(absl::StrCat("no blob is named ", name));
   }
   RETURN_IF_ERROR(record.status());
-  ASSIGN_OR_RETURN(NameRecord decoded, DecodeNameObject(name, *record));
-  return NamedBlob{decoded.digest, std::move(decoded.statement)};
+  return DecodeNameObject(name, *record);
+}
+
+absl::StatusOr<NamePage> S3Store::ListNames(absl::string_view after,
+                                            size_t limit) const {
+  S3Request request;
+  request.op = "ListObjectsV2";
+  AddListQuery(&request, layout_.names_prefix(),
+               after.empty() ? "" : layout_.names_prefix() + std::string(after),
+               "", std::clamp<size_t>(limit, 1, kListPageKeys));
+  S3Response response = client_->Call(std::move(request));
+  RETURN_IF_ERROR(response.status);
+  ASSIGN_OR_RETURN(const S3Listing listing, ParseListObjects(response.body));
+  NamePage page;
+  for (const S3Listing::Object& object : listing.objects) {
+    absl::StatusOr<std::string> body = GetObject(object.key, "GetName");
+    if (absl::IsNotFound(body.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(body.status());
+    ASSIGN_OR_RETURN(NameHistory history, DecodeNameHistory(*body));
+    if (layout_.NameKey(history.name) != object.key) {
+      return absl::DataLossError(
+          absl::StrCat("the name object ", object.key, " holds another name"));
+    }
+    page.names.push_back(std::move(history));
+  }
+  if (listing.truncated && !listing.objects.empty()) {
+    page.next = std::string(
+        absl::StripPrefix(listing.objects.back().key, layout_.names_prefix()));
+  }
+  return page;
 }
 
 absl::StatusOr<BlobInfo> S3Store::SetName(const ParsedDigest& digest,
@@ -375,8 +411,6 @@ absl::StatusOr<bool> S3Store::TryWriteName(
     const NameWrite& write, const ParsedDigest& digest, bool retrying,
     std::optional<ParsedDigest>* old) const {
   const std::string key = layout_.NameKey(write.name);
-  const std::string body =
-      EncodeNameFile(digest.ToString(), write.name, write.statement);
   S3Request get;
   get.op = "GetName";
   get.key = key;
@@ -385,15 +419,26 @@ absl::StatusOr<bool> S3Store::TryWriteName(
     return current.status;
   }
   const bool absent = absl::IsNotFound(current.status);
-  if (retrying && !absent && current.body == body) return true;
-  // A damaged name object is replaced like one without a statement: the
-  // bucket is untrusted, and clients check what they are given.
-  absl::StatusOr<NameRecord> record =
+  // A damaged name object is replaced like one without a statement (and its
+  // history starts anew): the bucket is untrusted, and clients check what
+  // they are given.
+  const absl::StatusOr<NameHistory> before =
       absent ? absl::NotFoundError("")
              : DecodeNameObject(write.name, current.body);
-  if (record.ok()) *old = record->digest;
-  RETURN_IF_ERROR(
-      RunNameCheck(write, digest, record.ok() ? record->statement : ""));
+  if (before.ok()) {
+    const NameVersion& now = before->versions[0];
+    // An earlier attempt of this write that did land.
+    if (retrying && now.digest == digest && now.statement == write.statement) {
+      return true;
+    }
+    *old = now.digest;
+  }
+  RETURN_IF_ERROR(RunNameCheck(
+      write, digest, before.ok() ? before->versions[0].statement : ""));
+  const std::string body = EncodeNameHistory(
+      NextNameHistory(before.ok() ? &*before : nullptr, write.name,
+                      NameVersion{digest, write.statement, absl::Now()},
+                      options_.name_history));
   if (!absent && current.etag.empty()) {
     return absl::UnavailableError(
         absl::StrCat("S3 gave the name object ", key, " no ETag"));

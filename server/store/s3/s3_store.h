@@ -45,6 +45,9 @@ struct S3StoreOptions {
   // over 8 GiB with 2 roots, over 590 MiB with 24) is not written, and that
   // is logged. A read that finds bad blocks repairs them from it (S3Blob).
   int fec_roots = 0;
+  // How many versions each name keeps (1 to kMaxNameHistory), in its name
+  // object: see FileStoreOptions::name_history.
+  int name_history = 5;
   // Multipart part size (S3's minimum is 5 MiB; all but the last are this).
   size_t part_bytes = size_t{8} << 20;
   // Part buffers of all Puts together (filling or uploading); a Put waits for
@@ -91,6 +94,10 @@ class S3Store final : public Store {
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
+  absl::StatusOr<NameHistory> History(absl::string_view name) const override;
+  // One ListObjectsV2 page of names/, then a GET per name.
+  absl::StatusOr<NamePage> ListNames(absl::string_view after,
+                                     size_t limit) const override;
   // Names a served blob (a quarantined one is NOT_FOUND). Atomic against
   // every other writer of the name, on any replica: the name object is
   // written only if it is still what the check saw (If-Match on its ETag,

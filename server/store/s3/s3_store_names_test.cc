@@ -66,6 +66,14 @@ TEST_F(S3StoreNamesTest, ARefusedNameWriteChangesNothing) {
   ExpectARefusedNameWriteChangesNothing(*store_);
 }
 
+TEST_F(S3StoreNamesTest, NamesKeepTheirHistory) {
+  ExpectNamesKeepTheirHistory(*store_, 5);
+}
+
+TEST_F(S3StoreNamesTest, ListNamesFindsEveryName) {
+  ExpectListNamesFindsEveryName(*store_);
+}
+
 TEST_F(S3StoreNamesTest, SignaturesGoWithBlobs) {
   ExpectSignaturesGoWithBlobs(*store_);
 }

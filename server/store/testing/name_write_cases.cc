@@ -200,6 +200,87 @@ void ExpectTreeManifestMarksGoWithBlobs(Store& store) {
   EXPECT_FALSE(store.Stat(tree.digest)->tree_manifest);
 }
 
+void ExpectNamesKeepTheirHistory(Store& store, int keep) {
+  std::vector<TestBlob> blobs;
+  for (int i = 0; i < keep + 2; ++i) {
+    blobs.push_back(MakeRandomTestBlob(1000 + i, MerkleParams{}, 40 + i));
+    ASSERT_TRUE(PutWith(store, blobs.back(), PutCommit{}).ok());
+  }
+  const absl::Time start = absl::Now() - absl::Seconds(1);
+  ASSERT_TRUE(
+      PutWith(store, blobs[0], PutCommit{{}, Named("rel", "s0"), ""}).ok());
+  absl::StatusOr<NameHistory> history = store.History("rel");
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(history->name, "rel");
+  ASSERT_EQ(history->versions.size(), 1u);
+  EXPECT_EQ(history->versions[0].digest, blobs[0].digest);
+  EXPECT_EQ(history->versions[0].statement, "s0");
+  EXPECT_GE(history->versions[0].written, start);
+  EXPECT_LE(history->versions[0].written, absl::Now());
+  // The same version again: nothing added.
+  ASSERT_TRUE(store.SetName(blobs[0].digest, Named("rel", "s0")).ok());
+  EXPECT_EQ(store.History("rel")->versions.size(), 1u);
+
+  for (int i = 1; i < keep + 2; ++i) {
+    ASSERT_TRUE(
+        store.SetName(blobs[i].digest, Named("rel", absl::StrCat("s", i)))
+            .ok());
+  }
+  history = store.History("rel");
+  ASSERT_TRUE(history.ok()) << history.status();
+  ASSERT_EQ(history->versions.size(), static_cast<size_t>(keep));
+  for (int k = 0; k < keep; ++k) {
+    const int i = keep + 1 - k;  // newest first
+    EXPECT_EQ(history->versions[k].digest, blobs[i].digest) << k;
+    EXPECT_EQ(history->versions[k].statement, absl::StrCat("s", i)) << k;
+  }
+  // Back to an older release: a new version at the front.
+  ASSERT_TRUE(store.SetName(blobs[2].digest, Named("rel", "back")).ok());
+  history = store.History("rel");
+  EXPECT_EQ(history->versions[0].digest, blobs[2].digest);
+  EXPECT_EQ(history->versions[0].statement, "back");
+  EXPECT_EQ(history->versions[1].digest, blobs[keep + 1].digest);
+  EXPECT_EQ(store.LookupName("rel")->statement, "back");
+
+  ASSERT_TRUE(store.DeleteName("rel").ok());
+  EXPECT_TRUE(absl::IsNotFound(store.History("rel").status()));
+  ASSERT_TRUE(store.SetName(blobs[1].digest, Named("rel")).ok());
+  EXPECT_EQ(store.History("rel")->versions.size(), 1u);
+  EXPECT_TRUE(absl::IsNotFound(store.History("other").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(store.History("../x").status()));
+}
+
+void ExpectListNamesFindsEveryName(Store& store) {
+  const TestBlob a = MakeRandomTestBlob(3000, MerkleParams{}, 61);
+  const TestBlob b = MakeRandomTestBlob(3001, MerkleParams{}, 62);
+  ASSERT_TRUE(PutWith(store, a, PutCommit{}).ok());
+  ASSERT_TRUE(PutWith(store, b, PutCommit{}).ok());
+  std::vector<std::string> written;
+  for (int i = 0; i < 7; ++i) {
+    written.push_back(absl::StrCat("dir/name", i));
+    ASSERT_TRUE(store.SetName(a.digest, Named(written.back())).ok());
+    ASSERT_TRUE(store.SetName(b.digest, Named(written.back())).ok());
+  }
+  std::vector<std::string> listed;
+  std::string after;
+  int pages = 0;
+  do {
+    absl::StatusOr<NamePage> page = store.ListNames(after, 3);
+    ASSERT_TRUE(page.ok()) << page.status();
+    EXPECT_LE(page->names.size(), 3u);
+    for (const NameHistory& history : page->names) {
+      listed.push_back(history.name);
+      ASSERT_EQ(history.versions.size(), 2u) << history.name;
+      EXPECT_EQ(history.versions[0].digest, b.digest);
+      EXPECT_EQ(history.versions[1].digest, a.digest);
+    }
+    after = page->next;
+    ASSERT_LT(++pages, 10);
+  } while (!after.empty());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, written);
+}
+
 void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers) {
   const TestBlob blob = MakeRandomTestBlob(3000, MerkleParams{}, 41);
   ASSERT_TRUE(PutWith(*writers[0], blob, PutCommit{}).ok());
@@ -231,6 +312,13 @@ void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers) {
   // the lower one could have landed last.
   EXPECT_EQ(writers[0]->LookupName("raced")->statement,
             absl::StrCat(kVersions));
+  // And the history holds the writes that landed, each above the one before.
+  const absl::StatusOr<NameHistory> history = writers[0]->History("raced");
+  ASSERT_TRUE(history.ok()) << history.status();
+  for (size_t k = 1; k < history->versions.size(); ++k) {
+    EXPECT_GT(VersionOf(history->versions[k - 1].statement),
+              VersionOf(history->versions[k].statement));
+  }
 }
 
 }  // namespace verity::server

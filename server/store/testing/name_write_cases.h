@@ -36,15 +36,25 @@ void ExpectARefusedNameWriteChangesNothing(Store& store);
 // not, deleted with the blob.
 void ExpectSignaturesGoWithBlobs(Store& store);
 
-// Threads write one name through `writers` (the same store, or replicas on
-// one bucket) with statements "1".."N" in shuffled order and a check that
-// refuses any version not above the current one: the name ends at "N", and
-// every write that succeeded was above every one before it.
 // A Put with PutCommit::tree_manifest marks its blob (Stat says so), a new
 // one or one stored before; a Put without it leaves the mark; a deleted blob
 // stored again as a file has none.
 void ExpectTreeManifestMarksGoWithBlobs(Store& store);
 
+// A name keeps its last `keep` versions (the store's name_history), newest
+// first, each with its statement and the time it was written: a Put or a
+// SetName adds one (one of the version the name has already adds none), a
+// name pointed back at an older blob gets a new version; DeleteName deletes
+// the history with the name.
+void ExpectNamesKeepTheirHistory(Store& store, int keep);
+
+// ListNames pages through every name, each once, with its history.
+void ExpectListNamesFindsEveryName(Store& store);
+
+// Threads write one name through `writers` (the same store, or replicas on
+// one bucket) with statements "1".."N" in shuffled order and a check that
+// refuses any version not above the current one: the name ends at "N", and
+// every write that succeeded was above every one before it.
 void ExpectNameWritesAreCompareAndSet(const std::vector<Store*>& writers);
 
 }  // namespace verity::server
