@@ -82,6 +82,10 @@ ABSL_FLAG(int, fec_roots, 2,
           "this flag says. S3: an area over 64 MiB is not written (logged), "
           "and a repaired block is served from memory and the blob marked "
           "damaged/ in the bucket until a Put of it replaces its objects");
+ABSL_FLAG(int, name_history, 5,
+          "versions each name keeps, 1 to 100: what it points at and those "
+          "before, newest first (`verity history NAME`); a blob any of them "
+          "reaches is kept (rm refuses it without --force)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -231,6 +235,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.store.root = store->dir;
   options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
   options.store.fec_roots = absl::GetFlag(FLAGS_fec_roots);
+  options.store.name_history = absl::GetFlag(FLAGS_name_history);
   if (store->kind == StoreLocation::Kind::kS3) {
     S3Settings s3;
     s3.bucket = store->bucket;
@@ -244,6 +249,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
     options.s3.prefix = store->prefix;
     options.s3.max_blob_bytes = options.store.max_blob_bytes;
     options.s3.fec_roots = options.store.fec_roots;
+    options.s3.name_history = options.store.name_history;
     options.remote_cache.disk.dir = absl::GetFlag(FLAGS_cache_dir);
     options.remote_cache.disk.max_bytes = absl::GetFlag(FLAGS_cache_bytes);
     options.remote_cache.slabs.memory_bytes =

@@ -7,21 +7,24 @@
 #     writer of the store with no key reads, writes and deletes it;
 #   start_guarded KEYS_FILE: (re)starts the server the attacks go through with
 #     --name_keys=KEYS_FILE and sets guarded=(--server=...).
-# run_name_attacks runs them all on the name attack/latest.
+# run_name_attacks runs them all on the name attack/latest; run_history_checks then reads a
+# history.
 
 # plant_statement FILE STATEMENT_FILE: FILE (a name object) with its statement replaced.
 plant_statement() {
+  name_record "$1" >"$1.record"
   python3 - "$1" "$2" <<'EOF'
 import sys
 obj, statement = sys.argv[1], sys.argv[2]
-head = open(obj, 'rb').read().partition(b'\0')[0]
+head = open(obj + '.record', 'rb').read().partition(b'\0')[0]
 open(obj + '.planted', 'wb').write(head + b'\0' + open(statement, 'rb').read())
 EOF
 }
 
 # statement_version FILE: the version of the statement in the name object FILE.
 statement_version() {
-  python3 - "$1" <<'EOF'
+  name_record "$1" >"$1.record"
+  python3 - "$1.record" <<'EOF'
 import struct, sys
 s = open(sys.argv[1], 'rb').read().partition(b'\0')[2]
 magics = (b'verityd name statement v2\n', b'verityd name statement v1\n')
@@ -157,4 +160,37 @@ run_name_attacks() {
   vc get "${guarded[@]}" "${cert[@]}" attack/empty --length=0 2>"$dir/err" || rc=$?
   check "by name with only a certificate: the warning" \
     grep -qF "attack/empty is not authenticated" "$dir/err"
+}
+
+# run_history_checks: `verity history` of a name published three times through the guarded
+# server (trusting the key honest.pem of run_name_attacks): newest first, each version's digest,
+# kind, time and statement, verified only with the trusted key.
+run_history_checks() {
+  local name=attack/history dir=$work/attacks
+  local keys=$dir/keys data=$dir/data
+  local -a digests=()
+  for f in a b c; do
+    expect_exit 0 "history: publish $f" \
+      vc put "${guarded[@]}" "$data/$f" --name="$name" "${publish[@]}"
+    digests+=("$("$verity" digest "$data/$f" | cut -d' ' -f1)")
+  done
+  expect_exit 0 "history: list it" vc history "${guarded[@]}" \
+    --trusted-keys="$keys/honest.pub" --state-dir="$dir/client" "$name" >"$dir/history"
+  check "history: three versions" [ "$(wc -l <"$dir/history")" -eq 3 ]
+  local i line
+  for i in 0 1 2; do
+    line=$(sed -n "$((i + 1))p" "$dir/history")
+    check "history: line $i is c, b, a in turn: $line" \
+      [ "${line#"$i ${digests[$((2 - i))]} file written=20"}" != "$line" ]
+    check "history: line $i is signed and verified" grep -qE ' version=[0-9]+ .* verified=yes$' \
+      <<<"$line"
+  done
+  local -a versions
+  mapfile -t versions < <(sed 's/.* version=\([0-9]*\) .*/\1/' "$dir/history")
+  check "history: newest first (${versions[*]})" \
+    [ "${versions[0]}" -gt "${versions[1]}" -a "${versions[1]}" -gt "${versions[2]}" ]
+  vc history "${guarded[@]}" --state-dir="$dir/client" "$name" >"$dir/history" 2>/dev/null
+  check "history without trusted keys: not verified" \
+    [ "$(grep -c ' verified=no$' "$dir/history")" -eq 3 ]
+  expect_exit 2 "history of no such name" vc history "${guarded[@]}" attack/none
 }

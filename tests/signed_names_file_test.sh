@@ -12,3 +12,4 @@ for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 source "$here/file_store_writer.sh"
 
 run_name_attacks
+run_history_checks

@@ -78,13 +78,14 @@ expect_exit 0 "put c, no name" vc put "${plain[@]}" "$data/c"
 c=$(digest_of "$data/c")
 
 # ---- someone with the bucket's credentials and no key
-# rewrite FILE PYTHON: FILE is a name object ("DIGEST\nNAME", then NUL and the statement);
-# PYTHON edits d (digest text, bytes), n (name) and s (statement) and the object is written back.
+# rewrite FILE PYTHON: FILE is a name object, whose current version (name_record: "DIGEST\nNAME",
+# then NUL and the statement) PYTHON edits d (digest text, bytes), n (name) and s (statement) and the object is written back.
 rewrite() {
+  name_record "$1" >"$1.record"
   python3 - "$1" "$2" <<'EOF'
 import sys
 path, edit = sys.argv[1], sys.argv[2]
-head, _, s = open(path, 'rb').read().partition(b'\0')
+head, _, s = open(path + '.record', 'rb').read().partition(b'\0')
 d, _, n = head.partition(b'\n')
 exec(edit)
 open(path + '.new', 'wb').write(d + b'\n' + n + ((b'\0' + s) if s else b''))
@@ -185,10 +186,12 @@ start_guarded() {
   attacks_pid=$server_pid guarded=(--server="127.0.0.1:$server_port")
 }
 run_name_attacks
+run_history_checks
 
 # ---- nothing secret in the logs or metrics
 private=$(grep -v -- ----- "$keys/publisher.pem" | tr -d '\n')
-python3 - "$work/v2.object" >"$work/signature" <<'EOF'
+name_record "$work/v2.object" >"$work/v2.record"
+python3 - "$work/v2.record" >"$work/signature" <<'EOF'
 import base64, sys
 s = open(sys.argv[1], 'rb').read().partition(b'\0')[2]
 print(s[-64:].hex()); print(base64.b64encode(s[-64:]).decode())

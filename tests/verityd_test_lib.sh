@@ -63,6 +63,22 @@ is_prefix() {
 # vc ARGS...: the CLI, bounded, so that a hung call fails the check instead of the test run.
 vc() { timeout -k 5 60 "$verity" "$@"; }
 
+# name_record FILE: the version a name file or object FILE points at now, as a name file from
+# before histories holds it: "DIGEST\nNAME", then NUL and the statement if it has one
+# (server/store/name_history.h). A store writer that writes it back writes that older format,
+# which the server still reads.
+name_record() {
+  python3 - "$1" <<'EOF'
+import sys
+b = open(sys.argv[1], 'rb').read()
+magic = b'verity-name-history 1\n'
+if b.startswith(magic):
+    header, _, rest = b[len(magic):].partition(b'\n')
+    b = rest[:int(header.split(b' ')[1])]
+sys.stdout.buffer.write(b)
+EOF
+}
+
 # only_in_out FILE...: $out holds exactly these names (no partial or temporary files).
 only_in_out() {
   local want got

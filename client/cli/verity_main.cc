@@ -7,6 +7,7 @@
 #include "client/cli/digest_command.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/get_command.h"
+#include "client/cli/history_command.h"
 #include "client/cli/keygen_command.h"
 #include "client/cli/ls_command.h"
 #include "client/cli/mount_command.h"
@@ -57,16 +58,17 @@ constexpr char kUsage[] =
     "      sign \"NAME means DIGEST\"; print, write or store the statement\n"
     "  ls [TREE]             list the stored blobs: digest, size, names;\n"
     "                        or a tree's entries\n"
+    "  history NAME          the versions the server keeps of a name\n"
     "  rm DIGEST_OR_NAME     delete a blob, or only the name\n"
     "\n"
-    "put, get, stat, ls, rm, sign, sync and mount also take --server=HOST:PORT "
-    "(default\n"
-    "$VERITY_SERVER, else 127.0.0.1:50051), --tls-ca=FILE (use TLS),\n"
+    "put, get, stat, ls, history, rm, sign, sync and mount also take\n"
+    "--server=HOST:PORT (default $VERITY_SERVER, else 127.0.0.1:50051),\n"
+    "--tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
-    "get, stat, ls, sync and mount take --trusted-keys=FILE (default "
+    "get, stat, ls, history, sync and mount take --trusted-keys=FILE (default "
     "$VERITY_TRUSTED_KEYS),\n"
     "--trusted-keys-threshold=K, --state-dir=DIR and --fsverity-cert=PEM\n"
     "(default $VERITY_FSVERITY_CERT): `verity get --help`.\n"
@@ -88,6 +90,7 @@ constexpr Command kCommands[] = {
     {"get", verity::cli::RunGetCommand},
     {"stat", verity::cli::RunStatCommand},
     {"ls", verity::cli::RunLsCommand},
+    {"history", verity::cli::RunHistoryCommand},
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},
     {"sign", verity::cli::RunSignCommand},

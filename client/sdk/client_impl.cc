@@ -250,6 +250,37 @@ absl::StatusOr<v1::BlobInfo> ClientImpl::StatRpc(const v1::StatRequest& request,
   return info;
 }
 
+absl::StatusOr<std::vector<sdk::NameVersionInfo>> ClientImpl::History(
+    absl::string_view name) {
+  v1::HistoryRequest request;
+  request.set_name(std::string(name));
+  v1::HistoryResponse response;
+  RETURN_IF_ERROR(RetryUnary(
+      options_.retry, options_.rpc_timeout, absl::InfiniteFuture(),
+      [&](grpc::ClientContext* context) {
+        return FromGrpcStatus(stub_->History(context, request, &response));
+      }));
+  std::vector<sdk::NameVersionInfo> versions;
+  for (const v1::NameVersion& proto : response.versions()) {
+    ASSIGN_OR_RETURN(sdk::Digest digest, sdk::Digest::Parse(proto.digest()));
+    sdk::NameVersionInfo version{std::move(digest)};
+    if (proto.written_unix_seconds() != 0) {
+      version.written = absl::FromUnixSeconds(proto.written_unix_seconds());
+    }
+    absl::StatusOr<NameStatement> statement =
+        ParseNameStatement(proto.name_statement());
+    if (statement.ok()) {
+      const bool verified =
+          trust_ != nullptr &&
+          statement->claim.digest == ToParsedDigest(version.digest) &&
+          CheckNameStatementSigned(*statement, trust_->keys(), name).ok();
+      version.statement = ToNameStatementInfo(*statement, verified);
+    }
+    versions.push_back(std::move(version));
+  }
+  return versions;
+}
+
 absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
                                                uint32_t page_size) {
   v1::ListRequest request;

@@ -46,6 +46,8 @@ class ClientImpl final : public sdk::Client {
   absl::StatusOr<sdk::BlobInfo> SetName(
       absl::string_view name, const sdk::Digest& digest,
       absl::string_view name_statement) override;
+  absl::StatusOr<std::vector<sdk::NameVersionInfo>> History(
+      absl::string_view name) override;
   absl::StatusOr<sdk::ListPage> List(absl::string_view page_token,
                                      uint32_t page_size) override;
   absl::StatusOr<std::vector<sdk::Digest>> FindMissing(

@@ -38,12 +38,13 @@ enum class RpcMethod {
   kSetName,
   kReadSmall,
   kFindMissing,
-  kBatchRead
+  kBatchRead,
+  kHistory
 };
-inline constexpr int kNumRpcMethods = 9;
+inline constexpr int kNumRpcMethods = 10;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing", "BatchRead".
+// "FindMissing", "BatchRead", "History".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

@@ -38,4 +38,14 @@ v1::BlobInfo BlobInfoToProto(const BlobInfo& info) {
   return proto;
 }
 
+v1::NameVersion NameVersionToProto(const NameVersion& version) {
+  v1::NameVersion proto;
+  proto.set_digest(version.digest.ToString());
+  proto.set_name_statement(version.statement);
+  if (version.written != absl::InfinitePast()) {
+    proto.set_written_unix_seconds(absl::ToUnixSeconds(version.written));
+  }
+  return proto;
+}
+
 }  // namespace verity::server

@@ -175,6 +175,7 @@ absl::StatusOr<NamedBlob> ResolveBlob(const Store& store,
                                       const BlobSelector& blob);
 
 v1::BlobInfo BlobInfoToProto(const BlobInfo& info);
+v1::NameVersion NameVersionToProto(const NameVersion& version);
 
 }  // namespace verity::server
 

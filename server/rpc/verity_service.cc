@@ -123,6 +123,18 @@ absl::Status DoSetName(ServiceContext* context,
   return absl::OkStatus();
 }
 
+absl::Status DoHistory(const ServiceContext& context,
+                       const v1::HistoryRequest& request,
+                       v1::HistoryResponse* response) {
+  RETURN_IF_ERROR(context.state.CheckServing());
+  ASSIGN_OR_RETURN(const NameHistory history,
+                   context.store->History(request.name()));
+  for (const NameVersion& version : history.versions) {
+    *response->add_versions() = NameVersionToProto(version);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DoFindMissing(const ServiceContext& context,
                            const v1::FindMissingRequest& request,
                            v1::FindMissingResponse* response) {
@@ -146,6 +158,17 @@ grpc::ServerUnaryReactor* VerityService::FindMissing(
   return Answer(context_, call, RpcMethod::kFindMissing, Role::kRead,
                 !context_->store->IsLocal(), [this, request, response] {
                   return DoFindMissing(*context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::History(
+    grpc::CallbackServerContext* call, const v1::HistoryRequest* request,
+    v1::HistoryResponse* response) {
+  // What a name pointed at, as Stat by name tells what it points at: read.
+  // The history is read from the store's file or object: never inline.
+  return Answer(context_, call, RpcMethod::kHistory, Role::kRead,
+                /*blocks=*/true, [this, request, response] {
+                  return DoHistory(*context_, *request, response);
                 });
 }
 

@@ -43,6 +43,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* Delete(grpc::CallbackServerContext* call,
                                    const v1::DeleteRequest* request,
                                    v1::DeleteResponse* response) override;
+  grpc::ServerUnaryReactor* History(grpc::CallbackServerContext* call,
+                                    const v1::HistoryRequest* request,
+                                    v1::HistoryResponse* response) override;
   grpc::ServerUnaryReactor* SetName(grpc::CallbackServerContext* call,
                                     const v1::SetNameRequest* request,
                                     v1::BlobInfo* response) override;

@@ -58,6 +58,19 @@ struct BlobInfo {
   bool tree_manifest = false;
 };
 
+// One version of a name's history (Client::History). Plain value.
+struct NameVersionInfo {
+  Digest digest;
+  // When the server wrote it; InfinitePast if it does not know (a version
+  // written before it kept histories). The server's word.
+  absl::Time written = absl::InfinitePast();
+  // The statement stored with it, if one parses. `verified` here means that
+  // the statement names this name and this digest and carries enough
+  // signatures of ClientOptions::trusted_keys: an old version is expired and
+  // below the name's current version by nature, so neither is checked.
+  std::optional<NameStatementInfo> statement;
+};
+
 // One page of a listing. Plain value.
 struct ListPage {
   std::vector<BlobInfo> blobs;  // in digest order

@@ -130,6 +130,13 @@ class Client {
   // detects corruption, but not a server that lies about names.
   virtual absl::StatusOr<BlobInfo> StatName(absl::string_view name) = 0;
 
+  // The versions the server keeps of `name` (its --name_history), newest
+  // first: the first is what the name points at now. NOT_FOUND for no such
+  // name. Retried as Stat. What the server says, but for each statement's
+  // `verified` (NameVersionInfo).
+  virtual absl::StatusOr<std::vector<NameVersionInfo>> History(
+      absl::string_view name) = 0;
+
   // Points `name` at the stored blob `digest`, with `name_statement` (signed
   // by the publisher; may be empty for a server without --name_keys). Not
   // retried. NOT_FOUND if the blob is not stored; the server's
