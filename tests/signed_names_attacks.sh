@@ -193,4 +193,28 @@ run_history_checks() {
   check "history without trusted keys: not verified" \
     [ "$(grep -c ' verified=no$' "$dir/history")" -eq 3 ]
   expect_exit 2 "history of no such name" vc history "${guarded[@]}" attack/none
+
+  # ---- rm: a blob a retained version reaches, itself or as a file of its tree, is refused
+  # naming the name; --force deletes it; removing the name frees what only it reached.
+  local rc=0
+  vc rm "${guarded[@]}" "${digests[0]}" 2>"$dir/err" || rc=$?
+  check "rm of the oldest version's blob: exit 5 (got $rc)" [ "$rc" -eq 5 ]
+  check "the refusal names the name: $(cat "$dir/err")" \
+    grep -qF "name \"$name\" (version 2 of its history)" "$dir/err"
+  mkdir -p "$dir/tree/bin"
+  cp "$data/d" "$dir/tree/bin/tool"
+  expect_exit 0 "publish a tree" \
+    vc put "${guarded[@]}" "$dir/tree" --name=attack/tree "${publish[@]}"
+  local tool
+  tool=$("$verity" digest "$data/d" | cut -d' ' -f1)
+  rc=0
+  vc rm "${guarded[@]}" "$tool" 2>"$dir/err" || rc=$?
+  check "rm of a file of a named tree: exit 5 (got $rc)" [ "$rc" -eq 5 ]
+  check "the refusal names the tree's file: $(cat "$dir/err")" \
+    grep -qF "file bin/tool of its tree" "$dir/err"
+  expect_exit 0 "the tree still fetches" vc get "${guarded[@]}" attack/tree -o "$dir/tree-out"
+  expect_exit 0 "rm --force of the tree's file" vc rm "${guarded[@]}" --force "$tool"
+  expect_exit 1 "rm --force of a name is a usage error" vc rm "${guarded[@]}" --force "$name"
+  expect_exit 0 "rm of the name" vc rm "${guarded[@]}" "$name"
+  expect_exit 0 "then its oldest blob goes without --force" vc rm "${guarded[@]}" "${digests[0]}"
 }

@@ -395,9 +395,10 @@ std::vector<absl::StatusOr<std::string>> ClientImpl::FetchEach(
   return blobs;
 }
 
-absl::Status ClientImpl::Delete(const sdk::Digest& digest) {
+absl::Status ClientImpl::Delete(const sdk::Digest& digest, bool force) {
   v1::DeleteRequest request;
   request.set_digest(digest.ToString());
+  request.set_force(force);
   return DeleteRpc(request);
 }
 

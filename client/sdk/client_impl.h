@@ -55,7 +55,7 @@ class ClientImpl final : public sdk::Client {
   absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
       const std::vector<sdk::Digest>& digests,
       const sdk::FetchOptions& options) override;
-  absl::Status Delete(const sdk::Digest& digest) override;
+  absl::Status Delete(const sdk::Digest& digest, bool force) override;
   absl::Status DeleteName(absl::string_view name) override;
   sdk::ClientStats Stats() const override;
 

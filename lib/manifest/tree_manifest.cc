@@ -28,7 +28,7 @@
 namespace verity {
 namespace {
 
-constexpr absl::string_view kMagic = "verityd tree v1\n";
+constexpr absl::string_view kMagic = kTreeManifestMagic;
 constexpr uint8_t kExecutable = 1;
 
 absl::Status Bad(absl::string_view path, absl::string_view what) {

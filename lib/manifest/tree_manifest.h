@@ -25,6 +25,9 @@
 
 namespace verity {
 
+// How every manifest begins.
+inline constexpr absl::string_view kTreeManifestMagic = "verityd tree v1\n";
+
 // The entries in canonical order: sorted by path bytes.
 struct TreeManifest {
   std::vector<TreeEntry> entries;

@@ -20,6 +20,7 @@
 #include "server/rpc/request_checks.h"
 #include "server/rpc/small_read_reactor.h"
 #include "server/rpc/tree_checks.h"
+#include "server/upkeep/roots.h"
 
 namespace verity::server {
 namespace {
@@ -98,6 +99,17 @@ absl::Status DoDelete(ServiceContext* context,
   ASSIGN_OR_RETURN(NamedBlob blob, Resolve(*context, request));
   if (request.blob_case() == v1::DeleteRequest::kName) {
     return context->blobs->DeleteName(request.name());
+  }
+  if (!request.force()) {
+    // The roots are read whole each time: rm is rare, and a mark kept
+    // between calls would miss what other replicas named since.
+    ASSIGN_OR_RETURN(const ReachableBlobs reached,
+                     MarkReachable(*context->store));
+    if (const RootPath* path = reached.Find(blob.digest); path != nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(blob.digest.ToString(), " is reached from ",
+                       DescribeRootPath(*path), "; --force deletes it anyway"));
+    }
   }
   return context->blobs->DeleteBlob(blob.digest);
 }

@@ -172,10 +172,14 @@ class Client {
   virtual absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
       const std::vector<Digest>& digests, const FetchOptions& options) = 0;
 
-  // Deletes the blob and every name that refers to it. Put and Delete are
-  // not retried: neither could be repeated blindly.
-  virtual absl::Status Delete(const Digest& digest) = 0;
-  // Deletes only the name.
+  // Deletes the blob and every name that refers to it now. A blob that a
+  // name's retained history reaches (itself, or a file of a tree it names)
+  // is FAILED_PRECONDITION naming such a name, unless `force`. Put and Delete
+  // are not retried: neither could be repeated blindly.
+  virtual absl::Status Delete(const Digest& digest, bool force) = 0;
+  absl::Status Delete(const Digest& digest) { return Delete(digest, false); }
+  // Deletes only the name, and its history: what only it reached is left
+  // for garbage collection.
   virtual absl::Status DeleteName(absl::string_view name) = 0;
 
   virtual ClientStats Stats() const = 0;
