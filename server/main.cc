@@ -86,6 +86,13 @@ ABSL_FLAG(int, name_history, 5,
           "versions each name keeps, 1 to 100: what it points at and those "
           "before, newest first (`verity history NAME`); a blob any of them "
           "reaches is kept (rm refuses it without --force)");
+ABSL_FLAG(absl::Duration, gc_interval, absl::ZeroDuration(),
+          "run a garbage collection this often (e.g. 6h; 0: only when an "
+          "admin asks, `verity gc`); replicas sharing a store take turns");
+ABSL_FLAG(absl::Duration, gc_grace, absl::Hours(1),
+          "garbage collection keeps an unreachable blob used within this "
+          "long (stored, found by FindMissing or a Put, named): a `put DIR` "
+          "must finish within half of it; the same on every replica");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -236,6 +243,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.store.max_blob_bytes = absl::GetFlag(FLAGS_max_blob_bytes);
   options.store.fec_roots = absl::GetFlag(FLAGS_fec_roots);
   options.store.name_history = absl::GetFlag(FLAGS_name_history);
+  options.gc_interval = absl::GetFlag(FLAGS_gc_interval);
+  options.service.gc_grace = absl::GetFlag(FLAGS_gc_grace);
   if (store->kind == StoreLocation::Kind::kS3) {
     S3Settings s3;
     s3.bucket = store->bucket;

@@ -52,6 +52,9 @@ struct ServerOptions {
   // a statement one of them signed (NamePolicy). Empty: names need none.
   std::string name_keys_file;
   ServiceOptions service;
+  // Garbage collection every this long (zero: only when an admin asks, the
+  // Collect RPC), with service.gc_grace.
+  absl::Duration gc_interval = absl::ZeroDuration();
   // Verify every block read from the store before sending it. Off only for
   // benchmarks and diagnostics: clients still verify, but the server would
   // send corrupt data.

@@ -186,6 +186,7 @@ absl::Status Verityd::Init() {
   rate_limiter_ =
       std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
   context_.gate.rate_limiter = rate_limiter_.get();
+  InitCollections();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 
@@ -330,6 +331,34 @@ absl::Status Verityd::InitMetricsEndpoint() {
   return absl::OkStatus();
 }
 
+void Verityd::InitCollections() {
+  collection_metrics_ = std::make_unique<CollectionMetrics>(*registry_);
+  CollectionsOptions options;
+  options.grace = options_.service.gc_grace;
+  options.interval = options_.gc_interval;
+  options.holder = options_.listen;
+  options.log = [](absl::string_view line) { Log(line); };
+  collections_ = std::make_unique<Collections>(
+      *store_,
+      [this](const ParsedDigest& digest, absl::Time cutoff) {
+        return blobs_->DeleteIfUnusedSince(digest, cutoff);
+      },
+      collection_metrics_.get(), std::move(options));
+  ExecutorOptions upkeep;
+  upkeep.name = "upkeep";
+  upkeep.threads = 1;
+  upkeep_ = std::make_unique<Executor>(upkeep);
+  context_.upkeep = upkeep_.get();
+  context_.collect = [this](bool dry_run) {
+    return collections_->RunNow(dry_run);
+  };
+  if (options_.gc_interval > absl::ZeroDuration()) {
+    Log(absl::StrCat("garbage collection every ",
+                     absl::FormatDuration(options_.gc_interval), ", grace ",
+                     absl::FormatDuration(options_.service.gc_grace)));
+  }
+}
+
 void Verityd::Import() {
   absl::Cleanup done = [this] { import_done_.Notify(); };
   if (!options_.import_dir.empty()) {
@@ -389,6 +418,8 @@ void Verityd::Shutdown(absl::Duration grace) {
   // A probe under way may wait on an unreachable endpoint for its timeouts:
   // the calls' grace period does not wait for it, only the server's end does.
   if (probe_thread_.joinable()) stop_probe_.Notify();
+  // A collection under way stops between two pages.
+  if (collections_ != nullptr) collections_->Stop();
   Drain(deadline);
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();

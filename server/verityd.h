@@ -42,6 +42,7 @@
 #include "server/store/cache/caching_store.h"
 #include "server/store/served_blobs.h"
 #include "server/store/store.h"
+#include "server/upkeep/collections.h"
 
 namespace verity::server {
 
@@ -105,6 +106,8 @@ class Verityd {
       const InlineLimits& limits, const Calibration& calibration);
   // Serves the registry and the scrape-time metrics on metrics_listen.
   absl::Status InitMetricsEndpoint();
+  // Garbage collections (collections_, upkeep_, context_.collect).
+  void InitCollections();
   void Import();
   // Probes a remote store every store_probe_interval until Shutdown().
   void ProbeStore();
@@ -162,6 +165,11 @@ class Verityd {
   // The S3 store's Put steps (S3StoreOptions::put_executor); null for a
   // local store. Made with the store, destroyed like io_ before it.
   std::unique_ptr<Executor> put_io_;
+  // Garbage collections, on upkeep_ when asked: stopped before the
+  // server's end, destroyed after the server, which waits for Collect calls.
+  std::unique_ptr<CollectionMetrics> collection_metrics_;
+  std::unique_ptr<Collections> collections_;
+  std::unique_ptr<Executor> upkeep_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import and probe threads
   // use it until joined.

@@ -39,7 +39,8 @@ check "stat by name with the read token" test -n "$digest"
 expect_exit 0 "get with the read token" as "$read_token" get "${srv[@]}" "$digest" -o /dev/null
 expect_exit 0 "ls with the read token" as "$read_token" ls "${srv[@]}"
 expect_exit 6 "rm of a blob with the write token" as "$write_token" rm "${srv[@]}" "$digest"
-expect_exit 0 "rm of a blob with the admin token" as "$admin_token" rm "${srv[@]}" "$digest"
+expect_exit 0 "rm --force of a named blob with the admin token" \
+  as "$admin_token" rm "${srv[@]}" --force "$digest"
 other=$(as "$read_token" ls "${srv[@]}" | cut -d' ' -f1 | head -n 1)
 as "$read_token" rm "${srv[@]}" "$other" 2>"$work/denied.err" || true
 check "a denied rm says which role it needs" grep -q "needs the admin role; the caller has read" \

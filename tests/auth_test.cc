@@ -39,9 +39,18 @@ void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::trunc) << text;
 }
 
-enum class Call { kRead, kStat, kList, kPut, kDeleteName, kDeleteBlob };
-constexpr Call kCalls[] = {Call::kRead, Call::kStat,       Call::kList,
-                           Call::kPut,  Call::kDeleteName, Call::kDeleteBlob};
+enum class Call {
+  kRead,
+  kStat,
+  kList,
+  kHistory,
+  kPut,
+  kDeleteName,
+  kDeleteBlob
+};
+constexpr Call kCalls[] = {Call::kRead,      Call::kStat, Call::kList,
+                           Call::kHistory,   Call::kPut,  Call::kDeleteName,
+                           Call::kDeleteBlob};
 
 const char* CallName(Call call) {
   switch (call) {
@@ -51,6 +60,8 @@ const char* CallName(Call call) {
       return "Stat";
     case Call::kList:
       return "List";
+    case Call::kHistory:
+      return "History";
     case Call::kPut:
       return "Put";
     case Call::kDeleteName:
@@ -142,6 +153,9 @@ class AuthTest : public ::testing::Test {
       case Call::kList:
         status = client.ListAll().status();
         break;
+      case Call::kHistory:
+        status = client.History("kept").status();
+        break;
       case Call::kPut:
         status = PutString(client, kFresh, {}).status();
         break;
@@ -149,7 +163,8 @@ class AuthTest : public ::testing::Test {
         status = client.DeleteName("kept");
         break;
       case Call::kDeleteBlob:
-        status = client.Delete(kept);
+        // Named "kept": without force, refused whoever asks.
+        status = client.Delete(kept, /*force=*/true);
         break;
     }
     for (const char* token : {kReadToken, kWriteToken, kAdminToken}) {

@@ -197,7 +197,11 @@ check "stat shows no name after rm" \
   bash -c '! grep -q "^name:" <<<"$1"' _ "$(vc stat "${srv[@]}" "$dig_big")"
 expect_exit 2 "rm of a removed name" vc rm "${srv[@]}" big.bin
 put_matches uno "$d/one" --
-expect_exit 0 "rm by digest" vc rm "${srv[@]}" "$dig_one"
+rc=0
+vc rm "${srv[@]}" "$dig_one" 2>"$work/rm.err" || rc=$?
+check "rm by digest of a named blob: exit 5 (got $rc)" [ "$rc" -eq 5 ]
+check "the refusal names the name" grep -qF 'name "uno" (version 0 of its history)' "$work/rm.err"
+expect_exit 0 "rm --force by digest" vc rm "${srv[@]}" --force "$dig_one"
 expect_exit 2 "get of a removed digest" vc get "${srv[@]}" "$dig_one" -o "$out/got"
 expect_exit 2 "get by the name of a removed blob" vc get "${srv[@]}" uno
 expect_exit 2 "rm of a removed digest" vc rm "${srv[@]}" "$dig_one"

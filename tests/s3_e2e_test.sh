@@ -74,7 +74,8 @@ check "stat through replica 3 shows the size" \
   bash -c "'$verity' stat ${r3[*]} '$big' | grep -q 50331648"
 check "ls through replica 2 lists both" \
   bash -c "'$verity' ls ${r2[*]} | grep -c -e '$big' -e '$small' | grep -qx 2"
-expect_exit 0 "rm small through replica 2" vc rm "${r2[@]}" "$small"
+expect_exit 5 "rm of small, which the name small reaches" vc rm "${r2[@]}" "$small"
+expect_exit 0 "rm --force small through replica 2" vc rm "${r2[@]}" --force "$small"
 expect_exit 2 "small is gone through replica 1" vc stat "${r1[@]}" "$small"
 expect_exit 2 "its name is gone through replica 3" vc get "${r3[@]}" small -o "$work/out"
 check "replica 1 counted S3 requests" [ "$(metric "${mports[0]}" verityd_s3_requests_total)" -gt 0 ]

@@ -93,6 +93,20 @@ class Posix final : public FileSystem {
 
 }  // namespace
 
+absl::StatusOr<absl::Time> FileSystem::ModifiedTime(int fd,
+                                                    absl::string_view path) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  return absl::TimeFromTimespec(st.st_mtim);
+}
+
+absl::Status FileSystem::SetModifiedTime(int fd, absl::Time time,
+                                         absl::string_view path) {
+  const struct timespec times[2] = {{0, UTIME_OMIT}, absl::ToTimespec(time)};
+  if (futimens(fd, times) != 0) return ErrnoStatus(errno, "futimens", path);
+  return absl::OkStatus();
+}
+
 FileSystem& PosixFileSystem() {
   static Posix* const posix = new Posix();
   return *posix;

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "lib/base/file_util.h"
 
@@ -63,6 +64,13 @@ class FileSystem {
       const std::string& path) = 0;
   // As RemoveRecursively in file_util.h.
   virtual absl::Status RemoveRecursively(const std::string& path) = 0;
+  // fstat(2)'s modification time. By default the real call: a test double
+  // that does not fail it need not override it.
+  virtual absl::StatusOr<absl::Time> ModifiedTime(int fd,
+                                                  absl::string_view path);
+  // futimens(2): the modification time set to `time`, the access time left.
+  virtual absl::Status SetModifiedTime(int fd, absl::Time time,
+                                       absl::string_view path);
 };
 
 // The real file system. A process-wide immutable instance.

@@ -12,8 +12,8 @@ namespace verity::server {
 namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
-    "Put",     "Read",      "Stat",        "List",      "Delete",
-    "SetName", "ReadSmall", "FindMissing", "BatchRead", "History"};
+    "Put",       "Read",        "Stat",      "List",    "Delete", "SetName",
+    "ReadSmall", "FindMissing", "BatchRead", "History", "Collect"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {

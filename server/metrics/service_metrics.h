@@ -39,12 +39,13 @@ enum class RpcMethod {
   kReadSmall,
   kFindMissing,
   kBatchRead,
-  kHistory
+  kHistory,
+  kCollect
 };
-inline constexpr int kNumRpcMethods = 10;
+inline constexpr int kNumRpcMethods = 11;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing", "BatchRead", "History".
+// "FindMissing", "BatchRead", "History", "Collect".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

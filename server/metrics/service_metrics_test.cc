@@ -65,8 +65,9 @@ TEST(ServiceMetricsTest, SuccessesExistFromTheStartFailuresWhenSeen) {
   prometheus::Registry registry;
   ServiceMetrics metrics(registry);
   // Read, ReadSmall and BatchRead OK per class, and OK for each other method.
+  constexpr size_t kSeries = 3 * 4 + (kNumRpcMethods - 3);
   EXPECT_EQ(FamilyNamed(registry, "verityd_rpc_duration_seconds").metric.size(),
-            3 * 4 + 6);
+            kSeries);
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
                   absl::Microseconds(100));
   metrics.Observe(RpcMethod::kRead, PriorityClass::kRt, absl::StatusCode::kOk,
@@ -75,7 +76,7 @@ TEST(ServiceMetricsTest, SuccessesExistFromTheStartFailuresWhenSeen) {
                   absl::StatusCode::kNotFound, absl::Microseconds(50));
   const prometheus::MetricFamily family =
       FamilyNamed(registry, "verityd_rpc_duration_seconds");
-  ASSERT_EQ(family.metric.size(), 3 * 4 + 6 + 1);
+  ASSERT_EQ(family.metric.size(), kSeries + 1);
   uint64_t observed = 0;
   for (const prometheus::ClientMetric& m : family.metric) {
     const auto labels = LabelsOf(m);

@@ -151,9 +151,16 @@ absl::Status PutReactor::Commit() {
   if (writer_ == nullptr) {
     return absl::InvalidArgumentError("a Put needs a header");
   }
+  const absl::Time now = absl::Now();
+  const absl::Duration grace = context_->options.gc_grace;
   if (manifest_.has_value()) {
-    RETURN_IF_ERROR(
-        CheckStoredTree(*context_->store, *manifest_, context_->lookups));
+    RETURN_IF_ERROR(CheckStoredTree(*context_->store, *manifest_,
+                                    context_->lookups, now, grace));
+  }
+  // A blob stored already, relied on again (and a root if named).
+  if (commit_.expected.has_value()) {
+    RETURN_IF_ERROR(MarkStoredUsed(*context_->store, *commit_.expected,
+                                   !commit_.name.name.empty(), now, grace));
   }
   // New content may replace a quarantined copy: CommitPut drops it from the
   // cache. A name write its check refuses leaves the name as it was and the

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "absl/functional/any_invocable.h"
@@ -34,6 +35,7 @@
 #include "server/store/served_blobs.h"
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
+#include "server/upkeep/collector.h"
 
 namespace verity::server {
 
@@ -72,6 +74,10 @@ struct ServiceOptions {
   // Bytes of tree manifests that all tree Puts together hold until their
   // check (one manifest may be 128 MiB); past it a Put is RESOURCE_EXHAUSTED.
   uint64_t max_manifest_bytes = uint64_t{256} << 20;
+  // Garbage collection's grace (every replica of a store the same): blobs
+  // a call relies on (FindMissing, a Put that finds its blob, a tree Put's
+  // files, SetName) are marked used at least every half of it.
+  absl::Duration gc_grace = absl::Hours(1);
 };
 
 // The read path's buffer pool, sized from the read window. A stream holds at
@@ -106,6 +112,11 @@ struct ServiceContext {
   ServiceMetrics* metrics = nullptr;
   // Runs Put's and Delete's store work off the gRPC callback threads.
   Executor* io = nullptr;
+  // Runs Collect calls, one at a time, off the I/O threads.
+  Executor* upkeep = nullptr;
+  // One garbage collection now (dry run or not), as the server runs them
+  // (its grace, its holder name, its metrics). Blocking.
+  std::function<absl::StatusOr<CollectReport>(bool dry_run)> collect;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, and
   // BatchRead calls' blobs may hold, together: the read window.
   ByteBudget* chunk_budget = nullptr;

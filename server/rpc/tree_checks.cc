@@ -12,6 +12,7 @@
 #include "lib/base/parallel_for.h"
 #include "lib/base/status_macros.h"
 #include "lib/manifest/tree_manifest.h"
+#include "server/upkeep/collector.h"
 
 namespace verity::server {
 namespace {
@@ -27,11 +28,16 @@ absl::Status ForEachLookup(Executor* lookups, size_t n,
 
 absl::StatusOr<std::vector<ParsedDigest>> FindMissingBlobs(
     const Store& store, const std::vector<ParsedDigest>& digests,
-    Executor* lookups) {
+    Executor* lookups, absl::Time now, absl::Duration gc_grace) {
   std::vector<char> held(digests.size(), 0);
   RETURN_IF_ERROR(ForEachLookup(lookups, digests.size(), [&](size_t i) {
     ASSIGN_OR_RETURN(const bool has, store.Has(digests[i]));
-    held[i] = has;
+    if (!has) return absl::OkStatus();
+    const absl::StatusOr<absl::Time> used =
+        store.MarkUsed(digests[i], now, UseRefresh(gc_grace));
+    if (absl::IsNotFound(used.status())) return absl::OkStatus();  // just gone
+    RETURN_IF_ERROR(used.status());
+    held[i] = 1;
     return absl::OkStatus();
   }));
   std::vector<ParsedDigest> missing;
@@ -42,7 +48,8 @@ absl::StatusOr<std::vector<ParsedDigest>> FindMissingBlobs(
 }
 
 absl::Status CheckStoredTree(const Store& store, absl::string_view manifest,
-                             Executor* lookups) {
+                             Executor* lookups, absl::Time now,
+                             absl::Duration gc_grace) {
   ASSIGN_OR_RETURN(const TreeManifest tree, ParseTreeManifest(manifest));
   // Each distinct blob once, with the first entry that names it.
   std::map<std::string, const TreeEntry*> first;
@@ -63,22 +70,39 @@ absl::Status CheckStoredTree(const Store& store, absl::string_view manifest,
           "\" name blob ", entry.digest.ToString(), " with different sizes"));
     }
   }
-  return ForEachLookup(lookups, files.size(), [&](size_t i) {
+  std::vector<UsedBlob> used(files.size());
+  RETURN_IF_ERROR(ForEachLookup(lookups, files.size(), [&](size_t i) {
     const TreeEntry& entry = *files[i];
     const absl::StatusOr<uint64_t> size = store.DataSize(entry.digest);
-    if (absl::IsNotFound(size.status())) {
+    absl::StatusOr<absl::Time> before =
+        size.ok() ? store.MarkUsed(entry.digest, now, UseRefresh(gc_grace))
+                  : size.status();
+    if (absl::IsNotFound(before.status())) {
       return absl::FailedPreconditionError(absl::StrCat(
           "tree entry \"", entry.path, "\": blob ", entry.digest.ToString(),
           " is not stored (put a tree's files before its manifest)"));
     }
-    RETURN_IF_ERROR(size.status());
+    RETURN_IF_ERROR(before.status());
     if (*size != entry.size) {
       return absl::InvalidArgumentError(absl::StrCat(
           "tree entry \"", entry.path, "\" says ", entry.size, " bytes; blob ",
           entry.digest.ToString(), " has ", *size));
     }
+    used[i] = UsedBlob{entry.digest, *before};
     return absl::OkStatus();
-  });
+  }));
+  return CheckNotSwept(store, used, now);
+}
+
+absl::Status MarkStoredUsed(const Store& store, const ParsedDigest& digest,
+                            bool becomes_root, absl::Time now,
+                            absl::Duration gc_grace) {
+  const absl::StatusOr<absl::Time> before =
+      store.MarkUsed(digest, now, UseRefresh(gc_grace));
+  if (absl::IsNotFound(before.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(before.status());
+  if (!becomes_root) return absl::OkStatus();
+  return CheckNotSwept(store, {UsedBlob{digest, *before}}, now);
 }
 
 }  // namespace verity::server

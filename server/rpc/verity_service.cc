@@ -26,12 +26,12 @@ namespace verity::server {
 namespace {
 
 // Answers a unary call that needs `role` with what `work` returns: on the
-// callback thread, or on the I/O executor if `blocks` (the call, and so its
+// callback thread, or on `on` if it is not null (the call, and so its
 // request and response, lives until the reactor finishes).
 template <typename Work>
 grpc::ServerUnaryReactor* Answer(ServiceContext* context,
                                  grpc::CallbackServerContext* call,
-                                 RpcMethod method, Role role, bool blocks,
+                                 RpcMethod method, Role role, Executor* on,
                                  Work work) {
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   auto timer = std::make_shared<CallTimer>(context->metrics, method);
@@ -45,11 +45,11 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
     finish(admitted);
     return reactor;
   }
-  if (!blocks) {
+  if (on == nullptr) {
     finish(work());
     return reactor;
   }
-  absl::Status queued = context->io->Submit(
+  absl::Status queued = on->Submit(
       [finish, work = std::move(work)]() mutable { finish(work()); });
   // A refused task was dropped unrun: answer with why.
   if (!queued.ok()) finish(queued);
@@ -129,6 +129,9 @@ absl::Status DoSetName(ServiceContext* context,
   ASSIGN_OR_RETURN(const NameWrite write,
                    context->names->Prepare(checked.name, checked.name_statement,
                                            checked.digest, kind, absl::Now()));
+  RETURN_IF_ERROR(MarkStoredUsed(*context->store, checked.digest,
+                                 /*becomes_root=*/true, absl::Now(),
+                                 context->options.gc_grace));
   ASSIGN_OR_RETURN(const BlobInfo info,
                    context->blobs->SetName(checked.digest, write));
   *response = BlobInfoToProto(info);
@@ -147,6 +150,24 @@ absl::Status DoHistory(const ServiceContext& context,
   return absl::OkStatus();
 }
 
+absl::Status DoCollect(ServiceContext* context,
+                       const v1::CollectRequest& request,
+                       v1::CollectResponse* response) {
+  RETURN_IF_ERROR(context->state.CheckServing());
+  ASSIGN_OR_RETURN(const CollectReport report,
+                   context->collect(request.dry_run()));
+  response->set_blobs(report.blobs);
+  response->set_bytes(report.bytes);
+  response->set_reachable(report.reachable);
+  response->set_freed(report.freed);
+  response->set_freed_bytes(report.freed_bytes);
+  response->set_young(report.young);
+  response->set_names(report.names);
+  response->set_trees(report.trees);
+  response->set_seconds(absl::ToDoubleSeconds(report.took));
+  return absl::OkStatus();
+}
+
 absl::Status DoFindMissing(const ServiceContext& context,
                            const v1::FindMissingRequest& request,
                            v1::FindMissingResponse* response) {
@@ -154,7 +175,8 @@ absl::Status DoFindMissing(const ServiceContext& context,
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> digests,
                    CheckFindMissingRequest(request));
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> missing,
-                   FindMissingBlobs(*context.store, digests, context.lookups));
+                   FindMissingBlobs(*context.store, digests, context.lookups,
+                                    absl::Now(), context.options.gc_grace));
   for (const ParsedDigest& digest : missing) {
     response->add_missing(digest.ToString());
   }
@@ -166,9 +188,10 @@ absl::Status DoFindMissing(const ServiceContext& context,
 grpc::ServerUnaryReactor* VerityService::FindMissing(
     grpc::CallbackServerContext* call, const v1::FindMissingRequest* request,
     v1::FindMissingResponse* response) {
-  // Tells whether blobs exist, as Stat does: the read role.
+  // Tells whether blobs exist, as Stat does: the read role. It marks what
+  // it finds used, which writes to the store: never inline.
   return Answer(context_, call, RpcMethod::kFindMissing, Role::kRead,
-                !context_->store->IsLocal(), [this, request, response] {
+                context_->io, [this, request, response] {
                   return DoFindMissing(*context_, *request, response);
                 });
 }
@@ -178,9 +201,20 @@ grpc::ServerUnaryReactor* VerityService::History(
     v1::HistoryResponse* response) {
   // What a name pointed at, as Stat by name tells what it points at: read.
   // The history is read from the store's file or object: never inline.
-  return Answer(context_, call, RpcMethod::kHistory, Role::kRead,
-                /*blocks=*/true, [this, request, response] {
+  return Answer(context_, call, RpcMethod::kHistory, Role::kRead, context_->io,
+                [this, request, response] {
                   return DoHistory(*context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::Collect(
+    grpc::CallbackServerContext* call, const v1::CollectRequest* request,
+    v1::CollectResponse* response) {
+  // Deletes what no name reaches: admin, as Delete of a blob. It takes
+  // minutes on a large store: on a thread of its own, not the I/O pool's.
+  return Answer(context_, call, RpcMethod::kCollect, Role::kAdmin,
+                context_->upkeep, [this, request, response] {
+                  return DoCollect(context_, *request, response);
                 });
 }
 
@@ -189,8 +223,8 @@ grpc::ServerUnaryReactor* VerityService::SetName(
     v1::BlobInfo* response) {
   // Re-pointing a name is what a Put with a name does (write); it renames
   // and fsyncs, or waits on the network: never inline.
-  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite,
-                /*blocks=*/true, [this, request, response] {
+  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite, context_->io,
+                [this, request, response] {
                   return DoSetName(context_, *request, response);
                 });
 }
@@ -221,7 +255,8 @@ grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
   return Answer(context_, call, RpcMethod::kStat, Role::kRead,
-                !context_->store->IsLocal(), [this, request, response] {
+                context_->store->IsLocal() ? nullptr : context_->io,
+                [this, request, response] {
                   return DoStat(*context_, *request, response);
                 });
 }
@@ -230,7 +265,8 @@ grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
   return Answer(context_, call, RpcMethod::kList, Role::kRead,
-                !context_->store->IsLocal(), [this, request, response] {
+                context_->store->IsLocal() ? nullptr : context_->io,
+                [this, request, response] {
                   return DoList(*context_, *request, response);
                 });
 }
@@ -244,7 +280,7 @@ grpc::ServerUnaryReactor* VerityService::Delete(
   const Role role = request->blob_case() == v1::DeleteRequest::kName
                         ? Role::kWrite
                         : Role::kAdmin;
-  return Answer(context_, call, RpcMethod::kDelete, role, /*blocks=*/true,
+  return Answer(context_, call, RpcMethod::kDelete, role, context_->io,
                 [this, request] { return DoDelete(context_, *request); });
 }
 

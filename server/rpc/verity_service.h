@@ -46,6 +46,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* History(grpc::CallbackServerContext* call,
                                     const v1::HistoryRequest* request,
                                     v1::HistoryResponse* response) override;
+  grpc::ServerUnaryReactor* Collect(grpc::CallbackServerContext* call,
+                                    const v1::CollectRequest* request,
+                                    v1::CollectResponse* response) override;
   grpc::ServerUnaryReactor* SetName(grpc::CallbackServerContext* call,
                                     const v1::SetNameRequest* request,
                                     v1::BlobInfo* response) override;

@@ -58,6 +58,28 @@ class ForwardingStore : public Store {
                           absl::string_view reason) override {
     return inner_.Quarantine(digest, reason);
   }
+  absl::StatusOr<absl::Time> LastUsed(
+      const ParsedDigest& digest) const override {
+    return inner_.LastUsed(digest);
+  }
+  absl::StatusOr<absl::Time> MarkUsed(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const override {
+    return inner_.MarkUsed(digest, now, refresh_after);
+  }
+  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
+                                           absl::Time cutoff) override {
+    return inner_.DeleteIfUnusedSince(digest, cutoff);
+  }
+  absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
+      absl::string_view key) const override {
+    return inner_.ReadRecord(key);
+  }
+  absl::StatusOr<SharedRecord> WriteRecord(
+      absl::string_view key, absl::string_view body,
+      const std::optional<std::string>& expected) override {
+    return inner_.WriteRecord(key, body, expected);
+  }
   std::optional<StoreTotals> Totals() const override { return inner_.Totals(); }
   bool IsLocal() const override { return inner_.IsLocal(); }
   absl::Status CheckHealth() const override { return inner_.CheckHealth(); }

@@ -65,6 +65,13 @@ absl::Status ServedBlobs::DeleteBlob(const ParsedDigest& digest) {
   return deleted;
 }
 
+absl::StatusOr<bool> ServedBlobs::DeleteIfUnusedSince(
+    const ParsedDigest& digest, absl::Time cutoff) {
+  absl::StatusOr<bool> deleted = store_->DeleteIfUnusedSince(digest, cutoff);
+  if (!deleted.ok() || *deleted) cache_.Erase(digest);
+  return deleted;
+}
+
 absl::Status ServedBlobs::DeleteName(absl::string_view name) {
   return store_->DeleteName(name);
 }

@@ -86,6 +86,10 @@ class ServedBlobs {
   // what it did not delete is opened again from it).
   absl::Status DeleteBlob(const ParsedDigest& digest);
 
+  // Store::DeleteIfUnusedSince, then the cached blob goes if it was deleted.
+  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
+                                           absl::Time cutoff);
+
   // Store::DeleteName. The cache is by digest: nothing of it goes.
   absl::Status DeleteName(absl::string_view name);
 

@@ -253,4 +253,23 @@ absl::Status CheckReadRange(const Blob& blob, BlobPart part, uint64_t offset,
       " are past the end of its ", size, "-byte ", PartName(part)));
 }
 
+absl::Status CheckSharedRecord(absl::string_view key, absl::string_view body) {
+  const bool valid_key = !key.empty() && key.size() <= 64 &&
+                         std::all_of(key.begin(), key.end(), [](char c) {
+                           return (c >= 'a' && c <= 'z') ||
+                                  (c >= '0' && c <= '9') || c == '_' ||
+                                  c == '-';
+                         });
+  if (!valid_key) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", key, "\" is not a shared record's key"));
+  }
+  if (body.size() > kMaxSharedRecordSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a shared record holds at most ", kMaxSharedRecordSize,
+                     " bytes, not ", body.size()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace verity::server

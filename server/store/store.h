@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "lib/base/buffer_pool.h"
 #include "lib/base/executor.h"
@@ -320,6 +321,18 @@ struct NamePage {
   std::string next;  // where the next page starts; empty: this was the last
 };
 
+// A record of Store::ReadRecord. Plain value.
+struct SharedRecord {
+  std::string body;
+  // Opaque: what WriteRecord's compare is against (an ETag; the file store's
+  // hash of the body).
+  std::string version;
+};
+inline constexpr size_t kMaxSharedRecordSize = 4096;
+
+// INVALID_ARGUMENT unless `key` is a shared record's key and `body` fits.
+absl::Status CheckSharedRecord(absl::string_view key, absl::string_view body);
+
 // Served blobs and the sum of their data sizes.
 struct StoreTotals {
   size_t blobs = 0;
@@ -409,6 +422,44 @@ class Store {
   // quarantined already; NOT_FOUND if absent.
   virtual absl::Status Quarantine(const ParsedDigest& digest,
                                   absl::string_view reason) = 0;
+
+  // When the blob (served or quarantined) was stored or last relied on
+  // (MarkUsed): what garbage collection's grace counts from. NOT_FOUND if
+  // absent.
+  virtual absl::StatusOr<absl::Time> LastUsed(
+      const ParsedDigest& digest) const = 0;
+
+  // Records that a caller relies on the blob being kept (FindMissing found
+  // it, a Put found it stored, a tree Put's check found it): if its LastUsed
+  // is before `now - refresh_after`, it becomes `now` (so that a remote
+  // store writes once per refresh_after, not at every call). Returns the
+  // time garbage collection would have gone by before: InfiniteFuture if
+  // it would have kept the blob whatever its cutoff (an S3 blob no
+  // collection has timed yet). NOT_FOUND if absent: it never brings a blob
+  // back.
+  virtual absl::StatusOr<absl::Time> MarkUsed(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const = 0;
+
+  // Garbage collection's delete: deletes the blob (served or quarantined),
+  // as DeleteBlob does, only if its LastUsed is before `cutoff`, read at the
+  // delete (the file store decides under the lock MarkUsed takes; an S3
+  // store reads the time just before it deletes). Whether it deleted it;
+  // NOT_FOUND if absent.
+  virtual absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
+                                                   absl::Time cutoff) = 0;
+
+  // A small record every server on the store shares (garbage collection's
+  // lease), under `key` (a file name: [a-z0-9_-]+), replaced only by
+  // compare-and-set. nullopt if there is none.
+  virtual absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
+      absl::string_view key) const = 0;
+  // Writes `body` (at most kMaxSharedRecordSize bytes) under `key` if the
+  // record is still `expected` (nullopt: there is none): FAILED_PRECONDITION
+  // if another writer replaced it since. Returns the new record.
+  virtual absl::StatusOr<SharedRecord> WriteRecord(
+      absl::string_view key, absl::string_view body,
+      const std::optional<std::string>& expected) = 0;
 
   // The served blobs, for a store that keeps count; nullopt otherwise.
   virtual std::optional<StoreTotals> Totals() const = 0;

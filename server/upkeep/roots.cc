@@ -73,16 +73,19 @@ const RootPath* ReachableBlobs::Find(const ParsedDigest& digest) const {
   return it == paths_.end() ? nullptr : &it->second;
 }
 
-absl::StatusOr<ReachableBlobs> MarkReachable(const Store& store) {
+absl::StatusOr<ReachableBlobs> MarkReachable(
+    const Store& store, const std::function<absl::Status()>& between_pages) {
   ReachableBlobs reached;
   // Blobs whose content was looked at: a tree named by many versions is
   // read once.
   absl::flat_hash_set<std::string> examined;
   std::string after;
   do {
+    if (between_pages) RETURN_IF_ERROR(between_pages());
     ASSIGN_OR_RETURN(const NamePage page,
                      store.ListNames(after, kNamesPerPage));
     for (const NameHistory& history : page.names) {
+      reached.CountName();
       for (size_t v = 0; v < history.versions.size(); ++v) {
         const ParsedDigest& digest = history.versions[v].digest;
         const RootPath root{history.name, v, ""};

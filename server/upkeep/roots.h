@@ -8,6 +8,7 @@
 #define VERITYD_SERVER_UPKEEP_ROOTS_H_
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -37,12 +38,16 @@ class ReachableBlobs {
   // The path recorded to `digest`; nullptr if nothing reaches it.
   const RootPath* Find(const ParsedDigest& digest) const;
   size_t size() const { return paths_.size(); }
-  // The trees read, each once however many versions name it.
+  // The names marked from, and the trees read (each once however many
+  // versions name it).
+  size_t names() const { return names_; }
   size_t trees() const { return trees_; }
+  void CountName() { ++names_; }
   void CountTree() { ++trees_; }
 
  private:
   absl::flat_hash_map<std::string, RootPath> paths_;  // by digest text
+  size_t names_ = 0;
   size_t trees_ = 0;
 };
 
@@ -54,7 +59,11 @@ class ReachableBlobs {
 // Any error fails the whole mark (a quarantined version, a manifest that
 // cannot be read): nothing may then be taken for unreachable. Blocking store
 // I/O: never on a gRPC thread.
-absl::StatusOr<ReachableBlobs> MarkReachable(const Store& store);
+// `between_pages` (if given) runs before each page of names, and its error
+// ends the mark (a collector renews its lease there).
+absl::StatusOr<ReachableBlobs> MarkReachable(
+    const Store& store,
+    const std::function<absl::Status()>& between_pages = nullptr);
 
 }  // namespace verity::server
 

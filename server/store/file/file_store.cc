@@ -3,8 +3,10 @@
 
 #include "server/store/file/file_store.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -113,8 +115,9 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
     if (!synced.ok() && TakeBack(blob)) return synced;
     {
       absl::MutexLock lock(&mu_);
-      AddEntry(text, Entry{blob.tree.descriptor, blob.tree.tree.size(),
-                           blob.fsverity_signature, blob.tree_manifest});
+      AddEntry(text,
+               Entry{blob.tree.descriptor, blob.tree.tree.size(),
+                     blob.fsverity_signature, blob.tree_manifest, absl::Now()});
       quarantined_.erase(text);
     }
     RETURN_IF_ERROR(synced);
@@ -357,6 +360,16 @@ absl::StatusOr<std::vector<BlobInfo>> FileStore::List(absl::string_view after,
 }
 
 absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
+  return RemoveBlob(digest, absl::InfiniteFuture()).status();
+}
+
+absl::StatusOr<bool> FileStore::DeleteIfUnusedSince(const ParsedDigest& digest,
+                                                    absl::Time cutoff) {
+  return RemoveBlob(digest, cutoff);
+}
+
+absl::StatusOr<bool> FileStore::RemoveBlob(const ParsedDigest& digest,
+                                           absl::Time unused_before) {
   RETURN_IF_ERROR(ValidateDigest(digest));
   const std::string text = digest.ToString();
   std::string trash;
@@ -365,6 +378,10 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
     absl::MutexLock mutation(&mutation_mu_);
     const absl::Status served = ServedStatus(text);
     if (absl::IsNotFound(served)) return served;
+    if (served.ok()) {
+      absl::ReaderMutexLock lock(&mu_);
+      if (blobs_.at(text).last_used >= unused_before) return false;
+    }
     // Not OK but not NOT_FOUND: it is quarantined.
     moved = served.ok() ? MoveToTrash(layout_.BlobDir(digest),
                                       layout_.ShardDir(digest), &trash)
@@ -388,7 +405,82 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
   // removed when the store next opens.
   const absl::Status removed = fs_.RemoveRecursively(trash);
   if (!removed.ok()) Log(removed.message());
-  return absl::OkStatus();
+  return true;
+}
+
+absl::StatusOr<absl::Time> FileStore::LastUsed(
+    const ParsedDigest& digest) const {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  const std::string text = digest.ToString();
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = blobs_.find(text);
+  if (it != blobs_.end()) return it->second.last_used;
+  if (quarantined_.contains(text)) return absl::InfinitePast();
+  return absl::NotFoundError(absl::StrCat("no blob ", text));
+}
+
+absl::StatusOr<absl::Time> FileStore::MarkUsed(
+    const ParsedDigest& digest, absl::Time now,
+    absl::Duration refresh_after) const {
+  RETURN_IF_ERROR(ValidateDigest(digest));
+  const std::string text = digest.ToString();
+  // Under mutation_mu_: a RemoveBlob decides on the time this sets.
+  absl::MutexLock mutation(&mutation_mu_);
+  absl::Time before;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    const auto it = blobs_.find(text);
+    if (it == blobs_.end()) {
+      if (quarantined_.contains(text)) return absl::InfinitePast();
+      return absl::NotFoundError(absl::StrCat("no blob ", text));
+    }
+    before = it->second.last_used;
+  }
+  if (before >= now - refresh_after) return before;
+  const std::string path = JoinPath(layout_.BlobDir(digest), "descriptor");
+  ASSIGN_OR_RETURN(const UniqueFd fd, fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0));
+  RETURN_IF_ERROR(fs_.SetModifiedTime(fd.get(), now, path));
+  absl::MutexLock lock(&mu_);
+  blobs_.at(text).last_used = now;
+  return before;
+}
+
+absl::StatusOr<absl::Time> FileStore::DescriptorTime(
+    const ParsedDigest& digest) const {
+  const std::string path = JoinPath(layout_.BlobDir(digest), "descriptor");
+  ASSIGN_OR_RETURN(const UniqueFd fd, fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0));
+  return fs_.ModifiedTime(fd.get(), path);
+}
+
+absl::StatusOr<std::optional<SharedRecord>> FileStore::ReadRecord(
+    absl::string_view key) const {
+  RETURN_IF_ERROR(CheckSharedRecord(key, ""));
+  absl::StatusOr<std::string> body = ReadSmallRegularFile(
+      fs_, JoinPath(layout_.upkeep_dir(), std::string(key)),
+      kMaxSharedRecordSize);
+  if (absl::IsNotFound(body.status())) return std::nullopt;
+  RETURN_IF_ERROR(body.status());
+  std::string version = Sha256Hex(*body);
+  return SharedRecord{*std::move(body), std::move(version)};
+}
+
+absl::StatusOr<SharedRecord> FileStore::WriteRecord(
+    absl::string_view key, absl::string_view body,
+    const std::optional<std::string>& expected) {
+  RETURN_IF_ERROR(CheckSharedRecord(key, body));
+  absl::MutexLock lock(&record_mu_);
+  ASSIGN_OR_RETURN(const std::optional<SharedRecord> current, ReadRecord(key));
+  const bool unchanged = current.has_value() ? expected.has_value() &&
+                                                   *expected == current->version
+                                             : !expected.has_value();
+  if (!unchanged) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the shared record ", key, " was replaced meanwhile"));
+  }
+  RETURN_IF_ERROR(ReplaceFileDurably(
+      fs_, TempPath("record-"),
+      JoinPath(layout_.upkeep_dir(), std::string(key)), body));
+  return SharedRecord{std::string(body), Sha256Hex(body)};
 }
 
 absl::Status FileStore::DeleteName(absl::string_view name) {

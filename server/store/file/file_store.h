@@ -140,6 +140,22 @@ class FileStore final : public Store {
   // Moves the blob to quarantine/.
   absl::Status Quarantine(const ParsedDigest& digest,
                           absl::string_view reason) override;
+  absl::StatusOr<absl::Time> LastUsed(
+      const ParsedDigest& digest) const override;
+  // Sets the descriptor file's modification time (not fsync'd: after a
+  // crash a blob may look older, never younger).
+  absl::StatusOr<absl::Time> MarkUsed(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const override;
+  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
+                                           absl::Time cutoff) override;
+  // upkeep/<key>, replaced by rename under a lock; its version is the
+  // SHA-256 of its body.
+  absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
+      absl::string_view key) const override;
+  absl::StatusOr<SharedRecord> WriteRecord(
+      absl::string_view key, absl::string_view body,
+      const std::optional<std::string>& expected) override;
   std::optional<StoreTotals> Totals() const override;
   bool IsLocal() const override { return true; }
   // To FileStoreOptions::log.
@@ -155,6 +171,10 @@ class FileStore final : public Store {
     uint64_t tree_size = 0;
     std::string fsverity_signature;  // empty: none
     bool tree_manifest = false;
+    // Stored or last relied on (Store::MarkUsed, const: it changes nothing
+    // the store serves); kept on disk as the descriptor file's modification
+    // time.
+    mutable absl::Time last_used;
   };
 
   FileStore(const FileStoreOptions& options, FileSystem& fs, UniqueFd lock);
@@ -186,6 +206,12 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Points write.name at `digest` if write.check allows it: the check runs
   // under mutation_mu_, which every name write holds.
+  // DeleteBlob, if the blob was last used before `unused_before` (served;
+  // a quarantined one has no time and always goes). Whether it went.
+  absl::StatusOr<bool> RemoveBlob(const ParsedDigest& digest,
+                                  absl::Time unused_before);
+  // The modification time of the blob's descriptor file.
+  absl::StatusOr<absl::Time> DescriptorTime(const ParsedDigest& digest) const;
   // The history in `name`'s file, which must be of that name.
   absl::StatusOr<NameHistory> ReadHistory(absl::string_view name) const;
   absl::Status WriteName(const NameWrite& write, const ParsedDigest& digest)
@@ -249,7 +275,7 @@ class FileStore final : public Store {
   // Serializes every change to blobs/, names/ and quarantine/, so that the
   // index checked before a change still holds when it is applied. Held
   // across fsyncs (not a Put's syncfs); readers never take it.
-  absl::Mutex mutation_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex mutation_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // Shard directories whose entry in blobs/<alg> is known durable: a shard
   // made by a Put whose fsync failed exists but may vanish in a crash, and
   // the next Put into it must fsync it again.
@@ -259,6 +285,8 @@ class FileStore final : public Store {
   // mutation_mu_ released meanwhile; not served yet. Another Put of one
   // waits until it is settled.
   absl::flat_hash_set<std::string> publishing_ ABSL_GUARDED_BY(mutation_mu_);
+  // Serializes WriteRecord's compare and its rename.
+  absl::Mutex record_mu_;
   // Guards the index, which mirrors the files; held briefly.
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> blobs_ ABSL_GUARDED_BY(mu_);  // served

@@ -103,11 +103,13 @@ absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
     return MoveToQuarantine(digest, tree_manifest.status().message());
   }
   RETURN_IF_ERROR(tree_manifest.status());
+  ASSIGN_OR_RETURN(const absl::Time last_used, DescriptorTime(digest));
   bool stale_copy;
   {
     absl::MutexLock lock(&mu_);
-    AddEntry(text, Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
-                         (*blob)->fsverity_signature(), *tree_manifest});
+    AddEntry(text,
+             Entry{(*blob)->descriptor(), (*blob)->geometry().tree_size(),
+                   (*blob)->fsverity_signature(), *tree_manifest, last_used});
     stale_copy = quarantined_.erase(text) > 0;
   }
   // A re-put that crashed before removing the damaged copy.

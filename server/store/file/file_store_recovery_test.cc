@@ -43,7 +43,7 @@ TEST_F(BlobStoreRecoveryTest, CreatesTheLayout) {
   EXPECT_EQ(ReadWholeFile(root_ + "/VERSION").value(), "verityd-store 1\n");
   EXPECT_THAT(EntriesOf(root_),
               UnorderedElementsAre("LOCK", "VERSION", "blobs", "names",
-                                   "quarantine", "tmp"));
+                                   "quarantine", "tmp", "upkeep"));
   EXPECT_THAT(EntriesOf(root_ + "/blobs"), ElementsAre("sha256", "sha512"));
 }
 

@@ -29,6 +29,8 @@ class StoreLayout {
   std::string names_dir() const { return JoinPath(root_, "names"); }
   std::string quarantine_dir() const { return JoinPath(root_, "quarantine"); }
   std::string tmp_dir() const { return JoinPath(root_, "tmp"); }
+  // Shared records (Store::ReadRecord): upkeep/<key>.
+  std::string upkeep_dir() const { return JoinPath(root_, "upkeep"); }
 
   // blobs/<alg>
   std::string AlgorithmDir(HashAlgorithm algorithm) const;

@@ -74,6 +74,14 @@ std::string S3Layout::QuarantineKey(const ParsedDigest& digest) const {
   return absl::StrCat(QuarantinePrefix(), FlatName(digest));
 }
 
+std::string S3Layout::UsedKey(const ParsedDigest& digest) const {
+  return absl::StrCat(prefix_, "used/", FlatName(digest));
+}
+
+std::string S3Layout::RecordKey(absl::string_view key) const {
+  return absl::StrCat(prefix_, "upkeep/", key);
+}
+
 std::string S3Layout::DamagedKey(const ParsedDigest& digest) const {
   return absl::StrCat(prefix_, "damaged/", FlatName(digest));
 }

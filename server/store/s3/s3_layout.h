@@ -18,6 +18,10 @@
 //   PREFIX/damaged/<alg>-<hex>             FEC repaired blocks of the blob that are still bad in its
 //                                          objects; the body says which. A Put of it replaces them
 //   PREFIX/uploads/<id>                    the data of a Put whose digest was not known in advance
+//   PREFIX/used/<alg>-<hex>                when the blob was last relied on (Store::MarkUsed): unix seconds
+//                                          by a verityd clock; none: not seen by garbage collection yet
+//   PREFIX/upkeep/<key>                    a record every replica shares (the collector's lease),
+//                                          written conditionally on its ETag
 // clang-format on
 //
 // (<alg> is sha256|sha512, <hex> the lowercase digest hex, <h> the lowercase
@@ -68,6 +72,8 @@ class S3Layout {
   std::string QuarantinePrefix() const { return prefix_ + "quarantine/"; }
   std::string DamagedKey(const ParsedDigest& digest) const;
   std::string UploadKey(absl::string_view id) const;
+  std::string UsedKey(const ParsedDigest& digest) const;
+  std::string RecordKey(absl::string_view key) const;
 
   // The digest whose descriptor `key` is; nullopt for any other key.
   std::optional<ParsedDigest> ParseDescriptorKey(absl::string_view key) const;

@@ -594,6 +594,7 @@ absl::Status S3Store::DeleteBlob(const ParsedDigest& digest) {
                    ListKeys(layout_.BlobPrefix(digest)));
   for (const std::string& key : rest) RETURN_IF_ERROR(DeleteObject(key));
   RETURN_IF_ERROR(ClearDamaged(digest));
+  RETURN_IF_ERROR(DeleteObject(layout_.UsedKey(digest)));
   return Unquarantine(digest);
 }
 

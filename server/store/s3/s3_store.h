@@ -122,6 +122,25 @@ class S3Store final : public Store {
   absl::Status Quarantine(const ParsedDigest& digest,
                           absl::string_view reason) override;
   // A bucket keeps no count: nullopt.
+  // LastUsed: the used/ object, and a blob without one (stored before, or
+  // not yet seen by a collection) gets one saying now: its grace starts.
+  absl::StatusOr<absl::Time> LastUsed(
+      const ParsedDigest& digest) const override;
+  // A GET of used/, and a PUT if it is older than refresh_after.
+  absl::StatusOr<absl::Time> MarkUsed(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const override;
+  // LastUsed just before DeleteBlob: a MarkUsed landing between the two is
+  // lost (garbage collection's lease covers that window).
+  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
+                                           absl::Time cutoff) override;
+  // upkeep/<key>, written with If-Match on its ETag (If-None-Match: * if
+  // there is none), as name objects are.
+  absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
+      absl::string_view key) const override;
+  absl::StatusOr<SharedRecord> WriteRecord(
+      absl::string_view key, absl::string_view body,
+      const std::optional<std::string>& expected) override;
   std::optional<StoreTotals> Totals() const override { return std::nullopt; }
   bool IsLocal() const override { return false; }
   // The check Open() makes.
@@ -151,6 +170,10 @@ class S3Store final : public Store {
       const std::string& prefix) const;
   absl::Status PutObject(const std::string& key, std::string body,
                          std::vector<std::string> headers = {}) const;
+  // The time in the blob's used/ object; nullopt if it has none.
+  absl::StatusOr<std::optional<absl::Time>> ReadUsed(
+      const ParsedDigest& digest) const;
+  absl::Status WriteUsed(const ParsedDigest& digest, absl::Time time) const;
   // OK if the blob's descriptor is there; NOT_FOUND if not.
   absl::Status Exists(const ParsedDigest& digest) const;
   // Whether object `key` is there (a HEAD named `op`).

@@ -1,0 +1,62 @@
+// Implements a server's garbage collections.
+
+#include "server/upkeep/collections.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace verity::server {
+
+Collections::Collections(Store& store, SweepDelete remove,
+                         CollectionMetrics* metrics, CollectionsOptions options)
+    : store_(store),
+      remove_(std::move(remove)),
+      metrics_(metrics),
+      options_(std::move(options)) {
+  if (options_.interval > absl::ZeroDuration()) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+}
+
+Collections::~Collections() { Stop(); }
+
+void Collections::Stop() {
+  stopping_.store(true);
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Collections::Loop() {
+  while (!stop_.WaitForNotificationWithTimeout(options_.interval)) {
+    // Its outcome is logged and counted; the next one comes regardless.
+    RunNow(/*dry_run=*/false).IgnoreError();
+  }
+}
+
+absl::StatusOr<CollectReport> Collections::RunNow(bool dry_run) {
+  absl::MutexLock lock(&mu_);
+  CollectOptions options;
+  options.grace = options_.grace;
+  options.dry_run = dry_run;
+  options.holder = options_.holder;
+  options.cancel = &stopping_;
+  const absl::StatusOr<CollectReport> report =
+      Collect(store_, remove_, options, absl::Now());
+  if (report.ok()) {
+    options_.log(absl::StrCat("garbage collection: ",
+                              FormatCollectReport(*report, dry_run)));
+  } else {
+    options_.log(
+        absl::StrCat("garbage collection ", dry_run ? "(dry run) " : "",
+                     "did not complete: ", report.status().ToString()));
+  }
+  if (!dry_run && metrics_ != nullptr) {
+    metrics_->Collected(report.status(), report.ok() ? &*report : nullptr,
+                        absl::Now());
+  }
+  return report;
+}
+
+}  // namespace verity::server

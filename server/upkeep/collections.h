@@ -1,0 +1,67 @@
+// A server's garbage collections: one when an admin asks (the Collect RPC,
+// `verity gc`), and one every interval if set (--gc_interval), one at a time
+// in this process (replicas sharing a store take turns by the lease).
+
+#ifndef VERITYD_SERVER_UPKEEP_COLLECTIONS_H_
+#define VERITYD_SERVER_UPKEEP_COLLECTIONS_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "server/store/store.h"
+#include "server/upkeep/collection_metrics.h"
+#include "server/upkeep/collector.h"
+
+namespace verity::server {
+
+struct CollectionsOptions {
+  absl::Duration grace = absl::Hours(1);
+  // Zero: only when asked.
+  absl::Duration interval = absl::ZeroDuration();
+  // Who collects, for the lease and the log.
+  std::string holder = "verityd";
+  // One line per collection. Must be set.
+  std::function<void(absl::string_view)> log;
+};
+
+// Thread-safe. `store`, `remove`'s targets and `metrics` (may be null) must
+// outlive it.
+class Collections {
+ public:
+  Collections(Store& store, SweepDelete remove, CollectionMetrics* metrics,
+              CollectionsOptions options);
+  // Stop().
+  ~Collections();
+
+  // One collection now, after any under way in this process. Blocking.
+  absl::StatusOr<CollectReport> RunNow(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Ends the interval's thread; a collection under way stops between two
+  // pages (CANCELLED). Idempotent.
+  void Stop();
+
+ private:
+  void Loop();
+
+  Store& store_;
+  const SweepDelete remove_;
+  CollectionMetrics* const metrics_;
+  const CollectionsOptions options_;
+  std::atomic<bool> stopping_{false};
+  absl::Notification stop_;
+  // Held for a whole collection: one at a time.
+  absl::Mutex mu_;
+  std::thread thread_;
+};
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_UPKEEP_COLLECTIONS_H_

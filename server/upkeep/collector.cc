@@ -1,0 +1,128 @@
+// Implements garbage collection's mark and sweep.
+
+#include "server/upkeep/collector.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lib/base/status_macros.h"
+#include "server/upkeep/lease.h"
+#include "server/upkeep/roots.h"
+
+namespace verity::server {
+namespace {
+
+constexpr size_t kBlobsPerPage = 1000;
+
+// Sweeps one page of blobs into `report`.
+absl::Status SweepPage(const std::vector<BlobInfo>& page,
+                       const ReachableBlobs& reached, const Store& store,
+                       const SweepDelete& remove, absl::Time cutoff,
+                       bool dry_run, CollectReport& report) {
+  for (const BlobInfo& info : page) {
+    ASSIGN_OR_RETURN(const ParsedDigest digest, ParseDigest(info.digest));
+    report.blobs++;
+    report.bytes += info.descriptor.data_size;
+    if (reached.Find(digest) != nullptr) {
+      report.reachable++;
+      continue;
+    }
+    absl::StatusOr<bool> old = false;
+    if (dry_run) {
+      const absl::StatusOr<absl::Time> used = store.LastUsed(digest);
+      old = used.ok() ? absl::StatusOr<bool>(*used < cutoff)
+                      : absl::StatusOr<bool>(used.status());
+    } else {
+      old = remove(digest, cutoff);
+    }
+    if (absl::IsNotFound(old.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(old.status());
+    if (*old) {
+      report.freed++;
+      report.freed_bytes += info.descriptor.data_size;
+    } else {
+      report.young++;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string FormatCollectReport(const CollectReport& report, bool dry_run) {
+  return absl::StrCat(
+      dry_run ? "dry_run " : "", "blobs=", report.blobs,
+      " bytes=", report.bytes, " reachable=", report.reachable,
+      " freed=", report.freed, " freed_bytes=", report.freed_bytes,
+      " young=", report.young, " names=", report.names, " trees=", report.trees,
+      " took=", absl::FormatDuration(report.took));
+}
+
+absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
+                                      const CollectOptions& options,
+                                      absl::Time now) {
+  const absl::Time start = absl::Now();
+  // A name written after the mark began may reach a blob only if that blob
+  // was used since: the cutoff is a grace before the mark.
+  const absl::Time cutoff = now - options.grace;
+  std::optional<CollectorLease> lease;
+  if (!options.dry_run) {
+    ASSIGN_OR_RETURN(lease,
+                     CollectorLease::Acquire(store, options.holder, cutoff, now,
+                                             options.lease_ttl));
+  }
+  // Between two pages: stop if asked, and keep the lease.
+  auto keep_lease = [&]() -> absl::Status {
+    if (options.cancel != nullptr && options.cancel->load()) {
+      return absl::CancelledError("the garbage collection was stopped");
+    }
+    if (!lease.has_value()) return absl::OkStatus();
+    const absl::Time at = absl::Now();
+    if (lease->terms().expires - at > options.lease_ttl / 2) {
+      return absl::OkStatus();
+    }
+    return lease->Renew(at);
+  };
+  CollectReport report;
+  absl::Status status = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(const ReachableBlobs reached,
+                     MarkReachable(store, keep_lease));
+    report.names = reached.names();
+    report.trees = reached.trees();
+    std::string after;
+    while (true) {
+      RETURN_IF_ERROR(keep_lease());
+      ASSIGN_OR_RETURN(const std::vector<BlobInfo> page,
+                       store.List(after, kBlobsPerPage));
+      RETURN_IF_ERROR(SweepPage(page, reached, store, remove, cutoff,
+                                options.dry_run, report));
+      if (page.size() < kBlobsPerPage) return absl::OkStatus();
+      after = page.back().digest;
+    }
+  }();
+  if (lease.has_value()) lease->Release();
+  RETURN_IF_ERROR(status);
+  report.took = absl::Now() - start;
+  return report;
+}
+
+absl::Status CheckNotSwept(const Store& store,
+                           const std::vector<UsedBlob>& blobs, absl::Time now) {
+  if (blobs.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::optional<LeaseTerms> sweep,
+                   ActiveLease(store, now));
+  if (!sweep.has_value()) return absl::OkStatus();
+  for (const UsedBlob& blob : blobs) {
+    if (blob.used_before < sweep->cutoff) {
+      return absl::UnavailableError(absl::StrCat(
+          "blob ", blob.digest.ToString(),
+          " may be deleted by the garbage collection under way (by ",
+          sweep->holder, "); retry once it is done"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace verity::server

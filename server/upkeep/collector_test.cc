@@ -1,0 +1,197 @@
+// Garbage collection on the file store and the S3 store (over FakeS3): what
+// no root reaches and nobody used within the grace goes, and nothing else;
+// a dry run deletes nothing; one collection holds the lease at a time; a
+// write that makes blobs reachable is refused while a sweep may delete them.
+
+#include "server/upkeep/collector.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "lib/manifest/tree_manifest.h"
+#include "lib/testing/test_blob.h"
+#include "server/store/file/file_store.h"
+#include "server/store/file/testing/file_store.h"
+#include "server/store/s3/testing/fake_s3.h"
+#include "server/store/s3/testing/fake_s3_store.h"
+#include "server/store/testing/name_write_cases.h"
+#include "server/upkeep/lease.h"
+
+namespace verity::server {
+namespace {
+
+using StoreFactory = std::function<std::unique_ptr<Store>()>;
+
+std::unique_ptr<Store> NewFileStore() {
+  FileStoreOptions options;
+  options.root = FreshTestDir();
+  options.name_history = 2;
+  absl::StatusOr<std::unique_ptr<FileStore>> store = FileStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+std::unique_ptr<Store> NewS3Store() {
+  S3StoreOptions options = FakeS3StoreOptions(std::make_shared<FakeS3>());
+  options.name_history = 2;
+  absl::StatusOr<std::unique_ptr<S3Store>> store = S3Store::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+class CollectorTest : public ::testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override { store_ = GetParam()(); }
+
+  TestBlob Put(std::string data) {
+    TestBlob blob = MakeTestBlob(std::move(data), MerkleParams{});
+    EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
+    // Timed now (an S3 blob is timed when first seen).
+    EXPECT_TRUE(store_->LastUsed(blob.digest).ok());
+    return blob;
+  }
+  TestBlob PutTree(const std::vector<std::pair<std::string, TestBlob>>& files) {
+    std::vector<TreeEntry> entries;
+    for (const auto& [path, blob] : files) {
+      entries.push_back(TreeEntry::File(path, blob.digest, blob.data.size()));
+    }
+    return Put(*EncodeTreeManifest(std::move(entries)));
+  }
+  void Name(const std::string& name, const TestBlob& blob) {
+    ASSERT_TRUE(store_->SetName(blob.digest, NameWrite{name, "", {}}).ok());
+  }
+  bool Stored(const TestBlob& blob) { return store_->Stat(blob.digest).ok(); }
+
+  absl::StatusOr<CollectReport> CollectAt(absl::Time now,
+                                          bool dry_run = false) {
+    CollectOptions options;
+    options.grace = absl::Hours(1);
+    options.dry_run = dry_run;
+    options.holder = "test";
+    return Collect(
+        *store_,
+        [this](const ParsedDigest& digest, absl::Time cutoff) {
+          return store_->DeleteIfUnusedSince(digest, cutoff);
+        },
+        options, now);
+  }
+
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(CollectorTest, FreesWhatOnlyOldReleasesReached) {
+  // Three releases of one tree; the name keeps two.
+  const TestBlob shared = Put("in every release");
+  std::vector<TestBlob> own, trees;
+  for (int i = 0; i < 3; ++i) {
+    own.push_back(Put(absl::StrCat("only in release ", i)));
+    trees.push_back(PutTree({{"own", own.back()}, {"shared", shared}}));
+    Name("app/release", trees.back());
+  }
+  const TestBlob loose = Put("named by nothing");
+  const absl::Time later = absl::Now() + absl::Hours(2);
+
+  absl::StatusOr<CollectReport> dry = CollectAt(later, /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_EQ(dry->freed, 3u);  // release 0's tree and file, and `loose`
+  EXPECT_TRUE(Stored(trees[0]) && Stored(own[0]) && Stored(loose));
+
+  absl::StatusOr<CollectReport> report = CollectAt(later);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->blobs, 8u);
+  EXPECT_EQ(report->reachable, 5u);
+  EXPECT_EQ(report->freed, 3u);
+  EXPECT_EQ(report->freed_bytes,
+            trees[0].data.size() + own[0].data.size() + loose.data.size());
+  EXPECT_EQ(report->names, 1u);
+  EXPECT_EQ(report->trees, 2u);
+  EXPECT_FALSE(Stored(trees[0]) || Stored(own[0]) || Stored(loose));
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_TRUE(Stored(trees[i]) && Stored(own[i])) << i;
+  }
+  EXPECT_TRUE(Stored(shared));
+  // Nothing more to free.
+  EXPECT_EQ(CollectAt(later)->freed, 0u);
+}
+
+TEST_P(CollectorTest, KeepsWhatWasUsedWithinTheGrace) {
+  const TestBlob fresh = Put("stored just now");
+  const TestBlob touched = Put("told present later");
+  // Within the grace of a collection now.
+  absl::StatusOr<CollectReport> report = CollectAt(absl::Now());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->young, 2u);
+  EXPECT_TRUE(Stored(fresh) && Stored(touched));
+  // Used an hour on (FindMissing), collected two hours on.
+  const absl::Time later = absl::Now() + absl::Hours(2);
+  const absl::StatusOr<absl::Time> before = store_->MarkUsed(
+      touched.digest, later - absl::Minutes(30), absl::Minutes(30));
+  ASSERT_TRUE(before.ok()) << before.status();
+  report = CollectAt(later);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->freed, 1u);
+  EXPECT_FALSE(Stored(fresh));
+  EXPECT_TRUE(Stored(touched));
+}
+
+TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
+  const absl::Time now = absl::Now();
+  absl::StatusOr<CollectorLease> held = CollectorLease::Acquire(
+      *store_, "replica-2", now - absl::Hours(1), now, absl::Minutes(2));
+  ASSERT_TRUE(held.ok()) << held.status();
+  absl::StatusOr<CollectReport> report = CollectAt(now);
+  EXPECT_TRUE(absl::IsAborted(report.status())) << report.status();
+  EXPECT_NE(report.status().message().find("replica-2"), std::string::npos);
+  // A dry run takes no lease.
+  EXPECT_TRUE(CollectAt(now, /*dry_run=*/true).ok());
+  // Expired: taken over, and the old holder can no longer renew.
+  EXPECT_TRUE(CollectAt(now + absl::Minutes(3)).ok());
+  EXPECT_TRUE(absl::IsAborted(held->Renew(now + absl::Minutes(4))));
+}
+
+TEST_P(CollectorTest, AWriteIsRefusedWhileASweepMayDeleteItsBlobs) {
+  const TestBlob blob = Put("about to be named");
+  const absl::Time now = absl::Now();
+  ASSERT_TRUE(
+      CheckNotSwept(*store_, {{blob.digest, now - absl::Hours(2)}}, now).ok());
+  absl::StatusOr<CollectorLease> lease = CollectorLease::Acquire(
+      *store_, "collector", now - absl::Hours(1), now, absl::Minutes(2));
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  const absl::Status refused =
+      CheckNotSwept(*store_, {{blob.digest, now - absl::Hours(2)}}, now);
+  EXPECT_TRUE(absl::IsUnavailable(refused)) << refused;
+  EXPECT_TRUE(
+      CheckNotSwept(*store_, {{blob.digest, now - absl::Minutes(30)}}, now)
+          .ok());
+  lease->Release();
+  EXPECT_TRUE(CheckNotSwept(*store_, {{blob.digest, now - absl::Hours(2)}},
+                            now + absl::Seconds(1))
+                  .ok());
+}
+
+TEST(LeaseTest, RoundTripsAndRefusesMalformed) {
+  const LeaseTerms terms{"host:1", absl::FromUnixSeconds(200),
+                         absl::FromUnixSeconds(100)};
+  const absl::StatusOr<LeaseTerms> decoded = DecodeLease(EncodeLease(terms));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->holder, "host:1");
+  EXPECT_EQ(decoded->expires, terms.expires);
+  EXPECT_EQ(decoded->cutoff, terms.cutoff);
+  for (const char* body :
+       {"", "holder x\nexpires 1\n", "holder x\nexpires a\ncutoff 1\n",
+        "holder x\nexpires 1\ncutoff 1\nmore\n"}) {
+    EXPECT_TRUE(absl::IsDataLoss(DecodeLease(body).status())) << body;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, CollectorTest,
+                         ::testing::Values(StoreFactory(NewFileStore),
+                                           StoreFactory(NewS3Store)));
+
+}  // namespace
+}  // namespace verity::server
