@@ -5,6 +5,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <utility>
@@ -88,6 +89,13 @@ absl::Status CheckImportDir(const std::string& dir) {
 std::string HostOf(const std::string& listen) {
   const size_t colon = listen.rfind(':');
   return colon == std::string::npos ? listen : listen.substr(0, colon);
+}
+
+// The machine's (a pod's) name: with the address, who this replica is.
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
+  return name;
 }
 
 }  // namespace
@@ -205,6 +213,7 @@ absl::Status Verityd::Init() {
         absl::StrCat("can't listen on ", options_.listen));
   }
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
+  collections_->Start(absl::StrCat(HostName(), "/", address_));
   UpdateHealth();
   import_thread_ = std::thread([this] { Import(); });
   if (!store_->IsLocal()) probe_thread_ = std::thread([this] { ProbeStore(); });
@@ -336,7 +345,6 @@ void Verityd::InitCollections() {
   CollectionsOptions options;
   options.grace = options_.service.gc_grace;
   options.interval = options_.gc_interval;
-  options.holder = options_.listen;
   options.log = [](absl::string_view line) { Log(line); };
   collections_ = std::make_unique<Collections>(
       *store_,

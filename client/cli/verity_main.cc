@@ -6,6 +6,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/cli/digest_command.h"
 #include "client/cli/exit_codes.h"
+#include "client/cli/gc_command.h"
 #include "client/cli/get_command.h"
 #include "client/cli/history_command.h"
 #include "client/cli/keygen_command.h"
@@ -61,8 +62,9 @@ constexpr char kUsage[] =
     "  history NAME          the versions the server keeps of a name\n"
     "  rm DIGEST_OR_NAME [--force]\n"
     "      delete a name and its history, or a blob no name reaches\n"
+    "  gc [--dry-run]        delete what no name reaches (admin)\n"
     "\n"
-    "put, get, stat, ls, history, rm, sign, sync and mount also take\n"
+    "put, get, stat, ls, history, rm, gc, sign, sync and mount also take\n"
     "--server=HOST:PORT (default $VERITY_SERVER, else 127.0.0.1:50051),\n"
     "--tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
@@ -92,6 +94,7 @@ constexpr Command kCommands[] = {
     {"stat", verity::cli::RunStatCommand},
     {"ls", verity::cli::RunLsCommand},
     {"history", verity::cli::RunHistoryCommand},
+    {"gc", verity::cli::RunGcCommand},
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},
     {"sign", verity::cli::RunSignCommand},

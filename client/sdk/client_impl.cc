@@ -281,6 +281,26 @@ absl::StatusOr<std::vector<sdk::NameVersionInfo>> ClientImpl::History(
   return versions;
 }
 
+absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
+  v1::CollectRequest request;
+  request.set_dry_run(dry_run);
+  // No deadline: a collection takes as long as the store is large.
+  grpc::ClientContext context;
+  v1::CollectResponse response;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->Collect(&context, request, &response)));
+  sdk::CollectResult result;
+  result.blobs = response.blobs();
+  result.bytes = response.bytes();
+  result.reachable = response.reachable();
+  result.freed = response.freed();
+  result.freed_bytes = response.freed_bytes();
+  result.young = response.young();
+  result.names = response.names();
+  result.trees = response.trees();
+  result.took = absl::Seconds(response.seconds());
+  return result;
+}
+
 absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
                                                uint32_t page_size) {
   v1::ListRequest request;

@@ -14,7 +14,13 @@ Collections::Collections(Store& store, SweepDelete remove,
     : store_(store),
       remove_(std::move(remove)),
       metrics_(metrics),
-      options_(std::move(options)) {
+      options_(std::move(options)) {}
+
+void Collections::Start(std::string holder) {
+  {
+    absl::MutexLock lock(&mu_);
+    holder_ = std::move(holder);
+  }
   if (options_.interval > absl::ZeroDuration()) {
     thread_ = std::thread([this] { Loop(); });
   }
@@ -40,7 +46,7 @@ absl::StatusOr<CollectReport> Collections::RunNow(bool dry_run) {
   CollectOptions options;
   options.grace = options_.grace;
   options.dry_run = dry_run;
-  options.holder = options_.holder;
+  options.holder = holder_;
   options.cancel = &stopping_;
   const absl::StatusOr<CollectReport> report =
       Collect(store_, remove_, options, absl::Now());

@@ -26,8 +26,6 @@ struct CollectionsOptions {
   absl::Duration grace = absl::Hours(1);
   // Zero: only when asked.
   absl::Duration interval = absl::ZeroDuration();
-  // Who collects, for the lease and the log.
-  std::string holder = "verityd";
   // One line per collection. Must be set.
   std::function<void(absl::string_view)> log;
 };
@@ -40,6 +38,12 @@ class Collections {
               CollectionsOptions options);
   // Stop().
   ~Collections();
+
+  // Starts the interval's collections, as `holder` (who this server is in
+  // the lease and the log: unique among the replicas, and the same across a
+  // restart of one, which may then take back the lease its previous life
+  // held). Call once, before RunNow.
+  void Start(std::string holder) ABSL_LOCKS_EXCLUDED(mu_);
 
   // One collection now, after any under way in this process. Blocking.
   absl::StatusOr<CollectReport> RunNow(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
@@ -59,6 +63,7 @@ class Collections {
   absl::Notification stop_;
   // Held for a whole collection: one at a time.
   absl::Mutex mu_;
+  std::string holder_ ABSL_GUARDED_BY(mu_) = "verityd";
   std::thread thread_;
 };
 

@@ -149,6 +149,19 @@ TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
   EXPECT_NE(report.status().message().find("replica-2"), std::string::npos);
   // A dry run takes no lease.
   EXPECT_TRUE(CollectAt(now, /*dry_run=*/true).ok());
+  // Its own holder takes it back (a restart of the replica that held it).
+  CollectOptions same;
+  same.holder = "replica-2";
+  EXPECT_TRUE(Collect(
+                  *store_,
+                  [this](const ParsedDigest& digest, absl::Time cutoff) {
+                    return store_->DeleteIfUnusedSince(digest, cutoff);
+                  },
+                  same, now)
+                  .ok());
+  held = CollectorLease::Acquire(*store_, "replica-2", now - absl::Hours(1),
+                                 now, absl::Minutes(2));
+  ASSERT_TRUE(held.ok()) << held.status();
   // Expired: taken over, and the old holder can no longer renew.
   EXPECT_TRUE(CollectAt(now + absl::Minutes(3)).ok());
   EXPECT_TRUE(absl::IsAborted(held->Renew(now + absl::Minutes(4))));

@@ -76,7 +76,9 @@ absl::StatusOr<CollectorLease> CollectorLease::Acquire(Store& store,
                    store.ReadRecord(kCollectorLeaseKey));
   if (current.has_value()) {
     const absl::StatusOr<LeaseTerms> held = DecodeLease(current->body);
-    if (held.ok() && held->expires > now) return Busy(*held);
+    if (held.ok() && held->expires > now && held->holder != holder) {
+      return Busy(*held);
+    }
   }
   LeaseTerms terms{std::string(holder), Seconds(now + ttl), Seconds(cutoff)};
   absl::StatusOr<SharedRecord> written = store.WriteRecord(

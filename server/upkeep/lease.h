@@ -40,7 +40,8 @@ class CollectorLease {
  public:
   // Takes the lease for `holder` until now + ttl, with `cutoff`, unless
   // another holder's has not expired: ABORTED naming that holder and when
-  // it expires. A lease that does not parse is taken over.
+  // it expires. One of `holder`'s own (a previous life of this replica,
+  // killed mid-collection) and one that does not parse are taken over.
   static absl::StatusOr<CollectorLease> Acquire(Store& store,
                                                 absl::string_view holder,
                                                 absl::Time cutoff,

@@ -71,6 +71,21 @@ struct NameVersionInfo {
   std::optional<NameStatementInfo> statement;
 };
 
+// What one garbage collection found and did (Client::Collect). Plain value.
+struct CollectResult {
+  uint64_t blobs = 0;  // stored blobs it saw
+  uint64_t bytes = 0;  // their data bytes
+  uint64_t reachable = 0;
+  // Unreachable and unused within the server's grace: deleted (a dry run:
+  // would be).
+  uint64_t freed = 0;
+  uint64_t freed_bytes = 0;
+  uint64_t young = 0;  // unreachable, but used within the grace: kept
+  uint64_t names = 0;  // names marked from
+  uint64_t trees = 0;  // trees read
+  absl::Duration took;
+};
+
 // One page of a listing. Plain value.
 struct ListPage {
   std::vector<BlobInfo> blobs;  // in digest order

@@ -182,6 +182,13 @@ class Client {
   // for garbage collection.
   virtual absl::Status DeleteName(absl::string_view name) = 0;
 
+  // Runs one garbage collection on the server and waits for it, however
+  // long it takes (admin): it deletes every blob that no name's retained
+  // history reaches and nobody used within the server's --gc_grace; with
+  // `dry_run`, only counts them. ABORTED while another replica's collection
+  // holds the store. Not retried.
+  virtual absl::StatusOr<CollectResult> Collect(bool dry_run) = 0;
+
   virtual ClientStats Stats() const = 0;
 };
 

@@ -1,0 +1,61 @@
+// Implements `verity gc` with the SDK's Collect.
+
+#include "client/cli/gc_command.h"
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/command_line.h"
+#include "client/cli/flag_values.h"
+#include "lib/base/status_macros.h"
+#include "verity/client.h"
+
+namespace verity::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: verity gc [--dry-run]\n"
+    "Runs one garbage collection on the server now and waits for it (admin):\n"
+    "every blob that no name's retained history reaches (the blob of one of\n"
+    "its versions, or a file of a version that is a tree) and that nobody\n"
+    "used within the server's --gc_grace is deleted. --dry-run counts them\n"
+    "and deletes nothing. Fails (exit 5) while another replica's collection\n"
+    "holds the store.\n";
+
+absl::Status Gc(const CommandLine& line, bool dry_run, std::FILE* out) {
+  ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
+                   client::CreateClient(line.connection));
+  ASSIGN_OR_RETURN(const sdk::CollectResult result, client->Collect(dry_run));
+  const std::string text = FormatCollectResult(result, dry_run);
+  std::fwrite(text.data(), 1, text.size(), out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string FormatCollectResult(const sdk::CollectResult& result,
+                                bool dry_run) {
+  return absl::StrCat(
+      dry_run ? "would free " : "freed ", result.freed, " blobs (",
+      result.freed_bytes, " bytes) of ", result.blobs, " stored (",
+      result.bytes, " bytes): ", result.reachable, " reachable from ",
+      result.names, " names (", result.trees, " trees), ", result.young,
+      " unreachable kept within the grace; took ",
+      absl::FormatDuration(absl::Trunc(result.took, absl::Milliseconds(1))),
+      "\n");
+}
+
+int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
+  bool dry_run = false;
+  absl::StatusOr<CommandLine> line = ParseCommandLine(
+      argc, argv, {{"dry-run", 0, false, [&dry_run](absl::string_view) {
+                      dry_run = true;
+                      return absl::OkStatus();
+                    }}});
+  if (line.ok() && !line->operands.empty()) {
+    line = absl::InvalidArgumentError("gc takes no operand");
+  }
+  if (!line.ok()) return UsageError("gc", line.status(), kUsage, err);
+  return ReportStatus("gc", Gc(*line, dry_run, out), err);
+}
+
+}  // namespace verity::cli
