@@ -5,12 +5,6 @@
 #   replica_count: how many servers may share it (1: the file store, 2: S3).
 # run_gc_checks runs them all.
 
-# metric PORT NAME: the sum of NAME's series at verityd's metrics endpoint PORT.
-metric() {
-  curl -sf "http://127.0.0.1:$1/metrics" |
-    awk -v n="$2" '$1 == n || index($1, n "{") == 1 {s += $2} END {printf "%.0f\n", s}'
-}
-
 # gc_release DIR: a release: a folder with a file in every release, and a file of its own.
 gc_release() {
   mkdir -p "$1/lib"

@@ -30,11 +30,6 @@ s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT" --store_probe
 # blob_key DIGEST OBJECT: the object's key (docs/storage.md).
 blob_key() { echo "$prefix/blobs/${1%%:*}/${1#*:}/$2"; }
 
-# metric PORT NAME: the sum of NAME's samples on a replica's /metrics.
-metric() {
-  curl -sf "http://127.0.0.1:$1/metrics" |
-    awk -v n="$2" '$1 == n || index($1, n "{") == 1 {s += $2} END {printf "%.0f\n", s}'
-}
 # replica NAME [FLAGS...]: start_server over the bucket.
 replica() {
   local name=$1

@@ -78,7 +78,7 @@ sync_pid=$!
 tracked_pids+=("$sync_pid")
 wait_for_log "$work/sync.log" "switched to $v1" "$sync_pid" 30 || fail "sync never switched to v1"
 mport=$(sed -nE 's|.*metrics on http://[^ ]*:([0-9]+)/metrics.*|\1|p' "$work/sync.log")
-metric() {
+sync_metric() {
   curl -sf "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'
 }
 # sync_now: SIGHUP, then wait for the status file to show an attempt after it. An attempt that
@@ -114,7 +114,7 @@ check "v2: an unchanged file is hard-linked from v1" \
   test "$(stat -Lc %i "$dir/bin/tool")" == "$tool_inode"
 check "v2: the version before is kept for readers inside it" test -d "$dir/..${v1/:/-}"
 check "v2: the hook ran for each switch" test "$(cat "$work/hooks")" == "$v1"$'\n'"$v2"
-check "v2: 2 switches in the metrics" test "$(metric verity_sync_switches_total)" == 2
+check "v2: 2 switches in the metrics" test "$(sync_metric verity_sync_switches_total)" == 2
 check "v2: only the 2 changed files fetched ($(grep "switched to $v2" "$work/sync.log"))" \
   grep -q "switched to $v2 .* 2 fetched (12 bytes)" "$work/sync.log"
 
@@ -127,7 +127,7 @@ check "rollback: the error says rollback ($(status_of "$dir" last_error))" \
   grep -q "^last_error: .*rollback" "$dir/..verity-sync.status"
 check "rollback: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
 check "rollback: counted as data_loss" \
-  test "$(metric 'verity_sync_failures_total{reason="data_loss"}')" == 1
+  test "$(sync_metric 'verity_sync_failures_total{reason="data_loss"}')" == 1
 restart_with cp "$work/name-v2" "$name_file"
 
 # ---- v3 with a blob swapped in the store: never switched to, nothing staged left

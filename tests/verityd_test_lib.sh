@@ -63,6 +63,12 @@ is_prefix() {
 # vc ARGS...: the CLI, bounded, so that a hung call fails the check instead of the test run.
 vc() { timeout -k 5 60 "$verity" "$@"; }
 
+# metric PORT NAME: the sum of NAME's series at verityd's metrics endpoint PORT.
+metric() {
+  curl -sf "http://127.0.0.1:$1/metrics" |
+    awk -v n="$2" '$1 == n || index($1, n "{") == 1 {s += $2} END {printf "%.0f\n", s}'
+}
+
 # name_record FILE: the version a name file or object FILE points at now, as a name file from
 # before histories holds it: "DIGEST\nNAME", then NUL and the statement if it has one
 # (server/store/name_history.h). A store writer that writes it back writes that older format,
