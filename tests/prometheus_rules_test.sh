@@ -44,7 +44,10 @@ PLAIN = {"verityd_read_bytes_total", "verityd_put_bytes_total", "verityd_dispatc
          "verityd_store_up", "verityd_s3_requests_total", "verityd_s3_received_bytes_total",
          "verityd_cache_hits_total", "verityd_cache_misses_total", "verityd_cache_read_ahead_total",
          "verityd_cache_discarded_total", "verityd_cache_disk_write_failures_total",
-         "verityd_cache_bytes",
+         "verityd_cache_bytes", "verityd_gc_runs_total", "verityd_gc_freed_blobs_total",
+         "verityd_gc_freed_bytes_total", "verityd_gc_last_success_timestamp_seconds",
+         "verityd_gc_duration_seconds", "verityd_gc_stored_blobs", "verityd_gc_stored_bytes",
+         "verityd_gc_reachable_blobs",
          "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
          "process_start_time_seconds"}
 ALLOWED = PLAIN | {h + s for h in HISTOGRAMS for s in ("_bucket", "_sum", "_count")}
