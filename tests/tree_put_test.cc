@@ -90,6 +90,37 @@ TEST_F(TreePutTest, TwoSizesForOneBlobStoreNothing) {
   EXPECT_FALSE(Stored(manifest));
 }
 
+// A tree named again by SetName (an older release) is checked as a tree Put
+// is: a file deleted since (garbage collection, rm --force) refuses it.
+TEST_F(TreePutTest, SetNameOfATreeNeedsItsFiles) {
+  const std::string data = MakeData(3000, 7);
+  const std::string manifest = *EncodeTreeManifest({FileOf("a", data)});
+  ASSERT_TRUE(PutTree(manifest).ok());
+  v1::SetNameRequest set;
+  set.set_name("release");
+  set.set_digest(DigestOf(manifest));
+  {
+    grpc::ClientContext context;
+    v1::BlobInfo info;
+    ASSERT_TRUE(server_->stub().SetName(&context, set, &info).ok());
+  }
+  v1::DeleteRequest remove;
+  remove.set_digest(DigestOf(data));
+  remove.set_force(true);
+  {
+    grpc::ClientContext context;
+    v1::DeleteResponse response;
+    ASSERT_TRUE(server_->stub().Delete(&context, remove, &response).ok());
+  }
+  grpc::ClientContext context;
+  v1::BlobInfo info;
+  const grpc::Status named = server_->stub().SetName(&context, set, &info);
+  EXPECT_EQ(named.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << named.error_message();
+  EXPECT_NE(named.error_message().find("is not stored"), std::string::npos)
+      << named.error_message();
+}
+
 // Bytes the encoder would refuse to write, made by hand as an attacker
 // would: each refused, nothing stored.
 TEST_F(TreePutTest, AManifestThatBreaksARuleStoresNothing) {

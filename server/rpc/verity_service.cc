@@ -121,10 +121,24 @@ absl::Status DoSetName(ServiceContext* context,
   ASSIGN_OR_RETURN(const CheckedSetName checked, CheckSetNameRequest(request));
   // What the blob is, for the statement's kind to match (a statement's
   // check needs no more than its parse; the store checks the rest).
-  NameKind kind = NameKind::kFile;
-  if (!checked.name_statement.empty()) {
-    ASSIGN_OR_RETURN(const BlobInfo blob, context->store->Stat(checked.digest));
-    if (blob.tree_manifest) kind = NameKind::kTree;
+  absl::StatusOr<BlobInfo> blob = context->store->Stat(checked.digest);
+  if (absl::IsDataLoss(blob.status())) {  // quarantined: not served
+    return absl::NotFoundError(absl::StrCat("cannot name ",
+                                            checked.digest.ToString(), ": ",
+                                            blob.status().message()));
+  }
+  RETURN_IF_ERROR(blob.status());
+  const NameKind kind = blob->tree_manifest ? NameKind::kTree : NameKind::kFile;
+  if (blob->tree_manifest) {
+    // A tree named again (an older release, by digest) must still have its
+    // files, as a tree Put checks: garbage collection may have taken them.
+    ASSIGN_OR_RETURN(const std::optional<std::string> manifest,
+                     ReadStoredTree(*context->store, checked.digest));
+    if (manifest.has_value()) {
+      RETURN_IF_ERROR(CheckStoredTree(*context->store, *manifest,
+                                      context->lookups, absl::Now(),
+                                      context->options.gc_grace));
+    }
   }
   ASSIGN_OR_RETURN(const NameWrite write,
                    context->names->Prepare(checked.name, checked.name_statement,

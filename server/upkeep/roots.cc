@@ -23,17 +23,32 @@ constexpr size_t kNamesPerPage = 100;
 // tree (or is gone).
 absl::StatusOr<std::vector<TreeEntry>> FilesIfTree(const Store& store,
                                                    const ParsedDigest& digest) {
+  ASSIGN_OR_RETURN(const std::optional<std::string> bytes,
+                   ReadStoredTree(store, digest));
+  if (!bytes.has_value()) return std::vector<TreeEntry>();
+  ASSIGN_OR_RETURN(TreeManifest manifest, ParseTreeManifest(*bytes));
+  std::vector<TreeEntry> files;
+  for (TreeEntry& entry : manifest.entries) {
+    if (entry.type == TreeEntryType::kFile) files.push_back(std::move(entry));
+  }
+  return files;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> ReadStoredTree(
+    const Store& store, const ParsedDigest& digest) {
   absl::StatusOr<std::shared_ptr<const Blob>> blob = store.OpenBlob(digest);
-  if (absl::IsNotFound(blob.status())) return std::vector<TreeEntry>();
+  if (absl::IsNotFound(blob.status())) return std::nullopt;
   RETURN_IF_ERROR(blob.status());
   const uint64_t size = (*blob)->descriptor().data_size;
   if (size < kTreeManifestMagic.size() || size > kMaxTreeManifestBytes) {
-    return std::vector<TreeEntry>();
+    return std::nullopt;
   }
   std::string magic(kTreeManifestMagic.size(), '\0');
   RETURN_IF_ERROR(
       ReadAndWait(**blob, BlobPart::kData, 0, AsMutableBytes(&magic)));
-  if (magic != kTreeManifestMagic) return std::vector<TreeEntry>();
+  if (magic != kTreeManifestMagic) return std::nullopt;
   std::string bytes(size, '\0');
   RETURN_IF_ERROR(
       ReadAndWait(**blob, BlobPart::kData, 0, AsMutableBytes(&bytes)));
@@ -43,17 +58,10 @@ absl::StatusOr<std::vector<TreeEntry>> FilesIfTree(const Store& store,
     return DamagedBlob(digest.ToString(),
                        "its content does not hash to its digest");
   }
-  absl::StatusOr<TreeManifest> manifest = ParseTreeManifest(bytes);
   // A file that only begins as a manifest does.
-  if (!manifest.ok()) return std::vector<TreeEntry>();
-  std::vector<TreeEntry> files;
-  for (TreeEntry& entry : manifest->entries) {
-    if (entry.type == TreeEntryType::kFile) files.push_back(std::move(entry));
-  }
-  return files;
+  if (!ParseTreeManifest(bytes).ok()) return std::nullopt;
+  return bytes;
 }
-
-}  // namespace
 
 std::string DescribeRootPath(const RootPath& path) {
   std::string text = absl::StrCat("name \"", path.name, "\" (version ",

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -50,6 +51,13 @@ class ReachableBlobs {
   size_t names_ = 0;
   size_t trees_ = 0;
 };
+
+// The bytes of the tree manifest that `digest`'s blob is, read whole and
+// checked against its digest (DATA_LOSS if they do not hash to it); nullopt
+// if the blob is not a tree (its content does not parse as a manifest, marked
+// or not) or is gone. Blocking store I/O.
+absl::StatusOr<std::optional<std::string>> ReadStoredTree(
+    const Store& store, const ParsedDigest& digest);
 
 // Marks from every root of `store`. A version's blob is a tree if its
 // content is a tree manifest, marked or not (a store written before marks
