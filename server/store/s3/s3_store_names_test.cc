@@ -129,6 +129,36 @@ TEST_F(S3StoreNamesTest, NameWritesAreCompareAndSetAcrossReplicas) {
   ExpectNameWritesAreCompareAndSet({store_.get(), replica.get()});
 }
 
+// Shared records are compare-and-set across replicas, and a write whose
+// answer is lost (radosgw answers racing conditional PUTs with a 500 at
+// times) is judged by what the record holds after.
+TEST_F(S3StoreNamesTest, SharedRecordsAreCompareAndSet) {
+  std::unique_ptr<S3Store> other = OpenReplica();
+  absl::StatusOr<SharedRecord> first = store_->WriteRecord("lease", "a", {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      other->WriteRecord("lease", "b", std::nullopt).status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      other->WriteRecord("lease", "b", std::string("stale")).status()));
+  absl::StatusOr<std::optional<SharedRecord>> read = other->ReadRecord("lease");
+  ASSERT_TRUE(read.ok() && read->has_value());
+  EXPECT_EQ((*read)->body, "a");
+  EXPECT_EQ((*read)->version, first->version);
+
+  s3_->Inject(S3Fault{"PutRecord", 1, S3FaultKind::kHttp500, /*applied=*/true});
+  absl::StatusOr<SharedRecord> landed =
+      other->WriteRecord("lease", "b", (*read)->version);
+  ASSERT_TRUE(landed.ok()) << landed.status();
+  EXPECT_EQ(landed->body, "b");
+  s3_->Inject(
+      S3Fault{"PutRecord", 1, S3FaultKind::kHttp500, /*applied=*/false});
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      store_->WriteRecord("lease", "c", landed->version).status()));
+  EXPECT_EQ((*store_->ReadRecord("lease"))->body, "b");
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(store_->WriteRecord("../x", "", {}).status()));
+}
+
 TEST_F(S3StoreNamesTest, TheBucketHoldsThemWhereStorageMdSays) {
   const TestBlob blob = MakeRandomTestBlob(4000, MerkleParams{}, 1);
   ASSERT_TRUE(

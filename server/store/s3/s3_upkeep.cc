@@ -104,11 +104,18 @@ absl::StatusOr<SharedRecord> S3Store::WriteRecord(
   // Not retried blindly: a retry of a write that landed would be refused.
   put.idempotent = false;
   S3Response response = client_->Call(std::move(put));
-  if (absl::IsFailedPrecondition(response.status)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the shared record ", key, " was replaced meanwhile"));
+  const absl::Status replaced = absl::FailedPreconditionError(
+      absl::StrCat("the shared record ", key, " was replaced meanwhile"));
+  if (absl::IsFailedPrecondition(response.status)) return replaced;
+  if (!response.status.ok()) {
+    // radosgw answers two conditional PUTs racing on one key with a 500
+    // (UnknownError) at times, whether or not this one landed: what the
+    // record holds now says which.
+    const absl::StatusOr<std::optional<SharedRecord>> now = ReadRecord(key);
+    if (!now.ok() || !now->has_value()) return response.status;
+    if ((*now)->body != body) return replaced;
+    return **now;
   }
-  RETURN_IF_ERROR(response.status);
   return SharedRecord{std::string(body), std::move(response.etag)};
 }
 
