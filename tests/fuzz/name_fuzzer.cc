@@ -11,12 +11,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "client/cli/blob_ref.h"
 #include "lib/trust/name_statement.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/request_checks.h"
+#include "server/store/name_history.h"
 #include "server/store/name_index.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/predicates.h"
@@ -53,11 +55,41 @@ void CheckName(absl::string_view name) {
   }
 }
 
+// The same bytes as a name history (name_history.h): a name file from before
+// histories is one version of itself; any history that decodes encodes back
+// to bytes that decode the same; what fails is DATA_LOSS.
+void CheckNameHistory(absl::string_view contents,
+                      const absl::StatusOr<server::NameRecord>& record) {
+  const absl::StatusOr<server::NameHistory> history =
+      server::DecodeNameHistory(contents);
+  if (!absl::StartsWith(contents, "verity-name-history 1\n")) {
+    FUZZ_CHECK(history.ok() == record.ok(), history.status().message());
+    if (history.ok()) {
+      FUZZ_CHECK(history->versions.size() == 1 &&
+                     history->name == record->name &&
+                     history->versions[0].digest == record->digest &&
+                     history->versions[0].statement == record->statement,
+                 "");
+    }
+  }
+  if (!history.ok()) {
+    FUZZ_CHECK(history.status().code() == absl::StatusCode::kDataLoss, "");
+    return;
+  }
+  const absl::StatusOr<server::NameHistory> again =
+      server::DecodeNameHistory(server::EncodeNameHistory(*history));
+  FUZZ_CHECK(again.ok() && again->name == history->name &&
+                 again->versions == history->versions,
+             again.status().message());
+}
+
 // Any file found under names/: "<digest>\n<name>", then optionally NUL and
-// a statement of 1 to kMaxNameStatementSize bytes, nothing else.
+// a statement of 1 to kMaxNameStatementSize bytes, nothing else (or a
+// history of such versions).
 void CheckNameFile(absl::string_view contents) {
   const absl::StatusOr<server::NameRecord> record =
       server::DecodeNameFile(contents);
+  CheckNameHistory(contents, record);
   const size_t newline = contents.find('\n');
   bool valid = newline != absl::string_view::npos &&
                LooksLikeDigest(contents.substr(0, newline));
