@@ -5,8 +5,6 @@
 
 #include "server/upkeep/collector.h"
 
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,58 +12,15 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/manifest/tree_manifest.h"
-#include "lib/testing/test_blob.h"
-#include "server/store/file/file_store.h"
-#include "server/store/file/testing/file_store.h"
-#include "server/store/s3/testing/fake_s3.h"
-#include "server/store/s3/testing/fake_s3_store.h"
-#include "server/store/testing/name_write_cases.h"
 #include "server/upkeep/lease.h"
+#include "server/upkeep/upkeep_test_stores.h"
 
 namespace verity::server {
 namespace {
 
-using StoreFactory = std::function<std::unique_ptr<Store>()>;
-
-std::unique_ptr<Store> NewFileStore() {
-  FileStoreOptions options;
-  options.root = FreshTestDir();
-  options.name_history = 2;
-  absl::StatusOr<std::unique_ptr<FileStore>> store = FileStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? *std::move(store) : nullptr;
-}
-
-std::unique_ptr<Store> NewS3Store() {
-  S3StoreOptions options = FakeS3StoreOptions(std::make_shared<FakeS3>());
-  options.name_history = 2;
-  absl::StatusOr<std::unique_ptr<S3Store>> store = S3Store::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? *std::move(store) : nullptr;
-}
-
-class CollectorTest : public ::testing::TestWithParam<StoreFactory> {
+class CollectorTest : public UpkeepTest {
  protected:
-  void SetUp() override { store_ = GetParam()(); }
-
-  TestBlob Put(std::string data) {
-    TestBlob blob = MakeTestBlob(std::move(data), MerkleParams{});
-    EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
-    // Timed now (an S3 blob is timed when first seen).
-    EXPECT_TRUE(store_->LastUsed(blob.digest).ok());
-    return blob;
-  }
-  TestBlob PutTree(const std::vector<std::pair<std::string, TestBlob>>& files) {
-    std::vector<TreeEntry> entries;
-    for (const auto& [path, blob] : files) {
-      entries.push_back(TreeEntry::File(path, blob.digest, blob.data.size()));
-    }
-    return Put(*EncodeTreeManifest(std::move(entries)));
-  }
-  void Name(const std::string& name, const TestBlob& blob) {
-    ASSERT_TRUE(store_->SetName(blob.digest, NameWrite{name, "", {}}).ok());
-  }
-  bool Stored(const TestBlob& blob) { return store_->Stat(blob.digest).ok(); }
+  void SetUp() override { Open(2); }
 
   absl::StatusOr<CollectReport> CollectAt(absl::Time now,
                                           bool dry_run = false) {
@@ -80,8 +35,6 @@ class CollectorTest : public ::testing::TestWithParam<StoreFactory> {
         },
         options, now);
   }
-
-  std::unique_ptr<Store> store_;
 };
 
 TEST_P(CollectorTest, FreesWhatOnlyOldReleasesReached) {
@@ -203,8 +156,8 @@ TEST(LeaseTest, RoundTripsAndRefusesMalformed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, CollectorTest,
-                         ::testing::Values(StoreFactory(NewFileStore),
-                                           StoreFactory(NewS3Store)));
+                         ::testing::Values(StoreFactory(NewTestFileStore),
+                                           StoreFactory(NewTestS3Store)));
 
 }  // namespace
 }  // namespace verity::server

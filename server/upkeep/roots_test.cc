@@ -5,64 +5,20 @@
 
 #include "server/upkeep/roots.h"
 
-#include <functional>
-#include <memory>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/manifest/tree_manifest.h"
-#include "lib/testing/test_blob.h"
-#include "server/store/file/file_store.h"
-#include "server/store/file/testing/file_store.h"
-#include "server/store/s3/testing/fake_s3.h"
-#include "server/store/s3/testing/fake_s3_store.h"
-#include "server/store/testing/name_write_cases.h"
+#include "server/upkeep/upkeep_test_stores.h"
 
 namespace verity::server {
 namespace {
 
-using StoreFactory = std::function<std::unique_ptr<Store>()>;
-
-std::unique_ptr<Store> NewFileStore() {
-  FileStoreOptions options;
-  options.root = FreshTestDir();
-  absl::StatusOr<std::unique_ptr<FileStore>> store = FileStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? *std::move(store) : nullptr;
-}
-
-std::unique_ptr<Store> NewS3Store() {
-  absl::StatusOr<std::unique_ptr<S3Store>> store =
-      S3Store::Open(FakeS3StoreOptions(std::make_shared<FakeS3>()));
-  EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? *std::move(store) : nullptr;
-}
-
-class RootsTest : public ::testing::TestWithParam<StoreFactory> {
+class RootsTest : public UpkeepTest {
  protected:
-  void SetUp() override { store_ = GetParam()(); }
-
-  // A blob with `data`, put.
-  TestBlob Put(std::string data) {
-    TestBlob blob = MakeTestBlob(std::move(data), MerkleParams{});
-    EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
-    return blob;
-  }
-  // A tree of `files` (path, blob), put.
-  TestBlob PutTree(const std::vector<std::pair<std::string, TestBlob>>& files) {
-    std::vector<TreeEntry> entries;
-    for (const auto& [path, blob] : files) {
-      entries.push_back(TreeEntry::File(path, blob.digest, blob.data.size()));
-    }
-    return Put(*EncodeTreeManifest(std::move(entries)));
-  }
-  void Name(const std::string& name, const TestBlob& blob) {
-    ASSERT_TRUE(store_->SetName(blob.digest, NameWrite{name, "", {}}).ok());
-  }
-
-  std::unique_ptr<Store> store_;
+  void SetUp() override { Open(5); }
 };
 
 TEST_P(RootsTest, ReachesEveryVersionAndTheFilesOfItsTrees) {
@@ -117,8 +73,8 @@ TEST_P(RootsTest, NoNamesReachNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, RootsTest,
-                         ::testing::Values(StoreFactory(NewFileStore),
-                                           StoreFactory(NewS3Store)));
+                         ::testing::Values(StoreFactory(NewTestFileStore),
+                                           StoreFactory(NewTestS3Store)));
 
 }  // namespace
 }  // namespace verity::server
