@@ -2,6 +2,7 @@
 
 #include "server/upkeep/collector.h"
 
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -16,11 +17,13 @@ namespace {
 
 constexpr size_t kBlobsPerPage = 1000;
 
-// Sweeps one page of blobs into `report`.
+// Sweeps one page of blobs into `report`, `keep_lease` before each delete:
+// a page of slow deletes must not outlive the lease that guards them.
 absl::Status SweepPage(const std::vector<BlobInfo>& page,
                        const ReachableBlobs& reached, const Store& store,
-                       const SweepDelete& remove, absl::Time cutoff,
-                       bool dry_run, CollectReport& report) {
+                       const SweepDelete& remove,
+                       const std::function<absl::Status()>& keep_lease,
+                       absl::Time cutoff, bool dry_run, CollectReport& report) {
   for (const BlobInfo& info : page) {
     ASSIGN_OR_RETURN(const ParsedDigest digest, ParseDigest(info.digest));
     report.blobs++;
@@ -35,6 +38,7 @@ absl::Status SweepPage(const std::vector<BlobInfo>& page,
       old = used.ok() ? absl::StatusOr<bool>(*used < cutoff)
                       : absl::StatusOr<bool>(used.status());
     } else {
+      RETURN_IF_ERROR(keep_lease());
       old = remove(digest, cutoff);
     }
     if (absl::IsNotFound(old.status())) continue;  // deleted meanwhile
@@ -73,8 +77,8 @@ absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
                      CollectorLease::Acquire(store, options.holder, cutoff, now,
                                              options.lease_ttl));
   }
-  // Between two pages: stop if asked, and keep the lease.
-  auto keep_lease = [&]() -> absl::Status {
+  // Before each page and each delete: stop if asked, and keep the lease.
+  const std::function<absl::Status()> keep_lease = [&]() -> absl::Status {
     if (options.cancel != nullptr && options.cancel->load()) {
       return absl::CancelledError("the garbage collection was stopped");
     }
@@ -96,8 +100,8 @@ absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
       RETURN_IF_ERROR(keep_lease());
       ASSIGN_OR_RETURN(const std::vector<BlobInfo> page,
                        store.List(after, kBlobsPerPage));
-      RETURN_IF_ERROR(SweepPage(page, reached, store, remove, cutoff,
-                                options.dry_run, report));
+      RETURN_IF_ERROR(SweepPage(page, reached, store, remove, keep_lease,
+                                cutoff, options.dry_run, report));
       if (page.size() < kBlobsPerPage) return absl::OkStatus();
       after = page.back().digest;
     }

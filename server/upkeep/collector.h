@@ -31,9 +31,11 @@ struct CollectOptions {
   bool dry_run = false;
   // Who collects, in the lease and the log (e.g. the replica's address).
   std::string holder = "verityd";
-  // How long the lease lasts unless renewed (it is renewed between pages).
+  // How long the lease lasts unless renewed (renewed, once half of it is
+  // gone, before the next page or delete).
   absl::Duration lease_ttl = absl::Minutes(2);
-  // If set and true, the collection stops between two pages (CANCELLED).
+  // If set and true, the collection stops before its next page or delete
+  // (CANCELLED).
   const std::atomic<bool>* cancel = nullptr;
 };
 
