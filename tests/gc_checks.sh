@@ -75,6 +75,21 @@ run_gc_checks() {
   expect_exit 0 "gc again frees nothing" vc gc "${gc_srv[@]}" >"$dir/gc"
   check "nothing left to free" grep -q "^freed 0 blobs" "$dir/gc"
 
+  # ---- a blob an upload relies on is kept: a file stored alone long ago (past the grace) that
+  # `put DIR` finds stored (FindMissing, then the tree Put's check) is marked used, and the gc
+  # right after keeps it although no name reaches it.
+  mkdir -p "$dir/reuse"
+  head -c 9000 /dev/urandom >"$dir/reuse/old"
+  vc put "${gc_srv[@]}" "$dir/reuse/old" >/dev/null
+  local old_file
+  old_file=$("$verity" digest "$dir/reuse/old" | cut -d' ' -f1)
+  vc gc "${gc_srv[@]}" --dry-run >/dev/null  # times it on S3
+  sleep 4
+  expect_exit 0 "put DIR (no name) of a folder holding the old file" \
+    vc put "${gc_srv[@]}" "$dir/reuse"
+  expect_exit 0 "gc right after" vc gc "${gc_srv[@]}"
+  expect_exit 0 "the file the upload relied on is kept" vc stat "${gc_srv[@]}" "$old_file"
+
   # ---- put DIR in a loop races gc in a loop (a short grace): no name ever points at an
   # incomplete tree; a put may be refused (a file collected under it), never half-done.
   local end=$((SECONDS + ${GC_RACE_SECONDS:-30})) puts=0 refused=0 gcs=0 k=3
