@@ -33,7 +33,7 @@ declare -A allowed=(
   [client/cli]="lib client/include client/sdk client/mount"
 )
 # What tests (and test support) may include on top.
-test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing client/sdk client/mount client/cli"
+test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/mount client/cli"
 
 bad=0
 while IFS= read -r file; do

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "lib/manifest/tree_manifest.h"
 #include "server/upkeep/lease.h"
-#include "server/upkeep/upkeep_test_stores.h"
+#include "server/upkeep/testing/upkeep_stores.h"
 
 namespace verity::server {
 namespace {

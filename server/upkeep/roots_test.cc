@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/manifest/tree_manifest.h"
-#include "server/upkeep/upkeep_test_stores.h"
+#include "server/upkeep/testing/upkeep_stores.h"
 
 namespace verity::server {
 namespace {

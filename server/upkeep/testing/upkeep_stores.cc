@@ -1,6 +1,6 @@
 // Implements the upkeep tests' stores and helpers.
 
-#include "server/upkeep/upkeep_test_stores.h"
+#include "server/upkeep/testing/upkeep_stores.h"
 
 #include "lib/manifest/tree_manifest.h"
 #include "server/store/file/file_store.h"

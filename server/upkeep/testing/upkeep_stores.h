@@ -1,8 +1,8 @@
 // Test support for server/upkeep's tests: each case runs on a file store and
 // on an S3 store over FakeS3, filled through these helpers.
 
-#ifndef VERITYD_SERVER_UPKEEP_UPKEEP_TEST_STORES_H_
-#define VERITYD_SERVER_UPKEEP_UPKEEP_TEST_STORES_H_
+#ifndef VERITYD_SERVER_UPKEEP_TESTING_UPKEEP_STORES_H_
+#define VERITYD_SERVER_UPKEEP_TESTING_UPKEEP_STORES_H_
 
 #include <functional>
 #include <memory>
@@ -42,4 +42,4 @@ class UpkeepTest : public ::testing::TestWithParam<StoreFactory> {
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_UPKEEP_UPKEEP_TEST_STORES_H_
+#endif  // VERITYD_SERVER_UPKEEP_TESTING_UPKEEP_STORES_H_
