@@ -154,8 +154,9 @@ class Blob : public std::enable_shared_from_this<Blob> {
     return false;
   }
 
-  // Writes `bytes`, rebuilt by FEC and verified, over [offset, offset +
-  // bytes.size()) of `part` (data or tree) where the blob is stored, and
+  // Writes `bytes` over [offset, offset + bytes.size()) of `part` where the
+  // blob is stored: data or tree blocks rebuilt by FEC and verified, or FEC
+  // parity encoded again from verified blocks (a scrub's), and
   // returns once they are durable; a backend that cannot write into a stored
   // object serves them over it instead, and records that the blob needs a
   // new copy (S3Blob). From then on reads of the range return `bytes`.

@@ -17,8 +17,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "server/store/store.h"
-#include "server/upkeep/collection_metrics.h"
 #include "server/upkeep/collector.h"
+#include "server/upkeep/upkeep_metrics.h"
 
 namespace verity::server {
 

@@ -71,23 +71,19 @@ absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
   // A name written after the mark began may reach a blob only if that blob
   // was used since: the cutoff is a grace before the mark.
   const absl::Time cutoff = now - options.grace;
-  std::optional<CollectorLease> lease;
+  std::optional<StoreLease> lease;
   if (!options.dry_run) {
     ASSIGN_OR_RETURN(lease,
-                     CollectorLease::Acquire(store, options.holder, cutoff, now,
-                                             options.lease_ttl));
+                     StoreLease::Acquire(store, kCollectorLease, options.holder,
+                                         cutoff, now, options.lease_ttl));
   }
   // Before each page and each delete: stop if asked, and keep the lease.
   const std::function<absl::Status()> keep_lease = [&]() -> absl::Status {
     if (options.cancel != nullptr && options.cancel->load()) {
       return absl::CancelledError("the garbage collection was stopped");
     }
-    if (!lease.has_value()) return absl::OkStatus();
-    const absl::Time at = absl::Now();
-    if (lease->terms().expires - at > options.lease_ttl / 2) {
-      return absl::OkStatus();
-    }
-    return lease->Renew(at);
+    return lease.has_value() ? lease->RenewIfDue(absl::Now())
+                             : absl::OkStatus();
   };
   CollectReport report;
   absl::Status status = [&]() -> absl::Status {
@@ -116,7 +112,7 @@ absl::Status CheckNotSwept(const Store& store,
                            const std::vector<UsedBlob>& blobs, absl::Time now) {
   if (blobs.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(const std::optional<LeaseTerms> sweep,
-                   ActiveLease(store, now));
+                   ActiveLease(store, kCollectorLease, now));
   if (!sweep.has_value()) return absl::OkStatus();
   for (const UsedBlob& blob : blobs) {
     if (blob.used_before < sweep->cutoff) {

@@ -94,8 +94,9 @@ TEST_P(CollectorTest, KeepsWhatWasUsedWithinTheGrace) {
 
 TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
   const absl::Time now = absl::Now();
-  absl::StatusOr<CollectorLease> held = CollectorLease::Acquire(
-      *store_, "replica-2", now - absl::Hours(1), now, absl::Minutes(2));
+  absl::StatusOr<StoreLease> held =
+      StoreLease::Acquire(*store_, kCollectorLease, "replica-2",
+                          now - absl::Hours(1), now, absl::Minutes(2));
   ASSERT_TRUE(held.ok()) << held.status();
   absl::StatusOr<CollectReport> report = CollectAt(now);
   EXPECT_TRUE(absl::IsAborted(report.status())) << report.status();
@@ -112,8 +113,8 @@ TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
                   },
                   same, now)
                   .ok());
-  held = CollectorLease::Acquire(*store_, "replica-2", now - absl::Hours(1),
-                                 now, absl::Minutes(2));
+  held = StoreLease::Acquire(*store_, kCollectorLease, "replica-2",
+                             now - absl::Hours(1), now, absl::Minutes(2));
   ASSERT_TRUE(held.ok()) << held.status();
   // Expired: taken over, and the old holder can no longer renew.
   EXPECT_TRUE(CollectAt(now + absl::Minutes(3)).ok());
@@ -125,8 +126,9 @@ TEST_P(CollectorTest, AWriteIsRefusedWhileASweepMayDeleteItsBlobs) {
   const absl::Time now = absl::Now();
   ASSERT_TRUE(
       CheckNotSwept(*store_, {{blob.digest, now - absl::Hours(2)}}, now).ok());
-  absl::StatusOr<CollectorLease> lease = CollectorLease::Acquire(
-      *store_, "collector", now - absl::Hours(1), now, absl::Minutes(2));
+  absl::StatusOr<StoreLease> lease =
+      StoreLease::Acquire(*store_, kCollectorLease, "collector",
+                          now - absl::Hours(1), now, absl::Minutes(2));
   ASSERT_TRUE(lease.ok()) << lease.status();
   const absl::Status refused =
       CheckNotSwept(*store_, {{blob.digest, now - absl::Hours(2)}}, now);

@@ -1,4 +1,4 @@
-// Implements the collector's lease over the store's shared records.
+// Implements the upkeep leases over the store's shared records.
 
 #include "server/upkeep/lease.h"
 
@@ -23,7 +23,7 @@ absl::StatusOr<absl::string_view> Field(absl::string_view line,
                                         absl::string_view field) {
   if (!absl::ConsumePrefix(&line, field) || !absl::ConsumePrefix(&line, " ")) {
     return absl::DataLossError(
-        absl::StrCat("the collector's lease lacks its ", field));
+        absl::StrCat("an upkeep lease lacks its ", field));
   }
   return line;
 }
@@ -34,16 +34,16 @@ absl::StatusOr<absl::Time> TimeField(absl::string_view line,
   int64_t seconds = 0;
   if (!absl::SimpleAtoi(text, &seconds)) {
     return absl::DataLossError(
-        absl::StrCat("the collector's lease has a bad ", field));
+        absl::StrCat("an upkeep lease has a bad ", field));
   }
   return absl::FromUnixSeconds(seconds);
 }
 
-absl::Status Busy(const LeaseTerms& terms) {
-  return absl::AbortedError(
-      absl::StrCat("a collection by ", terms.holder, " holds the store until ",
-                   absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", terms.expires,
-                                    absl::UTCTimeZone())));
+absl::Status Busy(LeaseKind kind, const LeaseTerms& terms) {
+  return absl::AbortedError(absl::StrCat(
+      "a ", kind.work, " by ", terms.holder, " holds the store until ",
+      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", terms.expires,
+                       absl::UTCTimeZone())));
 }
 
 }  // namespace
@@ -57,7 +57,7 @@ std::string EncodeLease(const LeaseTerms& terms) {
 absl::StatusOr<LeaseTerms> DecodeLease(absl::string_view body) {
   const std::vector<absl::string_view> lines = absl::StrSplit(body, '\n');
   if (lines.size() != 4 || !lines[3].empty()) {
-    return absl::DataLossError("the collector's lease is malformed");
+    return absl::DataLossError("an upkeep lease is malformed");
   }
   LeaseTerms terms;
   ASSIGN_OR_RETURN(const absl::string_view holder, Field(lines[0], "holder"));
@@ -67,41 +67,41 @@ absl::StatusOr<LeaseTerms> DecodeLease(absl::string_view body) {
   return terms;
 }
 
-absl::StatusOr<CollectorLease> CollectorLease::Acquire(Store& store,
-                                                       absl::string_view holder,
-                                                       absl::Time cutoff,
-                                                       absl::Time now,
-                                                       absl::Duration ttl) {
+absl::StatusOr<StoreLease> StoreLease::Acquire(Store& store, LeaseKind kind,
+                                               absl::string_view holder,
+                                               absl::Time cutoff,
+                                               absl::Time now,
+                                               absl::Duration ttl) {
   ASSIGN_OR_RETURN(const std::optional<SharedRecord> current,
-                   store.ReadRecord(kCollectorLeaseKey));
+                   store.ReadRecord(kind.key));
   if (current.has_value()) {
     const absl::StatusOr<LeaseTerms> held = DecodeLease(current->body);
     if (held.ok() && held->expires > now && held->holder != holder) {
-      return Busy(*held);
+      return Busy(kind, *held);
     }
   }
   LeaseTerms terms{std::string(holder), Seconds(now + ttl), Seconds(cutoff)};
   absl::StatusOr<SharedRecord> written = store.WriteRecord(
-      kCollectorLeaseKey, EncodeLease(terms),
+      kind.key, EncodeLease(terms),
       current.has_value() ? std::optional<std::string>(current->version)
                           : std::nullopt);
   if (absl::IsFailedPrecondition(written.status())) {
-    return absl::AbortedError(
-        "another collection took the store's lease at the same time");
+    return absl::AbortedError(absl::StrCat(
+        "another ", kind.work, " took the store's lease at the same time"));
   }
   RETURN_IF_ERROR(written.status());
-  return CollectorLease(store, std::move(terms), std::move(written->version),
-                        ttl);
+  return StoreLease(store, kind, std::move(terms), std::move(written->version),
+                    ttl);
 }
 
-absl::Status CollectorLease::Renew(absl::Time now) {
+absl::Status StoreLease::Renew(absl::Time now) {
   LeaseTerms terms = terms_;
   terms.expires = Seconds(now + ttl_);
   absl::StatusOr<SharedRecord> written =
-      store_->WriteRecord(kCollectorLeaseKey, EncodeLease(terms), version_);
+      store_->WriteRecord(kind_.key, EncodeLease(terms), version_);
   if (absl::IsFailedPrecondition(written.status())) {
-    return absl::AbortedError(
-        "the collector's lease expired and was taken over");
+    return absl::AbortedError(absl::StrCat(
+        "the ", kind_.work, "'s lease expired and was taken over"));
   }
   RETURN_IF_ERROR(written.status());
   terms_ = std::move(terms);
@@ -109,19 +109,24 @@ absl::Status CollectorLease::Renew(absl::Time now) {
   return absl::OkStatus();
 }
 
-void CollectorLease::Release() {
+absl::Status StoreLease::RenewIfDue(absl::Time now) {
+  if (terms_.expires - now > ttl_ / 2) return absl::OkStatus();
+  return Renew(now);
+}
+
+void StoreLease::Release() {
   LeaseTerms terms = terms_;
   terms.expires = absl::FromUnixSeconds(0);
-  store_->WriteRecord(kCollectorLeaseKey, EncodeLease(terms), version_)
-      .IgnoreError();
+  store_->WriteRecord(kind_.key, EncodeLease(terms), version_).IgnoreError();
 }
 
 absl::StatusOr<std::optional<LeaseTerms>> ActiveLease(const Store& store,
+                                                      LeaseKind kind,
                                                       absl::Time now) {
   ASSIGN_OR_RETURN(const std::optional<SharedRecord> current,
-                   store.ReadRecord(kCollectorLeaseKey));
+                   store.ReadRecord(kind.key));
   if (!current.has_value()) return std::nullopt;
-  // One that does not parse is taken over by the next collection; until
+  // One that does not parse is taken over by the next holder; until
   // then it holds nothing back.
   const absl::StatusOr<LeaseTerms> terms = DecodeLease(current->body);
   if (!terms.ok() || terms->expires <= now) return std::nullopt;

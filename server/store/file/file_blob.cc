@@ -231,9 +231,6 @@ absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
 
 absl::Status FileBlob::Rewrite(BlobPart part, uint64_t offset,
                                absl::Span<const uint8_t> bytes) const {
-  if (part == BlobPart::kFec) {
-    return absl::InvalidArgumentError("the FEC area is not rewritten");
-  }
   RETURN_IF_ERROR(CheckReadRange(*this, part, offset, bytes.size()));
   const std::string path = JoinPath(dir_, std::string(PartName(part)));
   ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs_, path, O_WRONLY | O_NOFOLLOW));
