@@ -93,6 +93,13 @@ ABSL_FLAG(absl::Duration, gc_grace, absl::Hours(1),
           "garbage collection keeps an unreachable blob used within this "
           "long (stored, found by FindMissing or a Put, named): a `put DIR` "
           "must finish within half of it; the same on every replica");
+ABSL_FLAG(absl::Duration, scrub_interval, absl::ZeroDuration(),
+          "scrub the whole store this often (e.g. 168h: every blob's data, "
+          "tree and FEC area read and checked at IDLE priority, repaired "
+          "from FEC or reported; 0: only when an admin asks, `verity "
+          "scrub`); replicas sharing a store take turns");
+ABSL_FLAG(uint64_t, scrub_bytes_per_second, uint64_t{64} << 20,
+          "the most a scrub reads from the store per second (0: no limit)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -245,6 +252,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.store.name_history = absl::GetFlag(FLAGS_name_history);
   options.gc_interval = absl::GetFlag(FLAGS_gc_interval);
   options.service.gc_grace = absl::GetFlag(FLAGS_gc_grace);
+  options.scrub_interval = absl::GetFlag(FLAGS_scrub_interval);
+  options.scrub_bytes_per_second = absl::GetFlag(FLAGS_scrub_bytes_per_second);
   if (store->kind == StoreLocation::Kind::kS3) {
     S3Settings s3;
     s3.bucket = store->bucket;

@@ -55,6 +55,11 @@ struct ServerOptions {
   // Garbage collection every this long (zero: only when an admin asks, the
   // Collect RPC), with service.gc_grace.
   absl::Duration gc_interval = absl::ZeroDuration();
+  // A scrub pass over the whole store every this long (zero: only when an
+  // admin asks, the Scrub RPC), reading at most scrub_bytes_per_second (0:
+  // no limit) at the IDLE priority.
+  absl::Duration scrub_interval = absl::ZeroDuration();
+  uint64_t scrub_bytes_per_second = uint64_t{64} << 20;
   // Verify every block read from the store before sending it. Off only for
   // benchmarks and diagnostics: clients still verify, but the server would
   // send corrupt data.

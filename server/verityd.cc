@@ -195,6 +195,7 @@ absl::Status Verityd::Init() {
       std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
   context_.gate.rate_limiter = rate_limiter_.get();
   InitCollections();
+  InitScrubs();
   service_ = std::make_unique<VerityService>(&context_);
   RETURN_IF_ERROR(InitMetricsEndpoint());
 
@@ -214,6 +215,7 @@ absl::Status Verityd::Init() {
   }
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
   collections_->Start(absl::StrCat(HostName(), "/", address_));
+  scrubs_->Start(absl::StrCat(HostName(), "/", address_));
   UpdateHealth();
   import_thread_ = std::thread([this] { Import(); });
   if (!store_->IsLocal()) probe_thread_ = std::thread([this] { ProbeStore(); });
@@ -354,7 +356,8 @@ void Verityd::InitCollections() {
       collection_metrics_.get(), std::move(options));
   ExecutorOptions upkeep;
   upkeep.name = "upkeep";
-  upkeep.threads = 1;
+  // One for Collect calls, one for Scrub calls that wait.
+  upkeep.threads = 2;
   upkeep_ = std::make_unique<Executor>(upkeep);
   context_.upkeep = upkeep_.get();
   context_.collect = [this](bool dry_run) {
@@ -364,6 +367,46 @@ void Verityd::InitCollections() {
     Log(absl::StrCat("garbage collection every ",
                      absl::FormatDuration(options_.gc_interval), ", grace ",
                      absl::FormatDuration(options_.service.gc_grace)));
+  }
+}
+
+void Verityd::InitScrubs() {
+  scrub_metrics_ = std::make_unique<ScrubMetrics>(*registry_);
+  ScrubsOptions options;
+  options.interval = options_.scrub_interval;
+  options.bytes_per_second = options_.scrub_bytes_per_second;
+  // A repair the scrub asks for is one a read would share, at IDLE.
+  options.repair = [this](std::shared_ptr<VerifiedBlob> blob,
+                          const absl::Status& bad) -> absl::StatusOr<int> {
+    absl::Notification done;
+    absl::StatusOr<int> result;
+    RETURN_IF_ERROR(
+        repairs_->Repair(std::move(blob), bad, PriorityClass::kIdle,
+                         [&](const RepairCoordinator::Result& repaired) {
+                           result = repaired;
+                           done.Notify();
+                         }));
+    done.WaitForNotification();
+    return result;
+  };
+  // Damage beyond repair is reported as a read reports it.
+  options.report = [this](const ParsedDigest& digest,
+                          const absl::Status& damage) {
+    absl::Notification done;
+    corruption_->Report(digest, damage, [&](absl::Status) { done.Notify(); });
+    done.WaitForNotification();
+  };
+  options.log = [](absl::string_view line) { Log(line); };
+  scrubs_ = std::make_unique<Scrubs>(*store_, scrub_metrics_.get(),
+                                     std::move(options));
+  context_.scrub = [this](bool wait) { return scrubs_->RunNow(wait); };
+  if (options_.scrub_interval > absl::ZeroDuration()) {
+    Log(absl::StrCat(
+        "scrub every ", absl::FormatDuration(options_.scrub_interval),
+        options_.scrub_bytes_per_second == 0
+            ? std::string(", at no byte limit")
+            : absl::StrCat(", at most ", options_.scrub_bytes_per_second,
+                           " bytes/s")));
   }
 }
 
@@ -426,8 +469,10 @@ void Verityd::Shutdown(absl::Duration grace) {
   // A probe under way may wait on an unreachable endpoint for its timeouts:
   // the calls' grace period does not wait for it, only the server's end does.
   if (probe_thread_.joinable()) stop_probe_.Notify();
-  // A collection under way stops between two pages.
+  // A collection under way stops between two pages, a scrub before its
+  // next blob.
   if (collections_ != nullptr) collections_->Stop();
+  if (scrubs_ != nullptr) scrubs_->Stop();
   Drain(deadline);
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();

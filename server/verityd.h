@@ -28,6 +28,7 @@
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/repair_coordinator.h"
+#include "server/upkeep/scrubs.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/s3_metrics.h"
@@ -108,6 +109,7 @@ class Verityd {
   absl::Status InitMetricsEndpoint();
   // Garbage collections (collections_, upkeep_, context_.collect).
   void InitCollections();
+  void InitScrubs();
   void Import();
   // Probes a remote store every store_probe_interval until Shutdown().
   void ProbeStore();
@@ -169,6 +171,10 @@ class Verityd {
   // server's end, destroyed after the server, which waits for Collect calls.
   std::unique_ptr<CollectionMetrics> collection_metrics_;
   std::unique_ptr<Collections> collections_;
+  // Scrub passes, on a thread of their own: stopped with the collections.
+  // Their repairs go through repairs_, and damage through corruption_.
+  std::unique_ptr<ScrubMetrics> scrub_metrics_;
+  std::unique_ptr<Scrubs> scrubs_;
   std::unique_ptr<Executor> upkeep_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import and probe threads

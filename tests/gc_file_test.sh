@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Garbage collection (tests/gc_checks.sh) on the file store.
+# Garbage collection (tests/gc_checks.sh) and scrub (tests/scrub_checks.sh) on the file store.
 # Usage: gc_file_test.sh VERITYD VERITY
 set -euo pipefail
 here=$(dirname "$0")
 source "$here/verityd_test_lib.sh"
 source "$here/gc_checks.sh"
+source "$here/scrub_checks.sh"
 init_test gc_file_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
-store_flags=(--store_dir="$work/store")
 replica_count=1
+blob_dir() { local hex=${1#*:}; echo "$store_dir/blobs/${1%%:*}/${hex:0:2}/$hex"; }
+damage_data() { flip "$(blob_dir "$1")/data" "$2"; }
+repair_is_stored() { cmp -s "$(blob_dir "$1")/data" "$2"; }
+store_dir=$work/store
+store_flags=(--store_dir="$store_dir")
 run_gc_checks
+store_dir=$work/scrub-store
+store_flags=(--store_dir="$store_dir")
+run_scrub_checks

@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# Garbage collection (tests/gc_checks.sh) on a real radosgw (run through
-# tests/testing/with_ceph.sh, which exports S3_*, AWS_* and CEPH_DIR), two replicas sharing the
-# bucket for --gc_interval.
+# Garbage collection (tests/gc_checks.sh) and scrub (tests/scrub_checks.sh) on a real radosgw
+# (run through tests/testing/with_ceph.sh, which exports S3_*, AWS_* and CEPH_DIR), two replicas
+# sharing the bucket for --gc_interval and --scrub_interval.
 # Usage: with_ceph.sh gc_s3_test.sh VERITYD VERITY
 set -euo pipefail
 here=$(dirname "$0")
 source "$here/verityd_test_lib.sh"
 source "$here/gc_checks.sh"
+source "$here/scrub_checks.sh"
 init_test gc_s3_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
-store_flags=(--store="s3://$S3_BUCKET/gc-$$-$RANDOM" --s3_endpoint="$S3_ENDPOINT")
 replica_count=2
+blob_key() { echo "$prefix/blobs/${1%%:*}/${1#*:}/$2"; }
+damage_data() {
+  s3_get "$(blob_key "$1" data)" "$work/damaged" && flip "$work/damaged" "$2" &&
+    s3_put "$(blob_key "$1" data)" "$work/damaged"
+}
+# An object is not written into: the blob is marked for a new Put (docs/storage.md).
+repair_is_stored() { s3_get "$prefix/damaged/${1%%:*}-${1#*:}" "$work/mark"; }
+prefix="gc-$$-$RANDOM"
+store_flags=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
 run_gc_checks
+prefix="scrub-$$-$RANDOM"
+store_flags=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
+run_scrub_checks

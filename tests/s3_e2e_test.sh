@@ -91,11 +91,6 @@ wait_for_exit "${pids[1]}" 10 || true
 check_gets 3 "around the kill"
 
 # ---- objects damaged in the bucket: each victim read once through replica 3
-flip() { # flip FILE OFFSET: one byte XOR 1, in place
-  local byte
-  byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-  printf "$(printf '\\%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 damage() { # damage KIND DIGEST: rewrites one of the blob's objects
   local d=$work/damaged
   case $1 in

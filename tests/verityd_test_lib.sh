@@ -240,6 +240,13 @@ stop_version_reader() {
   return 0
 }
 
+# flip FILE OFFSET: one byte XOR 1, in place.
+flip() {
+  local byte
+  byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "$(printf '\\%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # s3_curl CURL_ARGS..., s3_put KEY FILE, s3_get KEY FILE: the bucket of the Ceph cluster that
 # tests/testing/with_ceph.sh started (its S3_* and AWS_* variables), as anyone with its
 # credentials sees it: plain curl --aws-sigv4.

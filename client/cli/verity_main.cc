@@ -7,6 +7,7 @@
 #include "client/cli/digest_command.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/gc_command.h"
+#include "client/cli/scrub_command.h"
 #include "client/cli/get_command.h"
 #include "client/cli/history_command.h"
 #include "client/cli/keygen_command.h"
@@ -63,9 +64,11 @@ constexpr char kUsage[] =
     "  rm DIGEST_OR_NAME [--force]\n"
     "      delete a name and its history, or a blob no name reaches\n"
     "  gc [--dry-run]        delete what no name reaches (admin)\n"
+    "  scrub [--wait]        check every stored block now, repair or report\n"
+    "                        it (admin)\n"
     "\n"
-    "put, get, stat, ls, history, rm, gc, sign, sync and mount also take\n"
-    "--server=HOST:PORT (default $VERITY_SERVER, else 127.0.0.1:50051),\n"
+    "put, get, stat, ls, history, rm, gc, scrub, sign, sync and mount also\n"
+    "take --server=HOST:PORT (default $VERITY_SERVER, else 127.0.0.1:50051),\n"
     "--tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
@@ -95,6 +98,7 @@ constexpr Command kCommands[] = {
     {"ls", verity::cli::RunLsCommand},
     {"history", verity::cli::RunHistoryCommand},
     {"gc", verity::cli::RunGcCommand},
+    {"scrub", verity::cli::RunScrubCommand},
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},
     {"sign", verity::cli::RunSignCommand},

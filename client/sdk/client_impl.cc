@@ -301,6 +301,28 @@ absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
   return result;
 }
 
+absl::StatusOr<sdk::ScrubResult> ClientImpl::Scrub(bool wait) {
+  v1::ScrubRequest request;
+  request.set_wait(wait);
+  // No deadline: a pass takes as long as the store is large.
+  grpc::ClientContext context;
+  v1::ScrubResponse response;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->Scrub(&context, request, &response)));
+  sdk::ScrubResult result;
+  result.running = response.running();
+  result.pass_started = absl::FromUnixSeconds(response.pass_started());
+  result.last_completed = absl::FromUnixSeconds(response.last_completed());
+  result.waited = response.waited();
+  result.blobs = response.blobs();
+  result.bytes = response.bytes();
+  result.bad_blocks = response.bad_blocks();
+  result.repaired_blocks = response.repaired_blocks();
+  result.unrepairable = response.unrepairable();
+  result.unread = response.unread();
+  result.took = absl::Seconds(response.seconds());
+  return result;
+}
+
 absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
                                                uint32_t page_size) {
   v1::ListRequest request;

@@ -49,6 +49,7 @@ class ClientImpl final : public sdk::Client {
   absl::StatusOr<std::vector<sdk::NameVersionInfo>> History(
       absl::string_view name) override;
   absl::StatusOr<sdk::CollectResult> Collect(bool dry_run) override;
+  absl::StatusOr<sdk::ScrubResult> Scrub(bool wait) override;
   absl::StatusOr<sdk::ListPage> List(absl::string_view page_token,
                                      uint32_t page_size) override;
   absl::StatusOr<std::vector<sdk::Digest>> FindMissing(

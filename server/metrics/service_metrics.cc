@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
     "Put",       "Read",        "Stat",      "List",    "Delete", "SetName",
-    "ReadSmall", "FindMissing", "BatchRead", "History", "Collect"};
+    "ReadSmall", "FindMissing", "BatchRead", "History", "Collect", "Scrub"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {

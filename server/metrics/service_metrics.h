@@ -40,12 +40,13 @@ enum class RpcMethod {
   kFindMissing,
   kBatchRead,
   kHistory,
-  kCollect
+  kCollect,
+  kScrub
 };
-inline constexpr int kNumRpcMethods = 11;
+inline constexpr int kNumRpcMethods = 12;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing", "BatchRead", "History", "Collect".
+// "FindMissing", "BatchRead", "History", "Collect", "Scrub".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

@@ -36,6 +36,7 @@
 #include "server/store/store.h"
 #include "server/store/verified_blob.h"
 #include "server/upkeep/collector.h"
+#include "server/upkeep/scrubber.h"
 
 namespace verity::server {
 
@@ -112,11 +113,13 @@ struct ServiceContext {
   ServiceMetrics* metrics = nullptr;
   // Runs Put's and Delete's store work off the gRPC callback threads.
   Executor* io = nullptr;
-  // Runs Collect calls, one at a time, off the I/O threads.
+  // Runs Collect and Scrub calls off the I/O threads.
   Executor* upkeep = nullptr;
   // One garbage collection now (dry run or not), as the server runs them
   // (its grace, its holder name, its metrics). Blocking.
   std::function<absl::StatusOr<CollectReport>(bool dry_run)> collect;
+  // Asks for a scrub pass now and, with `wait`, waits for it (Scrubs::RunNow).
+  std::function<absl::StatusOr<ScrubStatus>(bool wait)> scrub;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, and
   // BatchRead calls' blobs may hold, together: the read window.
   ByteBudget* chunk_budget = nullptr;

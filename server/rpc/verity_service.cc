@@ -182,6 +182,26 @@ absl::Status DoCollect(ServiceContext* context,
   return absl::OkStatus();
 }
 
+absl::Status DoScrub(ServiceContext* context, const v1::ScrubRequest& request,
+                     v1::ScrubResponse* response) {
+  RETURN_IF_ERROR(context->state.CheckServing());
+  ASSIGN_OR_RETURN(const ScrubStatus status, context->scrub(request.wait()));
+  response->set_running(status.running);
+  response->set_pass_started(absl::ToUnixSeconds(status.position.started));
+  response->set_last_completed(absl::ToUnixSeconds(status.position.completed));
+  if (!status.report.has_value()) return absl::OkStatus();
+  const ScrubReport& report = *status.report;
+  response->set_waited(true);
+  response->set_blobs(report.blobs);
+  response->set_bytes(report.bytes);
+  response->set_bad_blocks(report.bad_blocks);
+  response->set_repaired_blocks(report.repaired_blocks);
+  response->set_unrepairable(report.unrepairable);
+  response->set_unread(report.unread);
+  response->set_seconds(absl::ToDoubleSeconds(report.took));
+  return absl::OkStatus();
+}
+
 absl::Status DoFindMissing(const ServiceContext& context,
                            const v1::FindMissingRequest& request,
                            v1::FindMissingResponse* response) {
@@ -229,6 +249,18 @@ grpc::ServerUnaryReactor* VerityService::Collect(
   return Answer(context_, call, RpcMethod::kCollect, Role::kAdmin,
                 context_->upkeep, [this, request, response] {
                   return DoCollect(context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::Scrub(
+    grpc::CallbackServerContext* call, const v1::ScrubRequest* request,
+    v1::ScrubResponse* response) {
+  // Reads the whole store and rewrites what FEC repairs: admin, as gc. It
+  // reads the store's position, and may wait for hours for the pass: on a
+  // thread of its own, not the I/O pool's.
+  return Answer(context_, call, RpcMethod::kScrub, Role::kAdmin,
+                context_->upkeep, [this, request, response] {
+                  return DoScrub(context_, *request, response);
                 });
 }
 

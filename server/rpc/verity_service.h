@@ -46,6 +46,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* History(grpc::CallbackServerContext* call,
                                     const v1::HistoryRequest* request,
                                     v1::HistoryResponse* response) override;
+  grpc::ServerUnaryReactor* Scrub(grpc::CallbackServerContext* call,
+                                  const v1::ScrubRequest* request,
+                                  v1::ScrubResponse* response) override;
   grpc::ServerUnaryReactor* Collect(grpc::CallbackServerContext* call,
                                     const v1::CollectRequest* request,
                                     v1::CollectResponse* response) override;

@@ -161,12 +161,14 @@ absl::StatusOr<ScrubReport> RunScrubPass(Store& store,
   if (status.ok()) {
     ScrubPosition& position = record->position();
     report.resumed = position.started != absl::UnixEpoch();
-    if (!report.resumed) {
-      position.started = Seconds(start);
-      position.after.clear();
-    }
     absl::Time saved = start;
     status = [&]() -> absl::Status {
+      // A new pass is on record from its start: a restart resumes it.
+      if (!report.resumed) {
+        position.started = Seconds(start);
+        position.after.clear();
+        RETURN_IF_ERROR(record->Save());
+      }
       while (true) {
         ASSIGN_OR_RETURN(const std::vector<BlobInfo> page,
                          store.List(position.after, kBlobsPerPage));

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -47,7 +48,7 @@ struct ScrubPassOptions {
   std::string holder = "verityd";
   absl::Duration lease_ttl = absl::Minutes(2);
   // How often the position is saved (and at the end).
-  absl::Duration save_every = absl::Seconds(30);
+  absl::Duration save_every = absl::Seconds(5);
   ScrubHooks hooks;
   // A blob damaged beyond repair: reported as a read reports it (the log,
   // the corruption counter, the quarantine under --on_corruption). Blocking.
@@ -74,6 +75,16 @@ struct ScrubReport {
   bool resumed = false;       // it went on from a saved position
   absl::Time completed;       // when it completed
   absl::Duration took;        // this call's part
+};
+
+// What a server's Scrubs::RunNow() answers. Plain value.
+struct ScrubStatus {
+  // The pass waited for; nullopt without wait.
+  std::optional<ScrubReport> report;
+  // The store's position after it.
+  ScrubPosition position;
+  // A pass runs in this server now.
+  bool running = false;
 };
 
 // "blobs=... bytes=... bad_blocks=..." for the log and the CLI.

@@ -2,6 +2,7 @@
 
 #include "server/upkeep/scrubs.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -74,6 +75,7 @@ absl::Duration Scrubs::UntilDue(const ScrubPosition& position,
 }
 
 void Scrubs::Loop() {
+  pthread_setname_np(pthread_self(), "scrub");
   RunAtIdle(options_.log);
   const absl::Time began = absl::Now();
   while (!stopping_.load()) {

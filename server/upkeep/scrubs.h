@@ -45,16 +45,6 @@ struct ScrubsOptions {
   std::function<void(absl::string_view)> log;
 };
 
-// What RunNow() answers. Plain value.
-struct ScrubStatus {
-  // The pass waited for; nullopt without wait.
-  std::optional<ScrubReport> report;
-  // The store's position after it.
-  ScrubPosition position;
-  // A pass runs in this server now.
-  bool running = false;
-};
-
 // Thread-safe. `store` and `metrics` (may be null) must outlive it.
 class Scrubs {
  public:

@@ -86,6 +86,24 @@ struct CollectResult {
   absl::Duration took;
 };
 
+// A scrub of the server's store (Client::Scrub). Plain value.
+struct ScrubResult {
+  bool running = false;  // a pass runs on the server now
+  // When the pass under way began and when the last one completed (the
+  // epoch: none).
+  absl::Time pass_started;
+  absl::Time last_completed;
+  // Only when waited for: what the pass found (the part this server ran).
+  bool waited = false;
+  uint64_t blobs = 0;  // checked whole
+  uint64_t bytes = 0;  // read: data, tree and FEC area
+  uint64_t bad_blocks = 0;
+  uint64_t repaired_blocks = 0;  // rebuilt from FEC and written back
+  uint64_t unrepairable = 0;     // blobs damaged beyond repair, reported
+  uint64_t unread = 0;           // blobs an I/O error kept from being checked
+  absl::Duration took;
+};
+
 // One page of a listing. Plain value.
 struct ListPage {
   std::vector<BlobInfo> blobs;  // in digest order

@@ -189,6 +189,13 @@ class Client {
   // holds the store. Not retried.
   virtual absl::StatusOr<CollectResult> Collect(bool dry_run) = 0;
 
+  // Asks the server for a scrub pass over its whole store now (admin): every
+  // blob's data, tree and FEC area read and checked at IDLE priority,
+  // repaired from FEC or reported. With `wait`, waits for the pass however
+  // long it takes, and ABORTED while another replica's scrub holds the
+  // store. Not retried.
+  virtual absl::StatusOr<ScrubResult> Scrub(bool wait) = 0;
+
   virtual ClientStats Stats() const = 0;
 };
 

@@ -20,8 +20,8 @@
 //   PREFIX/uploads/<id>                    the data of a Put whose digest was not known in advance
 //   PREFIX/used/<alg>-<hex>                when the blob was last relied on (Store::MarkUsed): unix seconds
 //                                          by a verityd clock; none: not seen by garbage collection yet
-//   PREFIX/upkeep/<key>                    a record every replica shares (the collector's lease),
-//                                          written conditionally on its ETag
+//   PREFIX/upkeep/<key>                    a record every replica shares (the upkeep leases, the scrub
+//                                          position), written conditionally on its ETag
 // clang-format on
 //
 // (<alg> is sha256|sha512, <hex> the lowercase digest hex, <h> the lowercase
