@@ -28,7 +28,6 @@
 #include "server/dispatch/dispatcher.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/repair_coordinator.h"
-#include "server/upkeep/scrubs.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/metrics/s3_metrics.h"
@@ -44,6 +43,7 @@
 #include "server/store/served_blobs.h"
 #include "server/store/store.h"
 #include "server/upkeep/collections.h"
+#include "server/upkeep/scrubs.h"
 
 namespace verity::server {
 

@@ -12,7 +12,7 @@ namespace verity::server {
 namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
-    "Put",       "Read",        "Stat",      "List",    "Delete", "SetName",
+    "Put",       "Read",        "Stat",      "List",    "Delete",  "SetName",
     "ReadSmall", "FindMissing", "BatchRead", "History", "Collect", "Scrub"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
