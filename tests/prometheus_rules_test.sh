@@ -47,7 +47,11 @@ PLAIN = {"verityd_read_bytes_total", "verityd_put_bytes_total", "verityd_dispatc
          "verityd_cache_bytes", "verityd_gc_runs_total", "verityd_gc_freed_blobs_total",
          "verityd_gc_freed_bytes_total", "verityd_gc_last_success_timestamp_seconds",
          "verityd_gc_duration_seconds", "verityd_gc_stored_blobs", "verityd_gc_stored_bytes",
-         "verityd_gc_reachable_blobs",
+         "verityd_gc_reachable_blobs", "verityd_scrub_passes_total",
+         "verityd_scrub_checked_blobs_total", "verityd_scrub_checked_bytes_total",
+         "verityd_scrub_bad_blocks_total", "verityd_scrub_repaired_blocks_total",
+         "verityd_scrub_unrepairable_blobs_total", "verityd_scrub_interval_seconds",
+         "verityd_scrub_last_complete_timestamp_seconds",
          "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
          "process_start_time_seconds"}
 ALLOWED = PLAIN | {h + s for h in HISTOGRAMS for s in ("_bucket", "_sum", "_count")}
