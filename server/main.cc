@@ -93,6 +93,10 @@ ABSL_FLAG(absl::Duration, gc_grace, absl::Hours(1),
           "garbage collection keeps an unreachable blob used within this "
           "long (stored, found by FindMissing or a Put, named): a `put DIR` "
           "must finish within half of it; the same on every replica");
+ABSL_FLAG(uint64_t, max_store_bytes, 0,
+          "the most data bytes the store holds: a Put that would pass it is "
+          "refused (RESOURCE_EXHAUSTED, \"the store is full\") and stores "
+          "nothing (0: no quota; `verity du` shows the use)");
 ABSL_FLAG(absl::Duration, scrub_interval, absl::ZeroDuration(),
           "scrub the whole store this often (e.g. 168h: every blob's data, "
           "tree and FEC area read and checked at IDLE priority, repaired "
@@ -253,6 +257,7 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.gc_interval = absl::GetFlag(FLAGS_gc_interval);
   options.service.gc_grace = absl::GetFlag(FLAGS_gc_grace);
   options.scrub_interval = absl::GetFlag(FLAGS_scrub_interval);
+  options.max_store_bytes = absl::GetFlag(FLAGS_max_store_bytes);
   options.scrub_bytes_per_second = absl::GetFlag(FLAGS_scrub_bytes_per_second);
   if (store->kind == StoreLocation::Kind::kS3) {
     S3Settings s3;

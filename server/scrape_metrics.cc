@@ -67,6 +67,17 @@ std::vector<prometheus::MetricFamily> ScrapeMetrics::Collect() const {
         OneSample("verityd_store_bytes", "Data bytes of the blobs in the store",
                   MetricType::Gauge, static_cast<double>(totals->bytes)));
   }
+  if (quota_ != nullptr) {
+    families.push_back(
+        OneSample("verityd_store_quota_bytes",
+                  "The most data bytes the store holds (--max_store_bytes)",
+                  MetricType::Gauge, static_cast<double>(quota_->max_bytes())));
+    families.push_back(OneSample(
+        "verityd_store_quota_used_bytes",
+        "Data bytes of the quota used: stored (as this server last counted a "
+        "store that keeps no count, and stored since) and being stored",
+        MetricType::Gauge, static_cast<double>(quota_->Used())));
+  }
   families.push_back(OneSample(
       "verityd_store_up",
       "1 while the store answers its health probe (always 1 for a local one)",

@@ -14,6 +14,7 @@
 #include "server/dispatch/verify_pool.h"
 #include "server/rpc/service_state.h"
 #include "server/store/cache/caching_store.h"
+#include "server/store/quota_store.h"
 
 namespace verity::server {
 
@@ -23,9 +24,15 @@ inline constexpr char kVerityVersion[] = "0.5.0";
 class ScrapeMetrics : public prometheus::Collectable {
  public:
   // What it is given must outlive it; `cache` may be null (a local store).
+  // `cache` and `quota` may be null: none.
   ScrapeMetrics(const ServiceState* state, const Store* store,
-                const PoolScheduling* pool, const CachingStore* cache)
-      : state_(state), store_(store), pool_(pool), cache_(cache) {}
+                const PoolScheduling* pool, const CachingStore* cache,
+                const QuotaStore* quota)
+      : state_(state),
+        store_(store),
+        pool_(pool),
+        cache_(cache),
+        quota_(quota) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
@@ -34,6 +41,7 @@ class ScrapeMetrics : public prometheus::Collectable {
   const Store* const store_;
   const PoolScheduling* const pool_;
   const CachingStore* const cache_;
+  const QuotaStore* const quota_;
 };
 
 }  // namespace verity::server

@@ -59,6 +59,8 @@ struct ServerOptions {
   // admin asks, the Scrub RPC), reading at most scrub_bytes_per_second (0:
   // no limit) at the IDLE priority.
   absl::Duration scrub_interval = absl::ZeroDuration();
+  // The most data bytes the store holds (QuotaStore); 0: no quota.
+  uint64_t max_store_bytes = 0;
   uint64_t scrub_bytes_per_second = uint64_t{64} << 20;
   // Verify every block read from the store before sending it. Off only for
   // benchmarks and diagnostics: clients still verify, but the server would

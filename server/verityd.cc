@@ -144,6 +144,12 @@ absl::Status Verityd::Init() {
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   ASSIGN_OR_RETURN(store_, OpenStore());
+  if (options_.max_store_bytes != 0) {
+    auto quota = std::make_unique<QuotaStore>(std::move(store_),
+                                              options_.max_store_bytes);
+    quota_ = quota.get();
+    store_ = std::move(quota);
+  }
   blobs_ = std::make_unique<ServedBlobs>(store_.get(), options_.cache,
                                          options_.service.verify_once);
   context_.store = store_.get();
@@ -216,6 +222,19 @@ absl::Status Verityd::Init() {
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
   collections_->Start(absl::StrCat(HostName(), "/", address_));
   scrubs_->Start(absl::StrCat(HostName(), "/", address_));
+  // A store that keeps no count is counted for the quota off the gRPC
+  // threads; Puts are held to what is known meanwhile.
+  if (quota_ != nullptr && !store_->Totals().has_value()) {
+    upkeep_
+        ->Submit([this] {
+          if (const absl::Status counted = quota_->Recount(); !counted.ok()) {
+            Log(absl::StrCat(
+                "could not count the store for --max_store_bytes: ",
+                counted.ToString()));
+          }
+        })
+        .IgnoreError();
+  }
   UpdateHealth();
   import_thread_ = std::thread([this] { Import(); });
   if (!store_->IsLocal()) probe_thread_ = std::thread([this] { ProbeStore(); });
@@ -333,7 +352,8 @@ absl::Status Verityd::InitMetricsEndpoint() {
   ASSIGN_OR_RETURN(exposer_, StartMetricsExposer(options_.metrics_listen,
                                                  "--metrics_listen"));
   scrape_metrics_ = std::make_shared<ScrapeMetrics>(
-      &context_.state, store_.get(), &pool_->scheduling(), caching_store_);
+      &context_.state, store_.get(), &pool_->scheduling(), caching_store_,
+      quota_);
   process_metrics_ = std::make_shared<ProcessMetrics>();
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(scrape_metrics_);
@@ -348,6 +368,11 @@ void Verityd::InitCollections() {
   options.grace = options_.service.gc_grace;
   options.interval = options_.gc_interval;
   options.log = [](absl::string_view line) { Log(line); };
+  if (quota_ != nullptr) {
+    options.counted = [this](uint64_t bytes, absl::Time started) {
+      quota_->Counted(bytes, started);
+    };
+  }
   collections_ = std::make_unique<Collections>(
       *store_,
       [this](const ParsedDigest& digest, absl::Time cutoff) {

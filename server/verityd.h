@@ -40,6 +40,7 @@
 #include "server/rpc/verity_service.h"
 #include "server/server_options.h"
 #include "server/store/cache/caching_store.h"
+#include "server/store/quota_store.h"
 #include "server/store/served_blobs.h"
 #include "server/store/store.h"
 #include "server/upkeep/collections.h"
@@ -127,6 +128,9 @@ class Verityd {
   std::unique_ptr<Store> store_;
   // The cache in front of a remote store: store_ itself; null for a local one.
   const CachingStore* caching_store_ = nullptr;
+  // The quota in front of it all (--max_store_bytes): store_ itself; null
+  // without one.
+  QuotaStore* quota_ = nullptr;
   // The store with the cache of blobs open for reading: what the service reads
   // through and changes the store through.
   std::unique_ptr<ServedBlobs> blobs_;

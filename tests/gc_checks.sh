@@ -57,6 +57,18 @@ run_gc_checks() {
   expect_exit 0 "a dry run past the grace" vc gc "${gc_srv[@]}" --dry-run >"$dir/dry"
   check "the dry run would free release 0's tree and its own file: $(cat "$dir/dry")" \
     grep -q "^would free 2 blobs (" "$dir/dry"
+  expect_exit 0 "du" vc du "${gc_srv[@]}" >"$dir/du"
+  local own0_bytes tree0_bytes
+  own0_bytes=$(stat -c %s "$dir/r0/own")
+  tree0_bytes=$(vc stat "${gc_srv[@]}" "${trees[0]}" | sed -nE 's/^size: ([0-9]+)$/\1/p' | head -n 1)
+  check "du counts every blob: $(head -n 1 "$dir/du")" \
+    grep -q "^stored: $before blobs, " "$dir/du"
+  check "du says the names reach all but two, from one name and its two trees kept" \
+    grep -q "^reachable: $((before - 2)) blobs, [0-9]* bytes, from 1 names (2 trees)$" "$dir/du"
+  check "du says what gc would free: $(tail -n 1 "$dir/du") ($own0_bytes + ${tree0_bytes:-?})" \
+    grep -q "^gc would free: 2 blobs, $((own0_bytes + ${tree0_bytes:-0})) bytes (0 more" "$dir/du"
+  check "du's figures are metrics" \
+    [ "$(metric "$metrics_port" verityd_gc_collectable_blobs)" -eq 2 ]
   check "a dry run frees nothing" [ "$(vc ls "${gc_srv[@]}" | wc -l)" -eq "$before" ]
   expect_exit 0 "gc" vc gc "${gc_srv[@]}" >"$dir/gc"
   check "gc freed release 0's tree and its own file: $(cat "$dir/gc")" \
@@ -155,4 +167,32 @@ run_gc_checks() {
     '! cat "$@" | grep "garbage collection did not complete" | grep -qv ABORTED' _ \
     "$work"/interval-*.log
   for pid in "${pids[@]}"; do expect_stop "interval replica stops" "$pid"; done
+
+  # ---- --max_store_bytes: a Put that would pass it is refused and stores nothing; one that
+  # fits is stored. The quota counts a store that keeps no count (S3) with a listing at start.
+  gc_serve quota 0
+  vc du "${gc_srv[@]}" >"$dir/du"
+  stop_server "$gc_pid" || true
+  local used
+  used=$(sed -nE 's/^stored: [0-9]+ blobs, ([0-9]+) bytes$/\1/p' "$dir/du")
+  gc_serve quota 0 --max_store_bytes=$((used + 100000))
+  local i
+  for ((i = 0; i < 100; i++)); do
+    (($(metric "$metrics_port" verityd_store_quota_used_bytes) >= used)) && break
+    sleep 0.1
+  done
+  check "the quota counts what is stored ($used bytes)" \
+    [ "$(metric "$metrics_port" verityd_store_quota_used_bytes)" -eq "$used" ]
+  head -c 150000 /dev/urandom >"$dir/too-big"
+  expect_exit 5 "a Put past the quota is refused" \
+    vc put "${gc_srv[@]}" "$dir/too-big" 2>"$dir/full.err"
+  check "it says the store is full: $(head -c 200 "$dir/full.err")" \
+    grep -q "the store is full" "$dir/full.err"
+  expect_exit 2 "and stored nothing" \
+    vc stat "${gc_srv[@]}" "$("$verity" digest "$dir/too-big" | cut -d' ' -f1)"
+  head -c 60000 /dev/urandom >"$dir/fits"
+  expect_exit 0 "a Put within the quota is stored" vc put "${gc_srv[@]}" "$dir/fits"
+  check "the quota counts it" \
+    [ "$(metric "$metrics_port" verityd_store_quota_used_bytes)" -eq $((used + 60000)) ]
+  expect_stop "the quota server stops" "$gc_pid"
 }

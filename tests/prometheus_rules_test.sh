@@ -51,7 +51,9 @@ PLAIN = {"verityd_read_bytes_total", "verityd_put_bytes_total", "verityd_dispatc
          "verityd_scrub_checked_blobs_total", "verityd_scrub_checked_bytes_total",
          "verityd_scrub_bad_blocks_total", "verityd_scrub_repaired_blocks_total",
          "verityd_scrub_unrepairable_blobs_total", "verityd_scrub_interval_seconds",
-         "verityd_scrub_last_complete_timestamp_seconds",
+         "verityd_scrub_last_complete_timestamp_seconds", "verityd_gc_reachable_bytes",
+         "verityd_gc_collectable_blobs", "verityd_gc_collectable_bytes",
+         "verityd_store_quota_bytes", "verityd_store_quota_used_bytes",
          "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
          "process_start_time_seconds"}
 ALLOWED = PLAIN | {h + s for h in HISTOGRAMS for s in ("_bucket", "_sum", "_count")}

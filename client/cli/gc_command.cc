@@ -1,4 +1,4 @@
-// Implements `verity gc` with the SDK's Collect.
+// Implements `verity gc` and `verity du` with the SDK's Collect.
 
 #include "client/cli/gc_command.h"
 
@@ -20,13 +20,28 @@ constexpr char kUsage[] =
     "and deletes nothing. Fails (exit 5) while another replica's collection\n"
     "holds the store.\n";
 
-absl::Status Gc(const CommandLine& line, bool dry_run, std::FILE* out) {
+constexpr char kDuUsage[] =
+    "Usage: verity du\n"
+    "What the server's store holds (admin): its blobs and their data bytes,\n"
+    "how much of it the roots reach (every name's retained history, and the\n"
+    "files of its trees), and how much a garbage collection would free now,\n"
+    "as a `verity gc --dry-run` finds it. Reads every name and lists every\n"
+    "blob: on a large bucket it takes a while.\n";
+
+// Runs Collect (a dry run for du) and prints what `format` makes of it.
+absl::Status Collect(const CommandLine& line, bool dry_run,
+                     std::string (*format)(const sdk::CollectResult&, bool),
+                     std::FILE* out) {
   ASSIGN_OR_RETURN(std::unique_ptr<sdk::Client> client,
                    client::CreateClient(line.connection));
   ASSIGN_OR_RETURN(const sdk::CollectResult result, client->Collect(dry_run));
-  const std::string text = FormatCollectResult(result, dry_run);
+  const std::string text = format(result, dry_run);
   std::fwrite(text.data(), 1, text.size(), out);
   return absl::OkStatus();
+}
+
+std::string FormatDu(const sdk::CollectResult& result, bool /*dry_run*/) {
+  return FormatUsage(result);
 }
 
 }  // namespace
@@ -43,6 +58,15 @@ std::string FormatCollectResult(const sdk::CollectResult& result,
       "\n");
 }
 
+std::string FormatUsage(const sdk::CollectResult& result) {
+  return absl::StrCat(
+      "stored: ", result.blobs, " blobs, ", result.bytes, " bytes\n",
+      "reachable: ", result.reachable, " blobs, ", result.reachable_bytes,
+      " bytes, from ", result.names, " names (", result.trees, " trees)\n",
+      "gc would free: ", result.freed, " blobs, ", result.freed_bytes,
+      " bytes (", result.young, " more unreachable, kept within the grace)\n");
+}
+
 int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (AsksForHelp(argc, argv)) return PrintHelp(kUsage, out);
   bool dry_run = false;
@@ -55,7 +79,19 @@ int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
     line = absl::InvalidArgumentError("gc takes no operand");
   }
   if (!line.ok()) return UsageError("gc", line.status(), kUsage, err);
-  return ReportStatus("gc", Gc(*line, dry_run, out), err);
+  return ReportStatus("gc", Collect(*line, dry_run, FormatCollectResult, out),
+                      err);
+}
+
+int RunDuCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  if (AsksForHelp(argc, argv)) return PrintHelp(kDuUsage, out);
+  absl::StatusOr<CommandLine> line = ParseCommandLine(argc, argv, {});
+  if (line.ok() && !line->operands.empty()) {
+    line = absl::InvalidArgumentError("du takes no operand");
+  }
+  if (!line.ok()) return UsageError("du", line.status(), kDuUsage, err);
+  return ReportStatus("du", Collect(*line, /*dry_run=*/true, FormatDu, out),
+                      err);
 }
 
 }  // namespace verity::cli

@@ -1,4 +1,5 @@
-// `verity gc [--dry-run]`: one garbage collection on the server, now.
+// `verity gc [--dry-run]`: one garbage collection on the server, now; and
+// `verity du`: what the store holds, reaches and would free (a dry run).
 
 #ifndef VERITYD_CLIENT_CLI_GC_COMMAND_H_
 #define VERITYD_CLIENT_CLI_GC_COMMAND_H_
@@ -15,8 +16,15 @@ namespace verity::cli {
 // grace; took D" ("would free" for a dry run).
 std::string FormatCollectResult(const sdk::CollectResult& result, bool dry_run);
 
-// Runs `verity gc` (argv[0] is "gc"); returns the exit code.
+// What `verity du` prints: "stored: N blobs, B bytes", "reachable: N blobs, B
+// bytes, from K names (T trees)" and "gc would free: N blobs, B bytes (Y more
+// unreachable, kept within the grace)", a line each.
+std::string FormatUsage(const sdk::CollectResult& result);
+
+// Run `verity gc` and `verity du` (argv[0] is "gc", "du"); return the exit
+// code.
 int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
+int RunDuCommand(int argc, char** argv, std::FILE* out, std::FILE* err);
 
 }  // namespace verity::cli
 

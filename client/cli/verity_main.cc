@@ -64,11 +64,14 @@ constexpr char kUsage[] =
     "  rm DIGEST_OR_NAME [--force]\n"
     "      delete a name and its history, or a blob no name reaches\n"
     "  gc [--dry-run]        delete what no name reaches (admin)\n"
+    "  du                    what the store holds, reaches and gc would free\n"
+    "                        (admin)\n"
     "  scrub [--wait]        check every stored block now, repair or report\n"
     "                        it (admin)\n"
     "\n"
-    "put, get, stat, ls, history, rm, gc, scrub, sign, sync and mount also\n"
-    "take --server=HOST:PORT (default $VERITY_SERVER, else 127.0.0.1:50051),\n"
+    "put, get, stat, ls, history, rm, gc, du, scrub, sign, sync and mount\n"
+    "also take --server=HOST:PORT (default $VERITY_SERVER, else "
+    "127.0.0.1:50051),\n"
     "--tls-ca=FILE (use TLS),\n"
     "--tls-cert=FILE --tls-key=FILE (client certificate), --token-file=FILE\n"
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
@@ -98,6 +101,7 @@ constexpr Command kCommands[] = {
     {"ls", verity::cli::RunLsCommand},
     {"history", verity::cli::RunHistoryCommand},
     {"gc", verity::cli::RunGcCommand},
+    {"du", verity::cli::RunDuCommand},
     {"scrub", verity::cli::RunScrubCommand},
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},

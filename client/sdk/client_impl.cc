@@ -292,6 +292,7 @@ absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
   result.blobs = response.blobs();
   result.bytes = response.bytes();
   result.reachable = response.reachable();
+  result.reachable_bytes = response.reachable_bytes();
   result.freed = response.freed();
   result.freed_bytes = response.freed_bytes();
   result.young = response.young();

@@ -173,6 +173,7 @@ absl::Status DoCollect(ServiceContext* context,
   response->set_blobs(report.blobs);
   response->set_bytes(report.bytes);
   response->set_reachable(report.reachable);
+  response->set_reachable_bytes(report.reachable_bytes);
   response->set_freed(report.freed);
   response->set_freed_bytes(report.freed_bytes);
   response->set_young(report.young);

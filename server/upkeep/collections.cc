@@ -48,8 +48,14 @@ absl::StatusOr<CollectReport> Collections::RunNow(bool dry_run) {
   options.dry_run = dry_run;
   options.holder = holder_;
   options.cancel = &stopping_;
+  const absl::Time started = absl::Now();
   const absl::StatusOr<CollectReport> report =
-      Collect(store_, remove_, options, absl::Now());
+      Collect(store_, remove_, options, started);
+  if (report.ok() && options_.counted) {
+    // A dry run's `freed` is what it would have freed: still stored.
+    options_.counted(report->bytes - (dry_run ? 0 : report->freed_bytes),
+                     started);
+  }
   if (report.ok()) {
     options_.log(absl::StrCat("garbage collection: ",
                               FormatCollectReport(*report, dry_run)));
@@ -58,9 +64,9 @@ absl::StatusOr<CollectReport> Collections::RunNow(bool dry_run) {
         absl::StrCat("garbage collection ", dry_run ? "(dry run) " : "",
                      "did not complete: ", report.status().ToString()));
   }
-  if (!dry_run && metrics_ != nullptr) {
+  if (metrics_ != nullptr) {
     metrics_->Collected(report.status(), report.ok() ? &*report : nullptr,
-                        absl::Now());
+                        dry_run, absl::Now());
   }
   return report;
 }

@@ -28,6 +28,9 @@ struct CollectionsOptions {
   absl::Duration interval = absl::ZeroDuration();
   // One line per collection. Must be set.
   std::function<void(absl::string_view)> log;
+  // Each collection that completed (dry runs too), with when it began: the
+  // data bytes it left stored, as its listing counted them. May be empty.
+  std::function<void(uint64_t bytes, absl::Time started)> counted;
 };
 
 // Thread-safe. `store`, `remove`'s targets and `metrics` (may be null) must

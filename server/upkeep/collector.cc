@@ -30,6 +30,7 @@ absl::Status SweepPage(const std::vector<BlobInfo>& page,
     report.bytes += info.descriptor.data_size;
     if (reached.Find(digest) != nullptr) {
       report.reachable++;
+      report.reachable_bytes += info.descriptor.data_size;
       continue;
     }
     absl::StatusOr<bool> old = false;
@@ -59,8 +60,9 @@ std::string FormatCollectReport(const CollectReport& report, bool dry_run) {
   return absl::StrCat(
       dry_run ? "dry_run " : "", "blobs=", report.blobs,
       " bytes=", report.bytes, " reachable=", report.reachable,
-      " freed=", report.freed, " freed_bytes=", report.freed_bytes,
-      " young=", report.young, " names=", report.names, " trees=", report.trees,
+      " reachable_bytes=", report.reachable_bytes, " freed=", report.freed,
+      " freed_bytes=", report.freed_bytes, " young=", report.young,
+      " names=", report.names, " trees=", report.trees,
       " took=", absl::FormatDuration(report.took));
 }
 

@@ -44,6 +44,7 @@ struct CollectReport {
   size_t blobs = 0;    // stored blobs the sweep saw
   uint64_t bytes = 0;  // their data bytes
   size_t reachable = 0;
+  uint64_t reachable_bytes = 0;
   size_t names = 0;  // names marked from
   size_t trees = 0;  // trees read
   // Unreachable and unused within the grace: freed (a dry run: would be).
@@ -54,8 +55,8 @@ struct CollectReport {
   absl::Duration took;
 };
 
-// "blobs=N bytes=N reachable=N freed=N freed_bytes=N young=N names=N
-// trees=N took=D" (with "dry_run " first for a dry run).
+// "blobs=N bytes=N reachable=N reachable_bytes=N freed=N freed_bytes=N young=N
+// names=N trees=N took=D" (with "dry_run " first for a dry run).
 std::string FormatCollectReport(const CollectReport& report, bool dry_run);
 
 // How the sweep deletes: Store::DeleteIfUnusedSince, through whatever must

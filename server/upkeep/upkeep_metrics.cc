@@ -52,27 +52,44 @@ CollectionMetrics::CollectionMetrics(prometheus::Registry& registry)
       duration_(Gauge(registry, "verityd_gc_duration_seconds",
                       "How long the last garbage collection that completed "
                       "took")),
-      stored_blobs_(Gauge(registry, "verityd_gc_stored_blobs",
-                          "Blobs stored, as the last collection counted "
-                          "them")),
-      stored_bytes_(Gauge(registry, "verityd_gc_stored_bytes",
-                          "Data bytes stored, as the last collection counted "
-                          "them")),
+      stored_blobs_(
+          Gauge(registry, "verityd_gc_stored_blobs",
+                "Blobs stored, as the last collection or dry run counted "
+                "them")),
+      stored_bytes_(
+          Gauge(registry, "verityd_gc_stored_bytes",
+                "Data bytes stored, as the last collection or dry run counted "
+                "them")),
       reachable_(Gauge(registry, "verityd_gc_reachable_blobs",
                        "Stored blobs a name's retained history reached, as "
-                       "the last collection found them")) {}
+                       "the last collection found them")),
+      reachable_bytes_(Gauge(registry, "verityd_gc_reachable_bytes",
+                             "Data bytes of the reachable blobs, as the last "
+                             "collection found them")),
+      collectable_(Gauge(registry, "verityd_gc_collectable_blobs",
+                         "Blobs a collection would free, as the last dry run "
+                         "(verity du) found them; 0 after a collection")),
+      collectable_bytes_(Gauge(registry, "verityd_gc_collectable_bytes",
+                               "Data bytes of the blobs a collection would "
+                               "free, as the last dry run found them")) {}
 
 void CollectionMetrics::Collected(const absl::Status& status,
-                                  const CollectReport* report, absl::Time now) {
-  runs_.Add({{"result", ResultOf(status)}}).Increment();
+                                  const CollectReport* report, bool dry_run,
+                                  absl::Time now) {
+  if (!dry_run) runs_.Add({{"result", ResultOf(status)}}).Increment();
   if (report == nullptr) return;
+  stored_blobs_.Set(static_cast<double>(report->blobs));
+  stored_bytes_.Set(static_cast<double>(report->bytes));
+  reachable_.Set(static_cast<double>(report->reachable));
+  reachable_bytes_.Set(static_cast<double>(report->reachable_bytes));
+  collectable_.Set(dry_run ? static_cast<double>(report->freed) : 0);
+  collectable_bytes_.Set(dry_run ? static_cast<double>(report->freed_bytes)
+                                 : 0);
+  if (dry_run) return;
   freed_blobs_.Increment(static_cast<double>(report->freed));
   freed_bytes_.Increment(static_cast<double>(report->freed_bytes));
   last_success_.Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
   duration_.Set(absl::ToDoubleSeconds(report->took));
-  stored_blobs_.Set(static_cast<double>(report->blobs));
-  stored_bytes_.Set(static_cast<double>(report->bytes));
-  reachable_.Set(static_cast<double>(report->reachable));
 }
 
 ScrubMetrics::ScrubMetrics(prometheus::Registry& registry)

@@ -4,8 +4,10 @@
 // another replica held the lease, error), verityd_gc_freed_blobs_total,
 // verityd_gc_freed_bytes_total, and of the last collection that completed:
 // verityd_gc_last_success_timestamp_seconds, verityd_gc_duration_seconds,
-// verityd_gc_stored_blobs, verityd_gc_stored_bytes, verityd_gc_reachable_blobs.
-// Dry runs count nowhere.
+// and of the last collection or dry run (`verity du`) that completed:
+// verityd_gc_stored_blobs, verityd_gc_stored_bytes, verityd_gc_reachable_blobs,
+// verityd_gc_reachable_bytes, verityd_gc_collectable_blobs and _bytes (what a
+// collection would free: 0 after one). Dry runs count in nothing else.
 //
 // Scrub: verityd_scrub_passes_total{result} (ok, busy, error: a pass or its
 // part that this server ran), verityd_scrub_checked_blobs_total,
@@ -39,10 +41,10 @@ class CollectionMetrics {
   // `registry` must outlive this.
   explicit CollectionMetrics(prometheus::Registry& registry);
 
-  // A collection (not a dry run) ended at `now` with `status` (ABORTED:
+  // A collection (or a dry run) ended at `now` with `status` (ABORTED:
   // another held the lease); `report` if it completed.
   void Collected(const absl::Status& status, const CollectReport* report,
-                 absl::Time now);
+                 bool dry_run, absl::Time now);
 
  private:
   prometheus::Family<prometheus::Counter>& runs_;
@@ -53,6 +55,9 @@ class CollectionMetrics {
   prometheus::Gauge& stored_blobs_;
   prometheus::Gauge& stored_bytes_;
   prometheus::Gauge& reachable_;
+  prometheus::Gauge& reachable_bytes_;
+  prometheus::Gauge& collectable_;
+  prometheus::Gauge& collectable_bytes_;
 };
 
 // Thread-safe.

@@ -76,6 +76,7 @@ struct CollectResult {
   uint64_t blobs = 0;  // stored blobs it saw
   uint64_t bytes = 0;  // their data bytes
   uint64_t reachable = 0;
+  uint64_t reachable_bytes = 0;
   // Unreachable and unused within the server's grace: deleted (a dry run:
   // would be).
   uint64_t freed = 0;
