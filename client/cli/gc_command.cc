@@ -53,7 +53,9 @@ std::string FormatCollectResult(const sdk::CollectResult& result,
       result.freed_bytes, " bytes) of ", result.blobs, " stored (",
       result.bytes, " bytes): ", result.reachable, " reachable from ",
       result.names, " names (", result.trees, " trees), ", result.young,
-      " unreachable kept within the grace; took ",
+      " unreachable kept within the grace; ", result.quarantined_freed, " of ",
+      result.quarantined, " quarantined ", dry_run ? "would be freed" : "freed",
+      "; took ",
       absl::FormatDuration(absl::Trunc(result.took, absl::Milliseconds(1))),
       "\n");
 }
@@ -64,7 +66,9 @@ std::string FormatUsage(const sdk::CollectResult& result) {
       "reachable: ", result.reachable, " blobs, ", result.reachable_bytes,
       " bytes, from ", result.names, " names (", result.trees, " trees)\n",
       "gc would free: ", result.freed, " blobs, ", result.freed_bytes,
-      " bytes (", result.young, " more unreachable, kept within the grace)\n");
+      " bytes (", result.young, " more unreachable, kept within the grace)\n",
+      "quarantined: ", result.quarantined, " blobs, ", result.quarantined_freed,
+      " of them gc would free\n");
 }
 
 int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {

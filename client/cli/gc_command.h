@@ -13,12 +13,14 @@ namespace verity::cli {
 
 // The line `verity gc` prints: "freed N blobs (B bytes) of M stored (B
 // bytes): R reachable from K names (T trees), Y unreachable kept within the
-// grace; took D" ("would free" for a dry run).
+// grace; F of Q quarantined freed; took D" ("would free", "would be freed"
+// for a dry run).
 std::string FormatCollectResult(const sdk::CollectResult& result, bool dry_run);
 
 // What `verity du` prints: "stored: N blobs, B bytes", "reachable: N blobs, B
-// bytes, from K names (T trees)" and "gc would free: N blobs, B bytes (Y more
-// unreachable, kept within the grace)", a line each.
+// bytes, from K names (T trees)", "gc would free: N blobs, B bytes (Y more
+// unreachable, kept within the grace)" and "quarantined: Q blobs, F of them
+// gc would free", a line each.
 std::string FormatUsage(const sdk::CollectResult& result);
 
 // Run `verity gc` and `verity du` (argv[0] is "gc", "du"); return the exit

@@ -293,6 +293,8 @@ absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
   result.bytes = response.bytes();
   result.reachable = response.reachable();
   result.reachable_bytes = response.reachable_bytes();
+  result.quarantined = response.quarantined();
+  result.quarantined_freed = response.quarantined_freed();
   result.freed = response.freed();
   result.freed_bytes = response.freed_bytes();
   result.young = response.young();

@@ -48,6 +48,10 @@ class ForwardingStore : public Store {
                                              size_t limit) const override {
     return inner_.List(after, limit);
   }
+  absl::StatusOr<std::vector<ParsedDigest>> ListQuarantined(
+      absl::string_view after, size_t limit) const override {
+    return inner_.ListQuarantined(after, limit);
+  }
   absl::Status DeleteBlob(const ParsedDigest& digest) override {
     return inner_.DeleteBlob(digest);
   }

@@ -411,6 +411,13 @@ class Store {
   virtual absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                                      size_t limit) const = 0;
 
+  // Quarantined blobs in digest-text order strictly after `after` (empty:
+  // from the start), at most `limit` of them: what garbage collection sweeps
+  // besides the served ones. A quarantined blob's LastUsed counts from when
+  // it was quarantined, at the latest.
+  virtual absl::StatusOr<std::vector<ParsedDigest>> ListQuarantined(
+      absl::string_view after, size_t limit) const = 0;
+
   // Deletes a served or quarantined blob and every name pointing at it.
   // NOT_FOUND if there is neither.
   virtual absl::Status DeleteBlob(const ParsedDigest& digest) = 0;

@@ -52,10 +52,15 @@ struct CollectReport {
   uint64_t freed_bytes = 0;
   // Unreachable, but used within the grace: kept for now.
   size_t young = 0;
+  // Quarantined blobs the sweep saw, and of them those freed (unreachable,
+  // and quarantined and unused within the grace; a dry run: would be).
+  size_t quarantined = 0;
+  size_t quarantined_freed = 0;
   absl::Duration took;
 };
 
-// "blobs=N bytes=N reachable=N reachable_bytes=N freed=N freed_bytes=N young=N
+// "blobs=N bytes=N reachable=N reachable_bytes=N quarantined=N
+// quarantined_freed=N freed=N freed_bytes=N young=N
 // names=N trees=N took=D" (with "dry_run " first for a dry run).
 std::string FormatCollectReport(const CollectReport& report, bool dry_run);
 

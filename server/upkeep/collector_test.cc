@@ -1,6 +1,7 @@
 // Garbage collection on the file store and the S3 store (over FakeS3): what
 // no root reaches and nobody used within the grace goes, and nothing else;
-// a dry run deletes nothing; one collection holds the lease at a time; a
+// quarantined blobs go a grace after their quarantine unless a root reaches
+// them; a dry run deletes nothing; one collection holds the lease at a time; a
 // write that makes blobs reachable is refused while a sweep may delete them.
 
 #include "server/upkeep/collector.h"
@@ -90,6 +91,50 @@ TEST_P(CollectorTest, KeepsWhatWasUsedWithinTheGrace) {
   EXPECT_EQ(report->freed, 1u);
   EXPECT_FALSE(Stored(fresh));
   EXPECT_TRUE(Stored(touched));
+}
+
+TEST_P(CollectorTest, FreesQuarantinedBlobsOnceTheGraceHasPassed) {
+  const TestBlob old = Put("found corrupt");
+  const TestBlob kept = Put("stored");
+  ASSERT_TRUE(store_->Quarantine(old.digest, "test").ok());
+  absl::StatusOr<std::vector<ParsedDigest>> listed =
+      store_->ListQuarantined("", 10);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0], old.digest);
+  // Within the grace of its quarantine: kept, for a look or a new Put.
+  absl::StatusOr<CollectReport> report = CollectAt(absl::Now());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->quarantined, 1u);
+  EXPECT_EQ(report->quarantined_freed, 0u);
+  // Past it: gone.
+  Name("app/other", kept);
+  const absl::Time later = absl::Now() + absl::Hours(2);
+  report = CollectAt(later, /*dry_run=*/true);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->quarantined_freed, 1u);
+  report = CollectAt(later);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->quarantined_freed, 1u);
+  EXPECT_TRUE(absl::IsNotFound(store_->LastUsed(old.digest).status()));
+  listed = store_->ListQuarantined("", 10);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_P(CollectorTest, ANameOnAQuarantinedBlobStopsTheCollection) {
+  // What it reaches cannot be read (it may be a tree): nothing is swept
+  // until the blob is put again or the name goes.
+  const TestBlob named = Put("found corrupt, named");
+  Name("app/model", named);
+  ASSERT_TRUE(store_->Quarantine(named.digest, "test").ok());
+  const absl::StatusOr<CollectReport> report =
+      CollectAt(absl::Now() + absl::Hours(2));
+  EXPECT_TRUE(absl::IsDataLoss(report.status())) << report.status();
+  EXPECT_NE(report.status().message().find("app/model"), std::string::npos)
+      << report.status();
+  ASSERT_TRUE(store_->DeleteName("app/model").ok());
+  EXPECT_EQ(CollectAt(absl::Now() + absl::Hours(2))->quarantined_freed, 1u);
 }
 
 TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {

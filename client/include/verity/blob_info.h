@@ -82,6 +82,10 @@ struct CollectResult {
   uint64_t freed = 0;
   uint64_t freed_bytes = 0;
   uint64_t young = 0;  // unreachable, but used within the grace: kept
+  // Quarantined blobs seen, and of them those freed (unreachable, and
+  // quarantined before the grace; a dry run: would be).
+  uint64_t quarantined = 0;
+  uint64_t quarantined_freed = 0;
   uint64_t names = 0;  // names marked from
   uint64_t trees = 0;  // trees read
   absl::Duration took;

@@ -381,6 +381,9 @@ absl::StatusOr<bool> FileStore::RemoveBlob(const ParsedDigest& digest,
     if (served.ok()) {
       absl::ReaderMutexLock lock(&mu_);
       if (blobs_.at(text).last_used >= unused_before) return false;
+    } else if (unused_before != absl::InfiniteFuture() &&
+               QuarantineTime(digest) >= unused_before) {
+      return false;
     }
     // Not OK but not NOT_FOUND: it is quarantined.
     moved = served.ok() ? MoveToTrash(layout_.BlobDir(digest),
@@ -415,8 +418,36 @@ absl::StatusOr<absl::Time> FileStore::LastUsed(
   absl::ReaderMutexLock lock(&mu_);
   const auto it = blobs_.find(text);
   if (it != blobs_.end()) return it->second.last_used;
-  if (quarantined_.contains(text)) return absl::InfinitePast();
+  if (quarantined_.contains(text)) return QuarantineTime(digest);
   return absl::NotFoundError(absl::StrCat("no blob ", text));
+}
+
+absl::Time FileStore::QuarantineTime(const ParsedDigest& digest) const {
+  const std::string path =
+      JoinPath(layout_.QuarantineDir(digest), "descriptor");
+  absl::StatusOr<UniqueFd> fd = fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0);
+  if (!fd.ok()) return absl::InfinitePast();
+  absl::StatusOr<absl::Time> time = fs_.ModifiedTime(fd->get(), path);
+  return time.ok() ? *time : absl::InfinitePast();
+}
+
+absl::StatusOr<std::vector<ParsedDigest>> FileStore::ListQuarantined(
+    absl::string_view after, size_t limit) const {
+  std::vector<std::string> texts;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    for (const std::string& text : quarantined_) {
+      if (text > after) texts.push_back(text);
+    }
+  }
+  std::sort(texts.begin(), texts.end());
+  if (texts.size() > limit) texts.resize(limit);
+  std::vector<ParsedDigest> digests;
+  for (const std::string& text : texts) {
+    ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(text));
+    digests.push_back(std::move(digest));
+  }
+  return digests;
 }
 
 absl::StatusOr<absl::Time> FileStore::MarkUsed(
@@ -525,6 +556,15 @@ absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
     quarantined_.insert(text);
   }
   Log(absl::StrCat("quarantined ", text, ": ", reason));
+  // When: garbage collection keeps it a grace from now (QuarantineTime). A
+  // blob without a descriptor to mark goes at the next collection.
+  const std::string descriptor =
+      JoinPath(layout_.QuarantineDir(digest), "descriptor");
+  if (absl::StatusOr<UniqueFd> fd =
+          fs_.OpenAt(AT_FDCWD, descriptor, O_RDONLY, 0);
+      fd.ok()) {
+    fs_.SetModifiedTime(fd->get(), absl::Now(), descriptor).IgnoreError();
+  }
   // Its new entry first: a crash between the two fsyncs must not leave the
   // blob in neither directory (it did, losing it with its names).
   RETURN_IF_ERROR(FsyncDir(fs_, layout_.quarantine_dir()));

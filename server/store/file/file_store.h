@@ -135,6 +135,8 @@ class FileStore final : public Store {
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
+  absl::StatusOr<std::vector<ParsedDigest>> ListQuarantined(
+      absl::string_view after, size_t limit) const override;
   absl::Status DeleteBlob(const ParsedDigest& digest) override;
   absl::Status DeleteName(absl::string_view name) override;
   // Moves the blob to quarantine/.
@@ -212,6 +214,10 @@ class FileStore final : public Store {
                                   absl::Time unused_before);
   // The modification time of the blob's descriptor file.
   absl::StatusOr<absl::Time> DescriptorTime(const ParsedDigest& digest) const;
+  // When the quarantined blob was quarantined: its descriptor file's
+  // modification time, set then; InfinitePast if it cannot be read (a blob
+  // quarantined for a missing descriptor).
+  absl::Time QuarantineTime(const ParsedDigest& digest) const;
   // The history in `name`'s file, which must be of that name.
   absl::StatusOr<NameHistory> ReadHistory(absl::string_view name) const;
   absl::Status WriteName(const NameWrite& write, const ParsedDigest& digest)

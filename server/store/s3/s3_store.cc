@@ -604,9 +604,35 @@ absl::Status S3Store::DeleteName(absl::string_view name) {
   return DeleteObject(layout_.NameHintKey(digest, name));
 }
 
+absl::StatusOr<std::vector<ParsedDigest>> S3Store::ListQuarantined(
+    absl::string_view after, size_t limit) const {
+  ASSIGN_OR_RETURN(const std::vector<std::string> keys,
+                   ListKeys(layout_.QuarantinePrefix()));
+  std::vector<ParsedDigest> digests;
+  for (const std::string& key : keys) {
+    // "<alg>-<hex>" after the prefix: the digest text with a dash.
+    std::string text = key.substr(layout_.QuarantinePrefix().size());
+    const size_t dash = text.find('-');
+    if (dash == std::string::npos) continue;
+    text[dash] = ':';
+    absl::StatusOr<ParsedDigest> digest = ParseDigest(text);
+    if (!digest.ok() || text <= after) continue;  // not ours to sweep
+    digests.push_back(*std::move(digest));
+  }
+  std::sort(digests.begin(), digests.end(),
+            [](const ParsedDigest& a, const ParsedDigest& b) {
+              return a.ToString() < b.ToString();
+            });
+  if (digests.size() > limit) digests.resize(limit);
+  return digests;
+}
+
 absl::Status S3Store::Quarantine(const ParsedDigest& digest,
                                  absl::string_view reason) {
   RETURN_IF_ERROR(Exists(digest));
+  // When: garbage collection keeps it a grace from now (LastUsed).
+  RETURN_IF_ERROR(WriteUsed(
+      digest, absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()))));
   RETURN_IF_ERROR(
       PutObject(layout_.QuarantineKey(digest), std::string(reason)));
   {

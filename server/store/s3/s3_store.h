@@ -115,6 +115,8 @@ class S3Store final : public Store {
   absl::StatusOr<uint64_t> DataSize(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
+  absl::StatusOr<std::vector<ParsedDigest>> ListQuarantined(
+      absl::string_view after, size_t limit) const override;
   absl::Status DeleteBlob(const ParsedDigest& digest) override;
   absl::Status DeleteName(absl::string_view name) override;
   // Writes quarantine/<alg>-<hex>: every replica refuses the blob when it
