@@ -156,10 +156,8 @@ run_gc_checks() {
   sleep 6
   local ok=0 busy=0
   for port in "${ports[@]}"; do
-    ok=$((ok + $(curl -sf "http://127.0.0.1:$port/metrics" |
-      awk '/^verityd_gc_runs_total\{result="ok"\}/ {s += $2} END {printf "%.0f", s}')))
-    busy=$((busy + $(curl -sf "http://127.0.0.1:$port/metrics" |
-      awk '/^verityd_gc_runs_total\{result="busy"\}/ {s += $2} END {printf "%.0f", s}')))
+    ok=$((ok + $(metric "$port" 'verityd_gc_runs_total{result="ok"}')))
+    busy=$((busy + $(metric "$port" 'verityd_gc_runs_total{result="busy"}')))
   done
   echo "interval: $ok collections completed, $busy found the store busy"
   check "collections ran every interval ($ok)" [ "$ok" -ge 3 ]

@@ -122,10 +122,8 @@ run_scrub_checks() {
   sleep 10
   local ok=0 busy=0 m
   for m in "${mports[@]}"; do
-    ok=$((ok + $(curl -sf "http://127.0.0.1:$m/metrics" |
-      awk '/^verityd_scrub_passes_total\{result="ok"\}/ {s += $2} END {printf "%.0f", s}')))
-    busy=$((busy + $(curl -sf "http://127.0.0.1:$m/metrics" |
-      awk '/^verityd_scrub_passes_total\{result="busy"\}/ {s += $2} END {printf "%.0f", s}')))
+    ok=$((ok + $(metric "$m" 'verityd_scrub_passes_total{result="ok"}')))
+    busy=$((busy + $(metric "$m" 'verityd_scrub_passes_total{result="busy"}')))
   done
   echo "scrub interval: $ok passes completed, $busy found the store busy"
   check "passes ran every interval ($ok)" [ "$ok" -ge 2 ]

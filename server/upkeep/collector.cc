@@ -17,6 +17,21 @@ namespace {
 
 constexpr size_t kBlobsPerPage = 1000;
 
+// Deletes the unreachable blob `digest` if it was last used before `cutoff`
+// (a dry run: tells whether it would), keeping the lease first: whether it
+// went.
+absl::StatusOr<bool> Sweep(const ParsedDigest& digest, const Store& store,
+                           const SweepDelete& remove,
+                           const std::function<absl::Status()>& keep_lease,
+                           absl::Time cutoff, bool dry_run) {
+  if (dry_run) {
+    ASSIGN_OR_RETURN(const absl::Time used, store.LastUsed(digest));
+    return used < cutoff;
+  }
+  RETURN_IF_ERROR(keep_lease());
+  return remove(digest, cutoff);
+}
+
 // Sweeps one page of blobs into `report`, `keep_lease` before each delete:
 // a page of slow deletes must not outlive the lease that guards them.
 absl::Status SweepPage(const std::vector<BlobInfo>& page,
@@ -33,15 +48,8 @@ absl::Status SweepPage(const std::vector<BlobInfo>& page,
       report.reachable_bytes += info.descriptor.data_size;
       continue;
     }
-    absl::StatusOr<bool> old = false;
-    if (dry_run) {
-      const absl::StatusOr<absl::Time> used = store.LastUsed(digest);
-      old = used.ok() ? absl::StatusOr<bool>(*used < cutoff)
-                      : absl::StatusOr<bool>(used.status());
-    } else {
-      RETURN_IF_ERROR(keep_lease());
-      old = remove(digest, cutoff);
-    }
+    const absl::StatusOr<bool> old =
+        Sweep(digest, store, remove, keep_lease, cutoff, dry_run);
     if (absl::IsNotFound(old.status())) continue;  // deleted meanwhile
     RETURN_IF_ERROR(old.status());
     if (*old) {
@@ -65,15 +73,8 @@ absl::Status SweepQuarantined(const std::vector<ParsedDigest>& page,
     report.quarantined++;
     // A root's: a Put of its content lifts the quarantine.
     if (reached.Find(digest) != nullptr) continue;
-    absl::StatusOr<bool> old = false;
-    if (dry_run) {
-      const absl::StatusOr<absl::Time> used = store.LastUsed(digest);
-      old = used.ok() ? absl::StatusOr<bool>(*used < cutoff)
-                      : absl::StatusOr<bool>(used.status());
-    } else {
-      RETURN_IF_ERROR(keep_lease());
-      old = remove(digest, cutoff);
-    }
+    const absl::StatusOr<bool> old =
+        Sweep(digest, store, remove, keep_lease, cutoff, dry_run);
     if (absl::IsNotFound(old.status())) continue;
     RETURN_IF_ERROR(old.status());
     if (*old) report.quarantined_freed++;
