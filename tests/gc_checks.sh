@@ -104,7 +104,7 @@ run_gc_checks() {
 
   # ---- put DIR in a loop races gc in a loop (a short grace): no name ever points at an
   # incomplete tree; a put may be refused (a file collected under it), never half-done.
-  local end=$((SECONDS + ${GC_RACE_SECONDS:-30})) puts=0 refused=0 gcs=0 k=3
+  local end=$((SECONDS + ${GC_RACE_SECONDS:-20})) puts=0 refused=0 gcs=0 k=3
   (while ((SECONDS < end)); do vc gc "${gc_srv[@]}" >/dev/null 2>&1 && echo ok; done) \
     >"$dir/gc-loop" &
   local gc_loop=$!
