@@ -34,6 +34,15 @@ absl::StatusOr<absl::Time> TimeLine(absl::string_view line,
   return absl::FromUnixSeconds(seconds);
 }
 
+// The position a record holds: a fresh one if there is none, or if it does
+// not parse.
+ScrubPosition PositionOf(const std::optional<SharedRecord>& record) {
+  if (!record.has_value()) return ScrubPosition{};
+  const absl::StatusOr<ScrubPosition> decoded =
+      DecodeScrubPosition(record->body);
+  return decoded.ok() ? *decoded : ScrubPosition{};
+}
+
 // The position, saved by compare-and-set over the version read or written
 // last: a pass that lost its lease cannot overwrite its successor's.
 class PositionRecord {
@@ -42,11 +51,8 @@ class PositionRecord {
     ASSIGN_OR_RETURN(const std::optional<SharedRecord> record,
                      store.ReadRecord(kScrubRecordKey));
     PositionRecord result(store);
-    if (!record.has_value()) return result;
-    result.version_ = record->version;
-    const absl::StatusOr<ScrubPosition> decoded =
-        DecodeScrubPosition(record->body);
-    if (decoded.ok()) result.position_ = *decoded;
+    result.position_ = PositionOf(record);
+    if (record.has_value()) result.version_ = record->version;
     return result;
   }
 
@@ -134,9 +140,7 @@ absl::StatusOr<ScrubPosition> DecodeScrubPosition(absl::string_view body) {
 absl::StatusOr<ScrubPosition> ReadScrubPosition(const Store& store) {
   ASSIGN_OR_RETURN(const std::optional<SharedRecord> record,
                    store.ReadRecord(kScrubRecordKey));
-  if (!record.has_value()) return ScrubPosition{};
-  absl::StatusOr<ScrubPosition> position = DecodeScrubPosition(record->body);
-  return position.ok() ? *position : ScrubPosition{};
+  return PositionOf(record);
 }
 
 std::string FormatScrubReport(const ScrubReport& report) {
