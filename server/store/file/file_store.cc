@@ -563,7 +563,11 @@ absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
   if (absl::StatusOr<UniqueFd> fd =
           fs_.OpenAt(AT_FDCWD, descriptor, O_RDONLY, 0);
       fd.ok()) {
-    fs_.SetModifiedTime(fd->get(), absl::Now(), descriptor).IgnoreError();
+    // Durable with the rename: a power cut must not leave the blob's older
+    // time, which a collection would take for a quarantine past its grace.
+    if (fs_.SetModifiedTime(fd->get(), absl::Now(), descriptor).ok()) {
+      fs_.Fsync(fd->get(), descriptor).IgnoreError();
+    }
   }
   // Its new entry first: a crash between the two fsyncs must not leave the
   // blob in neither directory (it did, losing it with its names).
