@@ -375,8 +375,8 @@ void Verityd::InitCollections() {
   }
   collections_ = std::make_unique<Collections>(
       *store_,
-      [this](const ParsedDigest& digest, absl::Time cutoff) {
-        return blobs_->DeleteIfUnusedSince(digest, cutoff);
+      [this](absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
+        return blobs_->DeleteUnusedSince(blobs, cutoff);
       },
       collection_metrics_.get(), std::move(options));
   ExecutorOptions upkeep;

@@ -2,7 +2,9 @@
 # store) and gc_s3_test.sh (a radosgw bucket that two replicas share), after verityd_test_lib.sh
 # and init_test. The driver defines:
 #   store_flags: verityd's flags for the store;
-#   replica_count: how many servers may share it (1: the file store, 2: S3).
+#   replica_count: how many servers may share it (1: the file store, 2: S3);
+#   plant_leftover NAME: writes an object no blob owns (a Put cut short; an S3 store) and names
+#   it in $work/leftovers, or nothing (the file store empties its staging when it opens).
 # run_gc_checks runs them all.
 
 # gc_release DIR: a release: a folder with a file in every release, and a file of its own.
@@ -36,6 +38,8 @@ every_release_fetches() {
   done <"$work/history"
 }
 
+leftover_gone() { ! leftover_exists "$1"; }
+
 run_gc_checks() {
   local dir=$work/gc
   mkdir -p "$dir"
@@ -53,6 +57,8 @@ run_gc_checks() {
   before=$(vc ls "${gc_srv[@]}" | wc -l)
   # An S3 blob is timed when a collection first sees it: the first run times them all.
   expect_exit 0 "a dry run" vc gc "${gc_srv[@]}" --dry-run
+  : >"$work/leftovers"
+  plant_leftover old
   sleep 4
   expect_exit 0 "a dry run past the grace" vc gc "${gc_srv[@]}" --dry-run >"$dir/dry"
   check "the dry run would free release 0's tree and its own file: $(cat "$dir/dry")" \
@@ -70,9 +76,20 @@ run_gc_checks() {
   check "du's figures are metrics" \
     [ "$(metric "$metrics_port" verityd_gc_collectable_blobs)" -eq 2 ]
   check "a dry run frees nothing" [ "$(vc ls "${gc_srv[@]}" | wc -l)" -eq "$before" ]
+  local planted
+  planted=$(wc -l <"$work/leftovers")
+  check "du counts the leftover past the grace: $(tail -n 1 "$dir/du")" \
+    grep -q "^leftovers: $planted objects, $planted bytes," "$dir/du"
+  plant_leftover young
   expect_exit 0 "gc" vc gc "${gc_srv[@]}" >"$dir/gc"
   check "gc freed release 0's tree and its own file: $(cat "$dir/gc")" \
     grep -q "^freed 2 blobs (" "$dir/gc"
+  check "gc freed the leftover past the grace, not the one within: $(cat "$dir/gc")" \
+    grep -q "; $planted leftover objects ($planted bytes) freed;" "$dir/gc"
+  if [[ $planted -gt 0 ]]; then
+    check "the leftover past the grace is gone" leftover_gone old
+    check "the leftover within the grace is kept" leftover_exists young
+  fi
   check "gc says what it reached: $(cat "$dir/gc")" grep -q " reachable from 1 names (2 trees)" \
     "$dir/gc"
   check "two blobs fewer" [ "$(vc ls "${gc_srv[@]}" | wc -l)" -eq $((before - 2)) ]

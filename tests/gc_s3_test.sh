@@ -18,6 +18,13 @@ damage_data() {
 }
 # An object is not written into: the blob is marked for a new Put (docs/storage.md).
 repair_is_stored() { s3_get "$prefix/damaged/${1%%:*}-${1#*:}" "$work/mark"; }
+# A Put cut short before its commit point: a one-byte data object of a blob with no descriptor.
+leftover_key() { blob_key "sha256:$(printf '%s' "$prefix $1" | sha256sum | cut -d' ' -f1)" data; }
+plant_leftover() {
+  printf x >"$work/leftover" && s3_put "$(leftover_key "$1")" "$work/leftover" &&
+    echo "$1" >>"$work/leftovers"
+}
+leftover_exists() { s3_get "$(leftover_key "$1")" "$work/leftover.got"; }
 prefix="gc-$$-$RANDOM"
 store_flags=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
 run_gc_checks

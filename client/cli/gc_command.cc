@@ -55,7 +55,8 @@ std::string FormatCollectResult(const sdk::CollectResult& result,
       result.names, " names (", result.trees, " trees), ", result.young,
       " unreachable kept within the grace; ", result.quarantined_freed, " of ",
       result.quarantined, " quarantined ", dry_run ? "would be freed" : "freed",
-      "; took ",
+      "; ", result.leftovers, " leftover objects (", result.leftover_bytes,
+      " bytes) ", dry_run ? "would be freed" : "freed", "; took ",
       absl::FormatDuration(absl::Trunc(result.took, absl::Milliseconds(1))),
       "\n");
 }
@@ -68,7 +69,8 @@ std::string FormatUsage(const sdk::CollectResult& result) {
       "gc would free: ", result.freed, " blobs, ", result.freed_bytes,
       " bytes (", result.young, " more unreachable, kept within the grace)\n",
       "quarantined: ", result.quarantined, " blobs, ", result.quarantined_freed,
-      " of them gc would free\n");
+      " of them gc would free\n", "leftovers: ", result.leftovers, " objects, ",
+      result.leftover_bytes, " bytes, that no blob owns and gc would free\n");
 }
 
 int RunGcCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {

@@ -295,6 +295,8 @@ absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
   result.reachable_bytes = response.reachable_bytes();
   result.quarantined = response.quarantined();
   result.quarantined_freed = response.quarantined_freed();
+  result.leftovers = response.leftovers();
+  result.leftover_bytes = response.leftover_bytes();
   result.freed = response.freed();
   result.freed_bytes = response.freed_bytes();
   result.young = response.young();

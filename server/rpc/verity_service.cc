@@ -176,6 +176,8 @@ absl::Status DoCollect(ServiceContext* context,
   response->set_reachable_bytes(report.reachable_bytes);
   response->set_quarantined(report.quarantined);
   response->set_quarantined_freed(report.quarantined_freed);
+  response->set_leftovers(report.leftovers);
+  response->set_leftover_bytes(report.leftover_bytes);
   response->set_freed(report.freed);
   response->set_freed_bytes(report.freed_bytes);
   response->set_young(report.young);

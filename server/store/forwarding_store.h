@@ -48,6 +48,10 @@ class ForwardingStore : public Store {
                                              size_t limit) const override {
     return inner_.List(after, limit);
   }
+  absl::StatusOr<std::vector<StoredBlob>> ListStored(
+      absl::string_view after, size_t limit) const override {
+    return inner_.ListStored(after, limit);
+  }
   absl::StatusOr<std::vector<ParsedDigest>> ListQuarantined(
       absl::string_view after, size_t limit) const override {
     return inner_.ListQuarantined(after, limit);
@@ -71,9 +75,14 @@ class ForwardingStore : public Store {
       absl::Duration refresh_after) const override {
     return inner_.MarkUsed(digest, now, refresh_after);
   }
-  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
-                                           absl::Time cutoff) override {
-    return inner_.DeleteIfUnusedSince(digest, cutoff);
+  absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
+      absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override {
+    return inner_.DeleteUnusedSince(blobs, cutoff);
+  }
+  absl::StatusOr<LeftoverPage> SweepLeftovers(absl::string_view after,
+                                              absl::Time cutoff,
+                                              bool dry_run) override {
+    return inner_.SweepLeftovers(after, cutoff, dry_run);
   }
   absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
       absl::string_view key) const override {

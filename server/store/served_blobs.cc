@@ -65,10 +65,13 @@ absl::Status ServedBlobs::DeleteBlob(const ParsedDigest& digest) {
   return deleted;
 }
 
-absl::StatusOr<bool> ServedBlobs::DeleteIfUnusedSince(
-    const ParsedDigest& digest, absl::Time cutoff) {
-  absl::StatusOr<bool> deleted = store_->DeleteIfUnusedSince(digest, cutoff);
-  if (!deleted.ok() || *deleted) cache_.Erase(digest);
+absl::StatusOr<std::vector<ParsedDigest>> ServedBlobs::DeleteUnusedSince(
+    absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
+  absl::StatusOr<std::vector<ParsedDigest>> deleted =
+      store_->DeleteUnusedSince(blobs, cutoff);
+  for (const ParsedDigest& digest : deleted.ok() ? *deleted : blobs) {
+    cache_.Erase(digest);
+  }
   return deleted;
 }
 

@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "lib/base/lru_cache.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
@@ -86,9 +88,10 @@ class ServedBlobs {
   // what it did not delete is opened again from it).
   absl::Status DeleteBlob(const ParsedDigest& digest);
 
-  // Store::DeleteIfUnusedSince, then the cached blob goes if it was deleted.
-  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
-                                           absl::Time cutoff);
+  // Store::DeleteUnusedSince, then the cached blobs go: those deleted (all
+  // of them, if it failed midway).
+  absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
+      absl::Span<const ParsedDigest> blobs, absl::Time cutoff);
 
   // Store::DeleteName. The cache is by digest: nothing of it goes.
   absl::Status DeleteName(absl::string_view name);

@@ -209,6 +209,24 @@ absl::StatusOr<uint64_t> Store::DataSize(const ParsedDigest& digest) const {
   return info.descriptor.data_size;
 }
 
+absl::StatusOr<std::vector<StoredBlob>> Store::ListStored(
+    absl::string_view after, size_t limit) const {
+  ASSIGN_OR_RETURN(const std::vector<BlobInfo> infos, List(after, limit));
+  std::vector<StoredBlob> blobs;
+  blobs.reserve(infos.size());
+  for (const BlobInfo& info : infos) {
+    ASSIGN_OR_RETURN(const ParsedDigest digest, ParseDigest(info.digest));
+    blobs.push_back({digest, info.descriptor.data_size});
+  }
+  return blobs;
+}
+
+absl::StatusOr<LeftoverPage> Store::SweepLeftovers(absl::string_view /*after*/,
+                                                   absl::Time /*cutoff*/,
+                                                   bool /*dry_run*/) {
+  return LeftoverPage();
+}
+
 void LogToStderr(absl::string_view message) {
   const std::string line = absl::StrCat("verityd: ", message, "\n");
   fwrite(line.data(), 1, line.size(), stderr);

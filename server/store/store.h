@@ -46,6 +46,20 @@ struct BlobInfo {
   bool tree_manifest = false;
 };
 
+// A stored blob as garbage collection's sweep sees it. Plain value.
+struct StoredBlob {
+  ParsedDigest digest;
+  uint64_t data_size = 0;
+};
+
+// One page of garbage collection's sweep of leftovers (Store::
+// SweepLeftovers). Plain value.
+struct LeftoverPage {
+  size_t objects = 0;  // deleted (a dry run: would be)
+  uint64_t bytes = 0;
+  std::string next;  // where the next page starts; empty: the sweep is done
+};
+
 // Points a name at a blob, with the statement stored with it. Plain value.
 struct NameWrite {
   std::string name;       // a valid name; empty: no name to write
@@ -411,6 +425,12 @@ class Store {
   virtual absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                                      size_t limit) const = 0;
 
+  // What List() finds, with only each blob's digest and data size: the
+  // sweep's page. By default through List(); a remote store answers from
+  // its listing alone (untrusted sizes: figures for reports, nothing more).
+  virtual absl::StatusOr<std::vector<StoredBlob>> ListStored(
+      absl::string_view after, size_t limit) const;
+
   // Quarantined blobs in digest-text order strictly after `after` (empty:
   // from the start), at most `limit` of them: what garbage collection sweeps
   // besides the served ones. A quarantined blob's LastUsed counts from when
@@ -449,13 +469,26 @@ class Store {
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const = 0;
 
-  // Garbage collection's delete: deletes the blob (served or quarantined),
-  // as DeleteBlob does, only if its LastUsed is before `cutoff`, read at the
-  // delete (the file store decides under the lock MarkUsed takes; an S3
-  // store reads the time just before it deletes). Whether it deleted it;
-  // NOT_FOUND if absent.
-  virtual absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
-                                                   absl::Time cutoff) = 0;
+  // Garbage collection's delete: deletes each of `blobs` (served or
+  // quarantined), as DeleteBlob does, whose LastUsed is before `cutoff`,
+  // read at the delete (the file store decides under the lock MarkUsed
+  // takes; an S3 store reads the times just before it deletes, and deletes
+  // a blob's `used/` time last, so that a Put that finds the blob gone but
+  // its time still there knows a sweep is at it). Returns those it deleted,
+  // in the order given (absent ones are not). Not atomic: on an error some
+  // may be gone (a run again finishes them).
+  virtual absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
+      absl::Span<const ParsedDigest> blobs, absl::Time cutoff) = 0;
+
+  // Garbage collection's sweep of what no blob owns, a page at a time from
+  // `after` (empty: the start; then a page's `next`): the objects of a blob
+  // whose commit point was never reached (a Put cut short) or is gone (a
+  // delete cut short), and staged uploads, all written before `cutoff`. A
+  // dry run counts them. By default there are none: a local store empties
+  // its staging when it opens.
+  virtual absl::StatusOr<LeftoverPage> SweepLeftovers(absl::string_view after,
+                                                      absl::Time cutoff,
+                                                      bool dry_run);
 
   // A small record every server on the store shares (garbage collection's
   // lease), under `key` (a file name: [a-z0-9_-]+), replaced only by

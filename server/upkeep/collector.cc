@@ -2,6 +2,7 @@
 
 #include "server/upkeep/collector.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -16,45 +17,70 @@ namespace verity::server {
 namespace {
 
 constexpr size_t kBlobsPerPage = 1000;
+// Unreachable blobs deleted at a time: the lease is kept between batches, so
+// that a batch of slow deletes cannot outlive it.
+constexpr size_t kDeletesPerBatch = 250;
 
-// Deletes the unreachable blob `digest` if it was last used before `cutoff`
-// (a dry run: tells whether it would), keeping the lease first: whether it
-// went.
-absl::StatusOr<bool> Sweep(const ParsedDigest& digest, const Store& store,
-                           const SweepDelete& remove,
-                           const std::function<absl::Status()>& keep_lease,
-                           absl::Time cutoff, bool dry_run) {
-  if (dry_run) {
-    ASSIGN_OR_RETURN(const absl::Time used, store.LastUsed(digest));
-    return used < cutoff;
+// Of the unreachable `blobs`, which went (a dry run: would go): last used
+// before `cutoff`. Deletes a batch at a time, `keep_lease` before each.
+absl::StatusOr<std::vector<bool>> SweepUnreachable(
+    const std::vector<ParsedDigest>& blobs, const Store& store,
+    const SweepDelete& remove, const std::function<absl::Status()>& keep_lease,
+    absl::Time cutoff, bool dry_run) {
+  std::vector<bool> gone(blobs.size());
+  for (size_t at = 0; at < blobs.size(); at += kDeletesPerBatch) {
+    const size_t end = std::min(blobs.size(), at + kDeletesPerBatch);
+    if (dry_run) {
+      for (size_t i = at; i < end; ++i) {
+        const absl::StatusOr<absl::Time> used = store.LastUsed(blobs[i]);
+        if (absl::IsNotFound(used.status())) continue;  // deleted meanwhile
+        RETURN_IF_ERROR(used.status());
+        gone[i] = *used < cutoff;
+      }
+      continue;
+    }
+    RETURN_IF_ERROR(keep_lease());
+    ASSIGN_OR_RETURN(
+        const std::vector<ParsedDigest> deleted,
+        remove(absl::MakeConstSpan(blobs).subspan(at, end - at), cutoff));
+    // In the order given: one walk finds them.
+    size_t next = 0;
+    for (size_t i = at; i < end && next < deleted.size(); ++i) {
+      if (blobs[i] == deleted[next]) {
+        gone[i] = true;
+        ++next;
+      }
+    }
   }
-  RETURN_IF_ERROR(keep_lease());
-  return remove(digest, cutoff);
+  return gone;
 }
 
-// Sweeps one page of blobs into `report`, `keep_lease` before each delete:
-// a page of slow deletes must not outlive the lease that guards them.
-absl::Status SweepPage(const std::vector<BlobInfo>& page,
+// Sweeps one page of blobs into `report`.
+absl::Status SweepPage(const std::vector<StoredBlob>& page,
                        const ReachableBlobs& reached, const Store& store,
                        const SweepDelete& remove,
                        const std::function<absl::Status()>& keep_lease,
                        absl::Time cutoff, bool dry_run, CollectReport& report) {
-  for (const BlobInfo& info : page) {
-    ASSIGN_OR_RETURN(const ParsedDigest digest, ParseDigest(info.digest));
+  std::vector<ParsedDigest> unreachable;
+  std::vector<uint64_t> sizes;
+  for (const StoredBlob& blob : page) {
     report.blobs++;
-    report.bytes += info.descriptor.data_size;
-    if (reached.Find(digest) != nullptr) {
+    report.bytes += blob.data_size;
+    if (reached.Find(blob.digest) != nullptr) {
       report.reachable++;
-      report.reachable_bytes += info.descriptor.data_size;
+      report.reachable_bytes += blob.data_size;
       continue;
     }
-    const absl::StatusOr<bool> old =
-        Sweep(digest, store, remove, keep_lease, cutoff, dry_run);
-    if (absl::IsNotFound(old.status())) continue;  // deleted meanwhile
-    RETURN_IF_ERROR(old.status());
-    if (*old) {
+    unreachable.push_back(blob.digest);
+    sizes.push_back(blob.data_size);
+  }
+  ASSIGN_OR_RETURN(const std::vector<bool> gone,
+                   SweepUnreachable(unreachable, store, remove, keep_lease,
+                                    cutoff, dry_run));
+  for (size_t i = 0; i < gone.size(); ++i) {
+    if (gone[i]) {
       report.freed++;
-      report.freed_bytes += info.descriptor.data_size;
+      report.freed_bytes += sizes[i];
     } else {
       report.young++;
     }
@@ -69,16 +95,33 @@ absl::Status SweepQuarantined(const std::vector<ParsedDigest>& page,
                               const std::function<absl::Status()>& keep_lease,
                               absl::Time cutoff, bool dry_run,
                               CollectReport& report) {
+  std::vector<ParsedDigest> unreachable;
   for (const ParsedDigest& digest : page) {
     report.quarantined++;
     // A root's: a Put of its content lifts the quarantine.
-    if (reached.Find(digest) != nullptr) continue;
-    const absl::StatusOr<bool> old =
-        Sweep(digest, store, remove, keep_lease, cutoff, dry_run);
-    if (absl::IsNotFound(old.status())) continue;
-    RETURN_IF_ERROR(old.status());
-    if (*old) report.quarantined_freed++;
+    if (reached.Find(digest) == nullptr) unreachable.push_back(digest);
   }
+  ASSIGN_OR_RETURN(const std::vector<bool> gone,
+                   SweepUnreachable(unreachable, store, remove, keep_lease,
+                                    cutoff, dry_run));
+  report.quarantined_freed += std::count(gone.begin(), gone.end(), true);
+  return absl::OkStatus();
+}
+
+// Sweeps what no blob owns (Store::SweepLeftovers) into `report`.
+absl::Status SweepLeftovers(Store& store,
+                            const std::function<absl::Status()>& keep_lease,
+                            absl::Time cutoff, bool dry_run,
+                            CollectReport& report) {
+  std::string after;
+  do {
+    RETURN_IF_ERROR(keep_lease());
+    ASSIGN_OR_RETURN(const LeftoverPage page,
+                     store.SweepLeftovers(after, cutoff, dry_run));
+    report.leftovers += page.objects;
+    report.leftover_bytes += page.bytes;
+    after = page.next;
+  } while (!after.empty());
   return absl::OkStatus();
 }
 
@@ -90,7 +133,9 @@ std::string FormatCollectReport(const CollectReport& report, bool dry_run) {
       " bytes=", report.bytes, " reachable=", report.reachable,
       " reachable_bytes=", report.reachable_bytes,
       " quarantined=", report.quarantined,
-      " quarantined_freed=", report.quarantined_freed, " freed=", report.freed,
+      " quarantined_freed=", report.quarantined_freed,
+      " leftovers=", report.leftovers,
+      " leftover_bytes=", report.leftover_bytes, " freed=", report.freed,
       " freed_bytes=", report.freed_bytes, " young=", report.young,
       " names=", report.names, " trees=", report.trees,
       " took=", absl::FormatDuration(report.took));
@@ -126,12 +171,12 @@ absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
     std::string after;
     while (true) {
       RETURN_IF_ERROR(keep_lease());
-      ASSIGN_OR_RETURN(const std::vector<BlobInfo> page,
-                       store.List(after, kBlobsPerPage));
+      ASSIGN_OR_RETURN(const std::vector<StoredBlob> page,
+                       store.ListStored(after, kBlobsPerPage));
       RETURN_IF_ERROR(SweepPage(page, reached, store, remove, keep_lease,
                                 cutoff, options.dry_run, report));
       if (page.size() < kBlobsPerPage) break;
-      after = page.back().digest;
+      after = page.back().digest.ToString();
     }
     after.clear();
     while (true) {
@@ -140,9 +185,10 @@ absl::StatusOr<CollectReport> Collect(Store& store, const SweepDelete& remove,
                        store.ListQuarantined(after, kBlobsPerPage));
       RETURN_IF_ERROR(SweepQuarantined(page, reached, store, remove, keep_lease,
                                        cutoff, options.dry_run, report));
-      if (page.size() < kBlobsPerPage) return absl::OkStatus();
+      if (page.size() < kBlobsPerPage) break;
       after = page.back().ToString();
     }
+    return SweepLeftovers(store, keep_lease, cutoff, options.dry_run, report);
   }();
   if (lease.has_value()) lease->Release();
   RETURN_IF_ERROR(status);

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "lib/tree/descriptor.h"
 #include "server/store/store.h"
 
@@ -56,18 +57,22 @@ struct CollectReport {
   // and quarantined and unused within the grace; a dry run: would be).
   size_t quarantined = 0;
   size_t quarantined_freed = 0;
+  // Objects no blob owns (a Put or a delete cut short, a staged upload)
+  // written before the cutoff: freed (a dry run: would be).
+  size_t leftovers = 0;
+  uint64_t leftover_bytes = 0;
   absl::Duration took;
 };
 
 // "blobs=N bytes=N reachable=N reachable_bytes=N quarantined=N
-// quarantined_freed=N freed=N freed_bytes=N young=N
-// names=N trees=N took=D" (with "dry_run " first for a dry run).
+// quarantined_freed=N leftovers=N leftover_bytes=N freed=N freed_bytes=N
+// young=N names=N trees=N took=D" (with "dry_run " first for a dry run).
 std::string FormatCollectReport(const CollectReport& report, bool dry_run);
 
-// How the sweep deletes: Store::DeleteIfUnusedSince, through whatever must
-// hear of it (ServedBlobs drops its open copy).
-using SweepDelete =
-    std::function<absl::StatusOr<bool>(const ParsedDigest&, absl::Time)>;
+// How the sweep deletes: Store::DeleteUnusedSince, through whatever must
+// hear of it (ServedBlobs drops its open copies).
+using SweepDelete = std::function<absl::StatusOr<std::vector<ParsedDigest>>(
+    absl::Span<const ParsedDigest>, absl::Time)>;
 
 // One collection at `now`. ABORTED if another holds the lease (or took it
 // over midway: the sweep stops); the mark's errors (a tree that cannot be

@@ -31,8 +31,8 @@ class CollectorTest : public UpkeepTest {
     options.holder = "test";
     return Collect(
         *store_,
-        [this](const ParsedDigest& digest, absl::Time cutoff) {
-          return store_->DeleteIfUnusedSince(digest, cutoff);
+        [this](absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
+          return store_->DeleteUnusedSince(blobs, cutoff);
         },
         options, now);
   }
@@ -151,13 +151,14 @@ TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
   // Its own holder takes it back (a restart of the replica that held it).
   CollectOptions same;
   same.holder = "replica-2";
-  EXPECT_TRUE(Collect(
-                  *store_,
-                  [this](const ParsedDigest& digest, absl::Time cutoff) {
-                    return store_->DeleteIfUnusedSince(digest, cutoff);
-                  },
-                  same, now)
-                  .ok());
+  EXPECT_TRUE(
+      Collect(
+          *store_,
+          [this](absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
+            return store_->DeleteUnusedSince(blobs, cutoff);
+          },
+          same, now)
+          .ok());
   held = StoreLease::Acquire(*store_, kCollectorLease, "replica-2",
                              now - absl::Hours(1), now, absl::Minutes(2));
   ASSERT_TRUE(held.ok()) << held.status();

@@ -86,6 +86,10 @@ struct CollectResult {
   // quarantined before the grace; a dry run: would be).
   uint64_t quarantined = 0;
   uint64_t quarantined_freed = 0;
+  // Objects no blob owns (a Put or a delete cut short, a staged upload),
+  // written before the grace: freed (a dry run: would be).
+  uint64_t leftovers = 0;
+  uint64_t leftover_bytes = 0;
   uint64_t names = 0;  // names marked from
   uint64_t trees = 0;  // trees read
   absl::Duration took;

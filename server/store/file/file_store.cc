@@ -363,9 +363,16 @@ absl::Status FileStore::DeleteBlob(const ParsedDigest& digest) {
   return RemoveBlob(digest, absl::InfiniteFuture()).status();
 }
 
-absl::StatusOr<bool> FileStore::DeleteIfUnusedSince(const ParsedDigest& digest,
-                                                    absl::Time cutoff) {
-  return RemoveBlob(digest, cutoff);
+absl::StatusOr<std::vector<ParsedDigest>> FileStore::DeleteUnusedSince(
+    absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
+  std::vector<ParsedDigest> deleted;
+  for (const ParsedDigest& digest : blobs) {
+    const absl::StatusOr<bool> removed = RemoveBlob(digest, cutoff);
+    if (absl::IsNotFound(removed.status())) continue;  // deleted meanwhile
+    RETURN_IF_ERROR(removed.status());
+    if (*removed) deleted.push_back(digest);
+  }
+  return deleted;
 }
 
 absl::StatusOr<bool> FileStore::RemoveBlob(const ParsedDigest& digest,

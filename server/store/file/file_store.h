@@ -51,6 +51,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "lib/base/executor.h"
 #include "lib/base/file_system.h"
 #include "lib/base/file_util.h"
@@ -149,8 +151,8 @@ class FileStore final : public Store {
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
-  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
-                                           absl::Time cutoff) override;
+  absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
+      absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
   // upkeep/<key>, replaced by rename under a lock; its version is the
   // SHA-256 of its body.
   absl::StatusOr<std::optional<SharedRecord>> ReadRecord(

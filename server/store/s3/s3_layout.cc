@@ -90,14 +90,13 @@ std::string S3Layout::UploadKey(absl::string_view id) const {
   return absl::StrCat(uploads_prefix(), id);
 }
 
-std::optional<ParsedDigest> S3Layout::ParseDescriptorKey(
-    absl::string_view key) const {
-  if (!absl::ConsumePrefix(&key, blobs_prefix()) ||
-      !absl::ConsumeSuffix(&key, "/descriptor")) {
-    return std::nullopt;
-  }
-  const std::vector<absl::string_view> parts = absl::StrSplit(key, '/');
-  if (parts.size() != 2) return std::nullopt;
+std::optional<ParsedDigest> S3Layout::ParseBlobKey(absl::string_view key,
+                                                   size_t* prefix_size) const {
+  const absl::string_view whole = key;
+  if (!absl::ConsumePrefix(&key, blobs_prefix())) return std::nullopt;
+  const std::vector<absl::string_view> parts =
+      absl::StrSplit(key, absl::MaxSplits('/', 2));
+  if (parts.size() != 3 || parts[2].empty()) return std::nullopt;
   // Only the lowercase hex BlobKey writes: "sha256:<HEX>" would also parse.
   for (const char c : parts[1]) {
     if (!absl::ascii_isdigit(c) && !(c >= 'a' && c <= 'f')) {
@@ -107,7 +106,18 @@ std::optional<ParsedDigest> S3Layout::ParseDescriptorKey(
   absl::StatusOr<ParsedDigest> digest =
       ParseDigest(absl::StrCat(parts[0], ":", parts[1]));
   if (!digest.ok()) return std::nullopt;
+  if (prefix_size != nullptr) *prefix_size = whole.size() - parts[2].size();
   return *std::move(digest);
+}
+
+std::optional<ParsedDigest> S3Layout::ParseDescriptorKey(
+    absl::string_view key) const {
+  size_t prefix_size = 0;
+  std::optional<ParsedDigest> digest = ParseBlobKey(key, &prefix_size);
+  if (!digest.has_value() || key.substr(prefix_size) != "descriptor") {
+    return std::nullopt;
+  }
+  return digest;
 }
 
 std::string S3Layout::ListStartAfter(absl::string_view after) const {

@@ -30,6 +30,7 @@
 #ifndef VERITYD_SERVER_STORE_S3_S3_LAYOUT_H_
 #define VERITYD_SERVER_STORE_S3_S3_LAYOUT_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -75,6 +76,11 @@ class S3Layout {
   std::string UsedKey(const ParsedDigest& digest) const;
   std::string RecordKey(absl::string_view key) const;
 
+  // The digest whose object `key` is (one of BlobKey's, a name hint, or any
+  // other key under its BlobPrefix), with the size of that prefix if
+  // `prefix_size`; nullopt for any other key.
+  std::optional<ParsedDigest> ParseBlobKey(absl::string_view key,
+                                           size_t* prefix_size = nullptr) const;
   // The digest whose descriptor `key` is; nullopt for any other key.
   std::optional<ParsedDigest> ParseDescriptorKey(absl::string_view key) const;
   // Where a listing of blobs after digest text `after` starts (ListObjectsV2

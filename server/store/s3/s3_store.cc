@@ -452,17 +452,23 @@ absl::StatusOr<bool> S3Store::TryWriteName(
   return true;
 }
 
+absl::StatusOr<S3Listing> S3Store::ListPage(const std::string& prefix,
+                                            const std::string& start_after,
+                                            const std::string& token) const {
+  S3Request request;
+  request.op = "ListObjectsV2";
+  AddListQuery(&request, prefix, start_after, token);
+  S3Response response = client_->Call(std::move(request));
+  RETURN_IF_ERROR(response.status);
+  return ParseListObjects(response.body);
+}
+
 absl::StatusOr<std::vector<std::string>> S3Store::ListKeys(
     const std::string& prefix) const {
   std::vector<std::string> keys;
   std::string token;
   do {
-    S3Request request;
-    request.op = "ListObjectsV2";
-    AddListQuery(&request, prefix, "", token);
-    S3Response response = client_->Call(std::move(request));
-    RETURN_IF_ERROR(response.status);
-    ASSIGN_OR_RETURN(S3Listing listing, ParseListObjects(response.body));
+    ASSIGN_OR_RETURN(S3Listing listing, ListPage(prefix, "", token));
     for (S3Listing::Object& object : listing.objects) {
       keys.push_back(std::move(object.key));
     }
@@ -546,12 +552,8 @@ absl::StatusOr<std::vector<BlobInfo>> S3Store::List(absl::string_view after,
   std::string token;
   const std::string start_after = layout_.ListStartAfter(after);
   while (infos.size() < limit) {
-    S3Request request;
-    request.op = "ListObjectsV2";
-    AddListQuery(&request, layout_.blobs_prefix(), start_after, token);
-    S3Response response = client_->Call(std::move(request));
-    RETURN_IF_ERROR(response.status);
-    ASSIGN_OR_RETURN(const S3Listing listing, ParseListObjects(response.body));
+    ASSIGN_OR_RETURN(const S3Listing listing,
+                     ListPage(layout_.blobs_prefix(), start_after, token));
     for (const S3Listing::Object& object : listing.objects) {
       if (infos.size() == limit) break;
       const std::optional<ParsedDigest> digest =

@@ -22,12 +22,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "lib/base/executor.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "server/store/s3/part_budget.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
+#include "server/store/s3/s3_xml.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -132,10 +134,26 @@ class S3Store final : public Store {
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
-  // LastUsed just before DeleteBlob: a MarkUsed landing between the two is
-  // lost (garbage collection's lease covers that window).
-  absl::StatusOr<bool> DeleteIfUnusedSince(const ParsedDigest& digest,
-                                           absl::Time cutoff) override;
+  // The blobs' used/ times (16 GETs in flight), then DeleteObjects of a
+  // thousand keys at a time, in DeleteBlob's order; the keys under the
+  // blobs' prefixes from one listing of their range. A MarkUsed landing
+  // between a time's GET and the delete is lost (garbage collection's lease
+  // covers that window).
+  absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
+      absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
+  // From the listing of blobs/ alone: a blob is its descriptor key, its data
+  // size its data object's listed size; one listing of quarantine/ leaves
+  // the quarantined out.
+  absl::StatusOr<std::vector<StoredBlob>> ListStored(
+      absl::string_view after, size_t limit) const override;
+  // One listing page: of blobs/ (a blob prefix with no descriptor whose
+  // objects were all written before `cutoff`, by their LastModified, with
+  // the blob's used/, damaged/ and quarantine/ keys), then of uploads/.
+  // Objects' times are the bucket's, the cutoff the collector's: the
+  // clocks are taken to agree to well within the grace.
+  absl::StatusOr<LeftoverPage> SweepLeftovers(absl::string_view after,
+                                              absl::Time cutoff,
+                                              bool dry_run) override;
   // upkeep/<key>, written with If-Match on its ETag (If-None-Match: * if
   // there is none), as name objects are.
   absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
@@ -170,6 +188,33 @@ class S3Store final : public Store {
       const ParsedDigest& digest) const;
   absl::StatusOr<std::vector<std::string>> ListKeys(
       const std::string& prefix) const;
+  // One ListObjectsV2 page of `prefix`: from `token` if it is not empty, else
+  // after `start_after`.
+  absl::StatusOr<S3Listing> ListPage(const std::string& prefix,
+                                     const std::string& start_after,
+                                     const std::string& token) const;
+  // Deletes `keys` with DeleteObjects, a thousand at a time; a key already
+  // gone is no error.
+  absl::Status DeleteObjects(absl::Span<const std::string> keys) const;
+  // Every key under the prefixes of `blobs`, from one listing of the range
+  // they span.
+  absl::StatusOr<std::vector<std::string>> KeysOf(
+      std::vector<ParsedDigest> blobs) const;
+  // LastUsed of many: their used/ objects, 16 GETs at a time; a blob that
+  // has none goes through LastUsed (InfiniteFuture if it is gone).
+  absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
+      absl::Span<const ParsedDigest> blobs) const;
+  // A page of blobs/ grouped by blob: the keys to delete for those left
+  // over, how many objects and bytes they listed, and where the next page
+  // starts.
+  struct LeftoverGroups {
+    std::vector<std::string> keys;
+    size_t objects = 0;
+    uint64_t bytes = 0;
+    std::string next;
+  };
+  LeftoverGroups GroupLeftovers(const S3Listing& listing,
+                                absl::Time cutoff) const;
   absl::Status PutObject(const std::string& key, std::string body,
                          std::vector<std::string> headers = {}) const;
   // The time in the blob's used/ object; nullopt if it has none.

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
@@ -20,27 +19,6 @@
 
 namespace verity::server {
 namespace {
-
-// Counts the requests of each operation on their way to FakeS3.
-class CountingTransport final : public S3Transport {
- public:
-  explicit CountingTransport(std::shared_ptr<S3Transport> inner)
-      : inner_(std::move(inner)) {}
-  void Start(S3Request request,
-             absl::AnyInvocable<void(S3Response) &&> done) override {
-    {
-      absl::MutexLock lock(&mu);
-      ++ops[request.op];
-    }
-    inner_->Start(std::move(request), std::move(done));
-  }
-
-  absl::Mutex mu;
-  absl::flat_hash_map<std::string, int> ops ABSL_GUARDED_BY(mu);
-
- private:
-  const std::shared_ptr<S3Transport> inner_;
-};
 
 class S3StoreNamesTest : public ::testing::Test {
  protected:

@@ -61,14 +61,6 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
   return before;
 }
 
-absl::StatusOr<bool> S3Store::DeleteIfUnusedSince(const ParsedDigest& digest,
-                                                  absl::Time cutoff) {
-  ASSIGN_OR_RETURN(const absl::Time used, LastUsed(digest));
-  if (used >= cutoff) return false;
-  RETURN_IF_ERROR(DeleteBlob(digest));
-  return true;
-}
-
 absl::StatusOr<std::optional<SharedRecord>> S3Store::ReadRecord(
     absl::string_view key) const {
   RETURN_IF_ERROR(CheckSharedRecord(key, ""));

@@ -78,6 +78,11 @@ absl::StatusOr<S3Listing> ParseListObjects(absl::string_view body) {
     if (!absl::SimpleAtoi(Text(contents, "Size"), &object.size)) {
       return absl::InternalError("S3 listed an object without a size");
     }
+    std::string error;
+    if (!absl::ParseTime(absl::RFC3339_full, Text(contents, "LastModified"),
+                         &object.last_modified, &error)) {
+      object.last_modified = absl::InfiniteFuture();
+    }
     listing.objects.push_back(std::move(object));
   }
   for (pugi::xml_node prefix : root->children("CommonPrefixes")) {
@@ -124,6 +129,29 @@ std::string CompleteMultipartBody(const std::vector<std::string>& etags) {
   }
   body += "</CompleteMultipartUpload>";
   return body;
+}
+
+std::string DeleteObjectsBody(absl::Span<const std::string> keys) {
+  std::string body = "<Delete><Quiet>true</Quiet>";
+  for (const std::string& key : keys) {
+    absl::StrAppend(&body, "<Object><Key>", Escape(key), "</Key></Object>");
+  }
+  body += "</Delete>";
+  return body;
+}
+
+absl::StatusOr<std::vector<S3DeleteError>> ParseDeleteResult(
+    absl::string_view body) {
+  pugi::xml_document doc;
+  if (!Load(doc, body)) return absl::InternalError("S3 sent a bad answer");
+  absl::StatusOr<pugi::xml_node> root = Root(doc, body, "DeleteResult");
+  if (!root.ok()) return root.status();
+  std::vector<S3DeleteError> errors;
+  for (pugi::xml_node error : root->children("Error")) {
+    errors.push_back(
+        {Text(error, "Key"), {Text(error, "Code"), Text(error, "Message")}});
+  }
+  return errors;
 }
 
 }  // namespace verity::server

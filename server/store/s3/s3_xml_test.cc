@@ -26,7 +26,8 @@ TEST(S3XmlTest, Listing) {
       "<Name>b</Name><Prefix>p/</Prefix><KeyCount>2</KeyCount>"
       "<IsTruncated>true</IsTruncated>"
       "<NextContinuationToken>tok+/=</NextContinuationToken>"
-      "<Contents><Key>p/a</Key><Size>10</Size></Contents>"
+      "<Contents><Key>p/a</Key><Size>10</Size>"
+      "<LastModified>2026-12-06T05:01:02.345Z</LastModified></Contents>"
       "<Contents><Key>p/b &amp; c</Key><Size>0</Size></Contents>"
       "<CommonPrefixes><Prefix>p/d/</Prefix></CommonPrefixes>"
       "</ListBucketResult>");
@@ -34,6 +35,10 @@ TEST(S3XmlTest, Listing) {
   ASSERT_EQ(listing->objects.size(), 2u);
   EXPECT_EQ(listing->objects[0].key, "p/a");
   EXPECT_EQ(listing->objects[0].size, 10u);
+  EXPECT_EQ(listing->objects[0].last_modified,
+            absl::FromUnixMillis(1796533262345));
+  // None: never taken for old.
+  EXPECT_EQ(listing->objects[1].last_modified, absl::InfiniteFuture());
   EXPECT_EQ(listing->objects[1].key, "p/b & c");
   EXPECT_EQ(listing->common_prefixes, std::vector<std::string>{"p/d/"});
   EXPECT_TRUE(listing->truncated);
@@ -66,6 +71,23 @@ TEST(S3XmlTest, UploadsAndTheirCompletion) {
             "<Part><PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag></Part>"
             "<Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag></Part>"
             "</CompleteMultipartUpload>");
+}
+
+TEST(S3XmlTest, DeleteObjects) {
+  EXPECT_EQ(DeleteObjectsBody({"a/b", "c&d"}),
+            "<Delete><Quiet>true</Quiet><Object><Key>a/b</Key></Object>"
+            "<Object><Key>c&amp;d</Key></Object></Delete>");
+  absl::StatusOr<std::vector<S3DeleteError>> errors = ParseDeleteResult(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><DeleteResult "
+      "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Error><Key>a/b</Key>"
+      "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>"
+      "</DeleteResult>");
+  ASSERT_TRUE(errors.ok()) << errors.status();
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_EQ((*errors)[0].key, "a/b");
+  EXPECT_EQ((*errors)[0].error.code, "AccessDenied");
+  EXPECT_TRUE(ParseDeleteResult("<DeleteResult/>")->empty());
+  EXPECT_FALSE(ParseDeleteResult("<Error/>").ok());
 }
 
 }  // namespace

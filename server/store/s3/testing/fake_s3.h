@@ -1,7 +1,7 @@
 // Test-only: an S3 bucket in memory behind the S3Transport seam, speaking
 // the requests S3Store makes (objects with ETags, ranged GETs, put-if-absent
-// and put-if-match, copies,
-// multipart uploads, ListObjectsV2, ListMultipartUploads), that fails chosen
+// and put-if-match, copies, multipart uploads, ListObjectsV2 with each
+// object's time, ListMultipartUploads, DeleteObjects), that fails chosen
 // requests as a flaky S3 or network would: 5xx, a timeout or a reset (before
 // or after the request took effect), a truncated or corrupted body; and
 // stops the process at any request. By default it answers every request
@@ -88,6 +88,10 @@ class FakeS3 final : public S3Transport {
   std::vector<std::string> Keys(const std::string& prefix) const
       ABSL_LOCKS_EXCLUDED(mu_);
   size_t uploads() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Makes the objects under `prefix` look written `by` earlier (their
+  // LastModified in listings).
+  void Backdate(const std::string& prefix, absl::Duration by)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // GETs answered later so far (FakeS3Options::answer_gets_later).
   int answered_later() const ABSL_LOCKS_EXCLUDED(delay_mu_);
@@ -130,6 +134,8 @@ class FakeS3 final : public S3Transport {
   S3Response Post(const S3Request& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   S3Response Delete(const S3Request& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  S3Response DeleteMany(const S3Request& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   S3Response List(const S3Request& request) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Stores `bytes` as `key` under a new ETag, which it returns.
@@ -142,6 +148,8 @@ class FakeS3 final : public S3Transport {
   // Each object's ETag: a new one for every write, as S3's changes with the
   // content.
   std::map<std::string, std::string> etags_ ABSL_GUARDED_BY(mu_);
+  // When each object was last written.
+  std::map<std::string, absl::Time> times_ ABSL_GUARDED_BY(mu_);
   uint64_t next_etag_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Upload> uploads_ ABSL_GUARDED_BY(mu_);  // by id
   int next_upload_ ABSL_GUARDED_BY(mu_) = 0;

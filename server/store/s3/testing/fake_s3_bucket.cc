@@ -1,10 +1,13 @@
 // FakeS3's bucket: what S3 answers to each request S3Store makes, on maps in
 // memory. Only what verityd sends is understood; the rest is 400.
 
+#include <openssl/md5.h>
+
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -88,6 +91,14 @@ std::vector<std::string> FakeS3::Keys(const std::string& prefix) const {
     keys.push_back(it->first);
   }
   return keys;
+}
+
+void FakeS3::Backdate(const std::string& prefix, absl::Duration by) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = times_.lower_bound(prefix);
+       it != times_.end() && absl::StartsWith(it->first, prefix); ++it) {
+    it->second -= by;
+  }
 }
 
 size_t FakeS3::uploads() const {
@@ -185,10 +196,12 @@ S3Response FakeS3::Put(const S3Request& request) {
 
 std::string FakeS3::SetObject(const std::string& key, std::string bytes) {
   objects_[key] = std::move(bytes);
+  times_[key] = absl::Now();
   return etags_[key] = absl::StrCat("\"etag-", ++next_etag_, "\"");
 }
 
 S3Response FakeS3::Post(const S3Request& request) {
+  if (Query(request, "delete") != nullptr) return DeleteMany(request);
   if (Query(request, "uploads") != nullptr) {
     const std::string id = absl::StrCat("upload-", ++next_upload_);
     uploads_[id].key = request.key;
@@ -220,7 +233,34 @@ S3Response FakeS3::Delete(const S3Request& request) {
   }
   objects_.erase(request.key);
   etags_.erase(request.key);
+  times_.erase(request.key);
   return Answer(204);
+}
+
+S3Response FakeS3::DeleteMany(const S3Request& request) {
+  // S3 refuses a DeleteObjects without a checksum of its body.
+  uint8_t md5[MD5_DIGEST_LENGTH];
+  MD5(reinterpret_cast<const uint8_t*>(request.body.data()),
+      request.body.size(), md5);
+  if (Header(request, "Content-MD5") !=
+      absl::Base64Escape(
+          absl::string_view(reinterpret_cast<char*>(md5), sizeof(md5)))) {
+    return Refuse(request, 400, "InvalidDigest");
+  }
+  if (CountOf(request.body, "<Object>") > kMaxKeys) {
+    return Refuse(request, 400, "MalformedXML");
+  }
+  // verityd's keys need no unescaping.
+  for (absl::string_view rest = request.body;;) {
+    const size_t open = rest.find("<Key>");
+    if (open == absl::string_view::npos) break;
+    rest.remove_prefix(open + 5);
+    const std::string key(rest.substr(0, rest.find("</Key>")));
+    objects_.erase(key);
+    etags_.erase(key);
+    times_.erase(key);
+  }
+  return Answer(200, "<DeleteResult></DeleteResult>");
 }
 
 S3Response FakeS3::List(const S3Request& request) const {
@@ -250,7 +290,10 @@ S3Response FakeS3::List(const S3Request& request) const {
       break;
     }
     absl::StrAppend(&body, "<Contents><Key>", it->first, "</Key><Size>",
-                    it->second.size(), "</Size></Contents>");
+                    it->second.size(), "</Size><LastModified>",
+                    absl::FormatTime(absl::RFC3339_full, times_.at(it->first),
+                                     absl::UTCTimeZone()),
+                    "</LastModified></Contents>");
     last = it->first;
     ++listed;
   }

@@ -5,7 +5,12 @@
 #define VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_STORE_H_
 
 #include <memory>
+#include <string>
+#include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_store.h"
 
@@ -14,6 +19,28 @@ namespace verity::server {
 // Bucket "bucket", prefix "p/", S3's smallest part (5 MiB), the log dropped,
 // every client made over `transport`. Tests change what they need.
 S3StoreOptions FakeS3StoreOptions(std::shared_ptr<S3Transport> transport);
+
+// Counts the requests of each operation (S3Request::op) on their way to
+// another transport. Thread-safe.
+class CountingTransport final : public S3Transport {
+ public:
+  explicit CountingTransport(std::shared_ptr<S3Transport> inner)
+      : inner_(std::move(inner)) {}
+  void Start(S3Request request,
+             absl::AnyInvocable<void(S3Response) &&> done) override {
+    {
+      absl::MutexLock lock(&mu);
+      ++ops[request.op];
+    }
+    inner_->Start(std::move(request), std::move(done));
+  }
+
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, int> ops ABSL_GUARDED_BY(mu);
+
+ private:
+  const std::shared_ptr<S3Transport> inner_;
+};
 
 }  // namespace verity::server
 

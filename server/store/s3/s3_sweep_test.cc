@@ -1,0 +1,198 @@
+// Garbage collection's sweep on the S3 store, over FakeS3: the page of stored
+// blobs from the listing alone, the batch delete that leaves nothing of a
+// blob behind, the leftovers of Puts and deletes cut short, and the requests
+// each takes.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "lib/testing/test_blob.h"
+#include "server/store/s3/s3_client.h"
+#include "server/store/s3/s3_layout.h"
+#include "server/store/s3/s3_store.h"
+#include "server/store/s3/testing/fake_s3.h"
+#include "server/store/s3/testing/fake_s3_store.h"
+#include "server/store/testing/name_write_cases.h"
+
+namespace verity::server {
+namespace {
+
+class S3SweepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<S3Store>> store =
+        S3Store::Open(FakeS3StoreOptions(counting_));
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+
+  // A blob of `size` bytes, put and timed now.
+  TestBlob Put(uint32_t seed, size_t size = 3000) {
+    TestBlob blob = MakeRandomTestBlob(size, MerkleParams{}, seed);
+    EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
+    EXPECT_TRUE(store_->LastUsed(blob.digest).ok());
+    return blob;
+  }
+
+  // Writes or deletes an object behind the store's back.
+  void Raw(const std::string& method, const std::string& key) {
+    S3Request request;
+    request.op = "Raw";
+    request.method = method;
+    request.key = key;
+    request.body = "x";
+    ASSERT_TRUE(raw_->Call(std::move(request)).status.ok());
+  }
+
+  std::map<std::string, int> TakeOps() {
+    absl::MutexLock lock(&counting_->mu);
+    std::map<std::string, int> ops(counting_->ops.begin(),
+                                   counting_->ops.end());
+    counting_->ops.clear();
+    return ops;
+  }
+
+  std::vector<LeftoverPage> SweepLeftovers(absl::Time cutoff, bool dry_run) {
+    std::vector<LeftoverPage> pages;
+    std::string after;
+    do {
+      absl::StatusOr<LeftoverPage> page =
+          store_->SweepLeftovers(after, cutoff, dry_run);
+      EXPECT_TRUE(page.ok()) << page.status();
+      if (!page.ok()) break;
+      pages.push_back(*page);
+      after = page->next;
+    } while (!after.empty());
+    return pages;
+  }
+
+  const S3Layout layout_{"p/"};
+  std::shared_ptr<FakeS3> s3_ = std::make_shared<FakeS3>();
+  std::shared_ptr<CountingTransport> counting_ =
+      std::make_shared<CountingTransport>(s3_);
+  std::unique_ptr<S3Client> raw_ =
+      S3Client::WithTransport(FakeS3StoreOptions(s3_).client, s3_);
+  std::unique_ptr<S3Store> store_;
+};
+
+size_t Objects(const std::vector<LeftoverPage>& pages) {
+  size_t objects = 0;
+  for (const LeftoverPage& page : pages) objects += page.objects;
+  return objects;
+}
+
+TEST_F(S3SweepTest, ListStoredReadsTheListingAlone) {
+  std::vector<TestBlob> blobs;
+  for (uint32_t i = 0; i < 5; ++i) blobs.push_back(Put(i, 1000 + 100 * i));
+  ASSERT_TRUE(store_->Quarantine(blobs[2].digest, "test").ok());
+  TakeOps();
+
+  absl::StatusOr<std::vector<StoredBlob>> all = store_->ListStored("", 1000);
+  ASSERT_TRUE(all.ok()) << all.status();
+  // The quarantine's listing and the blobs': nothing for each blob.
+  EXPECT_EQ(TakeOps(), (std::map<std::string, int>{{"ListObjectsV2", 2}}));
+  absl::StatusOr<std::vector<BlobInfo>> infos = store_->List("", 1000);
+  ASSERT_TRUE(infos.ok()) << infos.status();
+  ASSERT_EQ(all->size(), 4u);
+  ASSERT_EQ(infos->size(), 4u);
+  for (size_t i = 0; i < all->size(); ++i) {
+    EXPECT_EQ((*all)[i].digest.ToString(), (*infos)[i].digest);
+    EXPECT_EQ((*all)[i].data_size, (*infos)[i].descriptor.data_size);
+  }
+  // A page at a time finds the same.
+  absl::StatusOr<std::vector<StoredBlob>> first = store_->ListStored("", 2);
+  ASSERT_TRUE(first.ok() && first->size() == 2u);
+  absl::StatusOr<std::vector<StoredBlob>> rest =
+      store_->ListStored(first->back().digest.ToString(), 2);
+  ASSERT_TRUE(rest.ok() && rest->size() == 2u);
+  EXPECT_EQ((*rest)[0].digest, (*all)[2].digest);
+  EXPECT_EQ((*rest)[1].digest, (*all)[3].digest);
+}
+
+TEST_F(S3SweepTest, DeleteUnusedSinceLeavesNothingOfTheOld) {
+  std::vector<TestBlob> blobs;
+  for (uint32_t i = 0; i < 6; ++i) blobs.push_back(Put(10 + i));
+  // A name that has moved on leaves its hint under the blob it left.
+  ASSERT_TRUE(store_->SetName(blobs[0].digest, NameWrite{"n", "", {}}).ok());
+  ASSERT_TRUE(store_->SetName(blobs[1].digest, NameWrite{"n", "", {}}).ok());
+  ASSERT_TRUE(store_->Quarantine(blobs[3].digest, "test").ok());
+  const absl::Time cutoff = absl::Now() + absl::Hours(1);
+  // Used after the cutoff: kept.
+  ASSERT_TRUE(store_
+                  ->MarkUsed(blobs[5].digest, cutoff + absl::Hours(1),
+                             absl::ZeroDuration())
+                  .ok());
+  std::vector<ParsedDigest> doomed;
+  for (const TestBlob& blob :
+       {blobs[4], blobs[0], blobs[2], blobs[3], blobs[5]}) {
+    doomed.push_back(blob.digest);
+  }
+  TakeOps();
+
+  absl::StatusOr<std::vector<ParsedDigest>> deleted =
+      store_->DeleteUnusedSince(doomed, cutoff);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(*deleted,
+            std::vector<ParsedDigest>(doomed.begin(), doomed.end() - 1));
+  // A GET of each time, one listing of their objects, four DeleteObjects.
+  EXPECT_EQ(TakeOps(),
+            (std::map<std::string, int>{
+                {"GetUsed", 5}, {"ListObjectsV2", 1}, {"DeleteObjects", 4}}));
+  for (const ParsedDigest& digest : *deleted) {
+    EXPECT_TRUE(absl::IsNotFound(store_->Stat(digest).status()));
+    EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(digest)),
+              std::vector<std::string>{});
+    EXPECT_EQ(s3_->Keys(layout_.UsedKey(digest)), std::vector<std::string>{});
+    EXPECT_EQ(s3_->Keys(layout_.QuarantineKey(digest)),
+              std::vector<std::string>{});
+  }
+  EXPECT_TRUE(store_->Stat(blobs[1].digest).ok());
+  EXPECT_EQ(*store_->ResolveName("n"), blobs[1].digest);
+  EXPECT_TRUE(store_->Stat(blobs[5].digest).ok());
+  EXPECT_EQ(
+      *store_->DeleteUnusedSince({blobs[5].digest, blobs[4].digest}, cutoff),
+      std::vector<ParsedDigest>{});
+}
+
+TEST_F(S3SweepTest, LeftoversOlderThanTheCutoffGo) {
+  const TestBlob kept = Put(20);
+  // A delete cut short after its commit point, long ago.
+  const TestBlob cut = Put(21);
+  Raw("DELETE", layout_.BlobKey(cut.digest, BlobObject::kDescriptor));
+  s3_->Backdate(layout_.BlobPrefix(cut.digest), absl::Hours(2));
+  // A Put under way (its objects new), and an abandoned staged upload.
+  const TestBlob staging = MakeRandomTestBlob(700, MerkleParams{}, 22);
+  Raw("PUT", layout_.BlobKey(staging.digest, BlobObject::kData));
+  Raw("PUT", layout_.UploadKey("abandoned"));
+  s3_->Backdate(layout_.UploadKey("abandoned"), absl::Hours(2));
+  const size_t cut_objects = s3_->Keys(layout_.BlobPrefix(cut.digest)).size();
+  const absl::Time cutoff = absl::Now() - absl::Hours(1);
+
+  const std::vector<LeftoverPage> dry = SweepLeftovers(cutoff, true);
+  // The cut blob's objects and the upload.
+  EXPECT_EQ(Objects(dry), cut_objects + 1);
+  EXPECT_FALSE(s3_->Keys(layout_.BlobPrefix(cut.digest)).empty());
+
+  SweepLeftovers(cutoff, false);
+  EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(cut.digest)),
+            std::vector<std::string>{});
+  EXPECT_EQ(s3_->Keys(layout_.UsedKey(cut.digest)), std::vector<std::string>{});
+  EXPECT_EQ(s3_->Keys(layout_.uploads_prefix()), std::vector<std::string>{});
+  EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(staging.digest)).size(), 1u);
+  EXPECT_TRUE(store_->Stat(kept.digest).ok());
+
+  // Once it is old too, the Put's piece goes; a stored blob never does.
+  SweepLeftovers(absl::Now() + absl::Hours(1), false);
+  EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(staging.digest)),
+            std::vector<std::string>{});
+  EXPECT_TRUE(store_->Stat(kept.digest).ok());
+}
+
+}  // namespace
+}  // namespace verity::server
