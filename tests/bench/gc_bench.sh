@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Garbage collection at scale: RELEASES releases of FILES small distinct files each, put with
 # `verity put DIR --name=bench/release` (the name keeps 5), then `verity gc`: its time, what it
-# freed, and on S3 the requests it made per stored blob; then a second gc with nothing to free.
+# freed, and on S3 the requests it made per stored blob; dry runs before it and collections with
+# nothing to free after it, in rounds.
 # On the file store, and on a real single-node radosgw (tests/testing/ceph_cluster.sh). Writes OUT.
-# Usage: tests/bench/gc_bench.sh [RELEASES=100] [FILES=1000] [OUT=docs/bench-gc.md]
+# Usage: tests/bench/gc_bench.sh [RELEASES=100] [FILES=1000] [ROUNDS=3] [OUT=docs/bench-gc.md]
+# (GC_BENCH_STORES="s3 file": the stores, in that order.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 releases=${1:-100}
 files=${2:-1000}
-out=${3:-docs/bench-gc.md}
+rounds=${3:-3}
+out=${4:-docs/bench-gc.md}
 
 source tests/bench/bench_lib.sh
 bench_binaries //server:verityd //client/cli:verity
@@ -47,8 +50,8 @@ PY
 }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 
-rows=()
-for store in file s3; do
+rows=() said=()
+for store in ${GC_BENCH_STORES:-s3 file}; do
   if [[ $store == file ]]; then
     serve --store_dir="$work/store"
   else
@@ -64,17 +67,32 @@ for store in file s3; do
   # An S3 blob is timed when a collection first sees it: a dry run times them all.
   "$verity" gc "${srv[@]}" --dry-run >/dev/null
   sleep 2
-  r0=$(s3_requests)
-  t2=$(date +%s.%N)
-  "$verity" gc "${srv[@]}" >"$work/gc"
-  t3=$(date +%s.%N)
-  r1=$(s3_requests)
-  "$verity" gc "${srv[@]}" >"$work/gc2"
-  t4=$(date +%s.%N)
+  # timed OUT [FLAGS...]: one `verity gc`; prints its seconds and S3 requests.
+  timed() {
+    local out=$1 a b r
+    shift
+    r=$(s3_requests)
+    a=$(date +%s.%N)
+    "$verity" gc "${srv[@]}" "$@" >"$out"
+    b=$(date +%s.%N)
+    echo "$(seconds "$a" "$b") $(($(s3_requests) - r))"
+  }
+  dry=() gc2=()
+  for ((i = 0; i < rounds; i++)); do
+    read -r secs requests < <(timed "$work/dry" --dry-run)
+    dry+=("$secs")
+  done
+  dry_requests=$requests
+  read -r gc_secs gc_requests < <(timed "$work/gc")
+  for ((i = 0; i < rounds; i++)); do
+    read -r secs requests < <(timed "$work/gc2")
+    gc2+=("$secs")
+  done
   stored=$(sed -nE 's/.* of ([0-9]+) stored.*/\1/p' "$work/gc")
-  per_blob="-"
-  [[ $store == s3 ]] && per_blob=$(ratio $((r1 - r0)) "$stored")
-  rows+=("| $store | $((releases * (files + 1))) | $(seconds "$t0" "$t1") | $(seconds "$t2" "$t3") | $(cat "$work/gc" | sed -E 's/;.*//') | $per_blob | $(seconds "$t3" "$t4") |")
+  freed=$(sed -nE 's/^freed ([0-9]+) blobs.*/\1/p' "$work/gc")
+  per() { if [[ $store == s3 ]]; then ratio "$1" "$2"; else echo "-"; fi; }
+  rows+=("| $store | $((releases * (files + 1))) | $(seconds "$t0" "$t1") | $(echo "${dry[@]}" | median) / $(echo "${dry[@]}" | maximum) | $(per "$dry_requests" "$stored") | $gc_secs | $(per "$gc_requests" "$stored") | $(per "$gc_requests" "$freed") | $(echo "${gc2[@]}" | median) / $(echo "${gc2[@]}" | maximum) | $(per "$requests" "$((stored - freed))") |")
+  said+=("- $store: $(sed -E 's/; took.*//' "$work/gc")")
   kill "$server_pid"
   wait "$server_pid" || true
   server_pid=
@@ -83,14 +101,19 @@ done
 {
   echo "# Garbage collection at scale"
   echo
-  echo "Command: \`tests/bench/gc_bench.sh $releases $files\` ($(machine); load average"
+  echo "Command: \`tests/bench/gc_bench.sh $releases $files $rounds\` ($(machine); load average"
   echo "$(load_average)). $releases releases of $files distinct 512-byte files each (and each"
   echo "release's manifest), put with \`verity put DIR --name=bench/release\`; the name keeps 5"
-  echo "(\`--name_history=5\`), so all but 5 releases are garbage. One \`verity gc\` (after a"
-  echo "dry run that times every S3 blob, and a 1 s grace), then a second with nothing to free."
+  echo "(\`--name_history=5\`), so all but 5 releases are garbage. After a dry run that times"
+  echo "every S3 blob and a 2 s wait (the grace is 1 s): $rounds dry runs (median / worst), one"
+  echo "\`verity gc\`, then $rounds more with nothing left to free (median / worst)."
   echo
-  echo "| store | blobs put | put, s | gc, s | what gc said | S3 requests per stored blob | second gc, s |"
-  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  echo "| store | blobs put | put, s | dry run, s | S3 requests per stored blob | gc, s | S3 requests per stored blob | per freed blob | gc with nothing to free, s | S3 requests per stored blob |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   printf '%s\n' "${rows[@]}"
+  echo
+  echo "What gc said:"
+  echo
+  printf '%s\n' "${said[@]}"
 } >"$out"
 cat "$out"
