@@ -2,18 +2,24 @@
 // data, tree or FEC area (repaired and written back with FEC, reported as
 // damage without), parity checked from memory and from a second read; and
 // passes over both stores: every blob once, resumed where a stopped pass
-// left off, one pass at a time under the lease.
+// left off, one pass at a time under the lease; and past the cache in front
+// of a remote store.
 
 #include "server/upkeep/scrubber.h"
 
 #include <atomic>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "server/store/cache/caching_blob.h"
+#include "server/store/cache/slab_cache.h"
 #include "server/store/fec_repair.h"
 #include "server/store/file/testing/file_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/upkeep/blob_scrub.h"
 #include "server/upkeep/lease.h"
 #include "server/upkeep/testing/upkeep_stores.h"
@@ -160,6 +166,30 @@ TEST_F(BlobScrubWithoutFecTest, ReportsAFlippedByteAsTheReadWould) {
   EXPECT_EQ(BadBlockOf(scrub->damage), std::optional<uint64_t>(77));
   EXPECT_EQ(scrub->bad_blocks, 1u);
   EXPECT_EQ(scrub->repaired_blocks, 0u);
+}
+
+// A read through the cache in front of a remote store keeps what it fetched;
+// a scrub reads past the cache (Blob::Stored), so it finds a flip in the
+// store that the cache hides from reads.
+TEST_F(BlobScrubWithoutFecTest, ReadsPastTheCacheInFrontOfTheStore) {
+  const uint64_t size = 300 * kBlock;
+  PutContent(size);
+  absl::StatusOr<std::shared_ptr<const Blob>> stored =
+      store_->OpenBlob(DigestFromText(digest_));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  SlabCacheOptions slabs;
+  slabs.slab_bytes = 64 << 10;
+  auto cached = std::make_shared<CachingBlob>(
+      *std::move(stored), std::make_shared<SlabCache>(slabs, nullptr));
+  ASSERT_EQ(*ReadBlobPart(*cached, BlobPart::kData, 0, size), Content(size));
+  Flip("data", 77 * kBlock + 1);
+  EXPECT_EQ(*ReadBlobPart(*cached, BlobPart::kData, 77 * kBlock, kBlock),
+            Content(size).substr(77 * kBlock, kBlock));
+
+  absl::StatusOr<BlobScrub> scrub = ScrubBlob(cached, RepairHooks());
+  ASSERT_TRUE(scrub.ok()) << scrub.status();
+  EXPECT_TRUE(absl::IsDataLoss(scrub->damage)) << scrub->damage;
+  EXPECT_EQ(BadBlockOf(scrub->damage), std::optional<uint64_t>(77));
 }
 
 TEST(ScrubPositionTest, EncodesAndDecodes) {
