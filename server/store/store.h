@@ -473,8 +473,7 @@ class Store {
   // quarantined), as DeleteBlob does, whose LastUsed is before `cutoff`,
   // read at the delete (the file store decides under the lock MarkUsed
   // takes; an S3 store reads the times just before it deletes, and deletes
-  // a blob's `used/` time last, so that a Put that finds the blob gone but
-  // its time still there knows a sweep is at it). Returns those it deleted,
+  // a blob's `used/` time last). Returns those it deleted,
   // in the order given (absent ones are not). Not atomic: on an error some
   // may be gone (a run again finishes them).
   virtual absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(

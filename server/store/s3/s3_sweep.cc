@@ -145,9 +145,11 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::DeleteUnusedSince(
   // As DeleteBlob, many at a time (an unreachable blob has no name to
   // delete first): the tree manifest marks, then the descriptors, the
   // commit point; then everything else under each blob's prefix and its
-  // damage and quarantine marks; its used/ time last, so that a Put that
-  // finds the blob gone while its time is still there knows a sweep is at
-  // it.
+  // damage and quarantine marks; its used/ time last (a delete cut short
+  // before then leaves a blob prefix without a descriptor, which
+  // SweepLeftovers takes a grace later; one cut short after the rest but
+  // before used/ leaves a stray used/ object of a few bytes, collected by
+  // nothing yet).
   std::vector<std::string> keys;
   for (const ParsedDigest& d : doomed) {
     keys.push_back(layout_.BlobKey(d, BlobObject::kTreeManifestMark));
