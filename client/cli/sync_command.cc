@@ -8,10 +8,12 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -21,6 +23,7 @@
 #include "client/cli/flag_values.h"
 #include "client/cli/sync_metrics.h"
 #include "client/cli/tree_transfer.h"
+#include "client/sdk/backoff.h"
 #include "lib/base/file_util.h"
 #include "lib/base/metrics_exposer.h"
 #include "lib/base/printable.h"
@@ -53,7 +56,8 @@ constexpr char kUsage[] =
     "signature,\n"
     "expiry, rollback; a bad block) is never switched to.\n"
     "  --interval: how often to look for a new version (default 60s; 720h,\n"
-    "    90m, 30s...); SIGHUP looks at once; SIGTERM or SIGINT stop\n"
+    "    90m, 30s...); after a failed attempt, sooner: 1s, 2s, 4s... up to\n"
+    "    the interval; SIGHUP looks at once; SIGTERM or SIGINT stop\n"
     "  --once: one attempt, then exit with its code (an init container)\n"
     "  --exec-on-update: run `sh -c COMMAND` in DIR after each switch, with\n"
     "    VERITY_SYNC_NAME, VERITY_SYNC_DIGEST and VERITY_SYNC_DIR set\n"
@@ -401,6 +405,16 @@ class Syncer {
 
 enum class Wake { kTimeout, kSyncNow, kStop };
 
+// The waits after failed attempts: a server that is not listening yet (a
+// sidecar starts with it) or restarting is tried again within seconds, a
+// lasting failure no more often than every `interval`.
+sdk::RetryPolicy FailureBackoff(absl::Duration interval) {
+  sdk::RetryPolicy policy;
+  policy.initial_backoff = std::min(absl::Seconds(1), interval);
+  policy.max_backoff = interval;
+  return policy;
+}
+
 // Waits for a signal of `signals` (blocked in this thread and every thread
 // started after) or `timeout`.
 Wake WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
@@ -478,9 +492,16 @@ int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
       opts->trust, client::BlobRef{std::nullopt, opts->name}, "sync", err);
   Syncer syncer(**client, *opts, *std::move(folder), metrics.get(), err);
   if (opts->once) return ReportStatus("sync", syncer.Attempt(), err);
+  absl::BitGen gen;
+  client::Backoff backoff(FailureBackoff(opts->interval), gen);
   while (true) {
-    syncer.Attempt().IgnoreError();
-    if (WaitForSignal(signals, opts->interval) == Wake::kStop) return kExitOk;
+    absl::Duration wait = opts->interval;
+    if (syncer.Attempt().ok()) {
+      backoff.Reset();
+    } else {
+      wait = std::min(wait, backoff.Next());
+    }
+    if (WaitForSignal(signals, wait) == Wake::kStop) return kExitOk;
   }
 }
 
