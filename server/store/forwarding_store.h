@@ -70,6 +70,10 @@ class ForwardingStore : public Store {
       const ParsedDigest& digest) const override {
     return inner_.LastUsed(digest);
   }
+  absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
+      absl::Span<const ParsedDigest> blobs) const override {
+    return inner_.LastUsedOf(blobs);
+  }
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override {

@@ -221,6 +221,22 @@ absl::StatusOr<std::vector<StoredBlob>> Store::ListStored(
   return blobs;
 }
 
+absl::StatusOr<std::vector<absl::Time>> Store::LastUsedOf(
+    absl::Span<const ParsedDigest> blobs) const {
+  std::vector<absl::Time> times;
+  times.reserve(blobs.size());
+  for (const ParsedDigest& digest : blobs) {
+    const absl::StatusOr<absl::Time> used = LastUsed(digest);
+    if (absl::IsNotFound(used.status())) {
+      times.push_back(absl::InfiniteFuture());
+      continue;
+    }
+    RETURN_IF_ERROR(used.status());
+    times.push_back(*used);
+  }
+  return times;
+}
+
 absl::StatusOr<LeftoverPage> Store::SweepLeftovers(absl::string_view /*after*/,
                                                    absl::Time /*cutoff*/,
                                                    bool /*dry_run*/) {

@@ -457,6 +457,12 @@ class Store {
   virtual absl::StatusOr<absl::Time> LastUsed(
       const ParsedDigest& digest) const = 0;
 
+  // LastUsed of each of `blobs`, in their order, InfiniteFuture for one
+  // gone meanwhile: what a dry run of the sweep reads. By default one
+  // LastUsed at a time; a remote store has many requests in flight.
+  virtual absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
+      absl::Span<const ParsedDigest> blobs) const;
+
   // Records that a caller relies on the blob being kept (FindMissing found
   // it, a Put found it stored, a tree Put's check found it): if its LastUsed
   // is before `now - refresh_after`, it becomes `now` (so that a remote

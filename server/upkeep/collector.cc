@@ -30,19 +30,18 @@ absl::StatusOr<std::vector<bool>> SweepUnreachable(
   std::vector<bool> gone(blobs.size());
   for (size_t at = 0; at < blobs.size(); at += kDeletesPerBatch) {
     const size_t end = std::min(blobs.size(), at + kDeletesPerBatch);
+    const absl::Span<const ParsedDigest> batch =
+        absl::MakeConstSpan(blobs).subspan(at, end - at);
     if (dry_run) {
-      for (size_t i = at; i < end; ++i) {
-        const absl::StatusOr<absl::Time> used = store.LastUsed(blobs[i]);
-        if (absl::IsNotFound(used.status())) continue;  // deleted meanwhile
-        RETURN_IF_ERROR(used.status());
-        gone[i] = *used < cutoff;
-      }
+      // One gone meanwhile is InfiniteFuture: not counted.
+      ASSIGN_OR_RETURN(const std::vector<absl::Time> used,
+                       store.LastUsedOf(batch));
+      for (size_t i = at; i < end; ++i) gone[i] = used[i - at] < cutoff;
       continue;
     }
     RETURN_IF_ERROR(keep_lease());
-    ASSIGN_OR_RETURN(
-        const std::vector<ParsedDigest> deleted,
-        remove(absl::MakeConstSpan(blobs).subspan(at, end - at), cutoff));
+    ASSIGN_OR_RETURN(const std::vector<ParsedDigest> deleted,
+                     remove(batch, cutoff));
     // In the order given: one walk finds them.
     size_t next = 0;
     for (size_t i = at; i < end && next < deleted.size(); ++i) {

@@ -116,11 +116,18 @@ rt_ratios=$(ratios "${p99s[64MiB/s]}" "${p99s[off]}")
 rt_ratios_unlimited=$(ratios "${p99s[unlimited]:-}" "${p99s[off]}")
 server_ratios=$(ratios "${server_p99s[64MiB/s]}" "${server_p99s[off]}")
 load_end=$(load_average)
+command="tests/bench/scrub_bench.sh $seconds $rounds $out"
+[[ -n ${SCRUB_BENCH_MODES:-} ]] && command="SCRUB_BENCH_MODES=\"$modes\" $command"
+unlimited_note=
+if [[ -n $rt_ratios_unlimited ]]; then
+  unlimited_note="At no byte limit (client p99): $(echo "$rt_ratios_unlimited" | tr '\n' ' ')(median
+$(echo "$rt_ratios_unlimited" | median), worst $(echo "$rt_ratios_unlimited" | maximum))."
+fi
 
 cat >"$out" <<EOF
 # Scrub: throughput and the RT class's latency
 
-\`tests/bench/scrub_bench.sh $seconds $rounds $out\`, on $(machine).
+\`$command\`, on $(machine).
 Load average at the start $load_start, at the end $load_end. $(shared_note $load_start $load_end)
 
 ## Throughput
@@ -146,7 +153,8 @@ $(printf '%s\n' "${ratio_sum[@]}" | median), worst $(printf '%s\n' "${ratio_sum[
 4 RT clients, each 250 random 4 KiB reads per second of a warm $blob_mib MiB blob (paced,
 latency from each read's scheduled start), for ${seconds} s after a 2 s warm-up, with no scrub,
 with passes over the whole store (\`--scrub_interval=1s\`) at the default
-\`--scrub_bytes_per_second\` (64 MiB/s), and with passes at no byte limit, alternately.
+\`--scrub_bytes_per_second\` (64 MiB/s), and with passes at no byte limit, alternately
+(the modes of this run: $modes).
 "server" is verityd's own Read latency from its shutdown stats line.
 
 $rt_table
@@ -155,9 +163,6 @@ RT client p99 with a scrub at 64 MiB/s / without, per round: $(echo "$rt_ratios"
 (median $(echo "$rt_ratios" | median), worst $(echo "$rt_ratios" | maximum); the goal is at most
 1.10). The server's own RT Read p99 (no client or network in it), the same ratio per round:
 $(echo "$server_ratios" | tr '\n' ' ')(median $(echo "$server_ratios" | median), worst
-$(echo "$server_ratios" | maximum)). At no byte limit (client p99):
-$(echo "$rt_ratios_unlimited" | tr '\n' ' ')(median $(echo "$rt_ratios_unlimited" | median),
-worst $(echo "$rt_ratios_unlimited" | maximum); empty if the run left that mode out:
-SCRUB_BENCH_MODES="$modes").
+$(echo "$server_ratios" | maximum)). $unlimited_note
 EOF
 echo "wrote $out" >&2

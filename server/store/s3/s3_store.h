@@ -134,11 +134,15 @@ class S3Store final : public Store {
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
-  // The blobs' used/ times (16 GETs in flight), then DeleteObjects of a
-  // thousand keys at a time, in DeleteBlob's order; the keys under the
-  // blobs' prefixes from one listing of their range. A MarkUsed landing
-  // between a time's GET and the delete is lost (garbage collection's lease
-  // covers that window).
+  // Their used/ objects, 16 GETs at a time; a blob that has none goes
+  // through LastUsed.
+  absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
+      absl::Span<const ParsedDigest> blobs) const override;
+  // The blobs' used/ times (LastUsedOf), then DeleteObjects of a thousand
+  // keys at a time, in DeleteBlob's order; the keys under the blobs'
+  // prefixes from one listing of their range. A MarkUsed or a Put landing
+  // between a time's GET and the delete is lost: a window still open
+  // (docs/storage.md, "What stays open").
   absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
       absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
   // From the listing of blobs/ alone: a blob is its descriptor key, its data
@@ -200,10 +204,6 @@ class S3Store final : public Store {
   // they span.
   absl::StatusOr<std::vector<std::string>> KeysOf(
       std::vector<ParsedDigest> blobs) const;
-  // LastUsed of many: their used/ objects, 16 GETs at a time; a blob that
-  // has none goes through LastUsed (InfiniteFuture if it is gone).
-  absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
-      absl::Span<const ParsedDigest> blobs) const;
   // A page of blobs/ grouped by blob: the keys to delete for those left
   // over, how many objects and bytes they listed, and where the next page
   // starts.

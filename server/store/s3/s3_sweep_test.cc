@@ -160,6 +160,34 @@ TEST_F(S3SweepTest, DeleteUnusedSinceLeavesNothingOfTheOld) {
       std::vector<ParsedDigest>{});
 }
 
+TEST_F(S3SweepTest, LastUsedOfAsksOneGetABlob) {
+  std::vector<ParsedDigest> digests;
+  std::vector<absl::Time> want;
+  for (uint32_t i = 0; i < 5; ++i) {
+    const TestBlob blob = Put(30 + i);
+    // Later than its Put's (a time only moves forward); whole seconds.
+    const absl::Time used = absl::FromUnixSeconds(
+        absl::ToUnixSeconds(absl::Now()) + 3600 * (i + 1));
+    ASSERT_TRUE(store_->MarkUsed(blob.digest, used, absl::ZeroDuration()).ok());
+    digests.push_back(blob.digest);
+    want.push_back(used);
+  }
+  // Gone meanwhile.
+  digests.push_back(MakeRandomTestBlob(100, MerkleParams{}, 39).digest);
+  want.push_back(absl::InfiniteFuture());
+  TakeOps();
+
+  absl::StatusOr<std::vector<absl::Time>> times = store_->LastUsedOf(digests);
+  ASSERT_TRUE(times.ok()) << times.status();
+  EXPECT_EQ(*times, want);
+  // One GET of each used/; the one with none asks whether it is there.
+  const std::map<std::string, int> ops = TakeOps();
+  EXPECT_EQ(ops.at("GetUsed"), 6);
+  int others = 0;
+  for (const auto& [op, n] : ops) others += op == "GetUsed" ? 0 : n;
+  EXPECT_LE(others, 2);
+}
+
 TEST_F(S3SweepTest, LeftoversOlderThanTheCutoffGo) {
   const TestBlob kept = Put(20);
   // A delete cut short after its commit point, long ago.
