@@ -618,4 +618,10 @@ S3Response S3Client::Call(S3Request request) {
   return result;
 }
 
+std::string S3PutCondition(const std::optional<std::string>& etag) {
+  if (!etag.has_value()) return "If-None-Match: *";
+  return absl::StrCat("If-Match: ",
+                      absl::StripSuffix(absl::StripPrefix(*etag, "\""), "\""));
+}
+
 }  // namespace verity::server

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,6 +157,12 @@ class S3Client {
 // it (for transports).
 absl::Status S3HttpStatus(const S3Request& request, int http_status,
                           absl::string_view code, absl::string_view message);
+
+// The header of a PUT that replaces only the object whose ETag is `etag`
+// (nullopt: that writes only where there is none), a compare-and-set. The
+// ETag goes without its quotes: radosgw compares If-Match with the bare tag
+// (a quoted one never matches), and AWS S3 and MinIO accept either.
+std::string S3PutCondition(const std::optional<std::string>& etag);
 
 // The URL of `key` in the bucket, as the client sends it (for tests and logs).
 std::string S3ObjectUrl(const S3ClientOptions& options, absl::string_view key);

@@ -288,7 +288,7 @@ absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
     ASSIGN_OR_RETURN(std::string descriptor, blob.tree.descriptor.Serialize());
     const absl::Status committed = store_.PutObject(
         store_.layout_.BlobKey(blob.digest, BlobObject::kDescriptor),
-        std::move(descriptor), {"If-None-Match: *"});
+        std::move(descriptor), {S3PutCondition(std::nullopt)});
     if (absl::IsFailedPrecondition(committed)) {
       result.already_present = !quarantined_ && !damaged_;
     } else {

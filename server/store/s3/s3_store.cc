@@ -304,12 +304,6 @@ absl::StatusOr<std::string> S3Store::ReadSignature(
 
 namespace {
 
-// An ETag without its quotes: radosgw compares If-Match with the bare tag
-// (a quoted one never matches), and AWS S3 and MinIO accept either.
-absl::string_view Unquoted(absl::string_view etag) {
-  return absl::StripSuffix(absl::StripPrefix(etag, "\""), "\"");
-}
-
 // The history in a name object read back for `name`.
 absl::StatusOr<NameHistory> DecodeNameObject(absl::string_view name,
                                              absl::string_view body) {
@@ -443,10 +437,9 @@ absl::StatusOr<bool> S3Store::TryWriteName(
     return absl::UnavailableError(
         absl::StrCat("S3 gave the name object ", key, " no ETag"));
   }
-  const absl::Status put =
-      PutObject(key, body,
-                {absent ? std::string("If-None-Match: *")
-                        : absl::StrCat("If-Match: ", Unquoted(current.etag))});
+  const absl::Status put = PutObject(
+      key, body,
+      {S3PutCondition(absent ? std::nullopt : std::optional(current.etag))});
   if (absl::IsFailedPrecondition(put)) return false;  // lost a race
   RETURN_IF_ERROR(put);
   return true;
@@ -632,9 +625,10 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::ListQuarantined(
 absl::Status S3Store::Quarantine(const ParsedDigest& digest,
                                  absl::string_view reason) {
   RETURN_IF_ERROR(Exists(digest));
-  // When: garbage collection keeps it a grace from now (LastUsed).
-  RETURN_IF_ERROR(WriteUsed(
-      digest, absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()))));
+  // When: garbage collection keeps it a grace from now (LastUsed). Not
+  // conditional: over a sweep's mark, the sweep deletes it all the same.
+  RETURN_IF_ERROR(PutObject(layout_.UsedKey(digest),
+                            absl::StrCat(absl::ToUnixSeconds(absl::Now()))));
   RETURN_IF_ERROR(
       PutObject(layout_.QuarantineKey(digest), std::string(reason)));
   {

@@ -128,9 +128,12 @@ class S3Store final : public Store {
   // A bucket keeps no count: nullopt.
   // LastUsed: the used/ object, and a blob without one (stored before, or
   // not yet seen by a collection) gets one saying now: its grace starts.
+  // One a sweep marked doomed and did not finish reads as InfinitePast.
   absl::StatusOr<absl::Time> LastUsed(
       const ParsedDigest& digest) const override;
-  // A GET of used/, and a PUT if it is older than refresh_after.
+  // A GET of used/, a HEAD of the descriptor, and, if the time is older
+  // than refresh_after, a PUT conditional on the ETag read. A blob a sweep
+  // marked doomed is UNAVAILABLE until its descriptor is gone.
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
@@ -138,11 +141,12 @@ class S3Store final : public Store {
   // through LastUsed.
   absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
       absl::Span<const ParsedDigest> blobs) const override;
-  // The blobs' used/ times (LastUsedOf), then DeleteObjects of a thousand
-  // keys at a time, in DeleteBlob's order; the keys under the blobs'
-  // prefixes from one listing of their range. A MarkUsed or a Put landing
-  // between a time's GET and the delete is lost: a window still open
-  // (docs/storage.md, "What stays open").
+  // The blobs' used/ objects (16 GETs in flight); each older than the cutoff
+  // marked doomed by a PUT conditional on the ETag read, so that a MarkUsed
+  // since keeps it; then DeleteObjects of a thousand keys at a time, in
+  // DeleteBlob's order; the keys under the blobs' prefixes from one listing
+  // of their range. A Put storing one of them anew meanwhile still loses
+  // objects (docs/storage.md, "What stays open").
   absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
       absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
   // From the listing of blobs/ alone: a blob is its descriptor key, its data
@@ -217,10 +221,35 @@ class S3Store final : public Store {
                                 absl::Time cutoff) const;
   absl::Status PutObject(const std::string& key, std::string body,
                          std::vector<std::string> headers = {}) const;
-  // The time in the blob's used/ object; nullopt if it has none.
-  absl::StatusOr<std::optional<absl::Time>> ReadUsed(
-      const ParsedDigest& digest) const;
-  absl::Status WriteUsed(const ParsedDigest& digest, absl::Time time) const;
+  // A blob's used/ object: "<unix seconds>", its last use, or "doomed
+  // <unix seconds>", the mark of a sweep deleting it (since then).
+  struct UsedRecord {
+    std::optional<absl::Time> time;  // none, or one that does not parse
+    bool doomed = false;
+    std::optional<std::string> version;  // its ETag; nullopt: no object
+  };
+  static UsedRecord ParseUsed(const S3Response& response);
+  absl::StatusOr<UsedRecord> ReadUsed(const ParsedDigest& digest) const;
+  // used/ of each of `blobs`, kUsedReadsInFlight GETs at a time.
+  absl::StatusOr<std::vector<UsedRecord>> ReadUsedOf(
+      absl::Span<const ParsedDigest> blobs) const;
+  // Writes `time` over the used/ object `expected` (nullopt: none):
+  // FAILED_PRECONDITION if it was replaced meanwhile.
+  absl::Status SwapUsed(const ParsedDigest& digest, absl::Time time,
+                        const std::optional<std::string>& expected) const;
+  // Of `blobs` with their used/ objects `used`, those a sweep at `cutoff`
+  // deletes: marked doomed now (a conditional PUT each, in flight together)
+  // or by a sweep before that did not finish.
+  absl::StatusOr<std::vector<ParsedDigest>> MarkDoomed(
+      absl::Span<const ParsedDigest> blobs, const std::vector<UsedRecord>& used,
+      absl::Time cutoff) const;
+  // `body` over `key` if its ETag is still `expected` (nullopt: there is
+  // none), as names and records are written: FAILED_PRECONDITION naming
+  // `what` if another writer replaced it. Returns the new ETag.
+  absl::StatusOr<std::string> SwapObject(
+      const std::string& key, std::string body,
+      const std::optional<std::string>& expected, absl::string_view op,
+      absl::string_view what) const;
   // OK if the blob's descriptor is there; NOT_FOUND if not.
   absl::Status Exists(const ParsedDigest& digest) const;
   // Whether object `key` is there (a HEAD named `op`).

@@ -13,7 +13,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -102,7 +101,7 @@ absl::StatusOr<std::vector<StoredBlob>> S3Store::ListStored(
   return blobs;
 }
 
-absl::StatusOr<std::vector<absl::Time>> S3Store::LastUsedOf(
+absl::StatusOr<std::vector<S3Store::UsedRecord>> S3Store::ReadUsedOf(
     absl::Span<const ParsedDigest> blobs) const {
   std::vector<S3Request> reads;
   for (const ParsedDigest& digest : blobs) {
@@ -111,45 +110,106 @@ absl::StatusOr<std::vector<absl::Time>> S3Store::LastUsedOf(
     get.key = layout_.UsedKey(digest);
     reads.push_back(std::move(get));
   }
-  std::vector<S3Response> answers = CallAll(*client_, std::move(reads));
+  const std::vector<S3Response> answers = CallAll(*client_, std::move(reads));
+  std::vector<UsedRecord> records;
+  for (const S3Response& answer : answers) {
+    if (!answer.status.ok() && !absl::IsNotFound(answer.status)) {
+      return answer.status;
+    }
+    records.push_back(ParseUsed(answer));
+  }
+  return records;
+}
+
+absl::StatusOr<std::vector<absl::Time>> S3Store::LastUsedOf(
+    absl::Span<const ParsedDigest> blobs) const {
+  ASSIGN_OR_RETURN(const std::vector<UsedRecord> used, ReadUsedOf(blobs));
   std::vector<absl::Time> times;
   for (size_t i = 0; i < blobs.size(); ++i) {
-    int64_t seconds = 0;
-    if (answers[i].status.ok() && absl::SimpleAtoi(answers[i].body, &seconds)) {
-      times.push_back(absl::FromUnixSeconds(seconds));
-      continue;
+    if (used[i].doomed) {
+      times.push_back(absl::InfinitePast());
+    } else if (used[i].time.has_value()) {
+      times.push_back(*used[i].time);
+    } else {
+      // None, or damaged: LastUsed starts its grace (or finds it gone).
+      absl::StatusOr<absl::Time> last = LastUsed(blobs[i]);
+      if (absl::IsNotFound(last.status())) last = absl::InfiniteFuture();
+      RETURN_IF_ERROR(last.status());
+      times.push_back(*last);
     }
-    if (!answers[i].status.ok() && !absl::IsNotFound(answers[i].status)) {
-      return answers[i].status;
-    }
-    // None, or damaged: LastUsed starts its grace (or finds it gone).
-    absl::StatusOr<absl::Time> used = LastUsed(blobs[i]);
-    if (absl::IsNotFound(used.status())) {
-      times.push_back(absl::InfiniteFuture());  // gone meanwhile
-      continue;
-    }
-    RETURN_IF_ERROR(used.status());
-    times.push_back(*used);
   }
   return times;
 }
 
+absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
+    absl::Span<const ParsedDigest> blobs, const std::vector<UsedRecord>& used,
+    absl::Time cutoff) const {
+  const std::string mark =
+      absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now()));
+  std::vector<ParsedDigest> doomed, marking;
+  std::vector<S3Request> puts;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (used[i].doomed) {
+      doomed.push_back(blobs[i]);  // a sweep before ours did not finish
+      continue;
+    }
+    if (!used[i].time.has_value() || *used[i].time >= cutoff) continue;
+    S3Request put;
+    put.op = "MarkDoomed";
+    put.method = "PUT";
+    put.key = layout_.UsedKey(blobs[i]);
+    put.body = mark;
+    put.headers = {S3PutCondition(used[i].version)};
+    put.idempotent = false;
+    puts.push_back(std::move(put));
+    marking.push_back(blobs[i]);
+  }
+  const std::vector<S3Response> answers = CallAll(*client_, std::move(puts));
+  for (size_t i = 0; i < marking.size(); ++i) {
+    // Replaced since the read: a use, so kept.
+    if (absl::IsFailedPrecondition(answers[i].status)) continue;
+    if (!answers[i].status.ok()) {
+      // Whether it landed (radosgw's 500 on racing conditional PUTs): the
+      // object says.
+      ASSIGN_OR_RETURN(const UsedRecord now, ReadUsed(marking[i]));
+      if (!now.doomed) continue;
+    }
+    doomed.push_back(marking[i]);
+  }
+  // In the order given.
+  std::vector<ParsedDigest> ordered;
+  for (const ParsedDigest& digest : blobs) {
+    if (std::find(doomed.begin(), doomed.end(), digest) != doomed.end()) {
+      ordered.push_back(digest);
+    }
+  }
+  return ordered;
+}
+
 absl::StatusOr<std::vector<ParsedDigest>> S3Store::DeleteUnusedSince(
     absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
-  ASSIGN_OR_RETURN(const std::vector<absl::Time> used, LastUsedOf(blobs));
-  std::vector<ParsedDigest> doomed;
+  ASSIGN_OR_RETURN(std::vector<UsedRecord> used, ReadUsedOf(blobs));
   for (size_t i = 0; i < blobs.size(); ++i) {
-    if (used[i] < cutoff) doomed.push_back(blobs[i]);
+    if (used[i].doomed || used[i].time.has_value()) continue;
+    // None, or damaged: LastUsed times it now (kept this time), or finds it
+    // quarantined with no time (InfinitePast) or gone.
+    absl::StatusOr<absl::Time> last = LastUsed(blobs[i]);
+    if (absl::IsNotFound(last.status())) last = absl::InfiniteFuture();
+    RETURN_IF_ERROR(last.status());
+    ASSIGN_OR_RETURN(used[i], ReadUsed(blobs[i]));
+    if (!used[i].doomed && !used[i].time.has_value()) used[i].time = *last;
   }
+  ASSIGN_OR_RETURN(const std::vector<ParsedDigest> doomed,
+                   MarkDoomed(blobs, used, cutoff));
   if (doomed.empty()) return doomed;
   // As DeleteBlob, many at a time (an unreachable blob has no name to
   // delete first): the tree manifest marks, then the descriptors, the
   // commit point; then everything else under each blob's prefix and its
-  // damage and quarantine marks; its used/ time last (a delete cut short
+  // damage and quarantine marks; its used/ mark last (a delete cut short
   // before then leaves a blob prefix without a descriptor, which
-  // SweepLeftovers takes a grace later; one cut short after the rest but
-  // before used/ leaves a stray used/ object of a few bytes, collected by
-  // nothing yet).
+  // SweepLeftovers takes a grace later, or a doomed mark the next sweep
+  // finishes; one cut short after the rest but before used/ leaves a stray
+  // used/ object of a few bytes, collected by nothing yet).
   std::vector<std::string> keys;
   for (const ParsedDigest& d : doomed) {
     keys.push_back(layout_.BlobKey(d, BlobObject::kTreeManifestMark));

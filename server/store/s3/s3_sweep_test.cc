@@ -50,6 +50,12 @@ class S3SweepTest : public ::testing::Test {
     ASSERT_TRUE(raw_->Call(std::move(request)).status.ok());
   }
 
+  // Runs `hook` before each of the store's requests (nullptr: none).
+  void OnRequest(std::function<void(const S3Request&)> hook) {
+    absl::MutexLock lock(&counting_->mu);
+    counting_->before = std::move(hook);
+  }
+
   std::map<std::string, int> TakeOps() {
     absl::MutexLock lock(&counting_->mu);
     std::map<std::string, int> ops(counting_->ops.begin(),
@@ -140,10 +146,12 @@ TEST_F(S3SweepTest, DeleteUnusedSinceLeavesNothingOfTheOld) {
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   EXPECT_EQ(*deleted,
             std::vector<ParsedDigest>(doomed.begin(), doomed.end() - 1));
-  // A GET of each time, one listing of their objects, four DeleteObjects.
-  EXPECT_EQ(TakeOps(),
-            (std::map<std::string, int>{
-                {"GetUsed", 5}, {"ListObjectsV2", 1}, {"DeleteObjects", 4}}));
+  // A GET of each time, a conditional PUT marking each doomed, one listing
+  // of their objects, four DeleteObjects.
+  EXPECT_EQ(TakeOps(), (std::map<std::string, int>{{"GetUsed", 5},
+                                                   {"MarkDoomed", 4},
+                                                   {"ListObjectsV2", 1},
+                                                   {"DeleteObjects", 4}}));
   for (const ParsedDigest& digest : *deleted) {
     EXPECT_TRUE(absl::IsNotFound(store_->Stat(digest).status()));
     EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(digest)),
@@ -158,6 +166,78 @@ TEST_F(S3SweepTest, DeleteUnusedSinceLeavesNothingOfTheOld) {
   EXPECT_EQ(
       *store_->DeleteUnusedSince({blobs[5].digest, blobs[4].digest}, cutoff),
       std::vector<ParsedDigest>{});
+}
+
+// Another replica's use of a blob (FindMissing found it) landing after the
+// sweep read its time and before the sweep's mark: the mark, conditional on
+// what the sweep read, fails, and the blob is kept whole.
+TEST_F(S3SweepTest, AUseAfterTheSweepReadTheTimeKeepsTheBlob) {
+  const TestBlob used = Put(40);
+  const TestBlob unused = Put(41);
+  absl::StatusOr<std::unique_ptr<S3Store>> replica =
+      S3Store::Open(FakeS3StoreOptions(s3_));
+  ASSERT_TRUE(replica.ok()) << replica.status();
+  const absl::Time cutoff = absl::Now() + absl::Hours(1);
+  absl::Status use = absl::UnknownError("not run");
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "MarkDoomed" &&
+        request.key == layout_.UsedKey(used.digest) && absl::IsUnknown(use)) {
+      use = (*replica)
+                ->MarkUsed(used.digest, cutoff + absl::Hours(1),
+                           absl::ZeroDuration())
+                .status();
+    }
+  });
+
+  absl::StatusOr<std::vector<ParsedDigest>> deleted =
+      store_->DeleteUnusedSince({used.digest, unused.digest}, cutoff);
+  OnRequest(nullptr);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_TRUE(use.ok()) << use;
+  EXPECT_EQ(*deleted, std::vector<ParsedDigest>{unused.digest});
+  EXPECT_TRUE(store_->Stat(used.digest).ok());
+  EXPECT_FALSE(s3_->Keys(layout_.BlobPrefix(used.digest)).empty());
+  EXPECT_EQ(absl::ToUnixSeconds(*store_->LastUsed(used.digest)),
+            absl::ToUnixSeconds(cutoff + absl::Hours(1)));
+  // The next sweep at the same cutoff keeps it: used since.
+  EXPECT_EQ(*store_->DeleteUnusedSince({used.digest}, cutoff),
+            std::vector<ParsedDigest>{});
+}
+
+// A use after the mark finds the blob going: UNAVAILABLE (retried) while
+// its descriptor is there, NOT_FOUND once it is gone; a sweep cut short
+// after its mark leaves a blob the next one deletes.
+TEST_F(S3SweepTest, AUseAfterTheMarkFindsTheBlobGoing) {
+  const TestBlob blob = Put(42);
+  absl::StatusOr<std::unique_ptr<S3Store>> replica =
+      S3Store::Open(FakeS3StoreOptions(s3_));
+  ASSERT_TRUE(replica.ok()) << replica.status();
+  const absl::Time cutoff = absl::Now() + absl::Hours(1);
+  absl::Status use = absl::UnknownError("not run");
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "DeleteObjects" && absl::IsUnknown(use)) {
+      use = (*replica)
+                ->MarkUsed(blob.digest, cutoff + absl::Hours(1),
+                           absl::ZeroDuration())
+                .status();
+    }
+  });
+  s3_->Inject(S3Fault{"DeleteObjects", 1});
+  EXPECT_FALSE(store_->DeleteUnusedSince({blob.digest}, cutoff).ok());
+  OnRequest(nullptr);
+  EXPECT_TRUE(absl::IsUnavailable(use)) << use;
+  EXPECT_TRUE(absl::IsUnavailable(
+      (*replica)
+          ->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
+          .status()));
+  // Cut short with its mark in place: the next sweep, whatever its cutoff.
+  EXPECT_EQ(*store_->DeleteUnusedSince({blob.digest}, absl::InfinitePast()),
+            std::vector<ParsedDigest>{blob.digest});
+  EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(blob.digest)).empty());
+  EXPECT_TRUE(absl::IsNotFound(
+      (*replica)
+          ->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
+          .status()));
 }
 
 TEST_F(S3SweepTest, LastUsedOfAsksOneGetABlob) {

@@ -10,28 +10,63 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "lib/base/status_macros.h"
 #include "server/store/s3/s3_store.h"
 
 namespace verity::server {
 
-absl::StatusOr<std::optional<absl::Time>> S3Store::ReadUsed(
-    const ParsedDigest& digest) const {
-  absl::StatusOr<std::string> body =
-      GetObject(layout_.UsedKey(digest), "GetUsed");
-  if (absl::IsNotFound(body.status())) return std::nullopt;
-  RETURN_IF_ERROR(body.status());
+namespace {
+
+constexpr absl::string_view kDoomed = "doomed ";
+
+std::string UsedBody(absl::Time time) {
+  return absl::StrCat(absl::ToUnixSeconds(time));
+}
+
+// A blob marked doomed whose descriptor is still there: retried, it is
+// NOT_FOUND once the descriptor is gone (a Put then stores it anew).
+absl::Status BeingDeleted(const ParsedDigest& digest) {
+  return absl::UnavailableError(
+      absl::StrCat("blob ", digest.ToString(),
+                   " is being deleted by garbage collection; retry"));
+}
+
+}  // namespace
+
+S3Store::UsedRecord S3Store::ParseUsed(const S3Response& response) {
+  UsedRecord used;
+  if (!response.status.ok()) return used;
+  used.version = response.etag;
+  absl::string_view body = response.body;
+  used.doomed = absl::ConsumePrefix(&body, kDoomed);
   int64_t seconds = 0;
   // A damaged time reads as none: the blob's grace starts again, which only
   // keeps it longer.
-  if (!absl::SimpleAtoi(*body, &seconds)) return std::nullopt;
-  return absl::FromUnixSeconds(seconds);
+  if (absl::SimpleAtoi(body, &seconds)) {
+    used.time = absl::FromUnixSeconds(seconds);
+  }
+  return used;
 }
 
-absl::Status S3Store::WriteUsed(const ParsedDigest& digest,
-                                absl::Time time) const {
-  return PutObject(layout_.UsedKey(digest),
-                   absl::StrCat(absl::ToUnixSeconds(time)));
+absl::StatusOr<S3Store::UsedRecord> S3Store::ReadUsed(
+    const ParsedDigest& digest) const {
+  S3Request get;
+  get.op = "GetUsed";
+  get.key = layout_.UsedKey(digest);
+  const S3Response response = client_->Call(std::move(get));
+  if (!response.status.ok() && !absl::IsNotFound(response.status)) {
+    return response.status;
+  }
+  return ParseUsed(response);
+}
+
+absl::Status S3Store::SwapUsed(
+    const ParsedDigest& digest, absl::Time time,
+    const std::optional<std::string>& expected) const {
+  return SwapObject(layout_.UsedKey(digest), UsedBody(time), expected,
+                    "SwapUsed", "the used/ time of " + digest.ToString())
+      .status();
 }
 
 absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
@@ -41,24 +76,77 @@ absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
     if (quarantined) return absl::InfinitePast();
   }
   RETURN_IF_ERROR(exists);
-  ASSIGN_OR_RETURN(const std::optional<absl::Time> used, ReadUsed(digest));
-  if (used.has_value()) return *used;
-  const absl::Time now =
-      absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
-  RETURN_IF_ERROR(WriteUsed(digest, now));
-  return now;
+  ASSIGN_OR_RETURN(UsedRecord used, ReadUsed(digest));
+  for (int attempt = 0;; ++attempt) {
+    // Doomed by a sweep that did not finish: the next one finishes it.
+    if (used.doomed) return absl::InfinitePast();
+    if (used.time.has_value()) return *used.time;
+    const absl::Time now =
+        absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+    const absl::Status written = SwapUsed(digest, now, used.version);
+    if (!absl::IsFailedPrecondition(written) || attempt > 0) {
+      RETURN_IF_ERROR(written);
+      return now;
+    }
+    // Another replica wrote first: its time (or mark) holds.
+    ASSIGN_OR_RETURN(used, ReadUsed(digest));
+  }
 }
 
 absl::StatusOr<absl::Time> S3Store::MarkUsed(
     const ParsedDigest& digest, absl::Time now,
     absl::Duration refresh_after) const {
+  // used/ before the descriptor: a blob whose used/ a sweep deleted (last)
+  // has lost its descriptor before.
+  ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest));
   RETURN_IF_ERROR(Exists(digest));
-  ASSIGN_OR_RETURN(const std::optional<absl::Time> used, ReadUsed(digest));
+  if (used.doomed) return BeingDeleted(digest);
+  if (used.time.has_value() && *used.time >= now - refresh_after) {
+    return *used.time;
+  }
   // None: a collection would only start the blob's grace.
-  const absl::Time before = used.value_or(absl::InfiniteFuture());
-  if (used.has_value() && *used >= now - refresh_after) return before;
-  RETURN_IF_ERROR(WriteUsed(digest, now));
+  const absl::Time before = used.time.value_or(absl::InfiniteFuture());
+  // Conditional: a sweep's mark since (it read the time this replaces)
+  // makes it fail, and the blob is going.
+  const absl::Status written = SwapUsed(digest, now, used.version);
+  if (absl::IsFailedPrecondition(written)) {
+    ASSIGN_OR_RETURN(const UsedRecord since, ReadUsed(digest));
+    if (since.doomed) return BeingDeleted(digest);
+    return before;  // another use wrote it: kept as well
+  }
+  RETURN_IF_ERROR(written);
   return before;
+}
+
+absl::StatusOr<std::string> S3Store::SwapObject(
+    const std::string& key, std::string body,
+    const std::optional<std::string>& expected, absl::string_view op,
+    absl::string_view what) const {
+  S3Request put;
+  put.op = std::string(op);
+  put.method = "PUT";
+  put.key = key;
+  put.body = body;
+  put.headers = {S3PutCondition(expected)};
+  // Not retried blindly: a retry of a write that landed would be refused.
+  put.idempotent = false;
+  S3Response response = client_->Call(std::move(put));
+  const absl::Status replaced = absl::FailedPreconditionError(
+      absl::StrCat(what, " was replaced meanwhile"));
+  if (absl::IsFailedPrecondition(response.status)) return replaced;
+  if (!response.status.ok()) {
+    // radosgw answers two conditional PUTs racing on one key with a 500
+    // (UnknownError) at times, whether or not this one landed: what the
+    // object holds now says which.
+    S3Request get;
+    get.op = std::string(op);
+    get.key = key;
+    const S3Response now = client_->Call(std::move(get));
+    if (!now.status.ok()) return response.status;
+    if (now.body != body) return replaced;
+    return now.etag;
+  }
+  return std::move(response.etag);
 }
 
 absl::StatusOr<std::optional<SharedRecord>> S3Store::ReadRecord(
@@ -81,34 +169,11 @@ absl::StatusOr<SharedRecord> S3Store::WriteRecord(
     absl::string_view key, absl::string_view body,
     const std::optional<std::string>& expected) {
   RETURN_IF_ERROR(CheckSharedRecord(key, body));
-  S3Request put;
-  put.op = "PutRecord";
-  put.method = "PUT";
-  put.key = layout_.RecordKey(key);
-  put.body = std::string(body);
-  // radosgw compares If-Match with the bare tag (see TryWriteName).
-  put.headers = {
-      expected.has_value()
-          ? absl::StrCat(
-                "If-Match: ",
-                absl::StripSuffix(absl::StripPrefix(*expected, "\""), "\""))
-          : std::string("If-None-Match: *")};
-  // Not retried blindly: a retry of a write that landed would be refused.
-  put.idempotent = false;
-  S3Response response = client_->Call(std::move(put));
-  const absl::Status replaced = absl::FailedPreconditionError(
-      absl::StrCat("the shared record ", key, " was replaced meanwhile"));
-  if (absl::IsFailedPrecondition(response.status)) return replaced;
-  if (!response.status.ok()) {
-    // radosgw answers two conditional PUTs racing on one key with a 500
-    // (UnknownError) at times, whether or not this one landed: what the
-    // record holds now says which.
-    const absl::StatusOr<std::optional<SharedRecord>> now = ReadRecord(key);
-    if (!now.ok() || !now->has_value()) return response.status;
-    if ((*now)->body != body) return replaced;
-    return **now;
-  }
-  return SharedRecord{std::string(body), std::move(response.etag)};
+  ASSIGN_OR_RETURN(
+      std::string version,
+      SwapObject(layout_.RecordKey(key), std::string(body), expected,
+                 "PutRecord", absl::StrCat("the shared record ", key)));
+  return SharedRecord{std::string(body), std::move(version)};
 }
 
 }  // namespace verity::server

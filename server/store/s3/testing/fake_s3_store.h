@@ -4,6 +4,7 @@
 #ifndef VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_STORE_H_
 #define VERITYD_SERVER_STORE_S3_TESTING_FAKE_S3_STORE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,22 +22,27 @@ namespace verity::server {
 S3StoreOptions FakeS3StoreOptions(std::shared_ptr<S3Transport> transport);
 
 // Counts the requests of each operation (S3Request::op) on their way to
-// another transport. Thread-safe.
+// another transport, and runs `before` (if set) on each first: a test's
+// step between two of a store's requests. Thread-safe.
 class CountingTransport final : public S3Transport {
  public:
   explicit CountingTransport(std::shared_ptr<S3Transport> inner)
       : inner_(std::move(inner)) {}
   void Start(S3Request request,
              absl::AnyInvocable<void(S3Response) &&> done) override {
+    std::function<void(const S3Request&)> hook;
     {
       absl::MutexLock lock(&mu);
       ++ops[request.op];
+      hook = before;
     }
+    if (hook) hook(request);
     inner_->Start(std::move(request), std::move(done));
   }
 
   absl::Mutex mu;
   absl::flat_hash_map<std::string, int> ops ABSL_GUARDED_BY(mu);
+  std::function<void(const S3Request&)> before ABSL_GUARDED_BY(mu);
 
  private:
   const std::shared_ptr<S3Transport> inner_;
