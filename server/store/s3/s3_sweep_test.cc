@@ -56,6 +56,30 @@ class S3SweepTest : public ::testing::Test {
     counting_->before = std::move(hook);
   }
 
+  // Another replica over the same bucket.
+  std::unique_ptr<S3Store> Replica() {
+    absl::StatusOr<std::unique_ptr<S3Store>> replica =
+        S3Store::Open(FakeS3StoreOptions(s3_));
+    EXPECT_TRUE(replica.ok()) << replica.status();
+    return replica.ok() ? *std::move(replica) : nullptr;
+  }
+
+  // Before the store's first request `op` (of `key`, unless empty): the
+  // replica's use of `digest` at `when` (as a FindMissing of it), its
+  // status into `use`.
+  void UseBefore(std::string op, std::string key, S3Store& replica,
+                 const ParsedDigest& digest, absl::Time when,
+                 absl::Status* use) {
+    *use = absl::UnknownError("not run");
+    OnRequest([=, &replica](const S3Request& request) {
+      if (request.op != op || (!key.empty() && request.key != key) ||
+          !absl::IsUnknown(*use)) {
+        return;
+      }
+      *use = replica.MarkUsed(digest, when, absl::ZeroDuration()).status();
+    });
+  }
+
   std::map<std::string, int> TakeOps() {
     absl::MutexLock lock(&counting_->mu);
     std::map<std::string, int> ops(counting_->ops.begin(),
@@ -174,20 +198,11 @@ TEST_F(S3SweepTest, DeleteUnusedSinceLeavesNothingOfTheOld) {
 TEST_F(S3SweepTest, AUseAfterTheSweepReadTheTimeKeepsTheBlob) {
   const TestBlob used = Put(40);
   const TestBlob unused = Put(41);
-  absl::StatusOr<std::unique_ptr<S3Store>> replica =
-      S3Store::Open(FakeS3StoreOptions(s3_));
-  ASSERT_TRUE(replica.ok()) << replica.status();
+  const std::unique_ptr<S3Store> replica = Replica();
   const absl::Time cutoff = absl::Now() + absl::Hours(1);
-  absl::Status use = absl::UnknownError("not run");
-  OnRequest([&](const S3Request& request) {
-    if (request.op == "MarkDoomed" &&
-        request.key == layout_.UsedKey(used.digest) && absl::IsUnknown(use)) {
-      use = (*replica)
-                ->MarkUsed(used.digest, cutoff + absl::Hours(1),
-                           absl::ZeroDuration())
-                .status();
-    }
-  });
+  absl::Status use;
+  UseBefore("MarkDoomed", layout_.UsedKey(used.digest), *replica, used.digest,
+            cutoff + absl::Hours(1), &use);
 
   absl::StatusOr<std::vector<ParsedDigest>> deleted =
       store_->DeleteUnusedSince({used.digest, unused.digest}, cutoff);
@@ -209,34 +224,24 @@ TEST_F(S3SweepTest, AUseAfterTheSweepReadTheTimeKeepsTheBlob) {
 // after its mark leaves a blob the next one deletes.
 TEST_F(S3SweepTest, AUseAfterTheMarkFindsTheBlobGoing) {
   const TestBlob blob = Put(42);
-  absl::StatusOr<std::unique_ptr<S3Store>> replica =
-      S3Store::Open(FakeS3StoreOptions(s3_));
-  ASSERT_TRUE(replica.ok()) << replica.status();
+  const std::unique_ptr<S3Store> replica = Replica();
   const absl::Time cutoff = absl::Now() + absl::Hours(1);
-  absl::Status use = absl::UnknownError("not run");
-  OnRequest([&](const S3Request& request) {
-    if (request.op == "DeleteObjects" && absl::IsUnknown(use)) {
-      use = (*replica)
-                ->MarkUsed(blob.digest, cutoff + absl::Hours(1),
-                           absl::ZeroDuration())
-                .status();
-    }
-  });
+  absl::Status use;
+  UseBefore("DeleteObjects", "", *replica, blob.digest, cutoff + absl::Hours(1),
+            &use);
   s3_->Inject(S3Fault{"DeleteObjects", 1});
   EXPECT_FALSE(store_->DeleteUnusedSince({blob.digest}, cutoff).ok());
   OnRequest(nullptr);
   EXPECT_TRUE(absl::IsUnavailable(use)) << use;
   EXPECT_TRUE(absl::IsUnavailable(
-      (*replica)
-          ->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
+      replica->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
           .status()));
   // Cut short with its mark in place: the next sweep, whatever its cutoff.
   EXPECT_EQ(*store_->DeleteUnusedSince({blob.digest}, absl::InfinitePast()),
             std::vector<ParsedDigest>{blob.digest});
   EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(blob.digest)).empty());
   EXPECT_TRUE(absl::IsNotFound(
-      (*replica)
-          ->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
+      replica->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration())
           .status()));
 }
 
