@@ -205,8 +205,10 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
     Discard();
     return PutSignature(blob);
   }
-  // Data, then tree, FEC area and signature, then (Publish) the descriptor,
-  // only if absent: a reader that finds the blob finds all of them.
+  // Claimed first, so that no sweep deletes what this Put writes. Data,
+  // then tree, FEC area and signature, then (Publish) the descriptor, only
+  // if absent: a reader that finds the blob finds all of them.
+  RETURN_IF_ERROR(store_.ClaimUsed(blob.digest));
   RETURN_IF_ERROR(PutData(blob.digest));
   RETURN_IF_ERROR(store_.PutObject(
       store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree));

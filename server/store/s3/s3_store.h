@@ -143,10 +143,9 @@ class S3Store final : public Store {
       absl::Span<const ParsedDigest> blobs) const override;
   // The blobs' used/ objects (16 GETs in flight); each older than the cutoff
   // marked doomed by a PUT conditional on the ETag read, so that a MarkUsed
-  // since keeps it; then DeleteObjects of a thousand keys at a time, in
-  // DeleteBlob's order; the keys under the blobs' prefixes from one listing
-  // of their range. A Put storing one of them anew meanwhile still loses
-  // objects (docs/storage.md, "What stays open").
+  // or a Put's claim since keeps it; then DeleteObjects of a thousand keys
+  // at a time, in DeleteBlob's order; the keys under the blobs' prefixes
+  // from one listing of their range (docs/storage.md, "The doomed mark").
   absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
       absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
   // From the listing of blobs/ alone: a blob is its descriptor key, its data
@@ -211,35 +210,51 @@ class S3Store final : public Store {
   // A page of blobs/ grouped by blob: the keys to delete for those left
   // over, how many objects and bytes they listed, and where the next page
   // starts.
-  struct LeftoverGroups {
-    std::vector<std::string> keys;
-    size_t objects = 0;
+  struct LeftoverGroup {
+    ParsedDigest digest;
+    std::vector<std::string> keys;  // under its prefix, as listed
     uint64_t bytes = 0;
+  };
+  struct LeftoverGroups {
+    std::vector<LeftoverGroup> groups;
     std::string next;
   };
   LeftoverGroups GroupLeftovers(const S3Listing& listing,
                                 absl::Time cutoff) const;
+  // Of leftover `groups`, those marked doomed (MarkDoomed; a group with no
+  // used/ by If-None-Match), in their order; the others were claimed by a
+  // Put, or used, since.
+  absl::StatusOr<std::vector<LeftoverGroup>> MarkLeftoversDoomed(
+      std::vector<LeftoverGroup> groups, absl::Time cutoff) const;
   absl::Status PutObject(const std::string& key, std::string body,
                          std::vector<std::string> headers = {}) const;
   // A blob's used/ object: "<unix seconds>", its last use, or "doomed
   // <unix seconds>", the mark of a sweep deleting it (since then).
   struct UsedRecord {
-    std::optional<absl::Time> time;  // none, or one that does not parse
+    // The use's or the mark's; none, or one that does not parse.
+    std::optional<absl::Time> time;
     bool doomed = false;
     std::optional<std::string> version;  // its ETag; nullopt: no object
   };
   static UsedRecord ParseUsed(const S3Response& response);
+  // A doomed mark that a sweep may still act on (not one a sweep cut short
+  // left long ago).
+  static bool LiveMark(const UsedRecord& used);
   absl::StatusOr<UsedRecord> ReadUsed(const ParsedDigest& digest) const;
   // used/ of each of `blobs`, kUsedReadsInFlight GETs at a time.
   absl::StatusOr<std::vector<UsedRecord>> ReadUsedOf(
       absl::Span<const ParsedDigest> blobs) const;
+  // Before a Put writes a blob's objects: its used/ set to now by
+  // compare-and-set, so that no sweep marks it doomed from then on;
+  // UNAVAILABLE if one has (the Put is retried once the sweep is done).
+  absl::Status ClaimUsed(const ParsedDigest& digest) const;
   // Writes `time` over the used/ object `expected` (nullopt: none):
   // FAILED_PRECONDITION if it was replaced meanwhile.
   absl::Status SwapUsed(const ParsedDigest& digest, absl::Time time,
                         const std::optional<std::string>& expected) const;
   // Of `blobs` with their used/ objects `used`, those a sweep at `cutoff`
-  // deletes: marked doomed now (a conditional PUT each, in flight together)
-  // or by a sweep before that did not finish.
+  // deletes: marked doomed now by a conditional PUT each, in flight
+  // together (one a sweep before marked and did not finish, marked again).
   absl::StatusOr<std::vector<ParsedDigest>> MarkDoomed(
       absl::Span<const ParsedDigest> blobs, const std::vector<UsedRecord>& used,
       absl::Time cutoff) const;

@@ -146,14 +146,16 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
     absl::Time cutoff) const {
   const std::string mark =
       absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now()));
-  std::vector<ParsedDigest> doomed, marking;
+  std::vector<ParsedDigest> doomed;
+  std::vector<size_t> marking;  // indexes into `blobs`
   std::vector<S3Request> puts;
   for (size_t i = 0; i < blobs.size(); ++i) {
-    if (used[i].doomed) {
-      doomed.push_back(blobs[i]);  // a sweep before ours did not finish
+    // Marked by a sweep before ours that did not finish: marked again, so
+    // that a use or a Put taking over its stale mark meanwhile keeps it.
+    if (!used[i].doomed &&
+        (!used[i].time.has_value() || *used[i].time >= cutoff)) {
       continue;
     }
-    if (!used[i].time.has_value() || *used[i].time >= cutoff) continue;
     S3Request put;
     put.op = "MarkDoomed";
     put.method = "PUT";
@@ -162,19 +164,20 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
     put.headers = {S3PutCondition(used[i].version)};
     put.idempotent = false;
     puts.push_back(std::move(put));
-    marking.push_back(blobs[i]);
+    marking.push_back(i);
   }
   const std::vector<S3Response> answers = CallAll(*client_, std::move(puts));
-  for (size_t i = 0; i < marking.size(); ++i) {
+  for (size_t m = 0; m < marking.size(); ++m) {
+    const size_t i = marking[m];
     // Replaced since the read: a use, so kept.
-    if (absl::IsFailedPrecondition(answers[i].status)) continue;
-    if (!answers[i].status.ok()) {
-      // Whether it landed (radosgw's 500 on racing conditional PUTs): the
-      // object says.
-      ASSIGN_OR_RETURN(const UsedRecord now, ReadUsed(marking[i]));
-      if (!now.doomed) continue;
+    if (absl::IsFailedPrecondition(answers[m].status)) continue;
+    if (!answers[m].status.ok()) {
+      // Whether it landed (radosgw's 500 on racing conditional PUTs): a
+      // mark other than the one read says.
+      ASSIGN_OR_RETURN(const UsedRecord now, ReadUsed(blobs[i]));
+      if (!now.doomed || now.version == used[i].version) continue;
     }
-    doomed.push_back(marking[i]);
+    doomed.push_back(blobs[i]);
   }
   // In the order given.
   std::vector<ParsedDigest> ordered;
@@ -207,9 +210,9 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::DeleteUnusedSince(
   // commit point; then everything else under each blob's prefix and its
   // damage and quarantine marks; its used/ mark last (a delete cut short
   // before then leaves a blob prefix without a descriptor, which
-  // SweepLeftovers takes a grace later, or a doomed mark the next sweep
-  // finishes; one cut short after the rest but before used/ leaves a stray
-  // used/ object of a few bytes, collected by nothing yet).
+  // SweepLeftovers takes a grace later, or a mark the next sweep finishes;
+  // one cut short after the rest leaves a mark alone, which a use or a Put
+  // of the content takes over once it is stale).
   std::vector<std::string> keys;
   for (const ParsedDigest& d : doomed) {
     keys.push_back(layout_.BlobKey(d, BlobObject::kTreeManifestMark));
@@ -302,9 +305,9 @@ absl::StatusOr<LeftoverPage> S3Store::SweepLeftovers(absl::string_view after,
       uploads ? layout_.uploads_prefix() : layout_.blobs_prefix();
   ASSIGN_OR_RETURN(S3Listing listing, ListPage(prefix, std::string(after), ""));
   LeftoverPage page;
-  std::vector<std::string> doomed;
   if (uploads) {
     // A staged upload older than the cutoff is one its Put abandoned.
+    std::vector<std::string> doomed;
     for (const S3Listing::Object& object : listing.objects) {
       if (object.last_modified >= cutoff) continue;
       doomed.push_back(object.key);
@@ -312,16 +315,58 @@ absl::StatusOr<LeftoverPage> S3Store::SweepLeftovers(absl::string_view after,
     }
     page.next = listing.truncated ? listing.objects.back().key : "";
     page.objects = doomed.size();
-  } else {
-    LeftoverGroups groups = GroupLeftovers(listing, cutoff);
-    doomed = std::move(groups.keys);
-    page.objects = groups.objects;
-    page.bytes = groups.bytes;
-    // Past the blobs: the staged uploads, from the start.
-    page.next = listing.truncated ? groups.next : layout_.uploads_prefix();
+    if (!dry_run) RETURN_IF_ERROR(DeleteObjects(doomed));
+    return page;
   }
-  if (!dry_run) RETURN_IF_ERROR(DeleteObjects(doomed));
+  LeftoverGroups found = GroupLeftovers(listing, cutoff);
+  // Past the blobs: the staged uploads, from the start.
+  page.next = listing.truncated ? found.next : layout_.uploads_prefix();
+  std::vector<LeftoverGroup> groups = std::move(found.groups);
+  if (!dry_run) {
+    ASSIGN_OR_RETURN(groups, MarkLeftoversDoomed(std::move(groups), cutoff));
+  }
+  std::vector<std::string> keys, used;
+  for (const LeftoverGroup& group : groups) {
+    page.objects += group.keys.size();
+    page.bytes += group.bytes;
+    keys.insert(keys.end(), group.keys.begin(), group.keys.end());
+    // Its damage and quarantine marks go with it, its time (mark) last.
+    keys.push_back(layout_.DamagedKey(group.digest));
+    keys.push_back(layout_.QuarantineKey(group.digest));
+    used.push_back(layout_.UsedKey(group.digest));
+  }
+  if (dry_run) return page;
+  RETURN_IF_ERROR(DeleteObjects(keys));
+  RETURN_IF_ERROR(DeleteObjects(used));
   return page;
+}
+
+absl::StatusOr<std::vector<S3Store::LeftoverGroup>>
+S3Store::MarkLeftoversDoomed(std::vector<LeftoverGroup> groups,
+                             absl::Time cutoff) const {
+  std::vector<ParsedDigest> digests;
+  for (const LeftoverGroup& group : groups) digests.push_back(group.digest);
+  ASSIGN_OR_RETURN(std::vector<UsedRecord> used, ReadUsedOf(digests));
+  // None (or damaged): nothing but the listing's times, which found them
+  // old.
+  for (UsedRecord& record : used) {
+    if (!record.doomed && !record.time.has_value()) {
+      record.time = absl::InfinitePast();
+    }
+  }
+  // A Put claims used/ before it writes: a recent time, or a claim that
+  // lands before the mark, keeps the group.
+  ASSIGN_OR_RETURN(const std::vector<ParsedDigest> doomed,
+                   MarkDoomed(digests, used, cutoff));
+  std::vector<LeftoverGroup> kept;
+  size_t next = 0;
+  for (LeftoverGroup& group : groups) {
+    if (next < doomed.size() && doomed[next] == group.digest) {
+      kept.push_back(std::move(group));
+      ++next;
+    }
+  }
+  return kept;
 }
 
 S3Store::LeftoverGroups S3Store::GroupLeftovers(const S3Listing& listing,
@@ -338,17 +383,12 @@ S3Store::LeftoverGroups S3Store::GroupLeftovers(const S3Listing& listing,
                  object->key.substr(group_prefix.size()) != "descriptor";
     }
     if (!leftover) return;
+    LeftoverGroup found{*layout_.ParseBlobKey(group.front()->key), {}, 0};
     for (const S3Listing::Object* object : group) {
-      result.keys.push_back(object->key);
-      result.bytes += object->size;
+      found.keys.push_back(object->key);
+      found.bytes += object->size;
     }
-    result.objects += group.size();
-    // Its damage and quarantine marks and its time go with it.
-    const std::optional<ParsedDigest> digest =
-        layout_.ParseBlobKey(group.front()->key);
-    result.keys.push_back(layout_.DamagedKey(*digest));
-    result.keys.push_back(layout_.QuarantineKey(*digest));
-    result.keys.push_back(layout_.UsedKey(*digest));
+    result.groups.push_back(std::move(found));
   };
   for (const S3Listing::Object& object : listing.objects) {
     size_t prefix_size = 0;

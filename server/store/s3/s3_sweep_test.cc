@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -41,13 +42,18 @@ class S3SweepTest : public ::testing::Test {
   }
 
   // Writes or deletes an object behind the store's back.
-  void Raw(const std::string& method, const std::string& key) {
+  void Raw(const std::string& method, const std::string& key,
+           std::string body = "x") {
     S3Request request;
     request.op = "Raw";
     request.method = method;
     request.key = key;
-    request.body = "x";
+    request.body = std::move(body);
     ASSERT_TRUE(raw_->Call(std::move(request)).status.ok());
+  }
+
+  static std::string TwoHoursAgo() {
+    return absl::StrCat(absl::ToUnixSeconds(absl::Now() - absl::Hours(2)));
   }
 
   // Runs `hook` before each of the store's requests (nullptr: none).
@@ -245,6 +251,87 @@ TEST_F(S3SweepTest, AUseAfterTheMarkFindsTheBlobGoing) {
           .status()));
 }
 
+TEST_F(S3SweepTest, APutOfNewContentClaimsItWithOneRequest) {
+  TakeOps();
+  const TestBlob blob = MakeRandomTestBlob(900, MerkleParams{}, 45);
+  ASSERT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
+  EXPECT_EQ(TakeOps()["SwapUsed"], 1);
+  // Timed at the Put: the first collection asks for nothing more.
+  ASSERT_TRUE(store_->LastUsedOf({blob.digest}).ok());
+  EXPECT_EQ(TakeOps(), (std::map<std::string, int>{{"GetUsed", 1}}));
+}
+
+// A Put of content a sweep is deleting, landing after the sweep deleted its
+// descriptor and before it lists the blob's objects to delete them: its
+// claim on used/ finds the doomed mark, and it is refused (it would have
+// written objects the sweep then deletes); once the sweep is done, it
+// stores the blob whole.
+TEST_F(S3SweepTest, APutOfContentBeingSweptIsRefused) {
+  const TestBlob blob = Put(43);
+  const std::unique_ptr<S3Store> replica = Replica();
+  absl::Status put = absl::UnknownError("not run");
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "ListObjectsV2" && absl::IsUnknown(put)) {
+      put = PutWith(*replica, blob, PutCommit{}).status();
+    }
+  });
+  const absl::StatusOr<std::vector<ParsedDigest>> deleted =
+      store_->DeleteUnusedSince({blob.digest}, absl::Now() + absl::Hours(1));
+  OnRequest(nullptr);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_TRUE(absl::IsUnavailable(put)) << put;
+  EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(blob.digest)).empty());
+
+  ASSERT_TRUE(PutWith(*replica, blob, PutCommit{}).ok());
+  EXPECT_TRUE(store_->Stat(blob.digest).ok());
+  EXPECT_FALSE(
+      s3_->Keys(layout_.BlobKey(blob.digest, BlobObject::kData)).empty());
+}
+
+// A Put of a leftover's content landing after the leftover sweep listed it
+// and before its mark: the claim makes the mark fail, and the sweep leaves
+// the blob the Put stored.
+TEST_F(S3SweepTest, APutClaimsALeftoverBeforeTheSweepMarksIt) {
+  const TestBlob blob = Put(44);
+  Raw("DELETE", layout_.BlobKey(blob.digest, BlobObject::kDescriptor));
+  s3_->Backdate(layout_.BlobPrefix(blob.digest), absl::Hours(2));
+  Raw("PUT", layout_.UsedKey(blob.digest), TwoHoursAgo());
+  const std::unique_ptr<S3Store> replica = Replica();
+  absl::Status put = absl::UnknownError("not run");
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "MarkDoomed" && absl::IsUnknown(put)) {
+      put = PutWith(*replica, blob, PutCommit{}).status();
+    }
+  });
+  const std::vector<LeftoverPage> pages =
+      SweepLeftovers(absl::Now() - absl::Hours(1), false);
+  OnRequest(nullptr);
+  EXPECT_TRUE(put.ok()) << put;
+  EXPECT_EQ(Objects(pages), 0u);
+  EXPECT_TRUE(store_->Stat(blob.digest).ok());
+  EXPECT_FALSE(
+      s3_->Keys(layout_.BlobKey(blob.digest, BlobObject::kData)).empty());
+}
+
+// A mark a sweep cut short left long ago (the blob's objects deleted, its
+// used/ not yet) does not keep the content out: a Put takes it over. A
+// recent one does, until the sweep is done.
+TEST_F(S3SweepTest, APutTakesOverAStaleMark) {
+  const TestBlob stale = MakeRandomTestBlob(800, MerkleParams{}, 46);
+  Raw("PUT", layout_.UsedKey(stale.digest), "doomed " + TwoHoursAgo());
+  EXPECT_TRUE(PutWith(*store_, stale, PutCommit{}).ok());
+  EXPECT_TRUE(store_->Stat(stale.digest).ok());
+  EXPECT_TRUE(
+      store_->MarkUsed(stale.digest, absl::Now(), absl::ZeroDuration()).ok());
+
+  const TestBlob live = MakeRandomTestBlob(800, MerkleParams{}, 47);
+  Raw("PUT", layout_.UsedKey(live.digest),
+      absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now())));
+  EXPECT_TRUE(
+      absl::IsUnavailable(PutWith(*store_, live, PutCommit{}).status()));
+  EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(live.digest)).empty());
+}
+
 TEST_F(S3SweepTest, LastUsedOfAsksOneGetABlob) {
   std::vector<ParsedDigest> digests;
   std::vector<absl::Time> want;
@@ -279,6 +366,7 @@ TEST_F(S3SweepTest, LeftoversOlderThanTheCutoffGo) {
   const TestBlob cut = Put(21);
   Raw("DELETE", layout_.BlobKey(cut.digest, BlobObject::kDescriptor));
   s3_->Backdate(layout_.BlobPrefix(cut.digest), absl::Hours(2));
+  Raw("PUT", layout_.UsedKey(cut.digest), TwoHoursAgo());
   // A Put under way (its objects new), and an abandoned staged upload.
   const TestBlob staging = MakeRandomTestBlob(700, MerkleParams{}, 22);
   Raw("PUT", layout_.BlobKey(staging.digest, BlobObject::kData));

@@ -19,13 +19,19 @@ namespace verity::server {
 namespace {
 
 constexpr absl::string_view kDoomed = "doomed ";
+// A sweep deletes a batch it marked within its lease's term (two minutes,
+// renewed before each batch): a mark older than this is one a sweep cut
+// short left, and a use or a Put takes it over (a sweep that finds it
+// marks it again first).
+constexpr absl::Duration kStaleMark = absl::Minutes(10);
 
 std::string UsedBody(absl::Time time) {
   return absl::StrCat(absl::ToUnixSeconds(time));
 }
 
-// A blob marked doomed whose descriptor is still there: retried, it is
-// NOT_FOUND once the descriptor is gone (a Put then stores it anew).
+// A blob marked doomed: for a use while its descriptor is there (retried,
+// it is NOT_FOUND once the descriptor is gone), and for a Put that would
+// write its objects (retried once the sweep has deleted its used/).
 absl::Status BeingDeleted(const ParsedDigest& digest) {
   return absl::UnavailableError(
       absl::StrCat("blob ", digest.ToString(),
@@ -33,6 +39,11 @@ absl::Status BeingDeleted(const ParsedDigest& digest) {
 }
 
 }  // namespace
+
+bool S3Store::LiveMark(const UsedRecord& used) {
+  return used.doomed && used.time.has_value() &&
+         *used.time >= absl::Now() - kStaleMark;
+}
 
 S3Store::UsedRecord S3Store::ParseUsed(const S3Response& response) {
   UsedRecord used;
@@ -69,6 +80,22 @@ absl::Status S3Store::SwapUsed(
       .status();
 }
 
+absl::Status S3Store::ClaimUsed(const ParsedDigest& digest) const {
+  const absl::Time now =
+      absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+  // New content has none: one PUT.
+  std::optional<std::string> expected;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const absl::Status written = SwapUsed(digest, now, expected);
+    if (!absl::IsFailedPrecondition(written)) return written;
+    ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest));
+    if (LiveMark(used)) return BeingDeleted(digest);
+    expected = used.version;
+  }
+  return absl::UnavailableError(absl::StrCat(
+      "the used/ time of ", digest.ToString(), " keeps changing; retry"));
+}
+
 absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
   const absl::Status exists = Exists(digest);
   if (absl::IsNotFound(exists)) {
@@ -100,18 +127,22 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
   // has lost its descriptor before.
   ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest));
   RETURN_IF_ERROR(Exists(digest));
-  if (used.doomed) return BeingDeleted(digest);
-  if (used.time.has_value() && *used.time >= now - refresh_after) {
+  if (LiveMark(used)) return BeingDeleted(digest);
+  if (!used.doomed && used.time.has_value() &&
+      *used.time >= now - refresh_after) {
     return *used.time;
   }
-  // None: a collection would only start the blob's grace.
-  const absl::Time before = used.time.value_or(absl::InfiniteFuture());
+  // None: a collection would only start the blob's grace. A stale mark:
+  // judged unused long ago, taken over now.
+  const absl::Time before = used.doomed
+                                ? absl::InfinitePast()
+                                : used.time.value_or(absl::InfiniteFuture());
   // Conditional: a sweep's mark since (it read the time this replaces)
   // makes it fail, and the blob is going.
   const absl::Status written = SwapUsed(digest, now, used.version);
   if (absl::IsFailedPrecondition(written)) {
     ASSIGN_OR_RETURN(const UsedRecord since, ReadUsed(digest));
-    if (since.doomed) return BeingDeleted(digest);
+    if (LiveMark(since)) return BeingDeleted(digest);
     return before;  // another use wrote it: kept as well
   }
   RETURN_IF_ERROR(written);
