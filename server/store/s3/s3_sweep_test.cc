@@ -261,6 +261,29 @@ TEST_F(S3SweepTest, APutOfNewContentClaimsItWithOneRequest) {
   EXPECT_EQ(TakeOps(), (std::map<std::string, int>{{"GetUsed", 1}}));
 }
 
+// Puts of one content racing: each claim that finds another's as new as
+// its own shares it, rather than writing over it until one gives up. An
+// older time is written over.
+TEST_F(S3SweepTest, PutsOfOneContentShareAClaim) {
+  const TestBlob blob = MakeRandomTestBlob(900, MerkleParams{}, 48);
+  std::string time = absl::StrCat(absl::ToUnixSeconds(absl::Now()) + 1);
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "SwapUsed")
+      Raw("PUT", layout_.UsedKey(blob.digest), time);
+  });
+  EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
+
+  const TestBlob other = MakeRandomTestBlob(900, MerkleParams{}, 49);
+  time = TwoHoursAgo();
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "SwapUsed")
+      Raw("PUT", layout_.UsedKey(other.digest), time);
+  });
+  EXPECT_TRUE(
+      absl::IsUnavailable(PutWith(*store_, other, PutCommit{}).status()));
+  OnRequest(nullptr);
+}
+
 // A Put of content a sweep is deleting, landing after the sweep deleted its
 // descriptor and before it lists the blob's objects to delete them: its
 // claim on used/ finds the doomed mark, and it is refused (it would have
