@@ -30,8 +30,11 @@ constexpr char kVeritysetup[] = "/usr/sbin/veritysetup";
 
 class FecRepairTest : public FileStoreFixture {
  protected:
+  // Each blob a directory, whose fec file veritysetup reads; records are
+  // repaired alike (file_store_record_test).
   void SetUp() override {
     fec_roots_ = 4;
+    record_max_bytes_ = 0;
     FileStoreFixture::SetUp();
   }
 

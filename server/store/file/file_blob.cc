@@ -1,5 +1,5 @@
-// Opens a blob directory, checking its descriptor and file sizes, and serves
-// reads from the open files.
+// Opens a blob directory or record, checking its descriptor and sizes, and
+// serves reads from the open files.
 
 #include "server/store/file/file_blob.h"
 
@@ -20,12 +20,11 @@ absl::Status Damaged(absl::string_view digest_text, absl::string_view what) {
   return DamagedBlob(digest_text, what);
 }
 
-// Opens the blob directory; one of the wrong type (a file, a symlink) means
-// the blob is damaged.
-absl::StatusOr<UniqueFd> OpenBlobDir(FileSystem& fs, const std::string& dir,
-                                     absl::string_view digest_text) {
+// Opens the blob's directory or record; a symlink means the blob is damaged.
+absl::StatusOr<UniqueFd> OpenBlobPath(FileSystem& fs, const std::string& path,
+                                      absl::string_view digest_text) {
   absl::StatusOr<UniqueFd> fd =
-      OpenFile(fs, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      OpenFile(fs, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   if (absl::IsFailedPrecondition(fd.status())) {
     return Damaged(digest_text, fd.status().message());
   }
@@ -119,15 +118,17 @@ absl::StatusOr<std::pair<UniqueFd, int>> OpenFec(
 }  // namespace
 
 FileBlob::FileBlob(FileSystem& fs, std::shared_ptr<Executor> reads,
-                   std::string dir, const ParsedDigest& digest,
+                   std::string path, const ParsedDigest& digest,
                    const CheckedDescriptor& checked,
-                   std::string fsverity_signature, int fec_roots, Files files)
+                   std::string fsverity_signature, int fec_roots, Files files,
+                   std::optional<RecordFooter> record)
     : Blob(digest, checked.descriptor, checked.params, checked.geometry,
            std::move(fsverity_signature), fec_roots),
       fs_(fs),
       reads_(std::move(reads)),
-      dir_(std::move(dir)),
-      files_(std::move(files)) {}
+      path_(std::move(path)),
+      files_(std::move(files)),
+      record_(std::move(record)) {}
 
 absl::StatusOr<bool> HasTreeManifestMark(FileSystem& fs, const std::string& dir,
                                          absl::string_view digest_text) {
@@ -149,12 +150,30 @@ absl::StatusOr<bool> HasTreeManifestMark(FileSystem& fs, const std::string& dir,
 }
 
 absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
-    FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& dir,
+    FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& path,
     const ParsedDigest& digest) {
+  const std::string text = digest.ToString();
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenBlobPath(fs, path, text));
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  if (S_ISDIR(st.st_mode)) {
+    return OpenDirectory(fs, std::move(reads), path, digest, std::move(fd));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Damaged(text, absl::StrCat(path,
+                                      " is neither a directory nor a "
+                                      "regular file"));
+  }
+  return OpenRecord(fs, std::move(reads), path, digest, std::move(fd),
+                    st.st_size);
+}
+
+absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::OpenDirectory(
+    FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& dir,
+    const ParsedDigest& digest, UniqueFd dir_fd) {
   const std::string text = digest.ToString();
   // Opening the members relative to one directory descriptor keeps them
   // from two different blobs should the directory be renamed meanwhile.
-  ASSIGN_OR_RETURN(const UniqueFd dir_fd, OpenBlobDir(fs, dir, text));
   ASSIGN_OR_RETURN(const UniqueFd descriptor_fd,
                    OpenMember(fs, dir_fd.get(), dir, "descriptor", text));
   std::string bytes(kMaxDescriptorSize + 1, '\0');
@@ -178,7 +197,69 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::Open(
   return std::shared_ptr<const FileBlob>(new FileBlob(
       fs, std::move(reads), dir, digest, checked, std::move(signature),
       fec.second,
-      Files{std::move(data_fd), std::move(tree_fd), std::move(fec.first)}));
+      Files{std::move(data_fd), std::move(tree_fd), std::move(fec.first)},
+      std::nullopt));
+}
+
+absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::OpenRecord(
+    FileSystem& fs, std::shared_ptr<Executor> reads, const std::string& path,
+    const ParsedDigest& digest, UniqueFd fd, uint64_t size) {
+  const std::string text = digest.ToString();
+  if (size < kRecordFooterSize) {
+    return Damaged(text, absl::StrCat("its record is ", size, " bytes"));
+  }
+  std::string bytes(kRecordFooterSize, '\0');
+  ASSIGN_OR_RETURN(size_t n, PreadUpTo(fs, fd.get(), size - kRecordFooterSize,
+                                       AsMutableBytes(&bytes), path));
+  bytes.resize(n);
+  ASSIGN_OR_RETURN(const RecordFooter footer,
+                   DecodeRecordFooter(bytes, size, text));
+  // The descriptor and the signature, in one read.
+  bytes.assign(footer.descriptor_size + footer.signature_size, '\0');
+  ASSIGN_OR_RETURN(n, PreadUpTo(fs, fd.get(), footer.descriptor_offset(),
+                                AsMutableBytes(&bytes), path));
+  if (n != bytes.size()) return Damaged(text, "its record changed while read");
+  ASSIGN_OR_RETURN(
+      const CheckedDescriptor checked,
+      CheckStoredDescriptor(
+          absl::string_view(bytes).substr(0, footer.descriptor_size), digest));
+  if (footer.data_size != checked.descriptor.data_size ||
+      footer.tree_size != checked.geometry.tree_size()) {
+    return Damaged(text, absl::StrCat("its record holds ", footer.data_size,
+                                      " bytes of data and ", footer.tree_size,
+                                      " of tree; the descriptor implies ",
+                                      checked.descriptor.data_size, " and ",
+                                      checked.geometry.tree_size()));
+  }
+  const int fec_roots = footer.fec_size == 0
+                            ? 0
+                            : FecRootsOfSize(checked.geometry, footer.fec_size);
+  return std::shared_ptr<const FileBlob>(
+      new FileBlob(fs, std::move(reads), path, digest, checked,
+                   bytes.substr(footer.descriptor_size), fec_roots,
+                   Files{std::move(fd), UniqueFd(), UniqueFd()}, footer));
+}
+
+absl::StatusOr<std::string> FileBlob::RecordWith(absl::string_view signature,
+                                                 bool tree_manifest) const {
+  if (!record_.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(digest_text(), " is not stored as a record"));
+  }
+  const RecordFooter& footer = *record_;
+  std::string bytes(footer.descriptor_offset() + footer.descriptor_size, '\0');
+  ASSIGN_OR_RETURN(const size_t n, PreadUpTo(fs_, files_.data.get(), 0,
+                                             AsMutableBytes(&bytes), path_));
+  if (n != bytes.size()) {
+    return Damaged(digest_text(), "its record changed while read");
+  }
+  const absl::string_view kept(bytes);
+  return absl::StrCat(
+      kept.substr(0, footer.data_size),
+      RecordTail(
+          footer.data_size, kept.substr(footer.data_size, footer.tree_size),
+          kept.substr(footer.PartOffset(BlobPart::kFec), footer.fec_size),
+          kept.substr(footer.descriptor_offset()), signature, tree_manifest));
 }
 
 std::optional<absl::Status> FileBlob::TryReadNow(
@@ -209,7 +290,7 @@ void FileBlob::Prefetch(BlobPart part, uint64_t offset, uint64_t length) const {
   const int fd = FdOf(part);
   if (fd < 0) return;
   // Starts readahead and returns; a failure only loses the head start.
-  (void)posix_fadvise(fd, static_cast<off_t>(offset),
+  (void)posix_fadvise(fd, static_cast<off_t>(BaseOf(part) + offset),
                       static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
 
@@ -219,7 +300,7 @@ absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
   const absl::string_view file = PartName(part);
   const uint64_t file_size = PartSize(geometry(), fec_roots(), part);
   ASSIGN_OR_RETURN(const size_t n,
-                   PreadUpTo(fs_, FdOf(part), offset, out,
+                   PreadUpTo(fs_, FdOf(part), BaseOf(part) + offset, out,
                              absl::StrCat(digest_text(), " ", file)));
   if (n < out.size()) {
     return Damaged(digest_text(),
@@ -232,9 +313,11 @@ absl::Status FileBlob::ReadNow(BlobPart part, uint64_t offset,
 absl::Status FileBlob::Rewrite(BlobPart part, uint64_t offset,
                                absl::Span<const uint8_t> bytes) const {
   RETURN_IF_ERROR(CheckReadRange(*this, part, offset, bytes.size()));
-  const std::string path = JoinPath(dir_, std::string(PartName(part)));
+  const std::string path = record_.has_value()
+                               ? path_
+                               : JoinPath(path_, std::string(PartName(part)));
   ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(fs_, path, O_WRONLY | O_NOFOLLOW));
-  RETURN_IF_ERROR(PwriteAll(fs_, fd.get(), offset, bytes, path));
+  RETURN_IF_ERROR(PwriteAll(fs_, fd.get(), BaseOf(part) + offset, bytes, path));
   RETURN_IF_ERROR(fs_.Fsync(fd.get(), path));
   return fd.Close(path);
 }
@@ -244,9 +327,10 @@ int FileBlob::FdOf(BlobPart part) const {
     case BlobPart::kData:
       return files_.data.get();
     case BlobPart::kTree:
-      return files_.tree.get();
+      return record_.has_value() ? files_.data.get() : files_.tree.get();
     case BlobPart::kFec:
-      return files_.fec.get();
+      return record_.has_value() && fec_roots() != 0 ? files_.data.get()
+                                                     : files_.fec.get();
   }
   return -1;
 }

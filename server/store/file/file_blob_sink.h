@@ -1,7 +1,8 @@
 // The file store's part of a Put (PutPipeline does the rest): the content goes
-// to a staging directory as it arrives, is made durable there with its tree
-// and descriptor (by the store's SyncFn: one syncfs that Puts in flight
-// share), and is then handed to the store to rename into place.
+// to a staging directory (or, for a small blob, a staging record) as it
+// arrives, is made durable there with its tree and descriptor (by the store's
+// SyncFn: one syncfs that Puts in flight share), and is then handed to the
+// store to rename into place.
 
 #ifndef VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
 #define VERITYD_SERVER_STORE_FILE_FILE_BLOB_SINK_H_
@@ -26,26 +27,31 @@ namespace verity::server {
 // Makes what the sink wrote durable: its files and its directory.
 using SyncFn = std::function<absl::Status()>;
 
-// Moves `dir`, the staged `blob` (its data, tree and descriptor files, made
-// durable with the directory by the SyncFn), into the store, or finds the blob
-// there already; then records its name. The sink removes whatever the
-// function leaves of `dir`.
+// Moves `path`, the staged `blob` (its directory of data, tree and descriptor
+// files, or its record, made durable by the SyncFn), into the store, or finds
+// the blob there already; then records its name. The sink removes whatever
+// the function leaves of `path`.
 using PublishFn = std::function<absl::StatusOr<PutResult>(
-    const std::string& dir, const SealedBlob& blob)>;
+    const std::string& path, const SealedBlob& blob)>;
 
 // Not thread-safe. Abort, and Publish whatever its outcome, remove the
 // staging directory at once, freeing its disk space.
 class FileBlobSink final : public BlobSink {
  public:
-  // Takes ownership of `dir`, an existing empty staging directory, and
-  // creates its data file, all through `fs`, which must outlive the sink;
+  // How the blob is staged: a directory of files, or one record
+  // (server/store/blob_record.h).
+  enum class Shape { kDirectory, kRecord };
+
+  // Takes ownership of `path`, an existing empty staging directory (kRecord:
+  // a path in the staging directory, where the record is created), and
+  // creates the data file, all through `fs`, which must outlive the sink;
   // Stage makes them durable with `sync`.
   // `fec_roots`: the FEC area Stage writes (0: none), encoded by
   // `fec_stream` as the content arrives if given (the Put's size known),
   // else from the staged content read back.
   static absl::StatusOr<std::unique_ptr<FileBlobSink>> Create(
-      FileSystem& fs, std::string dir, SyncFn sync, PublishFn publish,
-      int fec_roots = 0,
+      FileSystem& fs, Shape shape, std::string path, SyncFn sync,
+      PublishFn publish, int fec_roots = 0,
       std::optional<FecStreamEncoder> fec_stream = std::nullopt);
 
   FileBlobSink(const FileBlobSink&) = delete;
@@ -57,28 +63,31 @@ class FileBlobSink final : public BlobSink {
   absl::Status Append(absl::Span<const uint8_t> data) override;
   // Writes the FEC area (finishing the stream's, or reading the data back,
   // from the page cache while its writeback goes on), the tree and the
-  // descriptor, then makes them, the data and the directory durable.
+  // descriptor (as files, or after the record's data), then makes them, the
+  // data and the directory durable.
   absl::Status Stage(const SealedBlob& blob) override;
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
  private:
-  FileBlobSink(FileSystem& fs, std::string dir, SyncFn sync, PublishFn publish,
-               int fec_roots, std::optional<FecStreamEncoder> fec_stream,
-               UniqueFd data_fd);
+  FileBlobSink(FileSystem& fs, Shape shape, std::string path, SyncFn sync,
+               PublishFn publish, int fec_roots,
+               std::optional<FecStreamEncoder> fec_stream, UniqueFd data_fd);
 
-  // Writes the fec file: the stream's, finished with blob.tree, or
-  // one encoded over the staged data read back and blob.tree.
-  absl::Status WriteFec(const SealedBlob& blob);
-  absl::Status EncodeFecReadingBack(const SealedBlob& blob,
-                                    const TreeGeometry& geometry, int fec_fd,
-                                    const std::string& fec_path);
+  absl::Status StageFiles(const SealedBlob& blob);
+  absl::Status StageRecord(const SealedBlob& blob);
+  // The FEC area (empty: none): the stream's, finished with blob.tree, or
+  // one encoded over the staged data read back and blob.tree, handed to
+  // `write` as it is encoded.
+  absl::Status EncodeFec(const SealedBlob& blob, const FecWriteFn& write);
 
-  // Closes the data file and removes the staging directory, once.
+  // Closes the data file and removes what was staged, once.
   void Discard();
 
   FileSystem& fs_;
-  const std::string dir_;
+  const Shape shape_;
+  const std::string path_;
+  const std::string data_path_;
   const SyncFn sync_;
   const PublishFn publish_;
   const int fec_roots_;

@@ -3,8 +3,10 @@
 
 #include "server/store/file/file_store.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <utility>
@@ -28,6 +30,20 @@ absl::Status ValidateDigest(const ParsedDigest& digest) {
   return absl::OkStatus();
 }
 
+// The file whose modification time is a blob's (FileStore::Entry::last_used,
+// a quarantine's time): a record itself, a blob directory's descriptor.
+absl::StatusOr<UniqueFd> OpenTimeFile(FileSystem& fs,
+                                      const std::string& blob_path) {
+  ASSIGN_OR_RETURN(
+      UniqueFd fd,
+      fs.OpenAt(AT_FDCWD, blob_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0));
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", blob_path);
+  if (!S_ISDIR(st.st_mode)) return fd;
+  return fs.OpenAt(fd.get(), "descriptor", O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
+                   0);
+}
+
 }  // namespace
 
 FileStore::FileStore(const FileStoreOptions& options, FileSystem& fs,
@@ -44,6 +60,10 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
   }
   if (options.fec_roots != 0)
     RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
+  if (options.record_max_bytes > kMaxRecordDataBytes) {
+    return absl::InvalidArgumentError(
+        "record_max_bytes exceeds kMaxRecordDataBytes");
+  }
   RETURN_IF_ERROR(ValidateNameHistory(options.name_history));
   FileSystem& fs =
       options.file_system != nullptr ? *options.file_system : PosixFileSystem();
@@ -66,12 +86,20 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
   // Before the first write: a syncfs that fails from here on may have lost
   // some of this Put's.
   const uint64_t mark = group_sync_->Mark();
-  std::string dir = TempPath("put-");
-  RETURN_IF_ERROR(fs_.MakeDir(dir).status());
+  // A small blob is one file: one inode to create, one to open for a read.
+  const FileBlobSink::Shape shape =
+      size.has_value() && *size <= options_.record_max_bytes
+          ? FileBlobSink::Shape::kRecord
+          : FileBlobSink::Shape::kDirectory;
+  std::string path = TempPath("put-");
+  if (shape == FileBlobSink::Shape::kDirectory) {
+    RETURN_IF_ERROR(fs_.MakeDir(path).status());
+  }
   ASSIGN_OR_RETURN(
       std::unique_ptr<FileBlobSink> sink,
       FileBlobSink::Create(
-          fs_, std::move(dir), [this, mark] { return group_sync_->Sync(mark); },
+          fs_, shape, std::move(path),
+          [this, mark] { return group_sync_->Sync(mark); },
           [this, mark](const std::string& staged, const SealedBlob& blob) {
             return PublishStaged(staged, blob, mark);
           },
@@ -149,10 +177,14 @@ absl::Status FileStore::ReplaceSignature(const ParsedDigest& digest,
       return absl::OkStatus();
     }
   }
+  ASSIGN_OR_RETURN(const bool rewritten,
+                   RewriteRecord(digest, &signature, false));
   // Renamed over the old one: a crash leaves the old signature or the new.
-  RETURN_IF_ERROR(ReplaceFileDurably(
-      fs_, TempPath("sig-"),
-      JoinPath(layout_.BlobDir(digest), kSignatureFileName), signature));
+  if (!rewritten) {
+    RETURN_IF_ERROR(ReplaceFileDurably(
+        fs_, TempPath("sig-"),
+        JoinPath(layout_.BlobDir(digest), kSignatureFileName), signature));
+  }
   absl::MutexLock lock(&mu_);
   blobs_.at(text).fsverity_signature = signature;
   return absl::OkStatus();
@@ -164,12 +196,33 @@ absl::Status FileStore::MarkTreeManifest(const ParsedDigest& digest) {
     absl::ReaderMutexLock lock(&mu_);
     if (blobs_.at(text).tree_manifest) return absl::OkStatus();
   }
-  RETURN_IF_ERROR(ReplaceFileDurably(
-      fs_, TempPath("mark-"),
-      JoinPath(layout_.BlobDir(digest), kTreeManifestFileName), ""));
+  ASSIGN_OR_RETURN(const bool rewritten, RewriteRecord(digest, nullptr, true));
+  if (!rewritten) {
+    RETURN_IF_ERROR(ReplaceFileDurably(
+        fs_, TempPath("mark-"),
+        JoinPath(layout_.BlobDir(digest), kTreeManifestFileName), ""));
+  }
   absl::MutexLock lock(&mu_);
   blobs_.at(text).tree_manifest = true;
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> FileStore::RewriteRecord(const ParsedDigest& digest,
+                                              const std::string* signature,
+                                              bool tree_manifest) {
+  const std::string path = layout_.BlobDir(digest);
+  ASSIGN_OR_RETURN(const std::shared_ptr<const FileBlob> blob,
+                   FileBlob::Open(fs_, reads_, path, digest));
+  if (!blob->record().has_value()) return false;
+  ASSIGN_OR_RETURN(
+      const std::string record,
+      blob->RecordWith(
+          signature != nullptr ? *signature : blob->fsverity_signature(),
+          tree_manifest || blob->record()->tree_manifest));
+  // Renamed over the old one: a crash leaves the old record or the new, and
+  // the new one's mtime, the blob's time, is now.
+  RETURN_IF_ERROR(ReplaceFileDurably(fs_, TempPath("record-"), path, record));
+  return true;
 }
 
 bool FileStore::TakeBack(const SealedBlob& blob) {
@@ -430,9 +483,8 @@ absl::StatusOr<absl::Time> FileStore::LastUsed(
 }
 
 absl::Time FileStore::QuarantineTime(const ParsedDigest& digest) const {
-  const std::string path =
-      JoinPath(layout_.QuarantineDir(digest), "descriptor");
-  absl::StatusOr<UniqueFd> fd = fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0);
+  const std::string path = layout_.QuarantineDir(digest);
+  absl::StatusOr<UniqueFd> fd = OpenTimeFile(fs_, path);
   if (!fd.ok()) return absl::InfinitePast();
   absl::StatusOr<absl::Time> time = fs_.ModifiedTime(fd->get(), path);
   return time.ok() ? *time : absl::InfinitePast();
@@ -475,8 +527,8 @@ absl::StatusOr<absl::Time> FileStore::MarkUsed(
     before = it->second.last_used;
   }
   if (before >= now - refresh_after) return before;
-  const std::string path = JoinPath(layout_.BlobDir(digest), "descriptor");
-  ASSIGN_OR_RETURN(const UniqueFd fd, fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0));
+  const std::string path = layout_.BlobDir(digest);
+  ASSIGN_OR_RETURN(const UniqueFd fd, OpenTimeFile(fs_, path));
   RETURN_IF_ERROR(fs_.SetModifiedTime(fd.get(), now, path));
   absl::MutexLock lock(&mu_);
   blobs_.at(text).last_used = now;
@@ -485,8 +537,8 @@ absl::StatusOr<absl::Time> FileStore::MarkUsed(
 
 absl::StatusOr<absl::Time> FileStore::DescriptorTime(
     const ParsedDigest& digest) const {
-  const std::string path = JoinPath(layout_.BlobDir(digest), "descriptor");
-  ASSIGN_OR_RETURN(const UniqueFd fd, fs_.OpenAt(AT_FDCWD, path, O_RDONLY, 0));
+  const std::string path = layout_.BlobDir(digest);
+  ASSIGN_OR_RETURN(const UniqueFd fd, OpenTimeFile(fs_, path));
   return fs_.ModifiedTime(fd.get(), path);
 }
 
@@ -565,15 +617,12 @@ absl::Status FileStore::MoveToQuarantine(const ParsedDigest& digest,
   Log(absl::StrCat("quarantined ", text, ": ", reason));
   // When: garbage collection keeps it a grace from now (QuarantineTime). A
   // blob without a descriptor to mark goes at the next collection.
-  const std::string descriptor =
-      JoinPath(layout_.QuarantineDir(digest), "descriptor");
-  if (absl::StatusOr<UniqueFd> fd =
-          fs_.OpenAt(AT_FDCWD, descriptor, O_RDONLY, 0);
-      fd.ok()) {
+  const std::string path = layout_.QuarantineDir(digest);
+  if (absl::StatusOr<UniqueFd> fd = OpenTimeFile(fs_, path); fd.ok()) {
     // Durable with the rename: a power cut must not leave the blob's older
     // time, which a collection would take for a quarantine past its grace.
-    if (fs_.SetModifiedTime(fd->get(), absl::Now(), descriptor).ok()) {
-      fs_.Fsync(fd->get(), descriptor).IgnoreError();
+    if (fs_.SetModifiedTime(fd->get(), absl::Now(), path).ok()) {
+      fs_.Fsync(fd->get(), path).IgnoreError();
     }
   }
   // Its new entry first: a crash between the two fsyncs must not leave the

@@ -5,7 +5,7 @@
 //
 // clang-format off
 //   <root>/
-//     VERSION                       "verityd-store 1\n"; Open refuses other versions (FAILED_PRECONDITION)
+//     VERSION                       "verityd-store 2\n" (Open reads version 1, blob directories only, and says 2 from then on); Open refuses other versions (FAILED_PRECONDITION)
 //     LOCK                          flock'd while a FileStore has the root open; a second Open fails (FAILED_PRECONDITION)
 //     blobs/<alg>/<hh>/<hex>/       one directory per blob, made visible by a single rename
 //         data                      the content
@@ -14,8 +14,11 @@
 //         fsverity_signature        the blob's detached fs-verity signature, if a Put gave one; replaced atomically
 //         fec                       its FEC area (Reed-Solomon parity, `veritysetup --fec-device` bytes), if the Put had --fec_roots
 //         tree_manifest             empty: a Put stored the blob as a tree manifest (BlobInfo::tree_manifest)
+//     blobs/<alg>/<hh>/<hex>        or, for a blob of at most kMaxRecordDataBytes (1 MiB) whose Put said its size, one record file:
+//                                   data, tree, FEC area, descriptor, signature and a footer (server/store/blob_record.h);
+//                                   written again, renamed over, for a new signature or the tree manifest mark
 //     names/<sha256 hex of name>    a name: file holding "<digest text>\n<name>", then NUL and its statement if it has one (name_index.h); replaced atomically
-//     quarantine/<alg>-<hex>/       blobs found corrupt: moved out of blobs/, never served, dropped on re-put
+//     quarantine/<alg>-<hex>[/]     blobs found corrupt (directory or record): moved out of blobs/, never served, dropped on re-put
 //     tmp/                          staging for puts and deletes; emptied at Open
 // clang-format on
 //
@@ -23,12 +26,12 @@
 // two hex chars.)
 //
 // Crash safety: a blob becomes visible only by renaming its complete, fsync'd
-// staging directory into blobs/, and leaves blobs/ by one rename (into tmp/
-// or quarantine/), so a crash never exposes part of a blob. Put, name and
-// delete operations return only once their renames are fsync'd, and a Put's
-// blob is served only from then on. An operation whose fsync fails returns
-// the error and leaves the index as the files are: a Put moves its blob back
-// out (or, if it cannot, serves it: it is whole), a delete stays done. A
+// staging directory or record into blobs/, and leaves blobs/ by one rename
+// (into tmp/ or quarantine/), so a crash never exposes part of a blob. Put,
+// name and delete operations return only once their renames are fsync'd, and a
+// Put's blob is served only from then on. An operation whose fsync fails
+// returns the error and leaves the index as the files are: a Put moves its blob
+// back out (or, if it cannot, serves it: it is whole), a delete stays done. A
 // restart then finds the old or the new state, never a mix. docs/faults.md
 // has the fault model the tests check this against.
 
@@ -59,6 +62,7 @@
 #include "lib/base/group_sync.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
+#include "server/store/blob_record.h"
 #include "server/store/file/file_blob.h"
 #include "server/store/file/file_blob_sink.h"
 #include "server/store/file/store_layout.h"
@@ -86,6 +90,11 @@ struct FileStoreOptions {
   // MiB for a 4 GiB blob with 2 roots); any other Put reads its staged
   // content back at the end (8 MiB of memory).
   int fec_roots = 0;
+  // A blob of at most this many bytes whose Put says its size is stored as
+  // one record file (server/store/blob_record.h; at most
+  // kMaxRecordDataBytes); a larger one as a directory of files. 0: every
+  // blob a directory.
+  uint64_t record_max_bytes = kMaxRecordDataBytes;
   // How many versions each name keeps (1 to kMaxNameHistory): what it points
   // at and those before (Store::History). Garbage collection keeps every
   // blob they reach.
@@ -146,8 +155,8 @@ class FileStore final : public Store {
                           absl::string_view reason) override;
   absl::StatusOr<absl::Time> LastUsed(
       const ParsedDigest& digest) const override;
-  // Sets the descriptor file's modification time (not fsync'd: after a
-  // crash a blob may look older, never younger).
+  // Sets the record's or descriptor file's modification time (not fsync'd:
+  // after a crash a blob may look older, never younger).
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
@@ -214,11 +223,11 @@ class FileStore final : public Store {
   // a quarantined one has no time and always goes). Whether it went.
   absl::StatusOr<bool> RemoveBlob(const ParsedDigest& digest,
                                   absl::Time unused_before);
-  // The modification time of the blob's descriptor file.
+  // The modification time of the blob's record or descriptor file.
   absl::StatusOr<absl::Time> DescriptorTime(const ParsedDigest& digest) const;
-  // When the quarantined blob was quarantined: its descriptor file's
-  // modification time, set then; InfinitePast if it cannot be read (a blob
-  // quarantined for a missing descriptor).
+  // When the quarantined blob was quarantined: its record's or descriptor
+  // file's modification time, set then; InfinitePast if it cannot be read (a
+  // blob quarantined for a missing descriptor).
   absl::Time QuarantineTime(const ParsedDigest& digest) const;
   // The history in `name`'s file, which must be of that name.
   absl::StatusOr<NameHistory> ReadHistory(absl::string_view name) const;
@@ -230,6 +239,13 @@ class FileStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Marks the served blob as a tree manifest, in its directory and entry.
   absl::Status MarkTreeManifest(const ParsedDigest& digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
+  // A served blob stored as a record is written again with `signature`
+  // (nullptr: the one it has) and the tree-manifest mark if `tree_manifest`
+  // or if it had it; false for a blob stored as a directory (nothing done).
+  absl::StatusOr<bool> RewriteRecord(const ParsedDigest& digest,
+                                     const std::string* signature,
+                                     bool tree_manifest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status MoveToQuarantine(const ParsedDigest& digest,
                                 absl::string_view reason)

@@ -19,8 +19,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class FileStoreDeleteFaultTest : public FaultStoreTest {
+class FileStoreDeleteFaultTest : public FaultStoreTest,
+                                 public ::testing::WithParamInterface<bool> {
  protected:
+  void SetUp() override {
+    as_records_ = GetParam();
+    FaultStoreTest::SetUp();
+  }
+
   const std::string doomed_ = MakeData(20000, 3);
   const std::string kept_ = MakeData(5000, 4);
 
@@ -57,20 +63,20 @@ class FileStoreDeleteFaultTest : public FaultStoreTest {
   }
 };
 
-TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingANamedBlob) {
+TEST_P(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingANamedBlob) {
   CrashAtEachStep([&] { SetUpBlobs(); },
                   [&] { return store_->DeleteBlob(Doomed()); },
                   [&] { ExpectOldOrNewState(); });
 }
 
-TEST_F(FileStoreDeleteFaultTest, FailEveryStepOfDeletingANamedBlob) {
+TEST_P(FileStoreDeleteFaultTest, FailEveryStepOfDeletingANamedBlob) {
   FailAtEachStep(
       Fault{FileOp::kAny, 0, false, "", EIO}, [&] { SetUpBlobs(); },
       [&] { return store_->DeleteBlob(Doomed()); },
       [&] { ExpectOldOrNewState(); });
 }
 
-TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAName) {
+TEST_P(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAName) {
   CrashAtEachStep(
       [&] { SetUpBlobs(); }, [&] { return store_->DeleteName("a"); },
       [&] {
@@ -84,7 +90,7 @@ TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAName) {
       });
 }
 
-TEST_F(FileStoreDeleteFaultTest, FailEveryStepOfDeletingAName) {
+TEST_P(FileStoreDeleteFaultTest, FailEveryStepOfDeletingAName) {
   FailAtEachStep(
       Fault{FileOp::kAny, 0, false, "", EIO}, [&] { SetUpBlobs(); },
       [&] { return store_->DeleteName("a"); },
@@ -95,7 +101,7 @@ TEST_F(FileStoreDeleteFaultTest, FailEveryStepOfDeletingAName) {
       });
 }
 
-TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfQuarantiningABlob) {
+TEST_P(FileStoreDeleteFaultTest, CrashAtEveryStepOfQuarantiningABlob) {
   for (int step = 1;; ++step) {
     StartOver("");
     SetUpBlobs();
@@ -115,7 +121,7 @@ TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfQuarantiningABlob) {
   }
 }
 
-TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAQuarantinedBlob) {
+TEST_P(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAQuarantinedBlob) {
   for (int step = 1;; ++step) {
     StartOver("");
     SetUpBlobs();
@@ -143,6 +149,12 @@ TEST_F(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAQuarantinedBlob) {
     }
   }
 }
+
+// Each blob stored as a directory of files, and as one record.
+INSTANTIATE_TEST_SUITE_P(Shapes, FileStoreDeleteFaultTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Record" : "Directory";
+                         });
 
 }  // namespace
 }  // namespace verity::server

@@ -24,7 +24,14 @@ namespace {
 using ::testing::Ge;
 using ::testing::IsEmpty;
 
-using FileStoreFaultTest = FaultStoreTest;
+class FileStoreFaultTest : public FaultStoreTest,
+                           public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    as_records_ = GetParam();
+    FaultStoreTest::SetUp();
+  }
+};
 
 const std::string& Old() {
   static const std::string* const data = new std::string(MakeData(9000, 1));
@@ -42,7 +49,7 @@ absl::Status Status(const absl::StatusOr<PutResult>& put) {
   return put.status();
 }
 
-TEST_F(FileStoreFaultTest, CrashAtEveryStepOfANamedPut) {
+TEST_P(FileStoreFaultTest, CrashAtEveryStepOfANamedPut) {
   const int steps = CrashAtEachStep(
       [&] { MustPut(Old(), "old"); }, [&] { return Status(Put(New(), "new")); },
       [&] {
@@ -59,7 +66,7 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfANamedPut) {
   EXPECT_THAT(steps, Ge(13));
 }
 
-TEST_F(FileStoreFaultTest, CrashAtEveryStepOfAPutIntoAnExistingShard) {
+TEST_P(FileStoreFaultTest, CrashAtEveryStepOfAPutIntoAnExistingShard) {
   const std::string neighbour = DataInTheShardOf(Old());
   CrashAtEachStep([&] { MustPut(Old()); },
                   [&] { return Status(Put(neighbour)); },
@@ -69,7 +76,7 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfAPutIntoAnExistingShard) {
                   });
 }
 
-TEST_F(FileStoreFaultTest, CrashAtEveryStepOfRepointingAName) {
+TEST_P(FileStoreFaultTest, CrashAtEveryStepOfRepointingAName) {
   CrashAtEachStep(
       [&] { MustPut(Old(), "n"); }, [&] { return Status(Put(New(), "n")); },
       [&] {
@@ -84,7 +91,7 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfRepointingAName) {
       });
 }
 
-TEST_F(FileStoreFaultTest, CrashAtEveryStepOfNamingAStoredBlob) {
+TEST_P(FileStoreFaultTest, CrashAtEveryStepOfNamingAStoredBlob) {
   CrashAtEachStep([&] { MustPut(Old(), "first"); },
                   [&] { return Status(Put(Old(), "second")); },
                   [&] {
@@ -99,7 +106,7 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfNamingAStoredBlob) {
                   });
 }
 
-TEST_F(FileStoreFaultTest, CrashAtEveryStepOfReputtingAQuarantinedBlob) {
+TEST_P(FileStoreFaultTest, CrashAtEveryStepOfReputtingAQuarantinedBlob) {
   for (int step = 1;; ++step) {
     StartOver("");
     const std::string text = MustPut(Old(), "q");
@@ -132,7 +139,7 @@ TEST_F(FileStoreFaultTest, CrashAtEveryStepOfReputtingAQuarantinedBlob) {
   }
 }
 
-TEST_F(FileStoreFaultTest, FailEveryStepOfANamedPut) {
+TEST_P(FileStoreFaultTest, FailEveryStepOfANamedPut) {
   for (const int error : {EIO, ENOSPC}) {
     SCOPED_TRACE(error == EIO ? "EIO" : "ENOSPC");
     const int steps = FailAtEachStep(
@@ -155,7 +162,7 @@ TEST_F(FileStoreFaultTest, FailEveryStepOfANamedPut) {
 
 // No name: a failed Put then shows nothing at all (with a name, the blob may
 // stay stored when only the name fails; see PutWriter::Commit).
-TEST_F(FileStoreFaultTest, EverySyncOrRenameFailureFailsThePutAndShowsNothing) {
+TEST_P(FileStoreFaultTest, EverySyncOrRenameFailureFailsThePutAndShowsNothing) {
   for (const FileOp op : {FileOp::kFsync, FileOp::kSyncFs, FileOp::kRename}) {
     SCOPED_TRACE(FileOpName(op));
     const int steps = FailAtEachStep(
@@ -173,7 +180,7 @@ TEST_F(FileStoreFaultTest, EverySyncOrRenameFailureFailsThePutAndShowsNothing) {
   }
 }
 
-TEST_F(FileStoreFaultTest, FullDiskWhileStreamingIsResourceExhausted) {
+TEST_P(FileStoreFaultTest, FullDiskWhileStreamingIsResourceExhausted) {
   MustPut(Old());
   fs_.Inject(Fault{FileOp::kWrite, 2, true, "", ENOSPC});
   const absl::Status put = Status(Put(New()));
@@ -188,7 +195,7 @@ TEST_F(FileStoreFaultTest, FullDiskWhileStreamingIsResourceExhausted) {
   ExpectAcknowledgedIntact();
 }
 
-TEST_F(FileStoreFaultTest, DiskFillingUpMidWriteIsResourceExhausted) {
+TEST_P(FileStoreFaultTest, DiskFillingUpMidWriteIsResourceExhausted) {
   // write(2) takes what still fits, then refuses.
   fs_.Inject(Fault{FileOp::kWrite, 3, false, "", 0, /*short_transfer=*/true});
   fs_.Inject(Fault{FileOp::kWrite, 4, true, "", ENOSPC});
@@ -200,7 +207,7 @@ TEST_F(FileStoreFaultTest, DiskFillingUpMidWriteIsResourceExhausted) {
   ExpectConsistent(true);
 }
 
-TEST_F(FileStoreFaultTest, ShortWritesStoreTheWholeBlob) {
+TEST_P(FileStoreFaultTest, ShortWritesStoreTheWholeBlob) {
   fs_.Inject(Fault{FileOp::kWrite, 0, false, "", 0, /*short_transfer=*/true});
   MustPut(New(), "new");
   PowerCut();
@@ -211,7 +218,7 @@ TEST_F(FileStoreFaultTest, ShortWritesStoreTheWholeBlob) {
 // A shard whose creation was not made durable (its Put failed at the fsync
 // of blobs/<alg>) once made the next Put into it skip that fsync: acknowledged,
 // then lost with the whole shard in a power cut.
-TEST_F(FileStoreFaultTest, FailedShardFsyncDoesNotCostTheNextPut) {
+TEST_P(FileStoreFaultTest, FailedShardFsyncDoesNotCostTheNextPut) {
   fs_.Inject(Fault{FileOp::kFsync, 1, false, root_ + "/blobs/sha256", EIO});
   EXPECT_EQ(Status(Put(Old())).code(), absl::StatusCode::kInternal);
   MustPut(DataInTheShardOf(Old()));
@@ -219,6 +226,12 @@ TEST_F(FileStoreFaultTest, FailedShardFsyncDoesNotCostTheNextPut) {
   ExpectAcknowledgedIntact();
   ExpectConsistent(true);
 }
+
+// Each blob stored as a directory of files, and as one record.
+INSTANTIATE_TEST_SUITE_P(Shapes, FileStoreFaultTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Record" : "Directory";
+                         });
 
 }  // namespace
 }  // namespace verity::server

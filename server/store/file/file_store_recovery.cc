@@ -88,17 +88,25 @@ absl::Status FileStore::ScanShard(HashAlgorithm algorithm,
 }
 
 absl::Status FileStore::CheckBlob(const ParsedDigest& digest) {
-  const absl::StatusOr<std::shared_ptr<const Blob>> blob =
+  const absl::StatusOr<std::shared_ptr<const FileBlob>> blob =
       FileBlob::Open(fs_, reads_, layout_.BlobDir(digest), digest);
   // Only damage quarantines: an I/O error such as EMFILE says nothing about
   // the blob, so it fails Open instead.
   if (absl::IsDataLoss(blob.status())) {
     return MoveToQuarantine(digest, blob.status().message());
   }
+  // A record a later verityd wrote is neither served nor taken for damage.
+  if (absl::IsUnimplemented(blob.status())) {
+    Log(absl::StrCat("not serving ", blob.status().message()));
+    return absl::OkStatus();
+  }
   RETURN_IF_ERROR(blob.status());
   const std::string text = digest.ToString();
+  const std::optional<RecordFooter>& record = (*blob)->record();
   absl::StatusOr<bool> tree_manifest =
-      HasTreeManifestMark(fs_, layout_.BlobDir(digest), text);
+      record.has_value()
+          ? record->tree_manifest
+          : HasTreeManifestMark(fs_, layout_.BlobDir(digest), text);
   if (absl::IsDataLoss(tree_manifest.status())) {
     return MoveToQuarantine(digest, tree_manifest.status().message());
   }

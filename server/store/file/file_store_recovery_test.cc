@@ -40,7 +40,7 @@ absl::StatusCode OpenCode(const std::string& root) {
 }
 
 TEST_F(BlobStoreRecoveryTest, CreatesTheLayout) {
-  EXPECT_EQ(ReadWholeFile(root_ + "/VERSION").value(), "verityd-store 1\n");
+  EXPECT_EQ(ReadWholeFile(root_ + "/VERSION").value(), "verityd-store 2\n");
   EXPECT_THAT(EntriesOf(root_),
               UnorderedElementsAre("LOCK", "VERSION", "blobs", "names",
                                    "quarantine", "tmp", "upkeep"));
@@ -304,7 +304,7 @@ TEST_F(BlobStoreRecoveryTest, SecondOpenOfAnOpenStoreIsRefused) {
 
 TEST_F(BlobStoreRecoveryTest, OtherVersionIsRefused) {
   store_.reset();
-  ASSERT_TRUE(WriteWholeFile(root_ + "/VERSION", "verityd-store 2\n").ok());
+  ASSERT_TRUE(WriteWholeFile(root_ + "/VERSION", "verityd-store 3\n").ok());
   EXPECT_EQ(OpenCode(root_), absl::StatusCode::kFailedPrecondition);
 }
 

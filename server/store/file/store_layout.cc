@@ -77,7 +77,12 @@ absl::Status CheckIsStoreOrEmpty(FileSystem& fs, const std::string& root) {
 absl::Status CheckVersion(FileSystem& fs, const std::string& root) {
   const std::string path = JoinPath(root, kVersionFile);
   absl::StatusOr<std::string> version = ReadSmallRegularFile(fs, path, 64);
-  if (absl::IsNotFound(version.status())) {
+  // A store of version 1 (blob directories only) is one of version 2 with no
+  // record yet: its VERSION says 2 before a record is written, so that a
+  // verityd that knows only directories refuses it rather than take its
+  // records for damaged blobs. A crash leaves either text.
+  if (absl::IsNotFound(version.status()) ||
+      (version.ok() && *version == kStoreVersion1Text)) {
     return ReplaceFileDurably(fs, JoinPath(root, kVersionTempFile), path,
                               kStoreVersionText);
   }

@@ -16,8 +16,12 @@
 
 namespace verity::server {
 
-// The contents of <root>/VERSION for the layout this code reads and writes.
-inline constexpr absl::string_view kStoreVersionText = "verityd-store 1\n";
+// The contents of <root>/VERSION for the layout this code reads and writes:
+// version 2 holds small blobs as records (server/store/blob_record.h).
+inline constexpr absl::string_view kStoreVersionText = "verityd-store 2\n";
+// Version 1's, which had blob directories only: Open reads such a store and
+// says version 2 in its VERSION from then on.
+inline constexpr absl::string_view kStoreVersion1Text = "verityd-store 1\n";
 
 // Immutable value; thread-safe.
 class StoreLayout {
@@ -61,8 +65,9 @@ class StoreLayout {
 // VERSION but holds other files, since emptying tmp/ of a mistyped root such
 // as "/" would be a disaster; takes an exclusive flock on <root>/LOCK, held
 // until the returned descriptor closes (FAILED_PRECONDITION if another store
-// holds it); checks VERSION (FAILED_PRECONDITION if it is another version)
-// or writes it; creates the subdirectories; empties tmp/. Through `fs`.
+// holds it); checks VERSION (FAILED_PRECONDITION if it is another version;
+// version 1 is read as 2 and VERSION says 2 from then on) or writes it;
+// creates the subdirectories; empties tmp/. Through `fs`.
 absl::StatusOr<UniqueFd> PrepareStoreRoot(FileSystem& fs,
                                           const StoreLayout& layout);
 

@@ -133,6 +133,7 @@ FileStoreOptions FileStoreFixture::Options() {
   options.root = root_;
   options.max_blob_bytes = max_blob_bytes_;
   options.fec_roots = fec_roots_;
+  options.record_max_bytes = record_max_bytes_;
   options.file_system = file_system_;
   options.log = log_.Sink();
   return options;

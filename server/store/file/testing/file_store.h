@@ -88,6 +88,7 @@ class FileStoreFixture : public ::testing::Test {
   std::string root_;
   uint64_t max_blob_bytes_ = uint64_t{4} << 30;
   int fec_roots_ = 0;
+  uint64_t record_max_bytes_ = kMaxRecordDataBytes;
   FileSystem* file_system_ = nullptr;  // nullptr: the real one
   LogCapture log_;
   std::unique_ptr<FileStore> store_;

@@ -78,7 +78,8 @@ void FaultStoreTest::Restart() {
 
 absl::StatusOr<PutResult> FaultStoreTest::Put(absl::string_view data,
                                               absl::string_view name) {
-  absl::StatusOr<PutResult> put = PutBytes(store_.get(), data, {}, name);
+  absl::StatusOr<PutResult> put =
+      PutBytes(store_.get(), data, {}, name, std::nullopt, 7001, as_records_);
   if (put.ok()) {
     acked_[put->info.digest] = std::string(data);
     if (!name.empty()) acked_names_[std::string(name)] = put->info.digest;

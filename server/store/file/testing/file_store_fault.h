@@ -44,7 +44,8 @@ class FaultStoreTest : public ::testing::Test {
   void PowerCut();
   // Closes the store and opens it again; nothing is lost.
   void Restart();
-  // PutBytes into store_, recording an acknowledged Put.
+  // PutBytes into store_, recording an acknowledged Put; with as_records_,
+  // the Put says its size, and a small blob is stored as one record.
   absl::StatusOr<PutResult> Put(absl::string_view data,
                                 absl::string_view name = "");
   // A Put that must succeed.
@@ -82,6 +83,7 @@ class FaultStoreTest : public ::testing::Test {
   absl::StatusOr<std::string> ReadBack(const std::string& digest_text);
 
   std::string root_;
+  bool as_records_ = false;
   FaultFileSystem fs_;
   LogCapture log_;
   std::unique_ptr<FileStore> store_;

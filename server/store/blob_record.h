@@ -1,0 +1,84 @@
+// One record per small blob: its data, Merkle tree, FEC area, descriptor and
+// fs-verity signature in one file (the file store) or one object (S3), with a
+// fixed-size footer at the end that says where each part is, as a LevelDB
+// table's footer does. The data comes first, so that a Put writes it as it
+// arrives and the rest once its size is known.
+//
+// clang-format off
+//   [data][tree][fec][descriptor][signature][footer, 64 bytes]
+//   footer: magic "VRTYRECD" | version u32 | flags u32 (bit 0: tree manifest) |
+//           data size u64 | tree size u64 | fec size u64 | descriptor size u32 |
+//           signature size u32 | 8 zero bytes | check: the first 8 bytes of the
+//           SHA-256 of the 56 bytes before it
+// clang-format on
+//
+// (Integers little-endian.) Nothing in a record is trusted because of the
+// footer: the descriptor must hash to the blob's digest, and every data and
+// tree block is verified as it is read; the check only tells a damaged footer
+// (DATA_LOSS) from one a newer verityd wrote (UNIMPLEMENTED).
+
+#ifndef VERITYD_SERVER_STORE_BLOB_RECORD_H_
+#define VERITYD_SERVER_STORE_BLOB_RECORD_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "server/store/store.h"
+
+namespace verity::server {
+
+inline constexpr size_t kRecordFooterSize = 64;
+// The footer version this code writes and reads.
+inline constexpr uint32_t kRecordVersion = 1;
+// A blob of at most this many bytes is stored as one record; a larger one
+// (or one whose size a Put does not say) as separate parts. docs/storage.md
+// has the figures behind it: a record's signature or tree-manifest mark is
+// changed by writing the record again, which stays cheap up to here.
+inline constexpr uint64_t kMaxRecordDataBytes = uint64_t{1} << 20;
+
+// Where a record's parts are. Plain value.
+struct RecordFooter {
+  uint32_t version = kRecordVersion;
+  bool tree_manifest = false;
+  uint64_t data_size = 0;
+  uint64_t tree_size = 0;
+  uint64_t fec_size = 0;
+  uint32_t descriptor_size = 0;
+  uint32_t signature_size = 0;
+
+  // Where `part` starts in the record.
+  uint64_t PartOffset(BlobPart part) const;
+  uint64_t descriptor_offset() const {
+    return data_size + tree_size + fec_size;
+  }
+  uint64_t signature_offset() const {
+    return descriptor_offset() + descriptor_size;
+  }
+  // The whole record's size, footer included.
+  uint64_t record_size() const {
+    return signature_offset() + signature_size + kRecordFooterSize;
+  }
+};
+
+// The footer's kRecordFooterSize bytes.
+std::string EncodeRecordFooter(const RecordFooter& footer);
+
+// The footer in `bytes` (the record's last kRecordFooterSize bytes) of a
+// record of `record_size` bytes. DATA_LOSS naming the blob if it is damaged
+// (its magic, check or sizes wrong); UNIMPLEMENTED if a later version of the
+// format wrote it.
+absl::StatusOr<RecordFooter> DecodeRecordFooter(absl::string_view bytes,
+                                                uint64_t record_size,
+                                                absl::string_view digest_text);
+
+// What follows a record's `data_size` bytes of data: the tree, the FEC area,
+// the descriptor, the signature and the footer.
+std::string RecordTail(uint64_t data_size, absl::string_view tree,
+                       absl::string_view fec, absl::string_view descriptor,
+                       absl::string_view signature, bool tree_manifest);
+
+}  // namespace verity::server
+
+#endif  // VERITYD_SERVER_STORE_BLOB_RECORD_H_
