@@ -182,6 +182,9 @@ absl::Status Verityd::Init() {
   manifest_bytes_ =
       std::make_unique<ByteBudget>(options_.service.max_manifest_bytes);
   context_.manifest_bytes = manifest_bytes_.get();
+  batch_update_bytes_ =
+      std::make_unique<ByteBudget>(options_.service.max_batch_update_bytes);
+  context_.batch_update_bytes = batch_update_bytes_.get();
   if (!store_->IsLocal()) {
     ExecutorOptions lookups;
     lookups.name = "lookups";

@@ -148,6 +148,7 @@ class Verityd {
   std::unique_ptr<ByteBudget> chunk_budget_;
   std::unique_ptr<ByteBudget> batch_read_blobs_;
   std::unique_ptr<ByteBudget> manifest_bytes_;
+  std::unique_ptr<ByteBudget> batch_update_bytes_;
   // Outlive the server, whose streams and calls they watch.
   std::unique_ptr<StreamWatchdog> watchdog_;
   std::unique_ptr<Authorizer> authorizer_;

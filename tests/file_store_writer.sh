@@ -25,9 +25,8 @@ with_server_stopped() {
   start_guarded "$guarded_keys" "$guarded_port"
 }
 name_file() { echo "$store/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
-blob_file() { local hex=${1#sha256:}; echo "$store/blobs/sha256/${hex:0:2}/$hex/data"; }
 store_read() { cp "$(name_file "$1")" "$2"; }
 store_write() { with_server_stopped cp "$2" "$(name_file "$1")"; }
 store_delete() { with_server_stopped rm "$(name_file "$1")"; }
-store_blob_write() { with_server_stopped cp "$2" "$(blob_file "$1")"; }
-store_mark_tree() { with_server_stopped touch "$(dirname "$(blob_file "$1")")/tree_manifest"; }
+store_blob_write() { with_server_stopped write_stored_data "$store" "$1" "$2"; }
+store_mark_tree() { with_server_stopped mark_stored_tree "$store" "$1"; }

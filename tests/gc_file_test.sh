@@ -9,9 +9,8 @@ source "$here/scrub_checks.sh"
 init_test gc_file_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 replica_count=1
-blob_dir() { local hex=${1#*:}; echo "$store_dir/blobs/${1%%:*}/${hex:0:2}/$hex"; }
-damage_data() { flip "$(blob_dir "$1")/data" "$2"; }
-repair_is_stored() { cmp -s "$(blob_dir "$1")/data" "$2"; }
+damage_data() { flip "$(data_file "$store_dir" "$1")" "$2"; }
+repair_is_stored() { cmp -s <(stored_data "$store_dir" "$1") "$2"; }
 plant_leftover() { :; }  # the file store empties its staging when it opens
 leftover_exists() { false; }
 store_dir=$work/store

@@ -74,14 +74,13 @@ for i in $(seq 4); do
   sleep 0.2
 done
 check "the reads returned the blob" cmp -s "$work/blob" "$work/out"
-hex=${victim#sha256:}
 flip() {  # OFFSET...: flips a bit of the victim's stored data at each offset
   python3 -c '
 import sys
 with open(sys.argv[1], "r+b") as f:
     for at in map(int, sys.argv[2:]):
         f.seek(at); b = f.read(1); f.seek(at); f.write(bytes([b[0] ^ 1]))' \
-    "$work/store/blobs/sha256/${hex:0:2}/$hex/data" "$@"
+    "$(data_file "$work/store" "$victim")" "$@"
 }
 # One bad block: FEC (2 roots by default) repairs it. Three in the victim's one RS group: beyond
 # repair.

@@ -9,10 +9,9 @@ for var in $(compgen -v VERITYD_) VERITY_SERVER; do unset "$var"; done
 
 head -c 100000 /dev/urandom >"$work/small"
 small_digest=$(/usr/bin/fsverity digest "$work/small" | cut -d' ' -f1)
-small_hex=${small_digest#sha256:}
 
 # stored_in STORE: the small file's blob is in STORE.
-stored_in() { cmp -s "$work/small" "$1/blobs/sha256/${small_hex:0:2}/$small_hex/data"; }
+stored_in() { cmp -s "$work/small" <(stored_data "$1" "$small_digest"); }
 
 # ---- (a) configuration through the environment; flags win
 VERITYD_LISTEN=127.0.0.1:0 VERITYD_STORE_DIR="$work/env-store" start_server env

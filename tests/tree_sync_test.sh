@@ -35,7 +35,6 @@ restart_with() {  # COMMAND...: run it with the server stopped
     --name_keys="$keys/server.pub"
 }
 name_file="$store/names/$(printf '%s' "$name" | sha256sum | cut -d' ' -f1)"
-blob_data() { local hex=${1#sha256:}; echo "$store/blobs/sha256/${hex:0:2}/$hex/data"; }
 publish_tree() {  # DIR: put it as the name's next version; prints its digest
   vc put "${srv[@]}" "$1" --name="$name" "${publish[@]}" 2>/dev/null | cut -d' ' -f1
 }
@@ -139,7 +138,8 @@ echo "release 3" >"$work/v3/docs/readme"
 echo "3" >"$work/v3/docs/check"
 v3=$(publish_tree "$work/v3")
 new_digest=$("$verity" digest "$work/v3/docs/new" | cut -d' ' -f1)
-restart_with bash -c 'head -c 70000 /dev/urandom >"$1"' _ "$(blob_data "$new_digest")"
+head -c 70000 /dev/urandom >"$work/swapped"
+restart_with write_stored_data "$store" "$new_digest" "$work/swapped"
 sync_now
 check "a swapped blob: the status says failing" test "$(status_of "$dir" state)" == failing
 check "a swapped blob: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"

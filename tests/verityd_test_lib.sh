@@ -247,6 +247,57 @@ flip() {
   printf "$(printf '\\%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
+# blob_path STORE DIGEST: where the file store in STORE keeps blob DIGEST ("sha256:<hex>"): a
+# directory (data, tree, ...), or, for a blob of at most 1 MiB put with its size, one record
+# file whose first bytes are the content (server/store/blob_record.h).
+blob_path() { local hex=${2#*:}; echo "$1/blobs/${2%%:*}/${hex:0:2}/$hex"; }
+# data_file STORE DIGEST: the file whose first bytes are the blob's content: a flip there is a
+# flip of the content at the same offset.
+data_file() {
+  local path
+  path=$(blob_path "$1" "$2")
+  if [[ -d $path ]]; then echo "$path/data"; else echo "$path"; fi
+}
+# stored_data STORE DIGEST: the blob's content as stored (a record's count of content bytes is
+# the u64 at offset 16 of its 64-byte footer).
+stored_data() {
+  local path size
+  path=$(blob_path "$1" "$2")
+  if [[ -d $path ]]; then
+    cat "$path/data"
+    return
+  fi
+  size=$(stat -c %s "$path")
+  head -c "$(od -An -tu8 -j $((size - 48)) -N8 "$path" | tr -d ' ')" "$path"
+}
+# write_stored_data STORE DIGEST FILE: the blob's content overwritten with FILE's bytes, in
+# place (behind the server's back; the server must be stopped).
+write_stored_data() {
+  local path
+  path=$(blob_path "$1" "$2")
+  if [[ -d $path ]]; then
+    cp "$3" "$path/data"
+  else
+    dd if="$3" of="$path" conv=notrunc status=none
+  fi
+}
+# mark_stored_tree STORE DIGEST: the blob marked as a tree manifest, as a tree Put marks one: a
+# directory's empty tree_manifest file, or a record's footer flag (its check made again).
+mark_stored_tree() {
+  local path
+  path=$(blob_path "$1" "$2")
+  if [[ -d $path ]]; then
+    touch "$path/tree_manifest"
+    return
+  fi
+  python3 -c 'import hashlib, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(-64, 2); footer = bytearray(f.read(64))
+    footer[12] |= 1
+    footer[56:64] = hashlib.sha256(bytes(footer[:56])).digest()[:8]
+    f.seek(-64, 2); f.write(footer)' "$path"
+}
+
 # s3_curl CURL_ARGS..., s3_put KEY FILE, s3_get KEY FILE: the bucket of the Ceph cluster that
 # tests/testing/with_ceph.sh started (its S3_* and AWS_* variables), as anyone with its
 # credentials sees it: plain curl --aws-sigv4.

@@ -379,6 +379,71 @@ absl::StatusOr<std::vector<sdk::Digest>> ClientImpl::FindMissing(
   return missing;
 }
 
+absl::StatusOr<std::vector<absl::Status>> ClientImpl::BatchUpdate(
+    const std::vector<sdk::BatchUpdateBlob>& blobs) {
+  uint64_t bytes = 0;
+  v1::BatchUpdateRequest request;
+  for (const sdk::BatchUpdateBlob& blob : blobs) {
+    bytes += blob.data.size();
+    v1::BatchUpdateRequest::Blob* out = request.add_blobs();
+    out->set_digest(blob.digest.ToString());
+    out->set_data(blob.data);
+    MerkleParams params;
+    params.hash_algorithm = ToParsedDigest(blob.digest).algorithm;
+    *out->mutable_params() = TreeParamsToProto(params);
+  }
+  if (blobs.size() > sdk::kMaxBatchUpdateBlobs ||
+      bytes > sdk::kMaxBatchUpdateBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BatchUpdate stores at most ", sdk::kMaxBatchUpdateBlobs,
+                     " blobs of at most ", sdk::kMaxBatchUpdateBytes,
+                     " bytes; given ", blobs.size(), " of ", bytes));
+  }
+  v1::BatchUpdateResponse response;
+  const absl::Status rpc = RetryUnary(
+      options_.retry, options_.rpc_timeout, absl::InfiniteFuture(),
+      [&](grpc::ClientContext* context) {
+        response.Clear();
+        return FromGrpcStatus(stub_->BatchUpdate(context, request, &response));
+      });
+  if (rpc.code() == absl::StatusCode::kUnimplemented) return PutEach(blobs);
+  RETURN_IF_ERROR(rpc);
+  if (static_cast<size_t>(response.blobs_size()) != blobs.size()) {
+    return absl::DataLossError(absl::StrCat("BatchUpdate sent ", blobs.size(),
+                                            " blobs and the server answered ",
+                                            response.blobs_size()));
+  }
+  std::vector<absl::Status> statuses;
+  statuses.reserve(blobs.size());
+  for (const v1::BatchUpdateResponse::Blob& blob : response.blobs()) {
+    statuses.push_back(FromGrpcStatus(grpc::Status(
+        static_cast<grpc::StatusCode>(blob.code()), blob.message())));
+  }
+  return statuses;
+}
+
+std::vector<absl::Status> ClientImpl::PutEach(
+    const std::vector<sdk::BatchUpdateBlob>& blobs) {
+  std::vector<absl::Status> statuses;
+  for (const sdk::BatchUpdateBlob& blob : blobs) {
+    sdk::PutOptions put;
+    put.hash_algorithm = blob.digest.algorithm();
+    put.expected_digest = blob.digest;
+    absl::string_view rest = blob.data;
+    statuses.push_back(
+        PutStream(
+            [&rest](absl::Span<uint8_t> buffer) -> absl::StatusOr<size_t> {
+              const size_t n = std::min(buffer.size(), rest.size());
+              std::copy_n(rest.data(), n, buffer.data());
+              rest.remove_prefix(n);
+              return n;
+            },
+            put)
+            .status());
+  }
+  return statuses;
+}
+
 absl::StatusOr<std::vector<absl::StatusOr<std::string>>> ClientImpl::BatchRead(
     const std::vector<sdk::Digest>& digests, const sdk::FetchOptions& options) {
   if (digests.size() > sdk::kMaxBatchReadBlobs) {

@@ -54,6 +54,8 @@ class ClientImpl final : public sdk::Client {
                                      uint32_t page_size) override;
   absl::StatusOr<std::vector<sdk::Digest>> FindMissing(
       const std::vector<sdk::Digest>& digests) override;
+  absl::StatusOr<std::vector<absl::Status>> BatchUpdate(
+      const std::vector<sdk::BatchUpdateBlob>& blobs) override;
   absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
       const std::vector<sdk::Digest>& digests,
       const sdk::FetchOptions& options) override;
@@ -77,6 +79,9 @@ class ClientImpl final : public sdk::Client {
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
   absl::Status DeleteRpc(const v1::DeleteRequest& request);
+  // BatchUpdate against a server without it: one Put per blob.
+  std::vector<absl::Status> PutEach(
+      const std::vector<sdk::BatchUpdateBlob>& blobs);
   // BatchRead against a server without it: one Fetch per blob.
   std::vector<absl::StatusOr<std::string>> FetchEach(
       const std::vector<sdk::Digest>& digests,

@@ -91,6 +91,71 @@ absl::StatusOr<std::vector<const TreeEntry*>> MissingFiles(
   return files;
 }
 
+// Files of at most this size are sent in BatchUpdate calls, many to a call;
+// larger ones each in a Put stream of its own.
+constexpr uint64_t kBatchedFileBytes = uint64_t{256} << 10;
+
+// What one upload task sends: a batch of small files, or one large file.
+struct Upload {
+  std::vector<const TreeEntry*> files;
+  bool batch = false;
+};
+
+// The missing files in batches that fit BatchUpdate's limits, and the large
+// ones alone.
+std::vector<Upload> PlanUploads(const std::vector<const TreeEntry*>& missing) {
+  std::vector<Upload> uploads;
+  Upload batch{{}, true};
+  uint64_t batch_bytes = 0;
+  for (const TreeEntry* file : missing) {
+    if (file->size > kBatchedFileBytes) {
+      uploads.push_back(Upload{{file}, false});
+      continue;
+    }
+    if (batch.files.size() == kMaxBatchUpdateBlobs ||
+        batch_bytes + file->size > kMaxBatchUpdateBytes) {
+      uploads.push_back(std::move(batch));
+      batch = Upload{{}, true};
+      batch_bytes = 0;
+    }
+    batch.files.push_back(file);
+    batch_bytes += file->size;
+  }
+  if (!batch.files.empty()) uploads.push_back(std::move(batch));
+  return uploads;
+}
+
+// `status` of the file `path`, saying which.
+absl::Status OfFile(const std::string& path, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat(path, ": ", status.message()));
+}
+
+// Sends the small files of `upload` in one BatchUpdate.
+absl::Status SendBatch(Client& client, const LocalTree& tree,
+                       const Upload& upload) {
+  std::vector<BatchUpdateBlob> blobs;
+  blobs.reserve(upload.files.size());
+  for (const TreeEntry* file : upload.files) {
+    const std::string path = JoinPath(tree.folder, file->path);
+    absl::StatusOr<std::string> data =
+        ReadSmallRegularFile(path, kBatchedFileBytes);
+    if (data.ok() && data->size() != file->size) {
+      data = absl::AbortedError("the file changed since it was scanned");
+    }
+    if (!data.ok()) return OfFile(path, data.status());
+    blobs.push_back(BatchUpdateBlob{*file->digest, *std::move(data)});
+  }
+  ASSIGN_OR_RETURN(const std::vector<absl::Status> stored,
+                   client.BatchUpdate(blobs));
+  for (size_t i = 0; i < stored.size(); ++i) {
+    if (!stored[i].ok()) {
+      return OfFile(JoinPath(tree.folder, upload.files[i]->path), stored[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The prefix of the folders FetchTree fills beside the folder `leaf`; the
 // process's id follows, so that a later fetch can tell a killed one's
 // leftovers.
@@ -182,19 +247,21 @@ absl::StatusOr<PutTreeResult> PutTree(Client& client, const LocalTree& tree,
   ASSIGN_OR_RETURN(const std::vector<const TreeEntry*> missing,
                    MissingFiles(client, tree));
   std::atomic<uint64_t> bytes_sent{0};
-  RETURN_IF_ERROR(ParallelFor(missing.size(), options.parallel, [&](size_t i) {
-    const TreeEntry& file = *missing[i];
-    PutOptions put;
-    put.hash_algorithm = file.digest->algorithm();
-    put.expected_digest = file.digest;
-    const absl::StatusOr<PutResult> result =
-        client.PutFile(JoinPath(tree.folder, file.path), put);
-    if (!result.ok()) {
-      return absl::Status(result.status().code(),
-                          absl::StrCat(JoinPath(tree.folder, file.path), ": ",
-                                       result.status().message()));
+  const std::vector<Upload> uploads = PlanUploads(missing);
+  RETURN_IF_ERROR(ParallelFor(uploads.size(), options.parallel, [&](size_t i) {
+    const Upload& upload = uploads[i];
+    if (upload.batch) {
+      RETURN_IF_ERROR(SendBatch(client, tree, upload));
+    } else {
+      const TreeEntry& file = *upload.files[0];
+      PutOptions put;
+      put.hash_algorithm = file.digest->algorithm();
+      put.expected_digest = file.digest;
+      const std::string path = JoinPath(tree.folder, file.path);
+      const absl::StatusOr<PutResult> result = client.PutFile(path, put);
+      if (!result.ok()) return OfFile(path, result.status());
     }
-    bytes_sent += file.size;
+    for (const TreeEntry* file : upload.files) bytes_sent += file->size;
     return absl::OkStatus();
   }));
   PutOptions put;

@@ -41,12 +41,13 @@ enum class RpcMethod {
   kBatchRead,
   kHistory,
   kCollect,
-  kScrub
+  kScrub,
+  kBatchUpdate
 };
-inline constexpr int kNumRpcMethods = 12;
+inline constexpr int kNumRpcMethods = 13;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing", "BatchRead", "History", "Collect", "Scrub".
+// "FindMissing", "BatchRead", "History", "Collect", "Scrub", "BatchUpdate".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

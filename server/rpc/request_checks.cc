@@ -68,17 +68,34 @@ absl::Status CheckStatementSize(absl::string_view statement) {
                    kMaxNameStatementSize, " may be given"));
 }
 
+// `text`, the digest of content hashed with `params`; `field` names it.
+absl::StatusOr<ParsedDigest> CheckDigestOf(absl::string_view text,
+                                           const MerkleParams& params,
+                                           absl::string_view field) {
+  ASSIGN_OR_RETURN(ParsedDigest digest, ParseDigest(text));
+  if (digest.algorithm != params.hash_algorithm) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " uses another hash algorithm than params"));
+  }
+  return digest;
+}
+
+// Content of `size` bytes that dm-verity does not cover is refused before
+// it is sent.
+absl::Status CheckSizeFor(const MerkleParams& params, uint64_t size) {
+  if (params.format != TreeFormat::kDmVerity) return absl::OkStatus();
+  return TreeGeometry::Create(params, size).status();
+}
+
 }  // namespace
 
 absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
   CheckedPutHeader checked;
   ASSIGN_OR_RETURN(checked.params, TreeParamsFromProto(header.params()));
   if (!header.expected_digest().empty()) {
-    ASSIGN_OR_RETURN(checked.expected, ParseDigest(header.expected_digest()));
-    if (checked.expected->algorithm != checked.params.hash_algorithm) {
-      return absl::InvalidArgumentError(
-          "expected_digest uses another hash algorithm than params");
-    }
+    ASSIGN_OR_RETURN(checked.expected,
+                     CheckDigestOf(header.expected_digest(), checked.params,
+                                   "expected_digest"));
   }
   if (!header.name().empty()) RETURN_IF_ERROR(ValidateBlobName(header.name()));
   checked.name = header.name();
@@ -95,12 +112,45 @@ absl::StatusOr<CheckedPutHeader> CheckPutHeader(const v1::PutHeader& header) {
   checked.tree_manifest = header.tree_manifest();
   if (header.has_content_size()) {
     checked.size = header.content_size();
-    // Content dm-verity does not cover is refused before it is sent.
-    if (checked.params.format == TreeFormat::kDmVerity) {
-      RETURN_IF_ERROR(
-          TreeGeometry::Create(checked.params, *checked.size).status());
-    }
+    RETURN_IF_ERROR(CheckSizeFor(checked.params, *checked.size));
   }
+  return checked;
+}
+
+absl::StatusOr<uint64_t> CheckBatchUpdateRequest(
+    const v1::BatchUpdateRequest& request) {
+  if (static_cast<size_t>(request.blobs_size()) > kMaxBatchUpdateBlobs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BatchUpdate sends ", request.blobs_size(),
+                     " blobs; at most ", kMaxBatchUpdateBlobs));
+  }
+  uint64_t bytes = 0;
+  for (const v1::BatchUpdateRequest::Blob& blob : request.blobs()) {
+    bytes += blob.data().size();
+  }
+  if (bytes > kMaxBatchUpdateBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("BatchUpdate sends ", bytes,
+                                                   " bytes of data; at most ",
+                                                   kMaxBatchUpdateBytes));
+  }
+  return bytes;
+}
+
+absl::StatusOr<CheckedBatchBlob> CheckBatchUpdateBlob(
+    const v1::BatchUpdateRequest::Blob& blob) {
+  CheckedBatchBlob checked;
+  ASSIGN_OR_RETURN(checked.params, TreeParamsFromProto(blob.params()));
+  if (blob.digest().empty()) {
+    return absl::InvalidArgumentError("a BatchUpdate blob needs its digest");
+  }
+  ASSIGN_OR_RETURN(checked.digest,
+                   CheckDigestOf(blob.digest(), checked.params, "digest"));
+  if (blob.data().size() > kMaxBatchUpdateBlobBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a blob of ", blob.data().size(), " bytes is over BatchUpdate's ",
+        kMaxBatchUpdateBlobBytes, "; send it with Put"));
+  }
+  RETURN_IF_ERROR(CheckSizeFor(checked.params, blob.data().size()));
   return checked;
 }
 

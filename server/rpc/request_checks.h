@@ -93,6 +93,28 @@ inline constexpr size_t kMaxFindMissingDigests = 10000;
 absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
     const v1::FindMissingRequest& request);
 
+// The most blobs, and data bytes of all of them, one BatchUpdate stores, and
+// the largest blob it takes (a larger one is sent with Put).
+inline constexpr size_t kMaxBatchUpdateBlobs = 1000;
+inline constexpr uint64_t kMaxBatchUpdateBytes = uint64_t{4} << 20;
+inline constexpr uint64_t kMaxBatchUpdateBlobBytes = uint64_t{1} << 20;
+
+// The data bytes of a BatchUpdate's blobs. INVALID_ARGUMENT for more than
+// kMaxBatchUpdateBlobs blobs or kMaxBatchUpdateBytes of data.
+absl::StatusOr<uint64_t> CheckBatchUpdateRequest(
+    const v1::BatchUpdateRequest& request);
+
+// One blob of a BatchUpdate, as asked.
+struct CheckedBatchBlob {
+  MerkleParams params;
+  ParsedDigest digest;
+};
+
+// Refuses a blob whose params or digest a Put's header would refuse (the
+// digest is required), and one over kMaxBatchUpdateBlobBytes.
+absl::StatusOr<CheckedBatchBlob> CheckBatchUpdateBlob(
+    const v1::BatchUpdateRequest::Blob& blob);
+
 // The most blobs, and data bytes of all of them, one BatchRead reads.
 inline constexpr size_t kMaxBatchReadBlobs = 1000;
 inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;

@@ -75,6 +75,10 @@ struct ServiceOptions {
   // Bytes of tree manifests that all tree Puts together hold until their
   // check (one manifest may be 128 MiB); past it a Put is RESOURCE_EXHAUSTED.
   uint64_t max_manifest_bytes = uint64_t{256} << 20;
+  // Data bytes that all BatchUpdate calls together hold while they store
+  // their blobs (one call holds at most 4 MiB); past it a call is
+  // RESOURCE_EXHAUSTED.
+  uint64_t max_batch_update_bytes = uint64_t{64} << 20;
   // Garbage collection's grace (every replica of a store the same): blobs
   // a call relies on (FindMissing, a Put that finds its blob, a tree Put's
   // files, SetName) are marked used at least every half of it.
@@ -127,6 +131,8 @@ struct ServiceContext {
   ByteBudget* batch_read_blobs = nullptr;
   // ServiceOptions::max_manifest_bytes, shared.
   ByteBudget* manifest_bytes = nullptr;
+  // ServiceOptions::max_batch_update_bytes, shared.
+  ByteBudget* batch_update_bytes = nullptr;
   // FindMissing's and the tree Put check's lookups of a remote store, shared
   // by every call (tree_checks.h); null for a local store.
   Executor* lookups = nullptr;

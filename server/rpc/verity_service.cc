@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "lib/base/status_macros.h"
 #include "server/rpc/batch_read_reactor.h"
+#include "server/rpc/batch_update.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/put_reactor.h"
@@ -232,6 +233,17 @@ grpc::ServerUnaryReactor* VerityService::FindMissing(
   return Answer(context_, call, RpcMethod::kFindMissing, Role::kRead,
                 context_->io, [this, request, response] {
                   return DoFindMissing(*context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::BatchUpdate(
+    grpc::CallbackServerContext* call, const v1::BatchUpdateRequest* request,
+    v1::BatchUpdateResponse* response) {
+  // Stores blobs, as Put: the write role. Hashing and the store's writes and
+  // syncs: never inline.
+  return Answer(context_, call, RpcMethod::kBatchUpdate, Role::kWrite,
+                context_->io, [this, request, response] {
+                  return DoBatchUpdate(*context_, *request, response);
                 });
 }
 

@@ -1,7 +1,7 @@
 // The verity.v1.Verity gRPC service on the callback API: Put and Read are
 // streams with their own reactors, as are ReadSmall, a Read in one message,
-// and BatchRead, whole small blobs in one; Stat, List, Delete, SetName and
-// FindMissing answer at once.
+// and BatchRead, whole small blobs in one; Stat, List, Delete, SetName,
+// FindMissing and BatchUpdate (whole small blobs stored in one) are unary.
 
 #ifndef VERITYD_SERVER_RPC_VERITY_SERVICE_H_
 #define VERITYD_SERVER_RPC_VERITY_SERVICE_H_
@@ -58,6 +58,9 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* FindMissing(
       grpc::CallbackServerContext* call, const v1::FindMissingRequest* request,
       v1::FindMissingResponse* response) override;
+  grpc::ServerUnaryReactor* BatchUpdate(
+      grpc::CallbackServerContext* call, const v1::BatchUpdateRequest* request,
+      v1::BatchUpdateResponse* response) override;
 
  private:
   ServiceContext* const context_;

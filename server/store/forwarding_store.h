@@ -98,6 +98,10 @@ class ForwardingStore : public Store {
     return inner_.WriteRecord(key, body, expected);
   }
   std::optional<StoreTotals> Totals() const override { return inner_.Totals(); }
+  std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs) override {
+    return inner_.PutBatch(blobs);
+  }
   bool IsLocal() const override { return inner_.IsLocal(); }
   absl::Status CheckHealth() const override { return inner_.CheckHealth(); }
   void Log(absl::string_view message) const override { inner_.Log(message); }

@@ -65,7 +65,7 @@ absl::Status PutPipeline::Ended() const {
 }
 
 absl::Status PutPipeline::Append(absl::Span<const uint8_t> data) {
-  if (finished_) return Ended();
+  if (finished_ || staged_.has_value()) return Ended();
   if (data.size() > options_.max_bytes - size_) {
     return Fail(absl::ResourceExhaustedError(absl::StrCat(
         "blob exceeds the store's limit of ", options_.max_bytes, " bytes")));
@@ -83,10 +83,30 @@ absl::Status PutPipeline::Append(absl::Span<const uint8_t> data) {
 }
 
 absl::StatusOr<PutResult> PutPipeline::Commit(const PutCommit& commit) {
-  if (finished_) return Ended();
+  RETURN_IF_ERROR(Stage(commit));
+  return Publish();
+}
+
+absl::Status PutPipeline::Stage(const PutCommit& commit) {
+  if (finished_ || staged_.has_value()) return Ended();
   absl::StatusOr<SealedBlob> sealed = Seal(commit);
   if (!sealed.ok()) return Fail(sealed.status());
-  absl::StatusOr<PutResult> result = StageAndPublish(*sealed);
+  // Durable but invisible first, then visible at once (Publish): a crash
+  // between the two leaves no partial blob, only leftovers the store cleans
+  // up.
+  if (absl::Status staged = sink_->Stage(*sealed); !staged.ok()) {
+    return Fail(std::move(staged));
+  }
+  staged_ = *std::move(sealed);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PutResult> PutPipeline::Publish() {
+  if (finished_) return Ended();
+  if (!staged_.has_value()) {
+    return absl::FailedPreconditionError("the Put was not staged");
+  }
+  absl::StatusOr<PutResult> result = sink_->Publish(*staged_);
   if (!result.ok()) return Fail(result.status());
   finished_ = true;
   return result;
@@ -118,13 +138,6 @@ absl::StatusOr<SealedBlob> PutPipeline::Seal(const PutCommit& commit) {
   blob.fsverity_signature = commit.fsverity_signature;
   blob.tree_manifest = commit.tree_manifest;
   return blob;
-}
-
-absl::StatusOr<PutResult> PutPipeline::StageAndPublish(const SealedBlob& blob) {
-  // Durable but invisible first, then visible at once: a crash between the
-  // two leaves no partial blob, only leftovers the store cleans up.
-  RETURN_IF_ERROR(sink_->Stage(blob));
-  return sink_->Publish(blob);
 }
 
 }  // namespace verity::server

@@ -70,15 +70,21 @@ class PutPipeline final : public PutWriter {
   // RESOURCE_EXHAUSTED past max_bytes, with nothing of `data` kept; else
   // the sink's error.
   absl::Status Append(absl::Span<const uint8_t> data) override;
+  // Stage, then Publish.
   absl::StatusOr<PutResult> Commit(const PutCommit& commit) override;
   using PutWriter::Commit;
+  // Commit in two steps, for a store that stages many Puts before it
+  // publishes any (FileStore::PutBatch): Stage hashes and checks the content
+  // and stages it through the sink; Publish publishes what Stage staged.
+  // A failure of either ends the Put, as Commit's does.
+  absl::Status Stage(const PutCommit& commit);
+  absl::StatusOr<PutResult> Publish();
   uint64_t size() const override { return size_; }
   Executor* executor() const override { return options_.executor; }
 
  private:
   // The hashed content, once the name and the digest are checked.
   absl::StatusOr<SealedBlob> Seal(const PutCommit& commit);
-  absl::StatusOr<PutResult> StageAndPublish(const SealedBlob& blob);
   // Ends the Put with `status`: Aborts the sink and remembers it.
   absl::Status Fail(absl::Status status);
   // What a call after the end returns.
@@ -88,6 +94,8 @@ class PutPipeline final : public PutWriter {
   const std::unique_ptr<BlobSink> sink_;
   MerkleBuilder builder_;
   uint64_t size_ = 0;
+  // What Stage staged, for Publish.
+  std::optional<SealedBlob> staged_;
   bool finished_ = false;
   absl::Status failure_;  // OK once finished_: committed
 };

@@ -157,4 +157,41 @@ absl::StatusOr<std::unique_ptr<PutWriter>> QuotaStore::StartPut(
   return std::make_unique<QuotaWriter>(*this, *std::move(writer), reserved);
 }
 
+std::vector<absl::StatusOr<PutResult>> QuotaStore::PutBatch(
+    absl::Span<const BatchPut> blobs) {
+  if (max_bytes_ == 0) return inner().PutBatch(blobs);
+  std::vector<absl::StatusOr<PutResult>> results(
+      blobs.size(), absl::InternalError("not stored"));
+  std::vector<BatchPut> admitted;
+  std::vector<size_t> from;        // admitted[k] is blobs[from[k]]
+  std::vector<uint64_t> reserved;  // what admitted[k] took
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    // Content stored already takes no more, as for a Put.
+    const absl::StatusOr<bool> stored = inner().Has(blobs[i].digest);
+    uint64_t bytes = 0;
+    absl::Status status = stored.status();
+    if (status.ok() && !*stored) {
+      bytes = blobs[i].data.size();
+      status = Reserve(bytes);
+    }
+    if (!status.ok()) {
+      results[i] = status;
+      continue;
+    }
+    admitted.push_back(blobs[i]);
+    from.push_back(i);
+    reserved.push_back(bytes);
+  }
+  std::vector<absl::StatusOr<PutResult>> stored = inner().PutBatch(admitted);
+  for (size_t k = 0; k < admitted.size(); ++k) {
+    if (stored[k].ok()) {
+      Stored(reserved[k], !stored[k]->already_present);
+    } else {
+      Release(reserved[k]);
+    }
+    results[from[k]] = std::move(stored[k]);
+  }
+  return results;
+}
+
 }  // namespace verity::server

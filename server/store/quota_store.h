@@ -59,6 +59,11 @@ class QuotaStore : public ForwardingStore {
   // content) or was found stored already.
   void Stored(uint64_t bytes, bool added) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Each blob takes the quota a Put of it would: one that does not fit fails
+  // alone (RESOURCE_EXHAUSTED); the others are stored as one batch.
+  std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs) override;
+
  private:
   absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
       const MerkleParams& params, const std::optional<ParsedDigest>& expected,

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lib/base/status_macros.h"
@@ -66,6 +67,28 @@ class QuotaStoreTest : public ::testing::TestWithParam<bool> {
 
   std::unique_ptr<QuotaStore> store_;
 };
+
+// A batch's blobs take the quota one by one: one that would pass it fails
+// alone, and content stored already takes none.
+TEST_P(QuotaStoreTest, ABatchBlobThatWouldPassItFailsAlone) {
+  const TestBlob a = MakeRandomTestBlob(6000, MerkleParams{}, 11);
+  const TestBlob b = MakeRandomTestBlob(5000, MerkleParams{}, 12);
+  const TestBlob c = MakeRandomTestBlob(3000, MerkleParams{}, 13);
+  ASSERT_TRUE(PutUndeclared(*store_, a).ok());
+  const auto of = [](const TestBlob& blob) {
+    return BatchPut{MerkleParams{}, blob.digest, blob.data};
+  };
+  const std::vector<absl::StatusOr<PutResult>> results =
+      store_->PutBatch({of(a), of(b), of(c)});
+  ASSERT_EQ(results.size(), 3u);
+  ASSERT_TRUE(results[0].ok()) << results[0].status();
+  EXPECT_TRUE(results[0]->already_present);
+  EXPECT_TRUE(absl::IsResourceExhausted(results[1].status()))
+      << results[1].status();
+  EXPECT_FALSE(store_->Stat(b.digest).ok());
+  ASSERT_TRUE(results[2].ok()) << results[2].status();
+  EXPECT_EQ(store_->Used(), 9000u);
+}
 
 TEST_P(QuotaStoreTest, RefusesAPutThatWouldPassItAndStoresNothing) {
   const TestBlob a = MakeRandomTestBlob(6000, MerkleParams{}, 1);

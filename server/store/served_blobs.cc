@@ -54,6 +54,17 @@ absl::StatusOr<PutResult> ServedBlobs::CommitPut(PutWriter& writer,
   return result;
 }
 
+std::vector<absl::StatusOr<PutResult>> ServedBlobs::PutBatch(
+    absl::Span<const BatchPut> blobs) {
+  std::vector<absl::StatusOr<PutResult>> results = store_->PutBatch(blobs);
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (!results[i].ok() || !results[i]->already_present) {
+      cache_.Erase(blobs[i].digest);
+    }
+  }
+  return results;
+}
+
 absl::StatusOr<BlobInfo> ServedBlobs::SetName(const ParsedDigest& digest,
                                               const NameWrite& write) {
   return store_->SetName(digest, write);

@@ -80,6 +80,11 @@ class ServedBlobs {
   absl::StatusOr<PutResult> CommitPut(PutWriter& writer,
                                       const PutCommit& commit);
 
+  // Store::PutBatch; each blob's cached copy is dropped unless the store
+  // found it stored already (a failed blob's too: it may be stored even so).
+  std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs);
+
   // Store::SetName. The cache is by digest: nothing of it goes.
   absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
                                    const NameWrite& write);

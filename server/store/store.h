@@ -91,6 +91,14 @@ struct PutCommit {
   bool tree_manifest = false;
 };
 
+// One blob of Store::PutBatch: its whole content, with the digest it must
+// hash to (DATA_LOSS otherwise). Borrows `data` for the call.
+struct BatchPut {
+  MerkleParams params;
+  ParsedDigest digest;
+  absl::string_view data;
+};
+
 struct PutResult {
   BlobInfo info;
   // The content was stored already; the new copy was discarded.
@@ -375,6 +383,14 @@ class Store {
       std::optional<uint64_t> size = std::nullopt) {
     return StartPut(params, expected, size);
   }
+
+  // Stores many small blobs (REAPI's BatchUpdateBlobs): each as BeginPut
+  // with its digest and size, an Append of all its content and a Commit
+  // would, with a result of its own, in order. A backend may make them
+  // durable together (the file store: two syncfs for the whole batch, not
+  // two for each blob); this default stores them one at a time. Blocking.
+  virtual std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs);
 
   // NOT_FOUND if absent; DATA_LOSS if quarantined or found damaged (the
   // caller may then Quarantine it).

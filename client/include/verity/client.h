@@ -52,6 +52,19 @@ inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;
 // total at most 256 KiB).
 inline constexpr uint64_t kMaxBatchReadBlobBytes = uint64_t{256} << 10;
 
+// What one BatchUpdate may store: the server's limits.
+inline constexpr size_t kMaxBatchUpdateBlobs = 1000;
+inline constexpr uint64_t kMaxBatchUpdateBytes = uint64_t{4} << 20;
+inline constexpr uint64_t kMaxBatchUpdateBlobBytes = uint64_t{1} << 20;
+
+// One blob of BatchUpdate: its whole content and the digest it must have,
+// with 4 KiB blocks of the digest's algorithm, no salt (what PutTree's files
+// have). Plain value.
+struct BatchUpdateBlob {
+  Digest digest;
+  std::string data;
+};
+
 // Fills `buffer` with the next bytes of content; returns how many, 0 at the
 // end.
 using ByteSource =
@@ -171,6 +184,18 @@ class Client {
   // one Fetch per blob. `options`' range and parallel_streams are ignored.
   virtual absl::StatusOr<std::vector<absl::StatusOr<std::string>>> BatchRead(
       const std::vector<Digest>& digests, const FetchOptions& options) = 0;
+
+  // Stores whole small blobs in one call (BatchUpdate, as REAPI's
+  // BatchUpdateBlobs), made durable together: how a tree of many small files
+  // is uploaded. At most kMaxBatchUpdateBlobs blobs of at most
+  // kMaxBatchUpdateBytes together (INVALID_ARGUMENT otherwise), each of at
+  // most kMaxBatchUpdateBlobBytes. Returns a status per blob, in order: a
+  // blob whose content does not have its digest (DATA_LOSS), or that the
+  // store refuses, fails alone; the call fails only if the call does.
+  // Retried as Stat (storing content again changes nothing). A server
+  // without BatchUpdate gets one Put per blob.
+  virtual absl::StatusOr<std::vector<absl::Status>> BatchUpdate(
+      const std::vector<BatchUpdateBlob>& blobs) = 0;
 
   // Deletes the blob and every name that refers to it now. A blob that a
   // name's retained history reaches (itself, or a file of a tree it names)

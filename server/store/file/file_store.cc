@@ -78,14 +78,19 @@ absl::StatusOr<std::unique_ptr<FileStore>> FileStore::Open(
 absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
     const MerkleParams& params, const std::optional<ParsedDigest>& expected,
     std::optional<uint64_t> size) {
+  // Before the first write: a syncfs that fails from here on may have lost
+  // some of this Put's.
+  return NewPut(params, expected, size, group_sync_->Mark(), nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<PutPipeline>> FileStore::NewPut(
+    const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+    std::optional<uint64_t> size, uint64_t mark, Batch* batch) {
   RETURN_IF_ERROR(ValidatePutParams(params));
   RETURN_IF_ERROR(CheckPutSize(size, options_.max_blob_bytes));
   // Without a stream, the Put reads its content back to encode the area.
   ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> fec_stream,
                    FecStreamFor(params, size, options_.fec_roots));
-  // Before the first write: a syncfs that fails from here on may have lost
-  // some of this Put's.
-  const uint64_t mark = group_sync_->Mark();
   // A small blob is one file: one inode to create, one to open for a read.
   const FileBlobSink::Shape shape =
       size.has_value() && *size <= options_.record_max_bytes
@@ -95,15 +100,17 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
   if (shape == FileBlobSink::Shape::kDirectory) {
     RETURN_IF_ERROR(fs_.MakeDir(path).status());
   }
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<FileBlobSink> sink,
-      FileBlobSink::Create(
-          fs_, shape, std::move(path),
-          [this, mark] { return group_sync_->Sync(mark); },
-          [this, mark](const std::string& staged, const SealedBlob& blob) {
-            return PublishStaged(staged, blob, mark);
-          },
-          options_.fec_roots, std::move(fec_stream)));
+  // A batch's Puts are made durable by PutBatch, once for all of them.
+  SyncFn sync = [this, mark] { return group_sync_->Sync(mark); };
+  if (batch != nullptr) sync = [] { return absl::OkStatus(); };
+  ASSIGN_OR_RETURN(std::unique_ptr<FileBlobSink> sink,
+                   FileBlobSink::Create(
+                       fs_, shape, std::move(path), std::move(sync),
+                       [this, mark, batch](const std::string& staged,
+                                           const SealedBlob& blob) {
+                         return PublishStaged(staged, blob, mark, batch);
+                       },
+                       options_.fec_roots, std::move(fec_stream)));
   // No executor of its own: a file Put waits only on the disk, never on
   // capacity other Puts hold, and the caller's I/O threads bound that.
   return std::make_unique<PutPipeline>(
@@ -112,9 +119,10 @@ absl::StatusOr<std::unique_ptr<PutWriter>> FileStore::StartPut(
       std::move(sink));
 }
 
-absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
+absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& path,
                                                    const SealedBlob& blob,
-                                                   uint64_t mark) {
+                                                   uint64_t mark,
+                                                   Batch* batch) {
   absl::MutexLock mutation(&mutation_mu_);
   const std::string& text = blob.digest_text;
   // Another Put of this content between its rename and its entry: whether
@@ -131,28 +139,20 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
   }
   if (!present) {
     RETURN_IF_ERROR(MakeShardDir(blob.digest));
-    RETURN_IF_ERROR(fs_.Rename(dir, layout_.BlobDir(blob.digest)));
+    RETURN_IF_ERROR(fs_.Rename(path, layout_.BlobDir(blob.digest)));
     // Served only once durable, so that no reader sees a blob a crash can
     // take away. The syncfs is shared with the Puts in flight, which must
-    // not wait for this one's lock to reach it.
+    // not wait for this one's lock to reach it; a batch's, with the rest of
+    // the batch (SettleBatch), which answers for it.
     publishing_.insert(text);
+    if (batch != nullptr) {
+      batch->renamed.emplace_back(batch->index, blob);
+      return PutResult{};
+    }
     mutation_mu_.Unlock();
     const absl::Status synced = group_sync_->Sync(mark);
     mutation_mu_.Lock();
-    publishing_.erase(text);
-    if (!synced.ok() && TakeBack(blob)) return synced;
-    {
-      absl::MutexLock lock(&mu_);
-      AddEntry(text,
-               Entry{blob.tree.descriptor, blob.tree.tree.size(),
-                     blob.fsverity_signature, blob.tree_manifest, absl::Now()});
-      quarantined_.erase(text);
-    }
-    RETURN_IF_ERROR(synced);
-    // The served copy is durable, so the damaged one can go. Failing to
-    // remove it must not fail the Put: the next Open drops it.
-    const absl::Status dropped = DropQuarantined(blob.digest);
-    if (!dropped.ok()) Log(dropped.message());
+    RETURN_IF_ERROR(Settle(blob, synced));
   }
   if (present && !blob.fsverity_signature.empty()) {
     RETURN_IF_ERROR(ReplaceSignature(blob.digest, blob.fsverity_signature));
@@ -166,6 +166,26 @@ absl::StatusOr<PutResult> FileStore::PublishStaged(const std::string& dir,
   PutResult result{InfoOf(text, blobs_.at(text)), present};
   result.info.name_statement = blob.name.statement;
   return result;
+}
+
+absl::Status FileStore::Settle(const SealedBlob& blob,
+                               const absl::Status& synced) {
+  const std::string& text = blob.digest_text;
+  publishing_.erase(text);
+  if (!synced.ok() && TakeBack(blob)) return synced;
+  {
+    absl::MutexLock lock(&mu_);
+    AddEntry(text,
+             Entry{blob.tree.descriptor, blob.tree.tree.size(),
+                   blob.fsverity_signature, blob.tree_manifest, absl::Now()});
+    quarantined_.erase(text);
+  }
+  RETURN_IF_ERROR(synced);
+  // The served copy is durable, so the damaged one can go. Failing to
+  // remove it must not fail the Put: the next Open drops it.
+  const absl::Status dropped = DropQuarantined(blob.digest);
+  if (!dropped.ok()) Log(dropped.message());
+  return absl::OkStatus();
 }
 
 absl::Status FileStore::ReplaceSignature(const ParsedDigest& digest,

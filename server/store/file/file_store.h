@@ -67,6 +67,7 @@
 #include "server/store/file/file_blob_sink.h"
 #include "server/store/file/store_layout.h"
 #include "server/store/name_index.h"
+#include "server/store/put_pipeline.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -133,6 +134,12 @@ class FileStore final : public Store {
   absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
       const MerkleParams& params, const std::optional<ParsedDigest>& expected,
       std::optional<uint64_t> size) override;
+  // Stages every blob (as a record if it fits), makes them durable with one
+  // syncfs, renames them into place, and makes that durable with one more:
+  // two syncfs for the batch. A failure of either fails the blobs it was to
+  // make durable; the same content twice is stored once.
+  std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
@@ -209,12 +216,37 @@ class FileStore final : public Store {
   absl::StatusOr<bool> LoadNameFile(const std::string& file)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
 
+  // The blobs of a PutBatch renamed into place, which its end makes durable
+  // and serves (SettleBatch).
+  struct Batch {
+    size_t index = 0;  // of the blob being published
+    std::vector<std::pair<size_t, SealedBlob>> renamed;
+  };
+
+  // A Put that took `mark` of group_sync_ before it wrote; one of `batch`
+  // (nullptr: none) defers its syncfs and its settling to the batch.
+  absl::StatusOr<std::unique_ptr<PutPipeline>> NewPut(
+      const MerkleParams& params, const std::optional<ParsedDigest>& expected,
+      std::optional<uint64_t> size, uint64_t mark, Batch* batch);
+  // Makes the batch's renamed blobs durable with one syncfs and serves them,
+  // their results into `results`.
+  void SettleBatch(const Batch& batch, uint64_t mark,
+                   std::vector<absl::StatusOr<PutResult>>& results)
+      ABSL_LOCKS_EXCLUDED(mutation_mu_);
+
   // Changes to the files, serialized by mutation_mu_.
   // The file store's PublishFn (file_blob_sink.h), for a Put that took
-  // `mark` of group_sync_ before it wrote.
-  absl::StatusOr<PutResult> PublishStaged(const std::string& dir,
-                                          const SealedBlob& blob, uint64_t mark)
+  // `mark` of group_sync_ before it wrote. In a batch, it renames a new blob
+  // into place and leaves the rest to SettleBatch (its result is empty).
+  absl::StatusOr<PutResult> PublishStaged(const std::string& path,
+                                          const SealedBlob& blob, uint64_t mark,
+                                          Batch* batch)
       ABSL_LOCKS_EXCLUDED(mutation_mu_);
+  // A blob renamed into place whose syncfs ended `synced`: served, or, if
+  // the syncfs failed, moved back out (or, if it cannot be, served: it is
+  // whole) and the error returned.
+  absl::Status Settle(const SealedBlob& blob, const absl::Status& synced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   absl::Status MakeShardDir(const ParsedDigest& digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutation_mu_);
   // Points write.name at `digest` if write.check allows it: the check runs

@@ -227,6 +227,53 @@ TEST_P(FileStoreFaultTest, FailedShardFsyncDoesNotCostTheNextPut) {
   ExpectConsistent(true);
 }
 
+// A batch of new blobs (two of them the same content) and one stored
+// already.
+std::vector<std::string> Batch() {
+  std::vector<std::string> batch = {Old()};
+  for (uint64_t seed = 20; seed < 25; ++seed) {
+    batch.push_back(MakeData(3000 + 1000 * seed, seed));
+  }
+  batch.push_back(batch[2]);
+  return batch;
+}
+
+// SQLite's crash test over Store::PutBatch: every blob of the batch is whole
+// or absent after a crash before any of its steps, a blob acknowledged
+// survives, and nothing is partial.
+TEST_F(FaultStoreTest, CrashAtEveryStepOfABatch) {
+  const std::vector<std::string> batch = Batch();
+  const int steps =
+      CrashAtEachStep([&] { MustPut(Old()); }, [&] { return PutBatch(batch); },
+                      [&] {
+                        for (const std::string& data : batch) {
+                          ExpectWholeOrAbsent(data);
+                        }
+                        EXPECT_TRUE(PutBatch(batch).ok());
+                      });
+  // Five records staged (an open, a write and a pwrite each), a syncfs,
+  // five renames, a syncfs.
+  EXPECT_THAT(steps, Ge(22));
+}
+
+TEST_F(FaultStoreTest, FailEveryStepOfABatch) {
+  const std::vector<std::string> batch = Batch();
+  for (const int error : {EIO, ENOSPC}) {
+    SCOPED_TRACE(error == EIO ? "EIO" : "ENOSPC");
+    FailAtEachStep(
+        Fault{FileOp::kAny, 0, false, "", error}, [&] { MustPut(Old()); },
+        [&] { return PutBatch(batch); },
+        [&] {
+          for (const std::string& data : batch) {
+            ExpectWholeOrAbsent(data);
+          }
+        });
+    StartOver("");
+    EXPECT_TRUE(PutBatch(batch).ok());
+    ExpectAcknowledgedIntact();
+  }
+}
+
 // Each blob stored as a directory of files, and as one record.
 INSTANTIATE_TEST_SUITE_P(Shapes, FileStoreFaultTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {

@@ -87,6 +87,25 @@ absl::StatusOr<PutResult> FaultStoreTest::Put(absl::string_view data,
   return put;
 }
 
+absl::Status FaultStoreTest::PutBatch(const std::vector<std::string>& datas) {
+  std::vector<BatchPut> blobs;
+  for (const std::string& data : datas) {
+    blobs.push_back(
+        BatchPut{MerkleParams{}, DigestFromText(DigestTextOf(data)), data});
+  }
+  const std::vector<absl::StatusOr<PutResult>> results =
+      store_->PutBatch(blobs);
+  absl::Status first;
+  for (size_t i = 0; i < datas.size(); ++i) {
+    if (results[i].ok()) {
+      acked_[results[i]->info.digest] = datas[i];
+    } else if (first.ok()) {
+      first = results[i].status();
+    }
+  }
+  return first;
+}
+
 std::string FaultStoreTest::MustPut(absl::string_view data,
                                     absl::string_view name) {
   const absl::StatusOr<PutResult> put = Put(data, name);

@@ -48,6 +48,9 @@ class FaultStoreTest : public ::testing::Test {
   // the Put says its size, and a small blob is stored as one record.
   absl::StatusOr<PutResult> Put(absl::string_view data,
                                 absl::string_view name = "");
+  // Store::PutBatch of `datas` into store_, recording each blob stored;
+  // the first failure, else OK.
+  absl::Status PutBatch(const std::vector<std::string>& datas);
   // A Put that must succeed.
   std::string MustPut(absl::string_view data, absl::string_view name = "");
   void Forget(absl::string_view data);
