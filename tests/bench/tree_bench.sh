@@ -7,8 +7,11 @@
 #   then `sha256sum -c --quiet` of a checksum list. Two trees: 10,000 files of 16 KiB in 100
 #   folders, and a model-like one (three files of 512 MiB, twenty small ones). ROUNDS
 #   alternating rounds (which tool goes first alternates too), median and worst.
-# - `verity put DIR` of the 10,000-file tree into an empty store (files/s), and a second put of
-#   the same tree (blobs and bytes sent, from its own report).
+# - `verity put DIR` of the 10,000-file tree into an empty store (files/s; a new verityd and store
+#   each round) against `cp -a DIR DEST && sync` of it, ROUNDS alternating rounds, and a second put
+#   of the same tree (blobs and bytes sent, from its own report).
+# Every timed command starts after a `sync`, so that none pays for the writes another left; the
+# nginx baseline is timed as it is and with `&& sync` (as durable as `get -o DIR`).
 # - `verity sync --once` of the 10,000-file tree into a new folder, then ROUNDS updates after 1%
 #   of the files (100) got new content: a running sidecar's (SIGHUP to its hook) and `--once`'s,
 #   against a full get and `cp -al` of the tree; the bytes fetched against the bytes changed.
@@ -47,9 +50,33 @@ for i in $(seq -w 1 20); do head -c $((1000 + RANDOM)) /dev/urandom >"$model/tok
 # syncfs, a get's, would otherwise flush 1.7 GB of them).
 sync
 
-# ---- put: 10,000 files into an empty store, then again
-t_put=$(seconds_of "$verity" put "$srv" "$small" --name=bench/small 2>"$work/put1.err")
-put_rate=$(awk -v t="$t_put" 'BEGIN {printf "%.0f", 10000 / t}')
+# ---- put: 10,000 files into an empty store against `cp -a DIR DEST && sync` of the same tree
+# on the same disk, ROUNDS alternating rounds. Each put goes to a new verityd on a new store,
+# each cp to a new folder; everything is written back (sync) before either is timed.
+put_round() {  # ROUND: seconds of one put into an empty store
+  local dir=$work/put-$1 pid port t
+  mkdir -p "$dir"
+  "$verityd" --listen=127.0.0.1:0 --store_dir="$dir/store" --metrics_listen= 2>"$dir/verityd.log" &
+  pid=$!
+  for _ in $(seq 400); do grep -q "serving" "$dir/verityd.log" 2>/dev/null && break; sleep 0.05; done
+  port=$(sed -nE 's/.*listening on [^:]*:([0-9]+).*/\1/p' "$dir/verityd.log" | head -n 1)
+  sync
+  t=$(seconds_of "$verity" put --server="127.0.0.1:$port" "$small" --name=bench/small 2>"$work/put1.err")
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  echo "$t"
+}
+cp_round() {  # ROUND: seconds of cp -a and sync
+  sync
+  seconds_of bash -c 'cp -a "$1" "$2" && sync' _ "$small" "$work/cp-$1"
+}
+declare -A times
+for ((r = 1; r <= rounds; r++)); do
+  if ((r % 2)); then order="put cp"; else order="cp put"; fi
+  for tool in $order; do times[put-$tool]+="$("${tool}_round" "$r") "; done
+done
+rm -rf "$work"/put-* "$work"/cp-*
+"$verity" put "$srv" "$small" --name=bench/small >/dev/null 2>&1
 t_put2=$(seconds_of "$verity" put "$srv" "$small" --name=bench/small 2>"$work/put2.err")
 "$verity" put "$srv" "$model" --name=bench/model >/dev/null 2>&1
 
@@ -72,20 +99,27 @@ out_of() {  # TREE TOOL ROUND
   if [[ $1 == small ]]; then echo "$work/out-$2-$3"; else echo "$work/out"; fi
 }
 verity_get() {  # TREE OUT
-  rm -rf "$2"
   "$verity" get "$srv" "bench/$1" -o "$2"
 }
 nginx_get() {  # TREE OUT
-  rm -rf "$2" && mkdir "$2"
+  mkdir "$2"
   curl -sf "http://127.0.0.1:$nginx_port/$1.tar" | tar -C "$2" -xf - &&
     (cd "$2" && sha256sum -c --quiet "$work/$1.sums") || { echo "nginx_get $1 failed" >&2; exit 1; }
 }
-declare -A times
+# The baseline made as durable as `get -o DIR` leaves its folder.
+nginx_sync_get() { nginx_get "$@" && sync; }
+# Each timed get starts on a written-back disk (sync, untimed): no tool pays for the writes the
+# one before it left dirty.
+timed_get() {  # TOOL TREE OUT
+  rm -rf "$3"
+  sync
+  seconds_of "${1}_get" "$2" "$3"
+}
 for t in small model; do
   for ((r = 1; r <= rounds; r++)); do
-    if ((r % 2)); then order="verity nginx"; else order="nginx verity"; fi
+    if ((r % 2)); then order="verity nginx nginx_sync"; else order="nginx_sync nginx verity"; fi
     for tool in $order; do
-      times[$t-$tool]+="$(seconds_of "${tool}_get" "$t" "$(out_of "$t" "$tool" "$r")") "
+      times[$t-$tool]+="$(timed_get "$tool" "$t" "$(out_of "$t" "$tool" "$r")") "
     done
   done
   diff -r "$work/src/$t" "$(out_of "$t" verity "$rounds")" >/dev/null || echo "WARNING: $t: the last get differs" >&2
@@ -149,17 +183,27 @@ worst() { maximum <<<"$1"; }
   echo
   echo "Seconds for a whole tree into a new folder, $rounds alternating rounds (median, worst):"
   echo
-  echo "| tree | verity get -o DIR | nginx + curl \\| tar x + sha256sum -c | ratio nginx/verity (median, worst) |"
-  echo "| --- | --- | --- | --- |"
+  echo "| tree | verity get -o DIR | nginx + curl \\| tar x + sha256sum -c | ratio | the same && sync | ratio |"
+  echo "| --- | --- | --- | --- | --- | --- |"
   for t in small model; do
     r=$(ratios "${times[$t-nginx]}" "${times[$t-verity]}")
+    rs=$(ratios "${times[$t-nginx_sync]}" "${times[$t-verity]}")
     label=$([[ $t == small ]] && echo "10,000 files of 16 KiB" || echo "3 x 512 MiB + 20 small")
-    echo "| $label | $(med "${times[$t-verity]}") s, $(worst "${times[$t-verity]}") s | $(med "${times[$t-nginx]}") s, $(worst "${times[$t-nginx]}") s | $(median <<<"$r")x, $(minimum <<<"$r")x |"
+    echo "| $label | $(med "${times[$t-verity]}") s, $(worst "${times[$t-verity]}") s | $(med "${times[$t-nginx]}") s, $(worst "${times[$t-nginx]}") s | $(median <<<"$r")x, $(minimum <<<"$r")x | $(med "${times[$t-nginx_sync]}") s, $(worst "${times[$t-nginx_sync]}") s | $(median <<<"$rs")x, $(minimum <<<"$rs")x |"
   done
   echo
-  echo "A ratio above 1 means verity was faster; the worst is the round least in verity's favour. Each \`get -o DIR\` ends with a syncfs(2) of the new folder's file system before it renames the folder into place (what it wrote is durable when it returns); the baseline writes nothing back."
+  echo "Each cell: median, worst. A ratio (baseline / verity, median and worst) above 1 means verity was faster; the worst is the round least in verity's favour. Every timed command starts after a \`sync\`, so none pays for the writes another left. Each \`get -o DIR\` ends with a syncfs(2) of the new folder's file system before it renames the folder into place (what it wrote is durable when it returns); the plain baseline writes nothing back, the second one ends with \`sync\`, as durable as \`get -o DIR\`."
   echo
-  echo "**put DIR**, 10,000 files of 16 KiB into an empty store: $t_put s, $put_rate files/s ($(tail -n 1 "$work/put1.err" | sed 's/.*: //')). Again: $t_put2 s ($(tail -n 1 "$work/put2.err" | sed 's/.*: //'))."
+  rp=$(ratios "${times[put-cp]}" "${times[put-put]}")
+  echo "**put DIR**, 10,000 files of 16 KiB into an empty store (a new verityd each round) against \`cp -a DIR DEST && sync\` of the same tree on the same disk, $rounds alternating rounds:"
+  echo
+  echo "| | median | worst |"
+  echo "| --- | --- | --- |"
+  echo "| \`verity put DIR\` | $(med "${times[put-put]}") s ($(awk -v t="$(med "${times[put-put]}")" 'BEGIN {printf "%.0f", 10000 / t}') files/s) | $(worst "${times[put-put]}") s ($(awk -v t="$(worst "${times[put-put]}")" 'BEGIN {printf "%.0f", 10000 / t}') files/s) |"
+  echo "| \`cp -a && sync\` | $(med "${times[put-cp]}") s | $(worst "${times[put-cp]}") s |"
+  echo "| ratio cp / put | $(median <<<"$rp")x | $(minimum <<<"$rp")x |"
+  echo
+  echo "The last put: $(tail -n 1 "$work/put1.err" | sed 's/.*: //'). A second put of the same tree into a store holding it: $t_put2 s ($(tail -n 1 "$work/put2.err" | sed 's/.*: //'))."
   echo
   full_get=$(med "${times[small-verity]}")
   echo "**sync**: a full \`verity sync --once\` of the 10,000-file tree into a new folder took $t_full_sync s. Then $rounds rounds, each after 100 other files (1%, $changed_bytes bytes) got new content and were put (seconds, median and worst; the share of the median full \`get -o DIR\`, $full_get s):"

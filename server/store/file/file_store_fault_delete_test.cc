@@ -19,14 +19,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class FileStoreDeleteFaultTest : public FaultStoreTest,
-                                 public ::testing::WithParamInterface<bool> {
+class FileStoreDeleteFaultTest : public ShapedFaultStoreTest {
  protected:
-  void SetUp() override {
-    as_records_ = GetParam();
-    FaultStoreTest::SetUp();
-  }
-
   const std::string doomed_ = MakeData(20000, 3);
   const std::string kept_ = MakeData(5000, 4);
 
@@ -152,9 +146,7 @@ TEST_P(FileStoreDeleteFaultTest, CrashAtEveryStepOfDeletingAQuarantinedBlob) {
 
 // Each blob stored as a directory of files, and as one record.
 INSTANTIATE_TEST_SUITE_P(Shapes, FileStoreDeleteFaultTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Record" : "Directory";
-                         });
+                         ShapeName);
 
 }  // namespace
 }  // namespace verity::server

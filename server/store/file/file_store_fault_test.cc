@@ -24,14 +24,7 @@ namespace {
 using ::testing::Ge;
 using ::testing::IsEmpty;
 
-class FileStoreFaultTest : public FaultStoreTest,
-                           public ::testing::WithParamInterface<bool> {
- protected:
-  void SetUp() override {
-    as_records_ = GetParam();
-    FaultStoreTest::SetUp();
-  }
-};
+using FileStoreFaultTest = ShapedFaultStoreTest;
 
 const std::string& Old() {
   static const std::string* const data = new std::string(MakeData(9000, 1));
@@ -276,9 +269,7 @@ TEST_F(FaultStoreTest, FailEveryStepOfABatch) {
 
 // Each blob stored as a directory of files, and as one record.
 INSTANTIATE_TEST_SUITE_P(Shapes, FileStoreFaultTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Record" : "Directory";
-                         });
+                         ShapeName);
 
 }  // namespace
 }  // namespace verity::server

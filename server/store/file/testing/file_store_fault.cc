@@ -42,6 +42,10 @@ std::string DataInTheShardOf(absl::string_view data) {
 
 void FaultStoreTest::SetUp() { StartOver(""); }
 
+std::string ShapeName(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "Record" : "Directory";
+}
+
 void FaultStoreTest::StartOver(absl::string_view suffix) {
   store_.reset();
   fs_.Reset();

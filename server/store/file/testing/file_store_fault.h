@@ -100,6 +100,20 @@ class FaultStoreTest : public ::testing::Test {
   int loops_ = 0;
 };
 
+// FaultStoreTest over both shapes of a small blob: a directory of files
+// (false), or one record (true, as_records_).
+class ShapedFaultStoreTest : public FaultStoreTest,
+                             public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    as_records_ = GetParam();
+    FaultStoreTest::SetUp();
+  }
+};
+
+// "Directory" or "Record": the name INSTANTIATE_TEST_SUITE_P gives a shape.
+std::string ShapeName(const ::testing::TestParamInfo<bool>& info);
+
 }  // namespace verity::server
 
 #endif  // VERITYD_SERVER_STORE_FILE_TESTING_FILE_STORE_FAULT_H_
