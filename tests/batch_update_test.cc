@@ -1,12 +1,19 @@
 // BatchUpdate against a real verityd: many small blobs stored in one call and
 // served verified; each blob's failure its own (a wrong digest, one over the
 // per-blob limit, a full store); a request over the call's limits refused
-// whole; blobs found stored told so; all of it through a restart.
+// whole; blobs found stored told so and marked used; all of it through a
+// restart. The call is admitted as a Put (--max_streams, --max_puts,
+// --max_call_rate) and its data charged to max_batch_update_bytes.
 
+#include <sys/stat.h>
+#include <utime.h>
+
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/test_blob.h"
 #include "tests/testing/test_server.h"
@@ -126,6 +133,107 @@ TEST(BatchUpdateTest, ABlobThatWouldFillTheStoreFailsAlone) {
   EXPECT_EQ(CodeOf(response->blobs(0)), StatusCode::kOk);
   EXPECT_EQ(CodeOf(response->blobs(1)), StatusCode::kResourceExhausted);
   EXPECT_EQ(CodeOf(response->blobs(2)), StatusCode::kOk);
+}
+
+// A Put stream held open with its header sent; cancelled when it goes.
+class OpenPut {
+ public:
+  explicit OpenPut(TestServer& server) {
+    writer_ = server.stub().Put(&context_, &response_);
+    v1::PutRequest header;
+    header.mutable_header();  // the default tree parameters
+    EXPECT_TRUE(writer_->Write(header));
+    // Admitted when its call starts; give it time to.
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  ~OpenPut() {
+    context_.TryCancel();
+    writer_->Finish().IgnoreError();
+  }
+
+ private:
+  grpc::ClientContext context_;
+  v1::PutResponse response_;
+  std::unique_ptr<grpc::ClientWriter<v1::PutRequest>> writer_;
+};
+
+// A BatchUpdate is a Put and a stream while it runs: refused whole with
+// RESOURCE_EXHAUSTED while the limits are full, admitted once a slot frees.
+TEST(BatchUpdateTest, CountsAsAPutAndAStream) {
+  for (const bool limit_puts : {true, false}) {
+    SCOPED_TRACE(limit_puts ? "--max_puts=1" : "--max_streams=1");
+    server::ServerOptions options;
+    (limit_puts ? options.service.max_puts : options.service.max_streams) = 1;
+    auto server = TestServer::Start(options);
+    const v1::BatchUpdateRequest::Blob blob = BlobOf(MakeData(3000, 1));
+    {
+      const OpenPut open(*server);
+      EXPECT_EQ(BatchUpdate(*server, {blob}).status().code(),
+                StatusCode::kResourceExhausted);
+      EXPECT_FALSE(ReadBlob(server->stub(), blob.digest()).status.ok());
+    }
+    absl::SleepFor(absl::Milliseconds(200));  // the cancelled Put's slot
+    absl::StatusOr<v1::BatchUpdateResponse> response =
+        BatchUpdate(*server, {blob});
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(CodeOf(response->blobs(0)), StatusCode::kOk);
+  }
+}
+
+TEST(BatchUpdateTest, CountsAgainstTheCallRate) {
+  server::ServerOptions options;
+  options.service.max_call_rate = 5;
+  auto server = TestServer::Start(options);
+  const v1::BatchUpdateRequest::Blob blob = BlobOf(MakeData(3000, 1));
+  std::map<StatusCode, int> codes;
+  for (int i = 0; i < 20; ++i) {
+    ++codes[BatchUpdate(*server, {blob}).status().code()];
+  }
+  EXPECT_GE(codes[StatusCode::kOk], 5);
+  EXPECT_LE(codes[StatusCode::kOk], 7);  // refilled meanwhile
+  EXPECT_GE(codes[StatusCode::kResourceExhausted], 13);
+}
+
+// The data of the calls under way is charged to max_batch_update_bytes: a
+// call whose blobs would go past it is refused whole, and stores nothing.
+TEST(BatchUpdateTest, DataPastTheServersBudgetIsRefusedWhole) {
+  server::ServerOptions options;
+  options.service.max_batch_update_bytes = 1 << 20;
+  auto server = TestServer::Start(options);
+  const std::vector<v1::BatchUpdateRequest::Blob> over = {
+      BlobOf(MakeData(600 << 10, 1)), BlobOf(MakeData(600 << 10, 2))};
+  const absl::Status refused = BatchUpdate(*server, over).status();
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted) << refused;
+  EXPECT_FALSE(ReadBlob(server->stub(), over[0].digest()).status.ok());
+  // Within it, and again (what the first took was given back).
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<v1::BatchUpdateResponse> response =
+        BatchUpdate(*server, {over[0]});
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(CodeOf(response->blobs(0)), StatusCode::kOk);
+  }
+}
+
+// A blob found stored is relied on again, as a Put's: its last use (the
+// file store's record mtime, last used a month ago) moves to now, so a
+// collection keeps it.
+TEST(BatchUpdateTest, ABlobFoundStoredIsMarkedUsed) {
+  auto server = TestServer::Start();
+  const std::string data = MakeData(5000, 1);
+  ASSERT_TRUE(BatchUpdate(*server, {BlobOf(data)}).ok());
+  // A blob this small is one record file at its path (blob_record.h).
+  const std::string record = BlobDir(*server, DigestOf(data));
+  const time_t month_ago = time(nullptr) - 30 * 24 * 3600;
+  const struct utimbuf old = {month_ago, month_ago};
+  ASSERT_EQ(utime(record.c_str(), &old), 0) << record;
+  server->Restart();  // the store reads its blobs' times at Open
+  absl::StatusOr<v1::BatchUpdateResponse> response =
+      BatchUpdate(*server, {BlobOf(data)});
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_TRUE(response->blobs(0).already_present());
+  struct stat st;
+  ASSERT_EQ(stat(record.c_str(), &st), 0);
+  EXPECT_GT(st.st_mtime, time(nullptr) - 60);
 }
 
 }  // namespace

@@ -56,6 +56,27 @@ class ClientImplTest : public ::testing::Test {
   std::unique_ptr<Client> client_;
 };
 
+// A server without BatchUpdate (the fake answers UNIMPLEMENTED) gets a Put
+// per blob, each ending alone as in a BatchUpdate.
+TEST_F(ClientImplTest, BatchUpdateFallsBackToAPutEach) {
+  const TestBlob a =
+      MakeRandomTestBlob(5000, TestParams(HashAlgorithm::kSha256, 4096), 2);
+  const TestBlob b =
+      MakeRandomTestBlob(7000, TestParams(HashAlgorithm::kSha256, 4096), 3);
+  const Digest digest_a = *Digest::Parse(a.digest_text);
+  const Digest digest_b = *Digest::Parse(b.digest_text);
+  absl::StatusOr<std::vector<absl::Status>> stored = client_->BatchUpdate(
+      {BatchUpdateBlob{digest_a, a.data}, BatchUpdateBlob{digest_b, a.data},
+       BatchUpdateBlob{digest_b, b.data}});
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->size(), 3u);
+  EXPECT_TRUE((*stored)[0].ok()) << (*stored)[0];
+  EXPECT_EQ((*stored)[1].code(), StatusCode::kDataLoss) << (*stored)[1];
+  EXPECT_TRUE((*stored)[2].ok()) << (*stored)[2];
+  EXPECT_TRUE(*client_->ReadRange(digest_a, 0, a.data.size()) == a.data);
+  EXPECT_TRUE(*client_->ReadRange(digest_b, 0, b.data.size()) == b.data);
+}
+
 TEST_F(ClientImplTest, EverySinkAndSplitGivesTheRange) {
   for (int parallel : {1, 3, 8}) {
     FetchOptions options;

@@ -267,5 +267,41 @@ TEST(BlobCallsRateTest, CallRateRefusalsAreRetriedAfterABackoff) {
   EXPECT_GE(codes[StatusCode::kResourceExhausted], 10);
 }
 
+// A BatchUpdate refused for the call rate is retried the same way, and
+// stores every blob once it is admitted; without retries, the same calls are
+// refused.
+TEST(BlobCallsRateTest, BatchUpdateRefusalsAreRetried) {
+  server::ServerOptions server_options;
+  server_options.service.max_call_rate = 5;
+  const std::unique_ptr<TestServer> server = TestServer::Start(server_options);
+  sdk::ClientOptions options;
+  options.target = server->verityd().address();
+  std::vector<sdk::BatchUpdateBlob> blobs;
+  for (uint64_t i = 0; i < 12; ++i) {
+    const std::string data = RandomBytes(3000 + i, 20 + i);
+    blobs.push_back(
+        sdk::BatchUpdateBlob{*sdk::Digest::Parse(DigestOf(data)), data});
+  }
+  // 12 calls at 5 a second, each stored once admitted.
+  const std::unique_ptr<sdk::Client> client = *sdk::Client::Create(options);
+  for (const sdk::BatchUpdateBlob& blob : blobs) {
+    absl::StatusOr<std::vector<absl::Status>> stored =
+        client->BatchUpdate({blob});
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    EXPECT_TRUE((*stored)[0].ok()) << (*stored)[0];
+  }
+  for (const sdk::BatchUpdateBlob& blob : blobs) {
+    EXPECT_TRUE(*client->ReadRange(blob.digest, 0, blob.data.size()) ==
+                blob.data);
+  }
+  options.retry.max_attempts = 1;
+  const std::unique_ptr<sdk::Client> impatient = *sdk::Client::Create(options);
+  std::map<StatusCode, int> codes;
+  for (const sdk::BatchUpdateBlob& blob : blobs) {
+    ++codes[impatient->BatchUpdate({blob}).status().code()];
+  }
+  EXPECT_GE(codes[StatusCode::kResourceExhausted], 5);
+}
+
 }  // namespace
 }  // namespace verity::testing

@@ -78,8 +78,9 @@ ReadResult ReadBlob(v1::Verity::Stub& stub, absl::string_view digest,
                     uint64_t offset = 0, uint64_t length = 0,
                     absl::string_view name = "");
 
-// The directory holding a stored blob in `server`'s file store, per the
-// store's documented layout: its `data` and `tree` files are there.
+// Where a stored blob is in `server`'s file store, per the store's documented
+// layout: the directory of its `data` and `tree` files, or, for a blob a
+// sized Put stored under FileStoreOptions::record_max_bytes, its record file.
 std::string BlobDir(const TestServer& server, absl::string_view digest);
 
 // Flips one bit of the byte at `offset` of the file at `path`, in place.
