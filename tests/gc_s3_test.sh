@@ -12,9 +12,10 @@ init_test gc_s3_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 replica_count=2
 blob_key() { echo "$prefix/blobs/${1%%:*}/${1#*:}/$2"; }
-damage_data() {
-  s3_get "$(blob_key "$1" data)" "$work/damaged" && flip "$work/damaged" "$2" &&
-    s3_put "$(blob_key "$1" data)" "$work/damaged"
+damage_data() {  # in its data object or its record, whose first bytes are the content
+  local key
+  key=$(s3_content_key "$prefix" "$1") && s3_get "$key" "$work/damaged" &&
+    flip "$work/damaged" "$2" && s3_put "$key" "$work/damaged"
 }
 # An object is not written into: the blob is marked for a new Put (docs/storage.md).
 repair_is_stored() { s3_get "$prefix/damaged/${1%%:*}-${1#*:}" "$work/mark"; }

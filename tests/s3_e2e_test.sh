@@ -43,7 +43,9 @@ data=$work/data
 mkdir -p "$data"
 head -c $((48 * 1048576)) /dev/urandom >"$data/big"
 head -c 300000 /dev/urandom >"$data/small"
-for k in d t x s q; do head -c 200000 /dev/urandom >"$data/victim-$k"; done
+# Over 1 MiB: objects of their own parts (data, tree, fec) to damage; a small blob's record is
+# damaged below.
+for k in d t x s q; do head -c 1100000 /dev/urandom >"$data/victim-$k"; done
 
 # ---- three stateless replicas (FEC off: the damage below is DATA_LOSS; the FEC section repairs it)
 pids=() ports=() mports=()
@@ -168,6 +170,25 @@ done
 repaired_after=$(metric "${mports[2]}" verityd_fec_repaired_blocks_total)
 check "fec: verityd_fec_repaired_blocks_total grew ($repaired_before -> $repaired_after)" \
   [ "$repaired_after" -gt "$repaired_before" ]
+
+# ---- a small blob: one object, its record (server/store/blob_record.h) at the descriptor's key
+head -c 16384 /dev/urandom >"$data/record"
+expect_exit 0 "record: put a 16 KiB file" vc put "${r1[@]}" "$data/record"
+rv=$(digest_of "$data/record")
+check "record: the blob's one object is its record" s3_get "$(blob_key "$rv" descriptor)" "$work/record"
+check "record: no data object" no_object "$(blob_key "$rv" data)"
+check "record: it begins with the content" cmp -s -n 16384 "$work/record" "$data/record"
+expect_exit 0 "record: replica 3 serves it" vc get "${r3[@]}" "$rv" -o "$work/out"
+check "record: byte-identical" cmp -s "$data/record" "$work/out"
+head -c 16384 /dev/urandom >"$data/record-2"
+expect_exit 0 "record: put another" vc put "${r1[@]}" "$data/record-2"
+rv2=$(digest_of "$data/record-2")
+s3_get "$(blob_key "$rv2" descriptor)" "$work/record-2"
+check "record: flip a content byte in the bucket" flip "$work/record-2" 5000
+check "record: write it back" s3_put "$(blob_key "$rv2" descriptor)" "$work/record-2"
+rm -f "$work/out"
+expect_exit 3 "record: a flipped byte: get exits 3" vc get "${r3[@]}" "$rv2" -o "$work/out"
+check "record: a flipped byte: no output file" [ ! -e "$work/out" ]
 check "fec: replica 3 logged the repairs" grep -q "FEC repaired" "$work"/replica3-*.log
 
 # ---- FEC of an imported veritysetup image: veritysetup's --fec-device, byte for byte

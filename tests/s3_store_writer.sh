@@ -12,17 +12,31 @@
 [[ -n ${S3_ENDPOINT:-} && -n ${CEPH_DIR:-} ]] || { echo "FAIL: run through with_ceph.sh"; exit 1; }
 prefix="writer-$$-$RANDOM"
 s3=(--store="s3://$S3_BUCKET/$prefix" --s3_endpoint="$S3_ENDPOINT")
-# Objects (docs/storage.md): names/<hex SHA-256 of the name>, blobs/<alg>/<hex>/data.
+# Objects (docs/storage.md): names/<hex SHA-256 of the name>, blobs/<alg>/<hex>/data, or, for a
+# small blob, its record at blobs/<alg>/<hex>/descriptor.
 name_key() { echo "$prefix/names/$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)"; }
 store_read() { s3_get "$(name_key "$1")" "$2"; }
 store_write() { s3_put "$(name_key "$1")" "$2"; }
-store_blob_write() {
-  s3_put "$prefix/blobs/sha256/${1#sha256:}/data" "$2"
+store_blob_write() {  # as write_stored_data does: a record's content overwritten in place
+  local key
+  key=$(s3_content_key "$prefix" "$1")
+  if [[ $key == */descriptor ]]; then
+    s3_get "$key" "$work/record" && dd if="$2" of="$work/record" conv=notrunc status=none &&
+      s3_put "$key" "$work/record"
+  else
+    s3_put "$key" "$2"
+  fi
   start_guarded "$guarded_keys"
 }
 store_mark_tree() {
-  : >"$work/empty-object"
-  s3_put "$prefix/blobs/sha256/${1#sha256:}/tree_manifest" "$work/empty-object"
+  local key
+  key=$(s3_content_key "$prefix" "$1")
+  if [[ $key == */descriptor ]]; then
+    s3_get "$key" "$work/record" && mark_record_tree "$work/record" && s3_put "$key" "$work/record"
+  else
+    : >"$work/empty-object"
+    s3_put "$prefix/blobs/sha256/${1#sha256:}/tree_manifest" "$work/empty-object"
+  fi
 }
 guarded_pid="" guarded_keys=""
 start_guarded() {

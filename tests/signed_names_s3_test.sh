@@ -145,7 +145,8 @@ for who in signer other; do
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$who" \
     -keyout "$keys/$who.key" -out "$keys/$who.crt" 2>/dev/null
 done
-head -c 100000 /dev/urandom >"$data/e"
+# Over 1 MiB: its signature is an object of its own (a small blob's is in its record).
+head -c 1100000 /dev/urandom >"$data/e"
 e=$(digest_of "$data/e")
 for f in c e; do
   fsverity sign "$data/$f" "$work/$f.sig" --key="$keys/signer.key" --cert="$keys/signer.crt" >/dev/null

@@ -290,12 +290,17 @@ mark_stored_tree() {
     touch "$path/tree_manifest"
     return
   fi
+  mark_record_tree "$path"
+}
+# mark_record_tree FILE: the record in FILE (server/store/blob_record.h) flagged as a tree
+# manifest in its footer, its check made again.
+mark_record_tree() {
   python3 -c 'import hashlib, sys
 with open(sys.argv[1], "r+b") as f:
     f.seek(-64, 2); footer = bytearray(f.read(64))
     footer[12] |= 1
     footer[56:64] = hashlib.sha256(bytes(footer[:56])).digest()[:8]
-    f.seek(-64, 2); f.write(footer)' "$path"
+    f.seek(-64, 2); f.write(footer)' "$1"
 }
 
 # s3_curl CURL_ARGS..., s3_put KEY FILE, s3_get KEY FILE: the bucket of the Ceph cluster that
@@ -307,3 +312,15 @@ s3_curl() {
 }
 s3_put() { s3_curl -T "$2" "$S3_ENDPOINT/$S3_BUCKET/$1" >/dev/null; }
 s3_get() { s3_curl -o "$2" "$S3_ENDPOINT/$S3_BUCKET/$1"; }
+# s3_content_key PREFIX DIGEST: the key of the object whose first bytes are blob DIGEST's content
+# in the S3 store under PREFIX: its data object, or, for a small blob stored as one record
+# (server/store/blob_record.h), the record at its descriptor's key.
+s3_content_key() {
+  local blob=$1/blobs/${2%%:*}/${2#*:}
+  s3_get "$blob/descriptor" "$work/s3-commit-object" || return 1
+  if [[ $(tail -c 64 "$work/s3-commit-object" | head -c 8) == VRTYRECD ]]; then
+    echo "$blob/descriptor"
+  else
+    echo "$blob/data"
+  fi
+}

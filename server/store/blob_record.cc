@@ -2,9 +2,12 @@
 
 #include "server/store/blob_record.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "lib/base/bytes.h"
 #include "lib/base/little_endian.h"
+#include "lib/base/status_macros.h"
 #include "lib/hash/hash.h"
 #include "lib/tree/descriptor.h"
 #include "lib/trust/fsverity_signature.h"
@@ -107,6 +110,54 @@ std::string RecordTail(uint64_t data_size, absl::string_view tree,
   footer.signature_size = static_cast<uint32_t>(signature.size());
   return absl::StrCat(tree, fec, descriptor, signature,
                       EncodeRecordFooter(footer));
+}
+
+std::string RecordWith(absl::string_view kept, const RecordFooter& footer,
+                       absl::string_view signature, bool tree_manifest) {
+  return absl::StrCat(
+      kept.substr(0, footer.data_size),
+      RecordTail(
+          footer.data_size, kept.substr(footer.data_size, footer.tree_size),
+          kept.substr(footer.PartOffset(BlobPart::kFec), footer.fec_size),
+          kept.substr(footer.descriptor_offset(), footer.descriptor_size),
+          signature, tree_manifest));
+}
+
+absl::StatusOr<RecordHead> CheckRecordHead(const RecordFooter& footer,
+                                           absl::string_view head,
+                                           const ParsedDigest& digest) {
+  ASSIGN_OR_RETURN(
+      CheckedDescriptor checked,
+      CheckStoredDescriptor(head.substr(0, footer.descriptor_size), digest));
+  if (footer.data_size != checked.descriptor.data_size ||
+      footer.tree_size != checked.geometry.tree_size()) {
+    return DamagedBlob(digest.ToString(),
+                       absl::StrCat("its record holds ", footer.data_size,
+                                    " bytes of data and ", footer.tree_size,
+                                    " of tree; the descriptor implies ",
+                                    checked.descriptor.data_size, " and ",
+                                    checked.geometry.tree_size()));
+  }
+  const int fec_roots = footer.fec_size == 0
+                            ? 0
+                            : FecRootsOfSize(checked.geometry, footer.fec_size);
+  return RecordHead{std::move(checked),
+                    std::string(head.substr(footer.descriptor_size)),
+                    fec_roots};
+}
+
+bool HasRecordMagic(absl::string_view object) {
+  return object.size() >= kRecordFooterSize &&
+         object.substr(object.size() - kRecordFooterSize, kMagic.size()) ==
+             kMagic;
+}
+
+absl::StatusOr<RecordFooter> DecodeRecord(absl::string_view record,
+                                          absl::string_view digest_text) {
+  const size_t footer_at =
+      record.size() - std::min(record.size(), kRecordFooterSize);
+  return DecodeRecordFooter(record.substr(footer_at), record.size(),
+                            digest_text);
 }
 
 }  // namespace verity::server

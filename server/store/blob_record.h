@@ -79,6 +79,35 @@ std::string RecordTail(uint64_t data_size, absl::string_view tree,
                        absl::string_view fec, absl::string_view descriptor,
                        absl::string_view signature, bool tree_manifest);
 
+// The record whose bytes up to the end of its descriptor are `kept` (with
+// footer `footer`), with `signature` and `tree_manifest` in place of its own.
+std::string RecordWith(absl::string_view kept, const RecordFooter& footer,
+                       absl::string_view signature, bool tree_manifest);
+
+// What a record's descriptor and signature say, checked. Plain value.
+struct RecordHead {
+  CheckedDescriptor checked;
+  std::string signature;
+  int fec_roots = 0;  // of its FEC area (0: none, or none of a valid size)
+};
+
+// `head` (the record's descriptor and signature, as `footer` places them)
+// checked: the descriptor against `digest` (CheckStoredDescriptor), and the
+// footer's data and tree sizes against what the descriptor implies (DATA_LOSS
+// naming the blob otherwise).
+absl::StatusOr<RecordHead> CheckRecordHead(const RecordFooter& footer,
+                                           absl::string_view head,
+                                           const ParsedDigest& digest);
+
+// Whether `object` ends in a record's footer magic: a record, or a damaged
+// one, and never a descriptor (whose last bytes are reserved zeros, or a
+// dm-verity root hash that matches 8 given bytes with odds of 2^-64).
+bool HasRecordMagic(absl::string_view object);
+
+// The footer of a whole `record` held in memory (DecodeRecordFooter).
+absl::StatusOr<RecordFooter> DecodeRecord(absl::string_view record,
+                                          absl::string_view digest_text);
+
 }  // namespace verity::server
 
 #endif  // VERITYD_SERVER_STORE_BLOB_RECORD_H_

@@ -306,20 +306,20 @@ absl::Status CheckSharedRecord(absl::string_view key, absl::string_view body) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<PutResult> Store::PutWhole(const BatchPut& blob) {
+  ASSIGN_OR_RETURN(std::unique_ptr<PutWriter> writer,
+                   BeginPut(blob.params, blob.digest, blob.data.size()));
+  RETURN_IF_ERROR(writer->Append(AsBytes(blob.data)));
+  PutCommit commit;
+  commit.expected = blob.digest;
+  return writer->Commit(commit);
+}
+
 std::vector<absl::StatusOr<PutResult>> Store::PutBatch(
     absl::Span<const BatchPut> blobs) {
   std::vector<absl::StatusOr<PutResult>> results;
   results.reserve(blobs.size());
-  for (const BatchPut& blob : blobs) {
-    results.push_back([&]() -> absl::StatusOr<PutResult> {
-      ASSIGN_OR_RETURN(std::unique_ptr<PutWriter> writer,
-                       BeginPut(blob.params, blob.digest, blob.data.size()));
-      RETURN_IF_ERROR(writer->Append(AsBytes(blob.data)));
-      PutCommit commit;
-      commit.expected = blob.digest;
-      return writer->Commit(commit);
-    }());
-  }
+  for (const BatchPut& blob : blobs) results.push_back(PutWhole(blob));
   return results;
 }
 

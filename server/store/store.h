@@ -540,6 +540,10 @@ class Store {
   // Writes one line to the store's log.
   virtual void Log(absl::string_view message) const = 0;
 
+ protected:
+  // One blob of PutBatch stored as BeginPut, Append and Commit would.
+  absl::StatusOr<PutResult> PutWhole(const BatchPut& blob);
+
  private:
   // BeginPut's work, every argument given (a virtual takes no defaults).
   virtual absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(

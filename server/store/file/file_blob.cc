@@ -219,24 +219,10 @@ absl::StatusOr<std::shared_ptr<const FileBlob>> FileBlob::OpenRecord(
   ASSIGN_OR_RETURN(n, PreadUpTo(fs, fd.get(), footer.descriptor_offset(),
                                 AsMutableBytes(&bytes), path));
   if (n != bytes.size()) return Damaged(text, "its record changed while read");
-  ASSIGN_OR_RETURN(
-      const CheckedDescriptor checked,
-      CheckStoredDescriptor(
-          absl::string_view(bytes).substr(0, footer.descriptor_size), digest));
-  if (footer.data_size != checked.descriptor.data_size ||
-      footer.tree_size != checked.geometry.tree_size()) {
-    return Damaged(text, absl::StrCat("its record holds ", footer.data_size,
-                                      " bytes of data and ", footer.tree_size,
-                                      " of tree; the descriptor implies ",
-                                      checked.descriptor.data_size, " and ",
-                                      checked.geometry.tree_size()));
-  }
-  const int fec_roots = footer.fec_size == 0
-                            ? 0
-                            : FecRootsOfSize(checked.geometry, footer.fec_size);
+  ASSIGN_OR_RETURN(RecordHead head, CheckRecordHead(footer, bytes, digest));
   return std::shared_ptr<const FileBlob>(
-      new FileBlob(fs, std::move(reads), path, digest, checked,
-                   bytes.substr(footer.descriptor_size), fec_roots,
+      new FileBlob(fs, std::move(reads), path, digest, head.checked,
+                   std::move(head.signature), head.fec_roots,
                    Files{std::move(fd), UniqueFd(), UniqueFd()}, footer));
 }
 
@@ -253,13 +239,7 @@ absl::StatusOr<std::string> FileBlob::RecordWith(absl::string_view signature,
   if (n != bytes.size()) {
     return Damaged(digest_text(), "its record changed while read");
   }
-  const absl::string_view kept(bytes);
-  return absl::StrCat(
-      kept.substr(0, footer.data_size),
-      RecordTail(
-          footer.data_size, kept.substr(footer.data_size, footer.tree_size),
-          kept.substr(footer.PartOffset(BlobPart::kFec), footer.fec_size),
-          kept.substr(footer.descriptor_offset()), signature, tree_manifest));
+  return ::verity::server::RecordWith(bytes, footer, signature, tree_manifest);
 }
 
 std::optional<absl::Status> FileBlob::TryReadNow(

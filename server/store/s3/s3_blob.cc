@@ -7,13 +7,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/base/status_macros.h"
 
 namespace verity::server {
 
 S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
                std::string fsverity_signature, int fec_roots,
                const S3Layout& layout, std::shared_ptr<S3Client> client,
-               std::function<void(absl::string_view)> log)
+               std::function<void(absl::string_view)> log, Record record)
     : Blob(digest, checked.descriptor, checked.params, checked.geometry,
            std::move(fsverity_signature), fec_roots),
       client_(std::move(client)),
@@ -21,7 +22,8 @@ S3Blob::S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
       tree_key_(layout.BlobKey(digest, BlobObject::kTree)),
       fec_key_(layout.BlobKey(digest, BlobObject::kFec)),
       damaged_key_(layout.DamagedKey(digest)),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      record_(std::move(record)) {}
 
 const std::string& S3Blob::KeyOf(BlobPart part) const {
   switch (part) {
@@ -37,6 +39,7 @@ const std::string& S3Blob::KeyOf(BlobPart part) const {
 
 std::optional<absl::Status> S3Blob::TryReadNow(BlobPart part, uint64_t offset,
                                                absl::Span<uint8_t> out) const {
+  if (record_.bytes != nullptr) return ReadRecord(part, offset, out);
   if (absl::Status range = CheckReadRange(*this, part, offset, out.size());
       !range.ok() || out.empty()) {
     return range;
@@ -44,9 +47,35 @@ std::optional<absl::Status> S3Blob::TryReadNow(BlobPart part, uint64_t offset,
   return std::nullopt;
 }
 
+absl::Status S3Blob::ReadRecord(BlobPart part, uint64_t offset,
+                                absl::Span<uint8_t> out) const {
+  RETURN_IF_ERROR(CheckReadRange(*this, part, offset, out.size()));
+  const absl::string_view bytes(*record_.bytes);
+  const absl::string_view from =
+      bytes.substr(record_.footer.PartOffset(part) + offset, out.size());
+  std::copy(from.begin(), from.end(), out.begin());
+  LayRepairs(part, offset, out);
+  return absl::OkStatus();
+}
+
 void S3Blob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                        ReadDone done) const {
   const uint64_t length = into.size();
+  if (record_.bytes != nullptr) {
+    // Answered as a GET would be: later, on the client's thread.
+    S3Response copied;
+    copied.status = ReadRecord(part, offset, into.span());
+    auto bytes = std::make_shared<Buffer>(std::move(into));
+    client_->Answer(std::move(copied), [bytes, done = std::move(done)](
+                                           S3Response response) mutable {
+      if (!response.status.ok()) {
+        std::move(done)(response.status);
+      } else {
+        std::move(done)(std::move(*bytes));
+      }
+    });
+    return;
+  }
   if (absl::Status range = CheckReadRange(*this, part, offset, length);
       !range.ok() || length == 0) {
     S3Response refused;

@@ -1,7 +1,9 @@
 // A blob of the S3 store opened for reading: its descriptor, checked against
 // the digest, and ranged GETs of its data, tree and FEC objects, answered on
-// the S3 client's thread. Nothing it returns is trusted (VerifiedBlob verifies
-// it), but a short object is reported as the damage it is.
+// the S3 client's thread; or, for a small blob stored as one record, all of
+// it, read with one GET at open and answered from memory. Nothing it returns is
+// trusted (VerifiedBlob verifies it), but a short object is reported as the
+// damage it is.
 //
 // FEC repairs: S3 objects are written whole, and every replica reads the same
 // ones, so a block FEC rebuilt is not written into the object (a rewrite of a
@@ -22,6 +24,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "server/store/blob_record.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
 #include "server/store/store.h"
@@ -36,19 +39,28 @@ inline constexpr uint64_t kMaxRepairedBytes = uint64_t{16} << 20;
 // DATA_LOSS (its objects are gone), not as its old content.
 class S3Blob final : public Blob {
  public:
-  // `fec_roots`: of its FEC object (0: none). `log` takes a line for the
-  // operator.
+  // A blob stored as one record: its bytes (the record's size and part
+  // sizes checked against its descriptor: CheckRecordHead) and footer.
+  struct Record {
+    std::shared_ptr<const std::string> bytes;  // null: parts are objects
+    RecordFooter footer;
+  };
+
+  // `fec_roots`: of its FEC object or area (0: none). `log` takes a line for
+  // the operator.
   S3Blob(const CheckedDescriptor& checked, const ParsedDigest& digest,
          std::string fsverity_signature, int fec_roots, const S3Layout& layout,
          std::shared_ptr<S3Client> client,
-         std::function<void(absl::string_view)> log);
+         std::function<void(absl::string_view)> log, Record record = {});
 
-  // Never here: every byte is a GET away. OUT_OF_RANGE past the end.
+  // A record's bytes, always here; a blob of objects', never (every byte is
+  // a GET away). OUT_OF_RANGE past the end.
   std::optional<absl::Status> TryReadNow(
       BlobPart part, uint64_t offset, absl::Span<uint8_t> out) const override;
-  // One ranged GET into a buffer of its own, answered on the S3 client's
-  // thread. DATA_LOSS naming the blob and offset if the object is missing or
-  // shorter than the descriptor implies; UNAVAILABLE if S3 cannot be reached.
+  // One ranged GET into a buffer of its own (a record: a copy), answered on
+  // the S3 client's thread. DATA_LOSS naming the blob and offset if the
+  // object is missing or shorter than the descriptor implies; UNAVAILABLE if
+  // S3 cannot be reached.
   void ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                  ReadDone done) const override;
   void Prefetch(BlobPart, uint64_t, uint64_t) const override {}
@@ -70,6 +82,10 @@ class S3Blob final : public Blob {
   void LayRepairs(BlobPart part, uint64_t offset,
                   absl::Span<uint8_t> bytes) const ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Mark(BlobPart part, uint64_t offset) const;
+  // Copies `out.size()` bytes of `part` at `offset` from the record, with
+  // the repaired blocks laid over them.
+  absl::Status ReadRecord(BlobPart part, uint64_t offset,
+                          absl::Span<uint8_t> out) const;
   const std::string& KeyOf(BlobPart part) const;
 
   const std::shared_ptr<S3Client> client_;
@@ -78,6 +94,7 @@ class S3Blob final : public Blob {
   const std::string fec_key_;
   const std::string damaged_key_;
   const std::function<void(absl::string_view)> log_;
+  const Record record_;
   mutable absl::Mutex mu_;
   mutable std::map<BlockKey, std::string> repaired_ ABSL_GUARDED_BY(mu_);
   mutable uint64_t repaired_bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -72,6 +72,8 @@ class S3FecTest : public ::testing::Test {
     store_.reset();
     S3StoreOptions options = FakeS3StoreOptions(s3_);
     options.fec_roots = fec_roots;
+    // Every blob as objects of its parts; s3_record_test has records'.
+    options.record_max_bytes = 0;
     options.log = [this](absl::string_view line) {
       absl::MutexLock lock(&log_mu_);
       log_.emplace_back(line);

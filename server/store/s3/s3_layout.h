@@ -5,7 +5,9 @@
 //   PREFIX/blobs/<alg>/<hex>/data          the content
 //   PREFIX/blobs/<alg>/<hex>/tree          the Merkle tree, `fsverity digest --out-merkle-tree` layout
 //   PREFIX/blobs/<alg>/<hex>/descriptor    the 256-byte descriptor, written last and only if absent:
-//                                          the blob exists exactly when it does
+//                                          the blob exists exactly when it does. For a small blob,
+//                                          the whole blob as one record (blob_record.h) instead,
+//                                          ending in the record's footer; it has no other object
 //   PREFIX/blobs/<alg>/<hex>/fec           its FEC area (Reed-Solomon parity, `veritysetup --fec-device`
 //                                          bytes), if the Put that stored it had --fec_roots
 //   PREFIX/blobs/<alg>/<hex>/fsverity_signature  the blob's detached fs-verity signature, if a Put gave one

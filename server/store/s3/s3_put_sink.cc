@@ -31,9 +31,11 @@ std::string RandomId() {
 
 S3Store::PutSink::PutSink(const S3Store& store, PartBudget& budget,
                           const std::optional<ParsedDigest>& expected,
-                          std::optional<FecStreamEncoder> fec_stream)
+                          std::optional<FecStreamEncoder> fec_stream,
+                          bool record)
     : store_(store),
       budget_(budget),
+      record_(record),
       data_key_(expected.has_value()
                     ? store.layout_.BlobKey(*expected, BlobObject::kData)
                     : store.layout_.UploadKey(RandomId())),
@@ -54,6 +56,15 @@ void S3Store::PutSink::ReleaseSlot() {
 }
 
 absl::Status S3Store::PutSink::Append(absl::Span<const uint8_t> data) {
+  if (record_) {
+    if (buffer_.size() + data.size() > store_.options_.record_max_bytes) {
+      return absl::InvalidArgumentError(
+          "the Put sent more content than the size it gave");
+    }
+    buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
+    if (fec_stream_.has_value()) RETURN_IF_ERROR(fec_stream_->Update(data));
+    return absl::OkStatus();
+  }
   const size_t part_bytes = store_.options_.part_bytes;
   while (!data.empty()) {
     if (!holds_slot_) {
@@ -203,12 +214,14 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
   // objects are replaced by these, which hash right.
   if (stored_ && !quarantined_ && !damaged_) {
     Discard();
-    return PutSignature(blob);
+    return store_.Amend(blob.digest, blob.fsverity_signature, false);
   }
   // Claimed first, so that no sweep deletes what this Put writes. Data,
   // then tree, FEC area and signature, then (Publish) the descriptor, only
-  // if absent: a reader that finds the blob finds all of them.
+  // if absent: a reader that finds the blob finds all of them. A record is
+  // all of them in the one object Publish puts.
   RETURN_IF_ERROR(store_.ClaimUsed(blob.digest));
+  if (record_) return StageRecord(blob);
   RETURN_IF_ERROR(PutData(blob.digest));
   RETURN_IF_ERROR(store_.PutObject(
       store_.layout_.BlobKey(blob.digest, BlobObject::kTree), blob.tree.tree));
@@ -281,35 +294,77 @@ absl::Status S3Store::PutSink::PutSignature(const SealedBlob& blob) {
       blob.fsverity_signature);
 }
 
+absl::Status S3Store::PutSink::StageRecord(const SealedBlob& blob) {
+  std::string fec;
+  if (store_.options_.fec_roots != 0 && fec_stream_.has_value() &&
+      blob.tree.descriptor.data_size > 0) {
+    ASSIGN_OR_RETURN(fec, FinishFecArea(*fec_stream_, blob.tree.tree));
+  }
+  ASSIGN_OR_RETURN(const std::string descriptor,
+                   blob.tree.descriptor.Serialize());
+  record_bytes_ = std::move(buffer_);
+  buffer_.clear();
+  record_bytes_ +=
+      RecordTail(record_bytes_.size(), blob.tree.tree, fec, descriptor,
+                 blob.fsverity_signature, blob.tree_manifest);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> S3Store::PutSink::Commit(const SealedBlob& blob) {
+  std::string body;
+  if (record_) {
+    body = std::move(record_bytes_);
+  } else {
+    ASSIGN_OR_RETURN(body, blob.tree.descriptor.Serialize());
+  }
+  // A concurrent Put of the same content wrote the same bytes; whichever
+  // lands first wins. One that replaces a quarantined or damaged blob
+  // writes over its descriptor object (a record there is all of the old
+  // blob; a descriptor, the same as the one it replaces).
+  std::vector<std::string> headers;
+  if (!stored_) headers.push_back(S3PutCondition(std::nullopt));
+  const absl::Status committed = store_.PutObject(
+      store_.layout_.BlobKey(blob.digest, BlobObject::kDescriptor),
+      std::move(body), std::move(headers));
+  if (absl::IsFailedPrecondition(committed)) return false;
+  RETURN_IF_ERROR(committed);
+  return true;
+}
+
+BlobInfo S3Store::PutSink::NewBlobInfo(const SealedBlob& blob) const {
+  // Absent until this Put: no name but its own points here.
+  std::vector<std::string> names;
+  if (!blob.name.name.empty()) names.push_back(blob.name.name);
+  return BlobInfo{blob.digest_text,        blob.tree.descriptor,
+                  blob.tree.tree.size(),   std::move(names),
+                  blob.fsverity_signature, "",
+                  blob.tree_manifest};
+}
+
 absl::StatusOr<PutResult> S3Store::PutSink::Publish(const SealedBlob& blob) {
   PutResult result;
   result.already_present = stored_ && !quarantined_ && !damaged_;
+  bool landed = false;
   if (!result.already_present) {
-    // A concurrent Put of the same content wrote the same bytes; whichever
-    // descriptor lands first wins.
-    ASSIGN_OR_RETURN(std::string descriptor, blob.tree.descriptor.Serialize());
-    const absl::Status committed = store_.PutObject(
-        store_.layout_.BlobKey(blob.digest, BlobObject::kDescriptor),
-        std::move(descriptor), {S3PutCondition(std::nullopt)});
-    if (absl::IsFailedPrecondition(committed)) {
-      result.already_present = !quarantined_ && !damaged_;
-    } else {
-      RETURN_IF_ERROR(committed);
-    }
+    ASSIGN_OR_RETURN(landed, Commit(blob));
+    if (!landed) result.already_present = !quarantined_ && !damaged_;
     if (quarantined_) RETURN_IF_ERROR(store_.Unquarantine(blob.digest));
     if (damaged_) RETURN_IF_ERROR(store_.ClearDamaged(blob.digest));
   }
   // After the descriptor: a Put that fails before it leaves the blob
-  // unmarked, and the client's retry finds it stored and marks it.
-  if (blob.tree_manifest) {
-    RETURN_IF_ERROR(store_.PutObject(
-        store_.layout_.BlobKey(blob.digest, BlobObject::kTreeManifestMark),
-        ""));
+  // unmarked, and the client's retry finds it stored and marks it. A record
+  // this Put wrote holds the mark already.
+  if (blob.tree_manifest && !(record_ && landed)) {
+    RETURN_IF_ERROR(store_.Amend(blob.digest, "", true));
   }
   if (!blob.name.name.empty()) {
     RETURN_IF_ERROR(store_.WriteName(blob.name, blob.digest));
   }
-  ASSIGN_OR_RETURN(result.info, store_.Stat(blob.digest));
+  if (landed && !stored_) {
+    result.info = NewBlobInfo(blob);
+  } else {
+    ASSIGN_OR_RETURN(result.info, store_.Stat(blob.digest));
+  }
   result.info.name_statement = blob.name.statement;
   return result;
 }

@@ -2,6 +2,8 @@
 // up as fixed-size multipart parts while it arrives, never held whole; Stage
 // completes the data and puts the tree and the FEC area, and Publish puts the
 // descriptor, only if absent, so that the blob appears whole or not at all.
+// A small blob (S3StoreOptions::record_max_bytes) is held whole instead, and
+// Publish puts it as one record at the descriptor's key, only if absent.
 // Private to the S3 store's library.
 
 #ifndef VERITYD_SERVER_STORE_S3_S3_PUT_SINK_H_
@@ -37,9 +39,12 @@ class S3Store::PutSink final : public BlobSink {
   // into place once the digest is known. `fec_stream`: the store's FEC area
   // encoded as the content arrives (FecStreamFor); without it, Stage reads
   // the data object back to encode it, if the store has fec_roots.
+  // `record`: the Put's size is at most record_max_bytes (its content is
+  // held in memory, outside the PartBudget, and `fec_stream` is given if
+  // the store has fec_roots).
   PutSink(const S3Store& store, PartBudget& budget,
           const std::optional<ParsedDigest>& expected,
-          std::optional<FecStreamEncoder> fec_stream);
+          std::optional<FecStreamEncoder> fec_stream, bool record);
   PutSink(const PutSink&) = delete;
   PutSink& operator=(const PutSink&) = delete;
   ~PutSink() override { Discard(); }
@@ -51,8 +56,8 @@ class S3Store::PutSink final : public BlobSink {
   // the FEC area. Then the signature, if the Put has one, whether or not the
   // blob was stored.
   absl::Status Stage(const SealedBlob& blob) override;
-  // The descriptor, if absent; the quarantine and the damage mark lifted;
-  // the name.
+  // The descriptor (or the record), if absent; the quarantine and the
+  // damage mark lifted; the name.
   absl::StatusOr<PutResult> Publish(const SealedBlob& blob) override;
   void Abort() override { Discard(); }
 
@@ -61,6 +66,13 @@ class S3Store::PutSink final : public BlobSink {
   absl::Status StartPart();
   absl::Status WaitForParts() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutData(const ParsedDigest& digest);
+  // Builds the record of the blob from the content held (record_bytes_).
+  absl::Status StageRecord(const SealedBlob& blob);
+  // Puts the descriptor or the record: only if absent unless it replaces a
+  // quarantined or damaged one. False if another Put's landed first.
+  absl::StatusOr<bool> Commit(const SealedBlob& blob);
+  // What a Put that stored the blob new knows of it, without a Stat.
+  BlobInfo NewBlobInfo(const SealedBlob& blob) const;
   absl::Status PutSignature(const SealedBlob& blob);
   // Puts the blob's FEC area, if the store writes one: the stream's, or
   // ReadBackFec's.
@@ -81,6 +93,8 @@ class S3Store::PutSink final : public BlobSink {
 
   const S3Store& store_;
   PartBudget& budget_;
+  const bool record_;
+  std::string record_bytes_;    // Stage's record, for Publish
   const std::string data_key_;  // the blob's data object, or a staging one
   std::string upload_id_;       // empty until the first part
   std::string buffer_;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "lib/base/parallel_for.h"
 #include "lib/base/status_macros.h"
 #include "server/store/name_index.h"
 #include "server/store/put_pipeline.h"
@@ -26,7 +27,11 @@ constexpr absl::Duration kQuarantineListAge = absl::Seconds(1);
 namespace {
 
 constexpr int kListPageKeys = 1000;
-// Conditional writes of one name that may lose a race before one gives up.
+// The Puts of one PutBatch in flight together: each waits on S3 for most of
+// its time.
+constexpr int kBatchPutsInFlight = 16;
+// Conditional writes of one object (a name, a record) that may lose a race
+// before one gives up.
 constexpr int kNameWriteAttempts = 8;
 
 // What a listing continues from: the next page's query.
@@ -241,15 +246,82 @@ absl::StatusOr<int> S3Store::FecRoots(const ParsedDigest& digest,
   return 0;
 }
 
-absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
+absl::StatusOr<S3Store::Commit> S3Store::ReadCommit(
     const ParsedDigest& digest) const {
-  absl::StatusOr<std::string> bytes = GetObject(
-      layout_.BlobKey(digest, BlobObject::kDescriptor), "GetDescriptor");
-  if (absl::IsNotFound(bytes.status())) {
+  S3Request request;
+  request.op = "GetDescriptor";
+  request.key = layout_.BlobKey(digest, BlobObject::kDescriptor);
+  S3Response response = client_->Call(std::move(request));
+  if (absl::IsNotFound(response.status)) {
     return absl::NotFoundError(absl::StrCat("no blob ", digest.ToString()));
   }
-  RETURN_IF_ERROR(bytes.status());
-  return CheckStoredDescriptor(*bytes, digest);
+  RETURN_IF_ERROR(response.status);
+  // A record is larger than any descriptor, or as small as one with its
+  // magic (a damaged one without it fails as a descriptor).
+  if (response.body.size() <= kMaxDescriptorSize &&
+      !HasRecordMagic(response.body)) {
+    ASSIGN_OR_RETURN(CheckedDescriptor checked,
+                     CheckStoredDescriptor(response.body, digest));
+    return Commit{std::move(checked),      nullptr, {}, "", 0,
+                  std::move(response.etag)};
+  }
+  ASSIGN_OR_RETURN(const RecordFooter footer,
+                   DecodeRecord(response.body, digest.ToString()));
+  ASSIGN_OR_RETURN(RecordHead head,
+                   CheckRecordHead(footer,
+                                   absl::string_view(response.body)
+                                       .substr(footer.descriptor_offset(),
+                                               footer.descriptor_size +
+                                                   footer.signature_size),
+                                   digest));
+  return Commit{std::move(head.checked),
+                std::make_shared<const std::string>(std::move(response.body)),
+                footer,
+                std::move(head.signature),
+                head.fec_roots,
+                std::move(response.etag)};
+}
+
+absl::StatusOr<CheckedDescriptor> S3Store::ReadDescriptor(
+    const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(Commit commit, ReadCommit(digest));
+  return std::move(commit.checked);
+}
+
+absl::Status S3Store::Amend(const ParsedDigest& digest,
+                            absl::string_view signature,
+                            bool tree_manifest) const {
+  if (signature.empty() && !tree_manifest) return absl::OkStatus();
+  const std::string key = layout_.BlobKey(digest, BlobObject::kDescriptor);
+  for (int attempt = 0; attempt < kNameWriteAttempts; ++attempt) {
+    ASSIGN_OR_RETURN(const Commit commit, ReadCommit(digest));
+    if (commit.record == nullptr) {
+      if (!signature.empty()) {
+        RETURN_IF_ERROR(
+            PutObject(layout_.BlobKey(digest, BlobObject::kSignature),
+                      std::string(signature)));
+      }
+      if (!tree_manifest) return absl::OkStatus();
+      return PutObject(layout_.BlobKey(digest, BlobObject::kTreeManifestMark),
+                       "");
+    }
+    const absl::string_view now_signed =
+        signature.empty() ? absl::string_view(commit.signature) : signature;
+    const bool marked = tree_manifest || commit.footer.tree_manifest;
+    if (now_signed == commit.signature &&
+        marked == commit.footer.tree_manifest) {
+      return absl::OkStatus();
+    }
+    const absl::StatusOr<std::string> written = SwapObject(
+        key, RecordWith(*commit.record, commit.footer, now_signed, marked),
+        commit.etag, "AmendRecord", "the record of " + digest.ToString());
+    if (!absl::IsFailedPrecondition(written.status())) {
+      return written.status();
+    }
+  }
+  return absl::AbortedError(absl::StrCat("the record of ", digest.ToString(),
+                                         " kept changing (", kNameWriteAttempts,
+                                         " tries); retry"));
 }
 
 absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::StartPut(
@@ -264,28 +336,51 @@ absl::StatusOr<std::unique_ptr<PutWriter>> S3Store::StartPut(
   }
   ASSIGN_OR_RETURN(std::optional<FecStreamEncoder> fec_stream,
                    FecStreamFor(params, size, options_.fec_roots));
+  const bool record = options_.record_max_bytes > 0 && size.has_value() &&
+                      *size <= options_.record_max_bytes;
   return std::make_unique<PutPipeline>(
       params,
       PutPipelineOptions{options_.max_blob_bytes, expected,
                          options_.put_executor, size},
       std::make_unique<PutSink>(*this, part_budget_, expected,
-                                std::move(fec_stream)));
+                                std::move(fec_stream), record));
+}
+
+std::vector<absl::StatusOr<PutResult>> S3Store::PutBatch(
+    absl::Span<const BatchPut> blobs) {
+  std::vector<absl::StatusOr<PutResult>> results(
+      blobs.size(), absl::UnknownError("not stored"));
+  // Each ends alone: a failure stops no other.
+  ParallelFor(blobs.size(), kBatchPutsInFlight, [&](size_t i) {
+    results[i] = PutWhole(blobs[i]);
+    return absl::OkStatus();
+  }).IgnoreError();
+  return results;
 }
 
 absl::StatusOr<std::shared_ptr<const Blob>> S3Store::OpenBlob(
     const ParsedDigest& digest) const {
-  ASSIGN_OR_RETURN(const CheckedDescriptor checked, ReadDescriptor(digest));
-  ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
+  ASSIGN_OR_RETURN(Commit commit, ReadCommit(digest));
+  // A record is one of many small files read together: one listing of
+  // quarantine/ a second serves all of their opens.
+  const bool record = commit.record != nullptr;
+  ASSIGN_OR_RETURN(const bool quarantined, record ? IsQuarantinedListed(digest)
+                                                  : IsQuarantined(digest));
   if (quarantined) {
     return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
   }
-  ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
-  ASSIGN_OR_RETURN(const int fec_roots, FecRoots(digest, checked.geometry));
+  if (!record) {
+    ASSIGN_OR_RETURN(commit.signature, ReadSignature(digest));
+    ASSIGN_OR_RETURN(commit.fec_roots,
+                     FecRoots(digest, commit.checked.geometry));
+  }
   // The blob may outlive the store: it logs through a copy of the sink.
   return std::make_shared<S3Blob>(
-      checked, digest, std::move(signature), fec_roots, layout_, client_,
+      commit.checked, digest, std::move(commit.signature), commit.fec_roots,
+      layout_, client_,
       options_.log ? options_.log
-                   : [](absl::string_view line) { LogToStderr(line); });
+                   : [](absl::string_view line) { LogToStderr(line); },
+      S3Blob::Record{std::move(commit.record), commit.footer});
 }
 
 absl::StatusOr<std::string> S3Store::ReadSignature(
@@ -493,21 +588,28 @@ absl::StatusOr<std::vector<std::string>> S3Store::NamesOf(
 }
 
 absl::StatusOr<BlobInfo> S3Store::Stat(const ParsedDigest& digest) const {
-  ASSIGN_OR_RETURN(const CheckedDescriptor checked, ReadDescriptor(digest));
+  ASSIGN_OR_RETURN(Commit commit, ReadCommit(digest));
   ASSIGN_OR_RETURN(const bool quarantined, IsQuarantined(digest));
   if (quarantined) {
     return DamagedBlob(digest.ToString(), "quarantined (found corrupt)");
   }
   ASSIGN_OR_RETURN(std::vector<std::string> names, NamesOf(digest));
-  ASSIGN_OR_RETURN(std::string signature, ReadSignature(digest));
-  ASSIGN_OR_RETURN(
-      const bool tree_manifest,
-      HasObject(layout_.BlobKey(digest, BlobObject::kTreeManifestMark),
-                "HeadTreeManifestMark"));
-  return BlobInfo{
-      digest.ToString(), checked.descriptor,   checked.geometry.tree_size(),
-      std::move(names),  std::move(signature), "",
-      tree_manifest};
+  bool tree_manifest = commit.footer.tree_manifest;
+  if (commit.record == nullptr) {
+    ASSIGN_OR_RETURN(commit.signature, ReadSignature(digest));
+    ASSIGN_OR_RETURN(
+        tree_manifest,
+        HasObject(layout_.BlobKey(digest, BlobObject::kTreeManifestMark),
+                  "HeadTreeManifestMark"));
+  }
+  const CheckedDescriptor& checked = commit.checked;
+  return BlobInfo{digest.ToString(),
+                  checked.descriptor,
+                  checked.geometry.tree_size(),
+                  std::move(names),
+                  std::move(commit.signature),
+                  "",
+                  tree_manifest};
 }
 
 absl::StatusOr<bool> S3Store::Has(const ParsedDigest& digest) const {

@@ -26,6 +26,7 @@
 #include "lib/base/executor.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
+#include "server/store/blob_record.h"
 #include "server/store/s3/part_budget.h"
 #include "server/store/s3/s3_client.h"
 #include "server/store/s3/s3_layout.h"
@@ -40,6 +41,11 @@ struct S3StoreOptions {
   std::string prefix;
   // The largest blob a Put accepts.
   uint64_t max_blob_bytes = uint64_t{4} << 30;
+  // A blob of at most this many bytes whose Put says its size is stored as
+  // one object, a record (blob_record.h) at its descriptor's key, written
+  // once; larger ones (and Puts without a size) as an object per part.
+  // 0: every blob as parts.
+  uint64_t record_max_bytes = kMaxRecordDataBytes;
   // Each Put that stores a blob writes an FEC area with this many roots (2
   // to 24; 0: none) to its `fec` object, encoded in memory as the content
   // arrives if the Put gives its size, else from the data object read back
@@ -93,6 +99,9 @@ class S3Store final : public Store {
   absl::StatusOr<std::unique_ptr<PutWriter>> StartPut(
       const MerkleParams& params, const std::optional<ParsedDigest>& expected,
       std::optional<uint64_t> size) override;
+  // Each blob a Put of its own, kBatchPutsInFlight at a time.
+  std::vector<absl::StatusOr<PutResult>> PutBatch(
+      absl::Span<const BatchPut> blobs) override;
   absl::StatusOr<std::shared_ptr<const Blob>> OpenBlob(
       const ParsedDigest& digest) const override;
   absl::StatusOr<NamedBlob> LookupName(absl::string_view name) const override;
@@ -108,12 +117,12 @@ class S3Store final : public Store {
   absl::StatusOr<BlobInfo> SetName(const ParsedDigest& digest,
                                    const NameWrite& write) override;
   absl::StatusOr<BlobInfo> Stat(const ParsedDigest& digest) const override;
-  // One HEAD (the descriptor), and the quarantine as last listed (at most a
-  // second ago: a blob another replica quarantines meanwhile counts as held
-  // that long).
+  // One HEAD (the descriptor or record), and the quarantine as last listed (at
+  // most a second ago: a blob another replica quarantines meanwhile counts as
+  // held that long).
   absl::StatusOr<bool> Has(const ParsedDigest& digest) const override;
-  // One GET (the descriptor, checked against the digest), and the
-  // quarantine as Has() takes it.
+  // One GET (the descriptor, checked against the digest; a record, whole),
+  // and the quarantine as Has() takes it.
   absl::StatusOr<uint64_t> DataSize(const ParsedDigest& digest) const override;
   absl::StatusOr<std::vector<BlobInfo>> List(absl::string_view after,
                                              size_t limit) const override;
@@ -148,9 +157,10 @@ class S3Store final : public Store {
   // from one listing of their range (docs/storage.md, "The doomed mark").
   absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
       absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override;
-  // From the listing of blobs/ alone: a blob is its descriptor key, its data
-  // size its data object's listed size; one listing of quarantine/ leaves
-  // the quarantined out.
+  // From the listing of blobs/: a blob is its descriptor key, its data size
+  // its data object's listed size, or a record's footer's (a ranged GET of
+  // its last 64 bytes, 16 in flight); one listing of quarantine/ leaves the
+  // quarantined out.
   absl::StatusOr<std::vector<StoredBlob>> ListStored(
       absl::string_view after, size_t limit) const override;
   // One listing page: of blobs/ (a blob prefix with no descriptor whose
@@ -187,8 +197,29 @@ class S3Store final : public Store {
   absl::StatusOr<std::string> GetObject(const std::string& key,
                                         absl::string_view op) const;
   absl::Status DeleteObject(const std::string& key) const;
+  // A blob's descriptor object as read: the descriptor checked against the
+  // digest, or, for a blob stored as one record, all of the record with its
+  // footer and what its head says (CheckRecordHead). Plain value.
+  struct Commit {
+    CheckedDescriptor checked;
+    std::shared_ptr<const std::string> record;  // null: parts are objects
+    RecordFooter footer;                        // the record's
+    std::string signature;                      // the record's
+    int fec_roots = 0;                          // the record's
+    std::string etag;
+  };
+  // NOT_FOUND if the blob has no descriptor object; DATA_LOSS if it is
+  // damaged, UNIMPLEMENTED for a record of a later version.
+  absl::StatusOr<Commit> ReadCommit(const ParsedDigest& digest) const;
   absl::StatusOr<CheckedDescriptor> ReadDescriptor(
       const ParsedDigest& digest) const;
+  // Gives a stored blob `signature` (unless empty) and the tree-manifest
+  // mark (if `tree_manifest`): a record is written again with them,
+  // conditional on the ETag it was read with (retried if another writer
+  // changed it), and only if they change it; a blob stored as parts gets
+  // their objects.
+  absl::Status Amend(const ParsedDigest& digest, absl::string_view signature,
+                     bool tree_manifest) const;
   // The names pointing at `digest`, sorted: the hints under it whose name
   // objects still point there.
   absl::StatusOr<std::vector<std::string>> NamesOf(

@@ -72,6 +72,11 @@ absl::StatusOr<std::vector<StoredBlob>> S3Store::ListStored(
   const absl::flat_hash_set<std::string> quarantined(marks.begin(),
                                                      marks.end());
   std::vector<StoredBlob> blobs;
+  // Records (no data object): where in `blobs`, their sizes, and the GETs
+  // of their footers.
+  std::vector<size_t> records;
+  std::vector<uint64_t> record_sizes;
+  std::vector<S3Request> footers;
   // A blob's data object lists before its descriptor: the last one seen.
   std::string data_key;
   uint64_t data_size = 0;
@@ -90,13 +95,39 @@ absl::StatusOr<std::vector<StoredBlob>> S3Store::ListStored(
         continue;
       }
       if (quarantined.contains(layout_.QuarantineKey(*digest))) continue;
-      blobs.push_back(
-          {*digest, data_key == layout_.BlobKey(*digest, BlobObject::kData)
-                        ? data_size
-                        : 0});
+      if (data_key == layout_.BlobKey(*digest, BlobObject::kData)) {
+        blobs.push_back({*digest, data_size});
+        continue;
+      }
+      // A record: its data size is in its footer.
+      records.push_back(blobs.size());
+      record_sizes.push_back(object.size);
+      blobs.push_back({*digest, 0});
+      S3Request footer;
+      footer.op = "GetRecordFooter";
+      footer.key = object.key;
+      const uint64_t from =
+          object.size - std::min<uint64_t>(object.size, kRecordFooterSize);
+      footer.headers.push_back(absl::StrCat(
+          "Range: bytes=", from, "-", std::max<uint64_t>(object.size, 1) - 1));
+      footers.push_back(std::move(footer));
     }
     if (!listing.truncated) break;
     token = listing.next_continuation_token;
+  }
+  const std::vector<S3Response> answers = CallAll(*client_, std::move(footers));
+  for (size_t i = 0; i < records.size(); ++i) {
+    StoredBlob& blob = blobs[records[i]];
+    // Deleted since the listing, or damaged: counted as empty, as a blob of
+    // objects whose data object is gone.
+    if (absl::IsNotFound(answers[i].status) ||
+        absl::IsOutOfRange(answers[i].status)) {
+      continue;
+    }
+    RETURN_IF_ERROR(answers[i].status);
+    const absl::StatusOr<RecordFooter> footer = DecodeRecordFooter(
+        answers[i].body, record_sizes[i], blob.digest.ToString());
+    if (footer.ok()) blob.data_size = footer->data_size;
   }
   return blobs;
 }
