@@ -31,6 +31,9 @@ export RCLONE_CONFIG_CEPH_TYPE=s3 RCLONE_CONFIG_CEPH_PROVIDER=Ceph
 export RCLONE_CONFIG_CEPH_ENDPOINT=$S3_ENDPOINT RCLONE_CONFIG_CEPH_REGION=$AWS_REGION
 export RCLONE_CONFIG_CEPH_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID
 export RCLONE_CONFIG_CEPH_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY
+# rclone's AWS SDK refuses a CA bundle from the environment for its own HTTP transport; the
+# endpoint is plain HTTP on loopback.
+rclone() { env -u AWS_CA_BUNDLE rclone "$@"; }
 
 start_server() {  # PREFIX: a replica over s3://BUCKET/PREFIX; sets server_pid, addr, mport
   "$verityd" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 \

@@ -1,6 +1,7 @@
 // The SDK's tree calls (verity/tree.h) against a real verityd: a folder put
 // and fetched back; only missing blobs sent; an update fetches only what
-// changed; what a fetch refuses leaves the target as it was.
+// changed; what a fetch refuses leaves the target as it was; a server whose
+// BatchRead budget is smaller than the fetch's calls in flight is waited for.
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -107,6 +108,36 @@ TEST_F(TreeCallsTest, PutsOnlyWhatIsMissingAndFetchesItBack) {
   EXPECT_TRUE(client_->Stat(tree.digest)->tree_manifest);
   EXPECT_EQ((*entries)[3].path, "lib/big");
   EXPECT_FALSE(client_->Stat(*(*entries)[3].digest)->tree_manifest);
+}
+
+// The server reads 16 blobs for BatchRead calls at once (one call's window)
+// and the fetch sends 8 calls at a time: most are refused, and each is sent
+// again while the others fetch files, though the client itself does not
+// retry (max_attempts 1).
+TEST(TreeCallsBusyTest, CallsTheServerRefusesWaitWhileOthersFetch) {
+  server::ServerOptions options;
+  options.service.max_batch_read_blobs = 16;
+  const std::unique_ptr<TestServer> server = TestServer::Start(options);
+  sdk::ClientOptions client_options =
+      FastRetryOptions(server->verityd().address());
+  client_options.retry.max_attempts = 1;
+  const std::unique_ptr<sdk::Client> client =
+      *sdk::Client::Create(client_options);
+  const std::string source = NewTempDir() + "/many";
+  ASSERT_EQ(mkdir(source.c_str(), 0755), 0);
+  for (int i = 0; i < 2000; ++i) {
+    WriteTestFile(absl::StrCat(source, "/f", i), RandomBytes(1000, i));
+  }
+  absl::StatusOr<sdk::LocalTree> tree =
+      sdk::ScanTree(source, sdk::DigestAlgorithm::kSha256, 2);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_TRUE(sdk::PutTree(*client, *tree, {}).ok());
+  const std::string out = NewTempDir() + "/out";
+  absl::StatusOr<sdk::FetchTreeResult> fetched =
+      sdk::FetchTree(*client, tree->digest, out, {});
+  ASSERT_TRUE(fetched.ok()) << fetched.status();
+  EXPECT_EQ(fetched->files_fetched, 2000u);
+  EXPECT_EQ(ReadFile(out + "/f1234"), RandomBytes(1000, 1234));
 }
 
 TEST_F(TreeCallsTest, AnUpdateFetchesOnlyWhatChanged) {
