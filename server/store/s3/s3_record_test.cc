@@ -77,22 +77,16 @@ class S3RecordTest : public ::testing::Test {
     return s3_->Keys(layout_.BlobPrefix(DigestOf(data)));
   }
 
+  // The object `key` as the bucket holds it; nullopt if there is none.
   std::optional<std::string> Object(const std::string& key) {
-    S3Request request;
-    request.op = "GetObject";
-    request.key = key;
-    S3Response response = client_->Call(std::move(request));
-    if (absl::IsNotFound(response.status)) return std::nullopt;
-    EXPECT_TRUE(response.status.ok()) << response.status;
-    return response.body;
+    absl::StatusOr<std::string> object = ReadObject(*client_, key);
+    if (absl::IsNotFound(object.status())) return std::nullopt;
+    EXPECT_TRUE(object.ok()) << object.status();
+    return object.value_or("");
   }
+  // Writes `body` over `key`, as anyone with the bucket's credentials could.
   void SetObject(const std::string& key, std::string body) {
-    S3Request request;
-    request.op = "PutObject";
-    request.method = "PUT";
-    request.key = key;
-    request.body = std::move(body);
-    ASSERT_TRUE(client_->Call(std::move(request)).status.ok());
+    ASSERT_TRUE(WriteObject(*client_, key, std::move(body)).ok());
   }
   // Flips one bit of the record of `data` at `offset` (from its end if
   // negative).

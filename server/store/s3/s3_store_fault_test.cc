@@ -40,6 +40,12 @@ const std::string& Small() {
   return *data;
 }
 
+// One record (a Put with its size, at most record_max_bytes).
+const std::string& Record() {
+  static const std::string* const data = new std::string(MakeData(20000, 3));
+  return *data;
+}
+
 // Two multipart parts of 5 MiB.
 const std::string& Big() {
   static const std::string* const data =
@@ -67,12 +73,14 @@ class S3StoreFaultTest : public ::testing::Test {
     OpenStore();
   }
 
+  // `sized`: the Put says its size (a small blob is then one record).
   absl::Status Put(absl::string_view data, bool expected,
-                   absl::string_view name = "") {
+                   absl::string_view name = "", bool sized = false) {
     const std::optional<ParsedDigest> digest =
         expected ? std::optional<ParsedDigest>(DigestOf(data)) : std::nullopt;
-    absl::StatusOr<std::unique_ptr<PutWriter>> writer =
-        store_->BeginPut(MerkleParams{}, digest);
+    absl::StatusOr<std::unique_ptr<PutWriter>> writer = store_->BeginPut(
+        MerkleParams{}, digest,
+        sized ? std::optional<uint64_t>(data.size()) : std::nullopt);
     if (!writer.ok()) return writer.status();
     for (size_t at = 0; at < data.size(); at += 1 << 20) {
       absl::Status appended =
@@ -152,35 +160,49 @@ class S3StoreFaultTest : public ::testing::Test {
   int loops_ = 0;
 };
 
+// The victim: a blob of two parts' objects, or one record.
+struct Victim {
+  const char* what;
+  const std::string& data;
+  bool sized;
+};
+std::vector<Victim> Victims() {
+  return {{"parts", Big(), false}, {"record", Record(), true}};
+}
+
 TEST_F(S3StoreFaultTest, EveryRequestOfAPutFailingInTurn) {
-  for (const bool applied : {false, true}) {
-    for (const bool expected : {true, false}) {
-      SCOPED_TRACE(absl::StrCat(applied ? "reset after it took effect" : "503",
-                                expected ? ", digest known" : ", staged"));
-      for (int step = 1;; ++step) {
-        StartOver();
-        ASSERT_TRUE(Put(Small(), true, "small").ok());
-        const int hits = s3_->faults_hit();
-        s3_->Inject(S3Fault{
-            "", step, applied ? S3FaultKind::kReset : S3FaultKind::kHttp503,
-            applied});
-        const absl::Status put = Put(Big(), expected, "big");
-        const bool hit = s3_->faults_hit() > hits;
-        SCOPED_TRACE(absl::StrCat("step ", step, " (", s3_->last_hit(),
-                                  "): ", put.ToString()));
-        s3_->Reset();
-        if (!put.ok()) {
-          EXPECT_EQ(put.code(), absl::StatusCode::kUnavailable);
-        }
-        EXPECT_TRUE(ExpectWholeOrAbsent(Big()) || !put.ok());
-        ExpectAcknowledgedIntact();
-        ExpectCleanAfterRestart();
-        ExpectWholeOrAbsent(Big());
-        EXPECT_TRUE(Put(Big(), expected, "big").ok());
-        ExpectAcknowledgedIntact();
-        if (!hit || HasFailure()) {
-          RecordSteps(step);
-          break;
+  for (const Victim& victim : Victims()) {
+    for (const bool applied : {false, true}) {
+      for (const bool expected : {true, false}) {
+        SCOPED_TRACE(absl::StrCat(
+            victim.what, ", ", applied ? "reset after it took effect" : "503",
+            expected ? ", digest known" : ", staged"));
+        for (int step = 1;; ++step) {
+          StartOver();
+          ASSERT_TRUE(Put(Small(), true, "small").ok());
+          const int hits = s3_->faults_hit();
+          s3_->Inject(S3Fault{
+              "", step, applied ? S3FaultKind::kReset : S3FaultKind::kHttp503,
+              applied});
+          const absl::Status put =
+              Put(victim.data, expected, "big", victim.sized);
+          const bool hit = s3_->faults_hit() > hits;
+          SCOPED_TRACE(absl::StrCat("step ", step, " (", s3_->last_hit(),
+                                    "): ", put.ToString()));
+          s3_->Reset();
+          if (!put.ok()) {
+            EXPECT_EQ(put.code(), absl::StatusCode::kUnavailable);
+          }
+          EXPECT_TRUE(ExpectWholeOrAbsent(victim.data) || !put.ok());
+          ExpectAcknowledgedIntact();
+          ExpectCleanAfterRestart();
+          ExpectWholeOrAbsent(victim.data);
+          EXPECT_TRUE(Put(victim.data, expected, "big", victim.sized).ok());
+          ExpectAcknowledgedIntact();
+          if (!hit || HasFailure()) {
+            RecordSteps(step);
+            break;
+          }
         }
       }
     }
@@ -188,24 +210,28 @@ TEST_F(S3StoreFaultTest, EveryRequestOfAPutFailingInTurn) {
 }
 
 TEST_F(S3StoreFaultTest, CrashBeforeEveryRequestOfAPut) {
-  for (const bool expected : {true, false}) {
-    SCOPED_TRACE(expected ? "digest known" : "staged");
-    for (int step = 1;; ++step) {
-      StartOver();
-      ASSERT_TRUE(Put(Small(), true, "small").ok());
-      s3_->CrashAtRequest(step);
-      const absl::Status put = Put(Big(), expected, "big");
-      const bool crashed = s3_->crashed();
-      SCOPED_TRACE(
-          absl::StrCat("crash before request ", step, ": ", put.ToString()));
-      s3_->Reset();
-      ExpectCleanAfterRestart();
-      ExpectWholeOrAbsent(Big());
-      EXPECT_TRUE(Put(Big(), expected, "big").ok());
-      ExpectAcknowledgedIntact();
-      if (!crashed || HasFailure()) {
-        RecordSteps(step);
-        break;
+  for (const Victim& victim : Victims()) {
+    for (const bool expected : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(victim.what, ", ",
+                                expected ? "digest known" : "staged"));
+      for (int step = 1;; ++step) {
+        StartOver();
+        ASSERT_TRUE(Put(Small(), true, "small").ok());
+        s3_->CrashAtRequest(step);
+        const absl::Status put =
+            Put(victim.data, expected, "big", victim.sized);
+        const bool crashed = s3_->crashed();
+        SCOPED_TRACE(
+            absl::StrCat("crash before request ", step, ": ", put.ToString()));
+        s3_->Reset();
+        ExpectCleanAfterRestart();
+        ExpectWholeOrAbsent(victim.data);
+        EXPECT_TRUE(Put(victim.data, expected, "big", victim.sized).ok());
+        ExpectAcknowledgedIntact();
+        if (!crashed || HasFailure()) {
+          RecordSteps(step);
+          break;
+        }
       }
     }
   }

@@ -21,4 +21,24 @@ S3StoreOptions FakeS3StoreOptions(std::shared_ptr<S3Transport> transport) {
   return options;
 }
 
+absl::StatusOr<std::string> ReadObject(S3Client& client,
+                                       const std::string& key) {
+  S3Request request;
+  request.op = "GetObject";
+  request.key = key;
+  S3Response response = client.Call(std::move(request));
+  if (!response.status.ok()) return response.status;
+  return std::move(response.body);
+}
+
+absl::Status WriteObject(S3Client& client, const std::string& key,
+                         std::string body) {
+  S3Request request;
+  request.op = "PutObject";
+  request.method = "PUT";
+  request.key = key;
+  request.body = std::move(body);
+  return client.Call(std::move(request)).status;
+}
+
 }  // namespace verity::server

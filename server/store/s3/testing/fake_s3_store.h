@@ -21,6 +21,14 @@ namespace verity::server {
 // every client made over `transport`. Tests change what they need.
 S3StoreOptions FakeS3StoreOptions(std::shared_ptr<S3Transport> transport);
 
+// The object `key` as the bucket holds it, read by `client` as anyone with
+// the bucket's credentials could; NOT_FOUND if there is none.
+absl::StatusOr<std::string> ReadObject(S3Client& client,
+                                       const std::string& key);
+// Writes `body` over `key` the same way.
+absl::Status WriteObject(S3Client& client, const std::string& key,
+                         std::string body);
+
 // Counts the requests of each operation (S3Request::op) on their way to
 // another transport, and runs `before` (if set) on each first: a test's
 // step between two of a store's requests. Thread-safe.
