@@ -160,7 +160,10 @@ class S3StoreFaultTest : public ::testing::Test {
   int loops_ = 0;
 };
 
-// The victim: a blob of two parts' objects, or one record.
+// The victim: a blob of two parts' objects, or one record. A record's Put
+// differs from a parts Put's only with the digest known (the data goes to
+// no staging object either way), which is how the SDK, the CLI and
+// BatchUpdate put one: the record is not run staged.
 struct Victim {
   const char* what;
   const std::string& data;
@@ -174,6 +177,7 @@ TEST_F(S3StoreFaultTest, EveryRequestOfAPutFailingInTurn) {
   for (const Victim& victim : Victims()) {
     for (const bool applied : {false, true}) {
       for (const bool expected : {true, false}) {
+        if (victim.sized && !expected) continue;
         SCOPED_TRACE(absl::StrCat(
             victim.what, ", ", applied ? "reset after it took effect" : "503",
             expected ? ", digest known" : ", staged"));
@@ -212,6 +216,7 @@ TEST_F(S3StoreFaultTest, EveryRequestOfAPutFailingInTurn) {
 TEST_F(S3StoreFaultTest, CrashBeforeEveryRequestOfAPut) {
   for (const Victim& victim : Victims()) {
     for (const bool expected : {true, false}) {
+      if (victim.sized && !expected) continue;
       SCOPED_TRACE(absl::StrCat(victim.what, ", ",
                                 expected ? "digest known" : "staged"));
       for (int step = 1;; ++step) {
