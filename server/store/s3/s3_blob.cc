@@ -61,33 +61,27 @@ absl::Status S3Blob::ReadRecord(BlobPart part, uint64_t offset,
 void S3Blob::ReadAsync(BlobPart part, uint64_t offset, Buffer into,
                        ReadDone done) const {
   const uint64_t length = into.size();
+  // A record's bytes, a refused range, or nothing to read: answered as a GET
+  // would be, later, on the client's thread.
+  std::optional<absl::Status> now;
   if (record_.bytes != nullptr) {
-    // Answered as a GET would be: later, on the client's thread.
-    S3Response copied;
-    copied.status = ReadRecord(part, offset, into.span());
+    now = ReadRecord(part, offset, into.span());
+  } else if (absl::Status range = CheckReadRange(*this, part, offset, length);
+             !range.ok() || length == 0) {
+    now = range;
+  }
+  if (now.has_value()) {
+    S3Response answered;
+    answered.status = *std::move(now);
     auto bytes = std::make_shared<Buffer>(std::move(into));
-    client_->Answer(std::move(copied), [bytes, done = std::move(done)](
-                                           S3Response response) mutable {
+    client_->Answer(std::move(answered), [bytes, done = std::move(done)](
+                                             S3Response response) mutable {
       if (!response.status.ok()) {
         std::move(done)(response.status);
       } else {
         std::move(done)(std::move(*bytes));
       }
     });
-    return;
-  }
-  if (absl::Status range = CheckReadRange(*this, part, offset, length);
-      !range.ok() || length == 0) {
-    S3Response refused;
-    refused.status = range;
-    client_->Answer(std::move(refused),
-                    [done = std::move(done)](S3Response response) mutable {
-                      if (!response.status.ok()) {
-                        std::move(done)(response.status);
-                      } else {
-                        std::move(done)(Buffer());
-                      }
-                    });
     return;
   }
   // curl writes the body straight into the caller's buffer, which the

@@ -10,10 +10,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "lib/base/buffer_pool.h"
 #include "lib/base/status_macros.h"
 #include "lib/testing/test_blob.h"
 #include "lib/tree/merkle_builder.h"
@@ -206,6 +209,42 @@ TEST_F(S3RecordTest, AFlippedBitInAnyPartIsFound) {
     ASSERT_TRUE(ReadAll(data).ok());
     EXPECT_TRUE(store_->DeleteBlob(DigestOf(data)).ok());
   }
+}
+
+// ReadAsync (what a caller does when TryReadNow has no answer) serves a
+// record too, later, and refuses a range past its end.
+TEST_F(S3RecordTest, ReadAsyncAnswersFromTheRecord) {
+  const std::string data = MakeData(3 * kBlock + 10, 11);
+  ASSERT_TRUE(Put(data).ok());
+  std::shared_ptr<const Blob> blob = *store_->OpenBlob(DigestOf(data));
+  const std::shared_ptr<BufferPool> pool = BufferPool::Create({});
+  for (const auto& [offset, length, ok] :
+       std::vector<std::tuple<uint64_t, uint64_t, bool>>{
+           {0, data.size(), true},
+           {kBlock + 5, 100, true},
+           {data.size() - 1, 2, false}}) {
+    absl::Notification done;
+    absl::StatusOr<Buffer> read = absl::UnknownError("not answered");
+    blob->ReadAsync(BlobPart::kData, offset, pool->Take(length),
+                    [&](absl::StatusOr<Buffer> answer) {
+                      read = std::move(answer);
+                      done.Notify();
+                    });
+    done.WaitForNotification();
+    ASSERT_EQ(read.ok(), ok) << offset << ": " << read.status();
+    if (ok) EXPECT_EQ(StringOf(*read), data.substr(offset, length));
+  }
+}
+
+// A quarantined record is refused at once by the store that quarantined it.
+TEST_F(S3RecordTest, AQuarantinedRecordIsRefused) {
+  const std::string data = MakeData(2 * kBlock, 12);
+  ASSERT_TRUE(Put(data).ok());
+  ASSERT_TRUE(store_->OpenBlob(DigestOf(data)).ok());
+  ASSERT_TRUE(store_->Quarantine(DigestOf(data), "test").ok());
+  const absl::Status open = store_->OpenBlob(DigestOf(data)).status();
+  EXPECT_TRUE(absl::IsDataLoss(open)) << open;
+  EXPECT_FALSE(*store_->Has(DigestOf(data)));
 }
 
 TEST_F(S3RecordTest, ATornRecordIsDataLoss) {
