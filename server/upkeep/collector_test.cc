@@ -12,7 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "lib/base/status_macros.h"
 #include "lib/manifest/tree_manifest.h"
+#include "server/store/forwarding_store.h"
 #include "server/upkeep/lease.h"
 #include "server/upkeep/testing/upkeep_stores.h"
 
@@ -165,6 +167,40 @@ TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
   // Expired: taken over, and the old holder can no longer renew.
   EXPECT_TRUE(CollectAt(now + absl::Minutes(3)).ok());
   EXPECT_TRUE(absl::IsAborted(held->Renew(now + absl::Minutes(4))));
+}
+
+// A store whose first lease write finds that "replica-2" took the lease
+// since the lease was read.
+class RacedStore : public ForwardingStore {
+ public:
+  explicit RacedStore(Store& inner) : ForwardingStore(inner) {}
+
+  absl::StatusOr<SharedRecord> WriteRecord(
+      absl::string_view key, absl::string_view body,
+      const std::optional<std::string>& expected) override {
+    if (!raced_) {
+      raced_ = true;
+      const absl::Time now = absl::Now();
+      RETURN_IF_ERROR(StoreLease::Acquire(inner(), kCollectorLease, "replica-2",
+                                          now, now, absl::Minutes(2))
+                          .status());
+    }
+    return inner().WriteRecord(key, body, expected);
+  }
+
+ private:
+  bool raced_ = false;
+};
+
+TEST_P(CollectorTest, ALeaseLostToARaceNamesTheWinner) {
+  RacedStore raced(*store_);
+  const absl::Time now = absl::Now();
+  const absl::StatusOr<StoreLease> lost = StoreLease::Acquire(
+      raced, kCollectorLease, "test", now, now, absl::Minutes(2));
+  EXPECT_TRUE(absl::IsAborted(lost.status())) << lost.status();
+  EXPECT_NE(lost.status().message().find("by replica-2 holds the store"),
+            std::string::npos)
+      << lost.status();
 }
 
 TEST_P(CollectorTest, AWriteIsRefusedWhileASweepMayDeleteItsBlobs) {

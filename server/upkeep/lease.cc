@@ -46,6 +46,17 @@ absl::Status Busy(LeaseKind kind, const LeaseTerms& terms) {
                        absl::UTCTimeZone())));
 }
 
+// ABORTED for an Acquire whose write lost to another holder's between its
+// read and its write: the winner's terms when they can be read, as though
+// the read had come after.
+absl::Status LostRace(const Store& store, LeaseKind kind, absl::Time now) {
+  const absl::StatusOr<std::optional<LeaseTerms>> winner =
+      ActiveLease(store, kind, now);
+  if (winner.ok() && winner->has_value()) return Busy(kind, **winner);
+  return absl::AbortedError(absl::StrCat(
+      "another ", kind.work, " took the store's lease at the same time"));
+}
+
 }  // namespace
 
 std::string EncodeLease(const LeaseTerms& terms) {
@@ -86,8 +97,7 @@ absl::StatusOr<StoreLease> StoreLease::Acquire(Store& store, LeaseKind kind,
       current.has_value() ? std::optional<std::string>(current->version)
                           : std::nullopt);
   if (absl::IsFailedPrecondition(written.status())) {
-    return absl::AbortedError(absl::StrCat(
-        "another ", kind.work, " took the store's lease at the same time"));
+    return LostRace(store, kind, now);
   }
   RETURN_IF_ERROR(written.status());
   return StoreLease(store, kind, std::move(terms), std::move(written->version),

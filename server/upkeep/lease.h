@@ -48,7 +48,8 @@ class StoreLease {
  public:
   // Takes the lease for `holder` until now + ttl, with `cutoff`, unless
   // another holder's has not expired: ABORTED naming that holder and when
-  // it expires. One of `holder`'s own (a previous life of this replica,
+  // it expires, also when that holder's write came between this one's
+  // read and write. One of `holder`'s own (a previous life of this replica,
   // killed mid-collection) and one that does not parse are taken over.
   static absl::StatusOr<StoreLease> Acquire(Store& store, LeaseKind kind,
                                             absl::string_view holder,
