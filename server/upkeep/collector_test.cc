@@ -170,10 +170,11 @@ TEST_P(CollectorTest, OneCollectionHoldsTheLeaseAtATime) {
 }
 
 // A store whose first lease write finds that "replica-2" took the lease
-// since the lease was read.
+// since the lease was read, and let it go again if `released`.
 class RacedStore : public ForwardingStore {
  public:
-  explicit RacedStore(Store& inner) : ForwardingStore(inner) {}
+  RacedStore(Store& inner, bool released)
+      : ForwardingStore(inner), released_(released) {}
 
   absl::StatusOr<SharedRecord> WriteRecord(
       absl::string_view key, absl::string_view body,
@@ -181,26 +182,36 @@ class RacedStore : public ForwardingStore {
     if (!raced_) {
       raced_ = true;
       const absl::Time now = absl::Now();
-      RETURN_IF_ERROR(StoreLease::Acquire(inner(), kCollectorLease, "replica-2",
-                                          now, now, absl::Minutes(2))
-                          .status());
+      ASSIGN_OR_RETURN(
+          StoreLease winner,
+          StoreLease::Acquire(inner(), kCollectorLease, "replica-2", now, now,
+                              absl::Minutes(2)));
+      if (released_) winner.Release();
     }
     return inner().WriteRecord(key, body, expected);
   }
 
  private:
+  const bool released_;
   bool raced_ = false;
 };
 
-TEST_P(CollectorTest, ALeaseLostToARaceNamesTheWinner) {
-  RacedStore raced(*store_);
+TEST_P(CollectorTest, ALeaseLostToARaceNamesTheWinnerOrIsTriedAgain) {
   const absl::Time now = absl::Now();
+  RacedStore held(*store_, /*released=*/false);
   const absl::StatusOr<StoreLease> lost = StoreLease::Acquire(
-      raced, kCollectorLease, "test", now, now, absl::Minutes(2));
+      held, kCollectorLease, "test", now, now, absl::Minutes(2));
   EXPECT_TRUE(absl::IsAborted(lost.status())) << lost.status();
   EXPECT_NE(lost.status().message().find("by replica-2 holds the store"),
             std::string::npos)
       << lost.status();
+
+  Open(2);  // a new store, no lease
+  RacedStore released(*store_, /*released=*/true);
+  const absl::StatusOr<StoreLease> won = StoreLease::Acquire(
+      released, kCollectorLease, "test", now, now, absl::Minutes(2));
+  ASSERT_TRUE(won.ok()) << won.status();
+  EXPECT_EQ(won->terms().holder, "test");
 }
 
 TEST_P(CollectorTest, AWriteIsRefusedWhileASweepMayDeleteItsBlobs) {

@@ -46,17 +46,6 @@ absl::Status Busy(LeaseKind kind, const LeaseTerms& terms) {
                        absl::UTCTimeZone())));
 }
 
-// ABORTED for an Acquire whose write lost to another holder's between its
-// read and its write: the winner's terms when they can be read, as though
-// the read had come after.
-absl::Status LostRace(const Store& store, LeaseKind kind, absl::Time now) {
-  const absl::StatusOr<std::optional<LeaseTerms>> winner =
-      ActiveLease(store, kind, now);
-  if (winner.ok() && winner->has_value()) return Busy(kind, **winner);
-  return absl::AbortedError(absl::StrCat(
-      "another ", kind.work, " took the store's lease at the same time"));
-}
-
 }  // namespace
 
 std::string EncodeLease(const LeaseTerms& terms) {
@@ -83,25 +72,30 @@ absl::StatusOr<StoreLease> StoreLease::Acquire(Store& store, LeaseKind kind,
                                                absl::Time cutoff,
                                                absl::Time now,
                                                absl::Duration ttl) {
-  ASSIGN_OR_RETURN(const std::optional<SharedRecord> current,
-                   store.ReadRecord(kind.key));
-  if (current.has_value()) {
-    const absl::StatusOr<LeaseTerms> held = DecodeLease(current->body);
-    if (held.ok() && held->expires > now && held->holder != holder) {
-      return Busy(kind, *held);
+  // A write that loses to another holder's reads again: the winner's lease
+  // (busy), or, if the winner already let it go, another try.
+  constexpr int kTries = 3;
+  for (int i = 0; i < kTries; ++i) {
+    ASSIGN_OR_RETURN(const std::optional<SharedRecord> current,
+                     store.ReadRecord(kind.key));
+    if (current.has_value()) {
+      const absl::StatusOr<LeaseTerms> held = DecodeLease(current->body);
+      if (held.ok() && held->expires > now && held->holder != holder) {
+        return Busy(kind, *held);
+      }
     }
+    LeaseTerms terms{std::string(holder), Seconds(now + ttl), Seconds(cutoff)};
+    absl::StatusOr<SharedRecord> written = store.WriteRecord(
+        kind.key, EncodeLease(terms),
+        current.has_value() ? std::optional<std::string>(current->version)
+                            : std::nullopt);
+    if (absl::IsFailedPrecondition(written.status())) continue;
+    RETURN_IF_ERROR(written.status());
+    return StoreLease(store, kind, std::move(terms),
+                      std::move(written->version), ttl);
   }
-  LeaseTerms terms{std::string(holder), Seconds(now + ttl), Seconds(cutoff)};
-  absl::StatusOr<SharedRecord> written = store.WriteRecord(
-      kind.key, EncodeLease(terms),
-      current.has_value() ? std::optional<std::string>(current->version)
-                          : std::nullopt);
-  if (absl::IsFailedPrecondition(written.status())) {
-    return LostRace(store, kind, now);
-  }
-  RETURN_IF_ERROR(written.status());
-  return StoreLease(store, kind, std::move(terms), std::move(written->version),
-                    ttl);
+  return absl::AbortedError(
+      absl::StrCat("another ", kind.work, " keeps taking the store's lease"));
 }
 
 absl::Status StoreLease::Renew(absl::Time now) {
