@@ -219,7 +219,12 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
   // Claimed first, so that no sweep deletes what this Put writes. Data,
   // then tree, FEC area and signature, then (Publish) the descriptor, only
   // if absent: a reader that finds the blob finds all of them. A record is
-  // all of them in the one object Publish puts.
+  // all of them in the one object Publish puts, and new content's needs no
+  // claim.
+  if (record_ && !stored_) {
+    RETURN_IF_ERROR(store_.ClaimUsedForRecord(blob.digest));
+    return StageRecord(blob);
+  }
   RETURN_IF_ERROR(store_.ClaimUsed(blob.digest));
   if (record_) return StageRecord(blob);
   RETURN_IF_ERROR(PutData(blob.digest));

@@ -259,36 +259,55 @@ class S3Store final : public Store {
       std::vector<LeftoverGroup> groups, absl::Time cutoff) const;
   absl::Status PutObject(const std::string& key, std::string body,
                          std::vector<std::string> headers = {}) const;
-  // A blob's used/ object: "<unix seconds>", its last use, or "doomed
-  // <unix seconds>", the mark of a sweep deleting it (since then).
+  // A blob's used/ object: "<unix seconds>", its last use; "doomed <unix
+  // seconds>", the mark of a sweep deleting the stored blob (since then); or
+  // "doomed <unix seconds> leftover", the mark of a sweep deleting the
+  // objects of a blob that had no descriptor.
   struct UsedRecord {
     // The use's or the mark's; none, or one that does not parse.
     std::optional<absl::Time> time;
     bool doomed = false;
+    bool leftover = false;               // a leftover sweep's mark
     std::optional<std::string> version;  // its ETag; nullopt: no object
   };
-  static UsedRecord ParseUsed(const S3Response& response);
+  // Whose used/ is read. A leftover sweep's mark says nothing of a stored
+  // blob: its descriptor came after the sweep judged the prefix, written by
+  // a record's Put (which claims nothing when it finds no used/; a Put of
+  // parts claims first, which the mark cannot pass), and the sweep never
+  // deletes a descriptor. Of a stored blob, one reads as none.
+  enum class UsedOf { kAnyBlob, kStoredBlob };
+  static UsedRecord ParseUsed(const S3Response& response, UsedOf of);
+  static std::string DoomedMark(absl::Time now, bool leftover);
   // A doomed mark that a sweep may still act on (not one a sweep cut short
   // left long ago).
   static bool LiveMark(const UsedRecord& used);
-  absl::StatusOr<UsedRecord> ReadUsed(const ParsedDigest& digest) const;
+  absl::StatusOr<UsedRecord> ReadUsed(const ParsedDigest& digest,
+                                      UsedOf of) const;
   // used/ of each of `blobs`, kUsedReadsInFlight GETs at a time.
   absl::StatusOr<std::vector<UsedRecord>> ReadUsedOf(
-      absl::Span<const ParsedDigest> blobs) const;
+      absl::Span<const ParsedDigest> blobs, UsedOf of) const;
   // Before a Put writes a blob's objects: its used/ set to now by
   // compare-and-set, so that no sweep marks it doomed from then on;
   // UNAVAILABLE if one has (the Put is retried once the sweep is done).
   absl::Status ClaimUsed(const ParsedDigest& digest) const;
+  // Before a Put writes a record for a blob its Stage found absent: a claim
+  // (ClaimUsed) unless the blob has no used/ or a leftover sweep's mark,
+  // then none. A sweep that deletes a stored blob marks it before it
+  // deletes the descriptor and removes the mark last, so finding neither
+  // after finding no descriptor means none is under way, and the record's
+  // one object written only if absent is not one a leftover sweep deletes.
+  absl::Status ClaimUsedForRecord(const ParsedDigest& digest) const;
   // Writes `time` over the used/ object `expected` (nullopt: none):
   // FAILED_PRECONDITION if it was replaced meanwhile.
   absl::Status SwapUsed(const ParsedDigest& digest, absl::Time time,
                         const std::optional<std::string>& expected) const;
   // Of `blobs` with their used/ objects `used`, those a sweep at `cutoff`
   // deletes: marked doomed now by a conditional PUT each, in flight
-  // together (one a sweep before marked and did not finish, marked again).
+  // together (one a sweep before marked and did not finish, marked again),
+  // with a leftover sweep's mark if `leftovers`.
   absl::StatusOr<std::vector<ParsedDigest>> MarkDoomed(
       absl::Span<const ParsedDigest> blobs, const std::vector<UsedRecord>& used,
-      absl::Time cutoff) const;
+      absl::Time cutoff, bool leftovers) const;
   // `body` over `key` if its ETag is still `expected` (nullopt: there is
   // none), as names and records are written: FAILED_PRECONDITION naming
   // `what` if another writer replaced it. Returns the new ETag.

@@ -133,7 +133,7 @@ absl::StatusOr<std::vector<StoredBlob>> S3Store::ListStored(
 }
 
 absl::StatusOr<std::vector<S3Store::UsedRecord>> S3Store::ReadUsedOf(
-    absl::Span<const ParsedDigest> blobs) const {
+    absl::Span<const ParsedDigest> blobs, UsedOf of) const {
   std::vector<S3Request> reads;
   for (const ParsedDigest& digest : blobs) {
     S3Request get;
@@ -147,14 +147,15 @@ absl::StatusOr<std::vector<S3Store::UsedRecord>> S3Store::ReadUsedOf(
     if (!answer.status.ok() && !absl::IsNotFound(answer.status)) {
       return answer.status;
     }
-    records.push_back(ParseUsed(answer));
+    records.push_back(ParseUsed(answer, of));
   }
   return records;
 }
 
 absl::StatusOr<std::vector<absl::Time>> S3Store::LastUsedOf(
     absl::Span<const ParsedDigest> blobs) const {
-  ASSIGN_OR_RETURN(const std::vector<UsedRecord> used, ReadUsedOf(blobs));
+  ASSIGN_OR_RETURN(const std::vector<UsedRecord> used,
+                   ReadUsedOf(blobs, UsedOf::kStoredBlob));
   std::vector<absl::Time> times;
   for (size_t i = 0; i < blobs.size(); ++i) {
     if (used[i].doomed) {
@@ -174,9 +175,8 @@ absl::StatusOr<std::vector<absl::Time>> S3Store::LastUsedOf(
 
 absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
     absl::Span<const ParsedDigest> blobs, const std::vector<UsedRecord>& used,
-    absl::Time cutoff) const {
-  const std::string mark =
-      absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now()));
+    absl::Time cutoff, bool leftovers) const {
+  const std::string mark = DoomedMark(absl::Now(), leftovers);
   std::vector<ParsedDigest> doomed;
   std::vector<size_t> marking;  // indexes into `blobs`
   std::vector<S3Request> puts;
@@ -205,7 +205,8 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
     if (!answers[m].status.ok()) {
       // Whether it landed (radosgw's 500 on racing conditional PUTs): a
       // mark other than the one read says.
-      ASSIGN_OR_RETURN(const UsedRecord now, ReadUsed(blobs[i]));
+      ASSIGN_OR_RETURN(const UsedRecord now,
+                       ReadUsed(blobs[i], UsedOf::kAnyBlob));
       if (!now.doomed || now.version == used[i].version) continue;
     }
     doomed.push_back(blobs[i]);
@@ -222,7 +223,8 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::MarkDoomed(
 
 absl::StatusOr<std::vector<ParsedDigest>> S3Store::DeleteUnusedSince(
     absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
-  ASSIGN_OR_RETURN(std::vector<UsedRecord> used, ReadUsedOf(blobs));
+  ASSIGN_OR_RETURN(std::vector<UsedRecord> used,
+                   ReadUsedOf(blobs, UsedOf::kStoredBlob));
   for (size_t i = 0; i < blobs.size(); ++i) {
     if (used[i].doomed || used[i].time.has_value()) continue;
     // None, or damaged: LastUsed times it now (kept this time), or finds it
@@ -230,11 +232,11 @@ absl::StatusOr<std::vector<ParsedDigest>> S3Store::DeleteUnusedSince(
     absl::StatusOr<absl::Time> last = LastUsed(blobs[i]);
     if (absl::IsNotFound(last.status())) last = absl::InfiniteFuture();
     RETURN_IF_ERROR(last.status());
-    ASSIGN_OR_RETURN(used[i], ReadUsed(blobs[i]));
+    ASSIGN_OR_RETURN(used[i], ReadUsed(blobs[i], UsedOf::kStoredBlob));
     if (!used[i].doomed && !used[i].time.has_value()) used[i].time = *last;
   }
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> doomed,
-                   MarkDoomed(blobs, used, cutoff));
+                   MarkDoomed(blobs, used, cutoff, /*leftovers=*/false));
   if (doomed.empty()) return doomed;
   // As DeleteBlob, many at a time (an unreachable blob has no name to
   // delete first): the tree manifest marks, then the descriptors, the
@@ -377,7 +379,8 @@ S3Store::MarkLeftoversDoomed(std::vector<LeftoverGroup> groups,
                              absl::Time cutoff) const {
   std::vector<ParsedDigest> digests;
   for (const LeftoverGroup& group : groups) digests.push_back(group.digest);
-  ASSIGN_OR_RETURN(std::vector<UsedRecord> used, ReadUsedOf(digests));
+  ASSIGN_OR_RETURN(std::vector<UsedRecord> used,
+                   ReadUsedOf(digests, UsedOf::kAnyBlob));
   // None (or damaged): nothing but the listing's times, which found them
   // old.
   for (UsedRecord& record : used) {
@@ -388,7 +391,7 @@ S3Store::MarkLeftoversDoomed(std::vector<LeftoverGroup> groups,
   // A Put claims used/ before it writes: a recent time, or a claim that
   // lands before the mark, keeps the group.
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> doomed,
-                   MarkDoomed(digests, used, cutoff));
+                   MarkDoomed(digests, used, cutoff, /*leftovers=*/true));
   std::vector<LeftoverGroup> kept;
   size_t next = 0;
   for (LeftoverGroup& group : groups) {

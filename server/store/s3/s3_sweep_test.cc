@@ -19,6 +19,7 @@
 #include "server/store/s3/s3_store.h"
 #include "server/store/s3/testing/fake_s3.h"
 #include "server/store/s3/testing/fake_s3_store.h"
+#include "server/store/testing/blob_reads.h"
 #include "server/store/testing/name_write_cases.h"
 
 namespace verity::server {
@@ -39,6 +40,19 @@ class S3SweepTest : public ::testing::Test {
     EXPECT_TRUE(PutWith(*store_, blob, PutCommit{}).ok());
     EXPECT_TRUE(store_->LastUsed(blob.digest).ok());
     return blob;
+  }
+
+  // `blob` put by `store` with its size, as one record.
+  static absl::StatusOr<PutResult> PutRecord(Store& store,
+                                             const TestBlob& blob) {
+    absl::StatusOr<std::unique_ptr<PutWriter>> writer =
+        store.BeginPut(MerkleParams{}, blob.digest, blob.data.size());
+    if (!writer.ok()) return writer.status();
+    const absl::Status appended = (*writer)->Append(AsBytes(blob.data));
+    if (!appended.ok()) return appended;
+    PutCommit commit;
+    commit.expected = blob.digest;
+    return (*writer)->Commit(commit);
   }
 
   // Writes or deletes an object behind the store's back.
@@ -261,6 +275,71 @@ TEST_F(S3SweepTest, APutOfNewContentClaimsItWithOneRequest) {
   EXPECT_EQ(TakeOps(), (std::map<std::string, int>{{"GetUsed", 1}}));
 }
 
+// A record of new content is one object written only if absent, which no
+// sweep deletes: its Put reads used/ and writes nothing but the record. The
+// first collection times it.
+TEST_F(S3SweepTest, ARecordOfNewContentClaimsNothing) {
+  TakeOps();
+  const TestBlob blob = MakeRandomTestBlob(900, MerkleParams{}, 50);
+  ASSERT_TRUE(PutRecord(*store_, blob).ok());
+  std::map<std::string, int> ops = TakeOps();
+  EXPECT_EQ(ops["GetUsed"], 1);
+  EXPECT_EQ(ops["SwapUsed"], 0);
+  EXPECT_EQ(ops["PutObject"], 1);
+  EXPECT_TRUE(s3_->Keys(layout_.UsedKey(blob.digest)).empty());
+  const absl::StatusOr<std::vector<absl::Time>> times =
+      store_->LastUsedOf({blob.digest});
+  ASSERT_TRUE(times.ok()) << times.status();
+  EXPECT_GE(times->front(), absl::Now() - absl::Minutes(1));
+  EXPECT_FALSE(s3_->Keys(layout_.UsedKey(blob.digest)).empty());
+}
+
+// A record Put of content whose old objects a sweep of leftovers is
+// deleting: the record is the descriptor, which that sweep never deletes,
+// so it lands whether the sweep's mark comes before or after; and a mark
+// the sweep leaves behind (cut short before deleting used/) says nothing of
+// the stored blob: a collection and a use time it anew.
+TEST_F(S3SweepTest, ARecordPutDuringALeftoverSweepIsKept) {
+  const TestBlob blob = MakeRandomTestBlob(900, MerkleParams{}, 51);
+  Raw("PUT", layout_.BlobKey(blob.digest, BlobObject::kData), blob.data);
+  s3_->Backdate(layout_.BlobPrefix(blob.digest), absl::Hours(2));
+  const std::unique_ptr<S3Store> replica = Replica();
+  absl::Status put = absl::UnknownError("not run");
+  OnRequest([&](const S3Request& request) {
+    if (request.op == "MarkDoomed" && absl::IsUnknown(put)) {
+      put = PutRecord(*replica, blob).status();
+    }
+  });
+  const std::vector<LeftoverPage> pages =
+      SweepLeftovers(absl::Now() - absl::Hours(1), false);
+  OnRequest(nullptr);
+  ASSERT_TRUE(put.ok()) << put;
+  EXPECT_EQ(Objects(pages), 1u);  // the old data object
+  EXPECT_EQ(s3_->Keys(layout_.BlobPrefix(blob.digest)),
+            std::vector<std::string>{
+                layout_.BlobKey(blob.digest, BlobObject::kDescriptor)});
+  const absl::StatusOr<std::shared_ptr<const Blob>> stored =
+      store_->OpenBlob(blob.digest);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(*ReadBlobPart(**stored, BlobPart::kData, 0, blob.data.size()),
+            blob.data);
+
+  // The sweep's mark left behind, fresh.
+  Raw("PUT", layout_.UsedKey(blob.digest),
+      absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now()), " leftover"));
+  const absl::StatusOr<std::vector<ParsedDigest>> deleted =
+      store_->DeleteUnusedSince({blob.digest}, absl::Now() - absl::Minutes(1));
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_TRUE(deleted->empty());
+  EXPECT_TRUE(store_->Stat(blob.digest).ok());
+  Raw("PUT", layout_.UsedKey(blob.digest),
+      absl::StrCat("doomed ", absl::ToUnixSeconds(absl::Now()), " leftover"));
+  EXPECT_TRUE(
+      store_->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration()).ok());
+  EXPECT_FALSE(store_->LastUsedOf({blob.digest})->front() ==
+               absl::InfinitePast());
+}
+
 // Puts of one content racing: each claim that finds another's as new as
 // its own shares it, rather than writing over it until one gives up. An
 // older time is written over.
@@ -353,6 +432,17 @@ TEST_F(S3SweepTest, APutTakesOverAStaleMark) {
   EXPECT_TRUE(
       absl::IsUnavailable(PutWith(*store_, live, PutCommit{}).status()));
   EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(live.digest)).empty());
+
+  // A record's Put as well: it finds the mark and claims.
+  EXPECT_TRUE(absl::IsUnavailable(PutRecord(*store_, live).status()));
+  EXPECT_TRUE(s3_->Keys(layout_.BlobPrefix(live.digest)).empty());
+  const TestBlob stale_record = MakeRandomTestBlob(800, MerkleParams{}, 52);
+  Raw("PUT", layout_.UsedKey(stale_record.digest), "doomed " + TwoHoursAgo());
+  EXPECT_TRUE(PutRecord(*store_, stale_record).ok());
+  const absl::StatusOr<std::vector<absl::Time>> times =
+      store_->LastUsedOf({stale_record.digest});
+  ASSERT_TRUE(times.ok()) << times.status();
+  EXPECT_GE(times->front(), absl::Now() - absl::Minutes(1));
 }
 
 TEST_F(S3SweepTest, LastUsedOfAsksOneGetABlob) {

@@ -19,6 +19,7 @@ namespace verity::server {
 namespace {
 
 constexpr absl::string_view kDoomed = "doomed ";
+constexpr absl::string_view kLeftover = " leftover";
 // A sweep deletes a batch it marked within its lease's term (two minutes,
 // renewed before each batch): a mark older than this is one a sweep cut
 // short left, and a use or a Put takes it over (a sweep that finds it
@@ -45,12 +46,21 @@ bool S3Store::LiveMark(const UsedRecord& used) {
          *used.time >= absl::Now() - kStaleMark;
 }
 
-S3Store::UsedRecord S3Store::ParseUsed(const S3Response& response) {
+std::string S3Store::DoomedMark(absl::Time now, bool leftover) {
+  return absl::StrCat(kDoomed, absl::ToUnixSeconds(now),
+                      leftover ? kLeftover : "");
+}
+
+S3Store::UsedRecord S3Store::ParseUsed(const S3Response& response, UsedOf of) {
   UsedRecord used;
   if (!response.status.ok()) return used;
   used.version = response.etag;
   absl::string_view body = response.body;
   used.doomed = absl::ConsumePrefix(&body, kDoomed);
+  used.leftover = used.doomed && absl::ConsumeSuffix(&body, kLeftover);
+  if (used.leftover && of == UsedOf::kStoredBlob) {
+    return UsedRecord{std::nullopt, false, false, std::move(used.version)};
+  }
   int64_t seconds = 0;
   // A damaged time reads as none: the blob's grace starts again, which only
   // keeps it longer.
@@ -61,7 +71,7 @@ S3Store::UsedRecord S3Store::ParseUsed(const S3Response& response) {
 }
 
 absl::StatusOr<S3Store::UsedRecord> S3Store::ReadUsed(
-    const ParsedDigest& digest) const {
+    const ParsedDigest& digest, UsedOf of) const {
   S3Request get;
   get.op = "GetUsed";
   get.key = layout_.UsedKey(digest);
@@ -69,7 +79,7 @@ absl::StatusOr<S3Store::UsedRecord> S3Store::ReadUsed(
   if (!response.status.ok() && !absl::IsNotFound(response.status)) {
     return response.status;
   }
-  return ParseUsed(response);
+  return ParseUsed(response, of);
 }
 
 absl::Status S3Store::SwapUsed(
@@ -88,7 +98,7 @@ absl::Status S3Store::ClaimUsed(const ParsedDigest& digest) const {
   for (int attempt = 0; attempt < 3; ++attempt) {
     const absl::Status written = SwapUsed(digest, now, expected);
     if (!absl::IsFailedPrecondition(written)) return written;
-    ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest));
+    ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest, UsedOf::kAnyBlob));
     if (LiveMark(used)) return BeingDeleted(digest);
     // Another Put's claim (many Puts of one content race here): a time at
     // least as new as ours keeps a sweep off the blob as ours would.
@@ -101,6 +111,12 @@ absl::Status S3Store::ClaimUsed(const ParsedDigest& digest) const {
       "the used/ time of ", digest.ToString(), " keeps changing; retry"));
 }
 
+absl::Status S3Store::ClaimUsedForRecord(const ParsedDigest& digest) const {
+  ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest, UsedOf::kAnyBlob));
+  if (!used.version.has_value() || used.leftover) return absl::OkStatus();
+  return ClaimUsed(digest);
+}
+
 absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
   const absl::Status exists = Exists(digest);
   if (absl::IsNotFound(exists)) {
@@ -108,7 +124,7 @@ absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
     if (quarantined) return absl::InfinitePast();
   }
   RETURN_IF_ERROR(exists);
-  ASSIGN_OR_RETURN(UsedRecord used, ReadUsed(digest));
+  ASSIGN_OR_RETURN(UsedRecord used, ReadUsed(digest, UsedOf::kStoredBlob));
   for (int attempt = 0;; ++attempt) {
     // Doomed by a sweep that did not finish: the next one finishes it.
     if (used.doomed) return absl::InfinitePast();
@@ -121,7 +137,7 @@ absl::StatusOr<absl::Time> S3Store::LastUsed(const ParsedDigest& digest) const {
       return now;
     }
     // Another replica wrote first: its time (or mark) holds.
-    ASSIGN_OR_RETURN(used, ReadUsed(digest));
+    ASSIGN_OR_RETURN(used, ReadUsed(digest, UsedOf::kStoredBlob));
   }
 }
 
@@ -130,7 +146,8 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
     absl::Duration refresh_after) const {
   // used/ before the descriptor: a blob whose used/ a sweep deleted (last)
   // has lost its descriptor before.
-  ASSIGN_OR_RETURN(const UsedRecord used, ReadUsed(digest));
+  ASSIGN_OR_RETURN(const UsedRecord used,
+                   ReadUsed(digest, UsedOf::kStoredBlob));
   RETURN_IF_ERROR(Exists(digest));
   if (LiveMark(used)) return BeingDeleted(digest);
   if (!used.doomed && used.time.has_value() &&
@@ -146,7 +163,8 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
   // makes it fail, and the blob is going.
   const absl::Status written = SwapUsed(digest, now, used.version);
   if (absl::IsFailedPrecondition(written)) {
-    ASSIGN_OR_RETURN(const UsedRecord since, ReadUsed(digest));
+    ASSIGN_OR_RETURN(const UsedRecord since,
+                     ReadUsed(digest, UsedOf::kStoredBlob));
     if (LiveMark(since)) return BeingDeleted(digest);
     return before;  // another use wrote it: kept as well
   }
