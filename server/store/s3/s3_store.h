@@ -141,8 +141,9 @@ class S3Store final : public Store {
   absl::StatusOr<absl::Time> LastUsed(
       const ParsedDigest& digest) const override;
   // A GET of used/, a HEAD of the descriptor, and, if the time is older
-  // than refresh_after, a PUT conditional on the ETag read. A blob a sweep
-  // marked doomed is UNAVAILABLE until its descriptor is gone.
+  // than refresh_after, a PUT conditional on the ETag read (none: no PUT,
+  // for the blob's first collection times it). A blob a sweep marked
+  // doomed is UNAVAILABLE until its descriptor is gone.
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;

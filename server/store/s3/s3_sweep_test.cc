@@ -287,6 +287,16 @@ TEST_F(S3SweepTest, ARecordOfNewContentClaimsNothing) {
   EXPECT_EQ(ops["SwapUsed"], 0);
   EXPECT_EQ(ops["PutObject"], 1);
   EXPECT_TRUE(s3_->Keys(layout_.UsedKey(blob.digest)).empty());
+  // A use of it (a tree's check) writes nothing either: it would only
+  // start a grace that starts later anyway.
+  const absl::StatusOr<absl::Time> before =
+      store_->MarkUsed(blob.digest, absl::Now(), absl::ZeroDuration());
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(*before, absl::InfiniteFuture());
+  ops = TakeOps();
+  EXPECT_EQ(ops["SwapUsed"], 0);
+  EXPECT_EQ(ops["GetUsed"], 1);
+  EXPECT_TRUE(s3_->Keys(layout_.UsedKey(blob.digest)).empty());
   const absl::StatusOr<std::vector<absl::Time>> times =
       store_->LastUsedOf({blob.digest});
   ASSERT_TRUE(times.ok()) << times.status();

@@ -150,12 +150,13 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
                    ReadUsed(digest, UsedOf::kStoredBlob));
   RETURN_IF_ERROR(Exists(digest));
   if (LiveMark(used)) return BeingDeleted(digest);
+  // None: a collection would only start the blob's grace, later than now.
+  if (!used.version.has_value()) return absl::InfiniteFuture();
   if (!used.doomed && used.time.has_value() &&
       *used.time >= now - refresh_after) {
     return *used.time;
   }
-  // None: a collection would only start the blob's grace. A stale mark:
-  // judged unused long ago, taken over now.
+  // A stale mark: judged unused long ago, taken over now.
   const absl::Time before = used.doomed
                                 ? absl::InfinitePast()
                                 : used.time.value_or(absl::InfiniteFuture());
