@@ -47,14 +47,8 @@ absl::Status DoBatchUpdate(ServiceContext& context,
     const v1::BatchUpdateRequest::Blob& blob = request.blobs(i);
     v1::BatchUpdateResponse::Blob* out = response->add_blobs();
     const absl::StatusOr<CheckedBatchBlob> checked = CheckBatchUpdateBlob(blob);
-    absl::Status status = checked.status();
-    // A blob stored already, relied on again, as a Put's.
-    if (status.ok()) {
-      status = MarkStoredUsed(*context.store, checked->digest, false, now,
-                              context.options.gc_grace);
-    }
-    if (!status.ok()) {
-      SetStatus(status, out);
+    if (!checked.ok()) {
+      SetStatus(checked.status(), out);
       continue;
     }
     puts.push_back(BatchPut{checked->params, checked->digest, blob.data()});
@@ -64,8 +58,16 @@ absl::Status DoBatchUpdate(ServiceContext& context,
       context.blobs->PutBatch(puts);
   for (size_t k = 0; k < puts.size(); ++k) {
     v1::BatchUpdateResponse::Blob* out = response->mutable_blobs(from[k]);
-    SetStatus(results[k].status(), out);
-    if (!results[k].ok()) continue;
+    absl::Status status = results[k].status();
+    // A blob found stored, relied on again, as a Put's: marked after the
+    // Put found it (a store's Put looks anyway; most of a batch is new), so
+    // one deleted in between is retried rather than reported present.
+    if (status.ok() && results[k]->already_present) {
+      status = MarkFoundUsed(*context.store, puts[k].digest, now,
+                             context.options.gc_grace);
+    }
+    SetStatus(status, out);
+    if (!status.ok()) continue;
     out->set_already_present(results[k]->already_present);
     context.metrics->AddPutBytes(puts[k].data.size());
   }

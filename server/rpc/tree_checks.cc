@@ -105,4 +105,16 @@ absl::Status MarkStoredUsed(const Store& store, const ParsedDigest& digest,
   return CheckNotSwept(store, {UsedBlob{digest, *before}}, now);
 }
 
+absl::Status MarkFoundUsed(const Store& store, const ParsedDigest& digest,
+                           absl::Time now, absl::Duration gc_grace) {
+  const absl::Status marked =
+      store.MarkUsed(digest, now, UseRefresh(gc_grace)).status();
+  if (absl::IsNotFound(marked)) {
+    return absl::UnavailableError(
+        absl::StrCat("blob ", digest.ToString(),
+                     " was deleted as a Put found it stored; retry"));
+  }
+  return marked;
+}
+
 }  // namespace verity::server

@@ -47,6 +47,11 @@ absl::Status CheckStoredTree(const Store& store, absl::string_view manifest,
                              Executor* lookups, absl::Time now,
                              absl::Duration gc_grace);
 
+// After a Put found `digest` stored: marks it used at `now`; UNAVAILABLE if
+// it was deleted since (a retry stores it anew) or is being deleted.
+absl::Status MarkFoundUsed(const Store& store, const ParsedDigest& digest,
+                           absl::Time now, absl::Duration gc_grace);
+
 // Before a write that makes `digest` reachable (a named Put, SetName) or
 // finds it stored (any Put with its digest): marks it used at `now` if it is
 // stored; if `becomes_root`, then UNAVAILABLE if a collection under way may
