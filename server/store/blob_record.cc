@@ -18,9 +18,6 @@ namespace {
 constexpr absl::string_view kMagic = "VRTYRECD";
 constexpr size_t kCheckedBytes = kRecordFooterSize - 8;
 constexpr uint32_t kTreeManifestFlag = 1;
-// Far above any record's size; small enough that five parts of up to this
-// size add up without overflow.
-constexpr uint64_t kMaxRecordSize = uint64_t{1} << 60;
 
 std::string CheckOf(absl::string_view checked) {
   return ComputeHash(HashAlgorithm::kSha256, AsBytes(checked)).substr(0, 8);
@@ -86,7 +83,8 @@ absl::StatusOr<RecordFooter> DecodeRecordFooter(absl::string_view bytes,
   footer.tree_manifest = (flags & kTreeManifestFlag) != 0;
   footer.descriptor_size = static_cast<uint32_t>(descriptor_size);
   footer.signature_size = static_cast<uint32_t>(signature_size);
-  // Each bounded by the record first, so that the sum cannot overflow.
+  // Each bounded by the record first (kMaxRecordSize), so that the sum
+  // cannot overflow.
   if (record_size > kMaxRecordSize || footer.data_size > record_size ||
       footer.tree_size > record_size || footer.fec_size > record_size ||
       footer.descriptor_size > kMaxDescriptorSize ||

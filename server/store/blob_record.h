@@ -37,6 +37,12 @@ inline constexpr uint32_t kRecordVersion = 1;
 // has the figures behind it: a record's signature or tree-manifest mark is
 // changed by writing the record again, which stays cheap up to here.
 inline constexpr uint64_t kMaxRecordDataBytes = uint64_t{1} << 20;
+// Larger than any record a store writes, which a reader of a store it does
+// not own refuses unread: kMaxRecordDataBytes of data, its tree (at most a
+// fifteenth of it, with 1 KiB blocks of 64-byte digests), its FEC area (at
+// most 24 parts in 231 of data and tree, with 24 roots), a descriptor and a
+// signature (16 KiB at most together) and the footer come to 1.2 MiB.
+inline constexpr uint64_t kMaxRecordSize = 2 * kMaxRecordDataBytes;
 
 // Where a record's parts are. Plain value.
 struct RecordFooter {

@@ -259,6 +259,24 @@ TEST_F(S3RecordTest, ATornRecordIsDataLoss) {
   }
 }
 
+// A descriptor object no verityd writes, from whoever else writes the
+// bucket: one larger than any record is refused without being read whole
+// (the GET asks for one byte more than the largest), an empty one as a
+// damaged descriptor.
+TEST_F(S3RecordTest, AnOversizedOrEmptyDescriptorObjectIsDataLoss) {
+  const std::string data = MakeData(2 * kBlock, 8);
+  ASSERT_TRUE(Put(data).ok());
+  SetObject(DescriptorKey(data), std::string(kMaxRecordSize + 4096, 'x'));
+  absl::Status open = store_->OpenBlob(DigestOf(data)).status();
+  EXPECT_TRUE(absl::IsDataLoss(open)) << open;
+  EXPECT_NE(open.message().find(absl::StrCat("over ", kMaxRecordSize)),
+            std::string::npos)
+      << open;
+  SetObject(DescriptorKey(data), "");
+  open = store_->OpenBlob(DigestOf(data)).status();
+  EXPECT_TRUE(absl::IsDataLoss(open)) << open;
+}
+
 TEST_F(S3RecordTest, ARecordOfALaterVersionIsLeftAlone) {
   const std::string data = MakeData(2 * kBlock, 6);
   ASSERT_TRUE(Put(data).ok());

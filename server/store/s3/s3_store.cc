@@ -57,6 +57,10 @@ absl::StatusOr<std::unique_ptr<S3Store>> S3Store::Open(
         "S3 multipart parts must be at least 5 MiB");
   }
   RETURN_IF_ERROR(ValidateNameHistory(options.name_history));
+  if (options.record_max_bytes > kMaxRecordDataBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "records hold at most ", kMaxRecordDataBytes, " bytes of data"));
+  }
   if (options.fec_roots != 0)
     RETURN_IF_ERROR(ValidateFecRoots(options.fec_roots));
   ASSIGN_OR_RETURN(std::unique_ptr<S3Client> client,
@@ -251,11 +255,21 @@ absl::StatusOr<S3Store::Commit> S3Store::ReadCommit(
   S3Request request;
   request.op = "GetDescriptor";
   request.key = layout_.BlobKey(digest, BlobObject::kDescriptor);
+  // A byte past the largest record, so that a larger object (a bucket's
+  // writer) is refused without holding it.
+  request.headers.push_back(absl::StrCat("Range: bytes=0-", kMaxRecordSize));
   S3Response response = client_->Call(std::move(request));
   if (absl::IsNotFound(response.status)) {
     return absl::NotFoundError(absl::StrCat("no blob ", digest.ToString()));
   }
+  // An empty object has no byte 0: as a descriptor, it is damaged.
+  if (absl::IsOutOfRange(response.status)) response = S3Response{};
   RETURN_IF_ERROR(response.status);
+  if (response.body.size() > kMaxRecordSize) {
+    return DamagedBlob(digest.ToString(),
+                       absl::StrCat("its descriptor object is over ",
+                                    kMaxRecordSize, " bytes"));
+  }
   // A record is larger than any descriptor, or as small as one with its
   // magic (a damaged one without it fails as a descriptor).
   if (response.body.size() <= kMaxDescriptorSize &&
