@@ -73,22 +73,20 @@ absl::Status CheckStoredTree(const Store& store, absl::string_view manifest,
   std::vector<UsedBlob> used(files.size());
   RETURN_IF_ERROR(ForEachLookup(lookups, files.size(), [&](size_t i) {
     const TreeEntry& entry = *files[i];
-    const absl::StatusOr<uint64_t> size = store.DataSize(entry.digest);
-    absl::StatusOr<absl::Time> before =
-        size.ok() ? store.MarkUsed(entry.digest, now, UseRefresh(gc_grace))
-                  : size.status();
-    if (absl::IsNotFound(before.status())) {
+    const absl::StatusOr<Store::SizedUse> use =
+        store.MarkUsedSized(entry.digest, now, UseRefresh(gc_grace));
+    if (absl::IsNotFound(use.status())) {
       return absl::FailedPreconditionError(absl::StrCat(
           "tree entry \"", entry.path, "\": blob ", entry.digest.ToString(),
           " is not stored (put a tree's files before its manifest)"));
     }
-    RETURN_IF_ERROR(before.status());
-    if (*size != entry.size) {
+    RETURN_IF_ERROR(use.status());
+    if (use->data_size != entry.size) {
       return absl::InvalidArgumentError(absl::StrCat(
           "tree entry \"", entry.path, "\" says ", entry.size, " bytes; blob ",
-          entry.digest.ToString(), " has ", *size));
+          entry.digest.ToString(), " has ", use->data_size));
     }
-    used[i] = UsedBlob{entry.digest, *before};
+    used[i] = UsedBlob{entry.digest, use->before};
     return absl::OkStatus();
   }));
   return CheckNotSwept(store, used, now);

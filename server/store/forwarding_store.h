@@ -79,6 +79,11 @@ class ForwardingStore : public Store {
       absl::Duration refresh_after) const override {
     return inner_.MarkUsed(digest, now, refresh_after);
   }
+  absl::StatusOr<SizedUse> MarkUsedSized(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const override {
+    return inner_.MarkUsedSized(digest, now, refresh_after);
+  }
   absl::StatusOr<std::vector<ParsedDigest>> DeleteUnusedSince(
       absl::Span<const ParsedDigest> blobs, absl::Time cutoff) override {
     return inner_.DeleteUnusedSince(blobs, cutoff);

@@ -209,6 +209,15 @@ absl::StatusOr<uint64_t> Store::DataSize(const ParsedDigest& digest) const {
   return info.descriptor.data_size;
 }
 
+absl::StatusOr<Store::SizedUse> Store::MarkUsedSized(
+    const ParsedDigest& digest, absl::Time now,
+    absl::Duration refresh_after) const {
+  ASSIGN_OR_RETURN(const uint64_t size, DataSize(digest));
+  ASSIGN_OR_RETURN(const absl::Time before,
+                   MarkUsed(digest, now, refresh_after));
+  return SizedUse{size, before};
+}
+
 absl::StatusOr<std::vector<StoredBlob>> Store::ListStored(
     absl::string_view after, size_t limit) const {
   ASSIGN_OR_RETURN(const std::vector<BlobInfo> infos, List(after, limit));

@@ -491,6 +491,17 @@ class Store {
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const = 0;
 
+  // What a tree Put's check asks of each of its files: DataSize, then
+  // MarkUsed. By default the two calls; a remote store's MarkUsed checks
+  // that the blob is there by the read DataSize makes.
+  struct SizedUse {
+    uint64_t data_size = 0;
+    absl::Time before;  // MarkUsed's
+  };
+  virtual absl::StatusOr<SizedUse> MarkUsedSized(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const;
+
   // Garbage collection's delete: deletes each of `blobs` (served or
   // quarantined), as DeleteBlob does, whose LastUsed is before `cutoff`,
   // read at the delete (the file store decides under the lock MarkUsed

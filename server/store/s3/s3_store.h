@@ -147,6 +147,10 @@ class S3Store final : public Store {
   absl::StatusOr<absl::Time> MarkUsed(
       const ParsedDigest& digest, absl::Time now,
       absl::Duration refresh_after) const override;
+  // As MarkUsed, with DataSize's GET of the descriptor for its HEAD.
+  absl::StatusOr<SizedUse> MarkUsedSized(
+      const ParsedDigest& digest, absl::Time now,
+      absl::Duration refresh_after) const override;
   // Their used/ objects, 16 GETs at a time; a blob that has none goes
   // through LastUsed.
   absl::StatusOr<std::vector<absl::Time>> LastUsedOf(
@@ -298,6 +302,11 @@ class S3Store final : public Store {
   // after finding no descriptor means none is under way, and the record's
   // one object written only if absent is not one a leftover sweep deletes.
   absl::Status ClaimUsedForRecord(const ParsedDigest& digest) const;
+  // The rest of MarkUsed once `used` was read and then the blob found
+  // there.
+  absl::StatusOr<absl::Time> MarkRead(const ParsedDigest& digest,
+                                      const UsedRecord& used, absl::Time now,
+                                      absl::Duration refresh_after) const;
   // Writes `time` over the used/ object `expected` (nullopt: none):
   // FAILED_PRECONDITION if it was replaced meanwhile.
   absl::Status SwapUsed(const ParsedDigest& digest, absl::Time time,

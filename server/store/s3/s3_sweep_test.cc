@@ -304,6 +304,42 @@ TEST_F(S3SweepTest, ARecordOfNewContentClaimsNothing) {
   EXPECT_FALSE(s3_->Keys(layout_.UsedKey(blob.digest)).empty());
 }
 
+// A tree Put's check of one of its files: the size from the descriptor,
+// and the use, in two GETs (the descriptor's read is the use's check that
+// the blob is there), plus the PUT of a time when one is due.
+TEST_F(S3SweepTest, ATreeChecksAFileWithTwoGets) {
+  const TestBlob blob = MakeRandomTestBlob(900, MerkleParams{}, 53);
+  ASSERT_TRUE(PutRecord(*store_, blob).ok());
+  TakeOps();
+  absl::StatusOr<Store::SizedUse> use =
+      store_->MarkUsedSized(blob.digest, absl::Now(), absl::Hours(1));
+  ASSERT_TRUE(use.ok()) << use.status();
+  EXPECT_EQ(use->data_size, blob.data.size());
+  EXPECT_EQ(use->before, absl::InfiniteFuture());  // never timed
+  // (And the listing of quarantine/ once a second, as for any open.)
+  std::map<std::string, int> ops = TakeOps();
+  EXPECT_EQ(ops["GetDescriptor"], 1);
+  EXPECT_EQ(ops["GetUsed"], 1);
+  EXPECT_EQ(ops["HeadDescriptor"] + ops["SwapUsed"], 0);
+  ASSERT_TRUE(store_->LastUsed(blob.digest).ok());
+  // Timed two hours ago: the use writes now.
+  Raw("PUT", layout_.UsedKey(blob.digest), TwoHoursAgo());
+  TakeOps();
+  use = store_->MarkUsedSized(blob.digest, absl::Now(), absl::Hours(1));
+  ASSERT_TRUE(use.ok()) << use.status();
+  EXPECT_LT(use->before, absl::Now() - absl::Hours(1));
+  ops = TakeOps();
+  EXPECT_EQ(ops["GetDescriptor"], 1);
+  EXPECT_EQ(ops["GetUsed"], 1);
+  EXPECT_EQ(ops["SwapUsed"], 1);
+  EXPECT_EQ(ops["HeadDescriptor"], 0);
+
+  ASSERT_TRUE(store_->DeleteBlob(blob.digest).ok());
+  EXPECT_TRUE(absl::IsNotFound(
+      store_->MarkUsedSized(blob.digest, absl::Now(), absl::Hours(1))
+          .status()));
+}
+
 // A record Put of content whose old objects a sweep of leftovers is
 // deleting: the record is the descriptor, which that sweep never deletes,
 // so it lands whether the sweep's mark comes before or after; and a mark

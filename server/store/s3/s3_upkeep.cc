@@ -149,6 +149,23 @@ absl::StatusOr<absl::Time> S3Store::MarkUsed(
   ASSIGN_OR_RETURN(const UsedRecord used,
                    ReadUsed(digest, UsedOf::kStoredBlob));
   RETURN_IF_ERROR(Exists(digest));
+  return MarkRead(digest, used, now, refresh_after);
+}
+
+absl::StatusOr<Store::SizedUse> S3Store::MarkUsedSized(
+    const ParsedDigest& digest, absl::Time now,
+    absl::Duration refresh_after) const {
+  ASSIGN_OR_RETURN(const UsedRecord used,
+                   ReadUsed(digest, UsedOf::kStoredBlob));
+  ASSIGN_OR_RETURN(const uint64_t size, DataSize(digest));
+  ASSIGN_OR_RETURN(const absl::Time before,
+                   MarkRead(digest, used, now, refresh_after));
+  return SizedUse{size, before};
+}
+
+absl::StatusOr<absl::Time> S3Store::MarkRead(
+    const ParsedDigest& digest, const UsedRecord& used, absl::Time now,
+    absl::Duration refresh_after) const {
   if (LiveMark(used)) return BeingDeleted(digest);
   // None: a collection would only start the blob's grace, later than now.
   if (!used.version.has_value()) return absl::InfiniteFuture();
