@@ -205,7 +205,12 @@ absl::Status S3Store::PutSink::Stage(const SealedBlob& blob) {
   const absl::Status exists = store_.Exists(blob.digest);
   if (!exists.ok() && !absl::IsNotFound(exists)) return exists;
   stored_ = exists.ok();
-  ASSIGN_OR_RETURN(quarantined_, store_.IsQuarantined(blob.digest));
+  // Absent, a quarantine mark is one a delete cut short left, which the
+  // listing of quarantine/ (at most a second old) has; one it missed keeps
+  // the blob refused until the next Put replaces it.
+  ASSIGN_OR_RETURN(quarantined_, stored_
+                                     ? store_.IsQuarantined(blob.digest)
+                                     : store_.IsQuarantinedListed(blob.digest));
   if (stored_) {
     ASSIGN_OR_RETURN(damaged_, store_.IsMarkedDamaged(blob.digest));
   }

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/base/buffer_pool.h"
 #include "lib/base/status_macros.h"
@@ -245,6 +246,44 @@ TEST_F(S3RecordTest, AQuarantinedRecordIsRefused) {
   const absl::Status open = store_->OpenBlob(DigestOf(data)).status();
   EXPECT_TRUE(absl::IsDataLoss(open)) << open;
   EXPECT_FALSE(*store_->Has(DigestOf(data)));
+}
+
+// Another replica's opens go by its listing of quarantine/, at most a
+// second old.
+TEST_F(S3RecordTest, AQuarantineReachesAnotherReplicaWithinASecond) {
+  const std::string data = MakeData(2 * kBlock, 13);
+  ASSERT_TRUE(Put(data).ok());
+  absl::StatusOr<std::unique_ptr<S3Store>> other =
+      S3Store::Open(FakeS3StoreOptions(s3_));
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE((*other)->OpenBlob(DigestOf(data)).ok());
+  ASSERT_TRUE(store_->Quarantine(DigestOf(data), "test").ok());
+  absl::SleepFor(absl::Milliseconds(1100));
+  const absl::Status open = (*other)->OpenBlob(DigestOf(data)).status();
+  EXPECT_TRUE(absl::IsDataLoss(open)) << open;
+}
+
+// A delete cut short can leave a quarantine mark without its blob: a Put of
+// the content (a record or parts) lifts it, whichever replica puts.
+TEST_F(S3RecordTest, APutLiftsAQuarantineMarkLeftWithoutItsBlob) {
+  for (const bool sized : {true, false}) {
+    SCOPED_TRACE(sized);
+    const std::string data = MakeData(2 * kBlock, sized ? 14 : 15);
+    ASSERT_TRUE(Put(data, sized).ok());
+    ASSERT_TRUE(store_->Quarantine(DigestOf(data), "test").ok());
+    S3Request remove;
+    remove.op = "Raw";
+    remove.method = "DELETE";
+    remove.key = DescriptorKey(data);
+    ASSERT_TRUE(client_->Call(std::move(remove)).status.ok());
+    OpenStore(0);
+    const absl::StatusOr<PutResult> put = Put(data, sized);
+    ASSERT_TRUE(put.ok()) << put.status();
+    EXPECT_FALSE(put->already_present);
+    const absl::StatusOr<std::string> read = ReadAll(data);
+    EXPECT_TRUE(read.ok() && *read == data) << read.status();
+    EXPECT_FALSE(Object(layout_.QuarantineKey(DigestOf(data))).has_value());
+  }
 }
 
 TEST_F(S3RecordTest, ATornRecordIsDataLoss) {
