@@ -383,6 +383,37 @@ TEST_F(S3RecordTest, SignaturesAndTheManifestMarkLiveInTheRecord) {
   EXPECT_EQ(store_->Stat(DigestOf(data))->fsverity_signature, "signature two");
 }
 
+// A new signature written over a record another writer changed since it
+// was read (If-Match fails): read again and written over the new one; one
+// that keeps changing is ABORTED after kNameWriteAttempts tries.
+TEST_F(S3RecordTest, AnAmendThatLosesARaceReadsAgain) {
+  const std::string data = MakeData(9000, 16);
+  ASSERT_TRUE(Put(data, true, "signature one").ok());
+  int races = 1;
+  {
+    absl::MutexLock lock(&counting_->mu);
+    counting_->before = [&](const S3Request& request) {
+      if (request.op != "AmendRecord" || races == 0) return;
+      --races;
+      // The same bytes, a new ETag: as another replica's rewrite.
+      SetObject(DescriptorKey(data), *Object(DescriptorKey(data)));
+    };
+  }
+  ResetOps();
+  ASSERT_TRUE(Put(data, true, "signature two").ok());
+  EXPECT_EQ(Ops("AmendRecord"), 2);
+  EXPECT_EQ(store_->Stat(DigestOf(data))->fsverity_signature, "signature two");
+
+  races = 100;
+  const absl::Status lost = Put(data, true, "signature three").status();
+  EXPECT_TRUE(absl::IsAborted(lost)) << lost;
+  {
+    absl::MutexLock lock(&counting_->mu);
+    counting_->before = nullptr;
+  }
+  EXPECT_EQ(store_->Stat(DigestOf(data))->fsverity_signature, "signature two");
+}
+
 TEST_F(S3RecordTest, ListedSizedAndDeletedAsAnyBlob) {
   const std::string data = MakeData(20000, 9);
   ASSERT_TRUE(Put(data).ok());
