@@ -173,7 +173,7 @@ absl::StatusOr<absl::Time> S3Store::MarkRead(
       *used.time >= now - refresh_after) {
     return *used.time;
   }
-  // A stale mark: judged unused long ago, taken over now.
+  // An old time, or a stale mark (judged unused long ago): now.
   const absl::Time before = used.doomed
                                 ? absl::InfinitePast()
                                 : used.time.value_or(absl::InfiniteFuture());
