@@ -15,8 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
+#include "client/sdk/busy_retry.h"
 #include "client/sdk/sdk_convert.h"
 #include "lib/base/bytes.h"
 #include "lib/base/file_system.h"
@@ -72,13 +71,6 @@ std::vector<std::vector<size_t>> GroupFiles(
 // where one call of the server's whole limit would leave some idle.
 constexpr uint64_t kBatchFileBytes = kMaxBatchReadBlobBytes;
 constexpr uint64_t kBatchBytes = uint64_t{1} << 20;
-
-// A BatchRead the server refused for its budget waits this long, doubling up
-// to kMaxBusyWait, before it is sent again (BatchReadWhileOthersProgress).
-constexpr absl::Duration kBusyWait = absl::Milliseconds(50);
-constexpr absl::Duration kMaxBusyWait = absl::Seconds(1);
-// ... for as long as other calls of the tree fetch files at least this often.
-constexpr absl::Duration kMaxBusy = absl::Seconds(30);
 
 // Groups a thread takes from the reused folder one after the other: a run
 // of neighbours, mostly in the same folders, so each folder is opened once.
@@ -221,33 +213,16 @@ class TreeWriter {
 
   // client_.BatchRead, called again while the server refuses it for its
   // BatchRead budget (RESOURCE_EXHAUSTED after the SDK's own retries) and
-  // the tree's other calls are being served or fetched files meanwhile: the
-  // server is busy with this tree (a slow store, a budget smaller than our
-  // calls in flight), not gone. Refused with none of them under way and no
-  // file fetched since, or with no file fetched for kMaxBusy, it fails.
+  // the tree's other calls are being served or fetched files meanwhile
+  // (BusyRetry).
   absl::StatusOr<std::vector<absl::StatusOr<std::string>>>
   BatchReadWhileOthersProgress(const std::vector<Digest>& digests) {
-    absl::Duration wait = kBusyWait;
-    size_t progress = fetched_;
-    absl::Time progress_at = absl::Now();
-    while (true) {
-      const size_t seen = fetched_;
-      batch_reads_++;
-      absl::StatusOr<std::vector<absl::StatusOr<std::string>>> blobs =
-          client_.BatchRead(digests, options_.fetch);
-      batch_reads_--;
-      if (!absl::IsResourceExhausted(blobs.status())) return blobs;
-      if (fetched_ != progress) {
-        progress = fetched_;
-        progress_at = absl::Now();
-      }
-      if ((batch_reads_ == 0 && fetched_ == seen) ||
-          absl::Now() - progress_at > kMaxBusy) {
-        return blobs;
-      }
-      absl::SleepFor(wait);
-      wait = std::min(2 * wait, kMaxBusyWait);
-    }
+    absl::StatusOr<std::vector<absl::StatusOr<std::string>>> blobs;
+    busy_.Call([&] {
+      blobs = client_.BatchRead(digests, options_.fetch);
+      return blobs.status();
+    });
+    return blobs;
   }
 
   absl::Status FetchFile(size_t i) {
@@ -290,7 +265,7 @@ class TreeWriter {
   const TreeFileModes modes_;
   const std::vector<std::vector<size_t>> groups_;
   std::atomic<size_t> fetched_{0};
-  std::atomic<int> batch_reads_{0};  // BatchRead calls under way
+  BusyRetry busy_{fetched_};
   std::atomic<size_t> reused_{0};
   std::atomic<size_t> copied_{0};
   std::atomic<uint64_t> bytes_{0};
