@@ -27,6 +27,7 @@
 #include "client/sdk/tree_writer.h"
 #include "lib/base/bytes.h"
 #include "lib/base/dir_walk.h"
+#include "lib/base/file_system.h"
 #include "lib/base/file_util.h"
 #include "lib/base/parallel_for.h"
 #include "lib/base/status_macros.h"
@@ -131,15 +132,22 @@ absl::Status OfFile(const std::string& path, const absl::Status& status) {
                       absl::StrCat(path, ": ", status.message()));
 }
 
-// Sends the small files of `upload` in one BatchUpdate.
-absl::Status SendBatch(Client& client, const LocalTree& tree,
+// Sends the small files of `upload` in one BatchUpdate, read beneath the
+// tree's folder open as `root_fd`.
+absl::Status SendBatch(Client& client, const LocalTree& tree, int root_fd,
                        const Upload& upload) {
   std::vector<BatchUpdateBlob> blobs;
   blobs.reserve(upload.files.size());
+  TreeFolders folders(root_fd);
   for (const TreeEntry* file : upload.files) {
     const std::string path = JoinPath(tree.folder, file->path);
-    absl::StatusOr<std::string> data =
-        ReadSmallRegularFile(path, kBatchedFileBytes);
+    absl::StatusOr<std::string> data = [&]() -> absl::StatusOr<std::string> {
+      // O_NONBLOCK: a FIFO swapped in since the scan cannot hang the open.
+      ASSIGN_OR_RETURN(const UniqueFd fd,
+                       OpenBeneath(folders, file->path, O_RDONLY | O_NONBLOCK));
+      return ReadRegularFd(PosixFileSystem(), fd.get(), path,
+                           kBatchedFileBytes);
+    }();
     if (data.ok() && data->size() != file->size) {
       data = absl::AbortedError("the file changed since it was scanned");
     }
@@ -248,10 +256,12 @@ absl::StatusOr<PutTreeResult> PutTree(Client& client, const LocalTree& tree,
                    MissingFiles(client, tree));
   std::atomic<uint64_t> bytes_sent{0};
   const std::vector<Upload> uploads = PlanUploads(missing);
+  ASSIGN_OR_RETURN(const UniqueFd root_fd,
+                   OpenAt(AT_FDCWD, tree.folder, O_RDONLY | O_DIRECTORY));
   RETURN_IF_ERROR(ParallelFor(uploads.size(), options.parallel, [&](size_t i) {
     const Upload& upload = uploads[i];
     if (upload.batch) {
-      RETURN_IF_ERROR(SendBatch(client, tree, upload));
+      RETURN_IF_ERROR(SendBatch(client, tree, root_fd.get(), upload));
     } else {
       const TreeEntry& file = *upload.files[0];
       PutOptions put;

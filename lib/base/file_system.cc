@@ -190,17 +190,20 @@ absl::Status ReplaceFileDurably(FileSystem& fs, const std::string& temp_path,
 
 namespace {
 
-// The whole of the open file `fd`, at most `max_size` bytes. The buffer grows
-// with the file rather than starting at `max_size`: a generous limit must not
-// cost every small read the zeroing of a large buffer.
+// The whole of the open file `fd`, at most `max_size` bytes. The buffer starts
+// at the size expected and grows with the file rather than starting at
+// `max_size`: a generous limit must not cost every small read the zeroing of
+// a large buffer.
 absl::StatusOr<std::string> ReadOpenFile(FileSystem& fs, int fd,
                                          const std::string& path,
-                                         size_t max_size) {
-  // One byte more than allowed tells a file that is too large.
+                                         size_t max_size,
+                                         size_t expected_size = 64 << 10) {
+  // One byte more than allowed tells a file that is too large; one more than
+  // expected, one that grew.
   const size_t limit = max_size + 1;
   std::string contents;
   size_t size = 0;
-  for (size_t capacity = std::min<size_t>(limit, 64 << 10);;
+  for (size_t capacity = std::min<size_t>(limit, expected_size + 1);;
        capacity = std::min(limit, capacity * 2)) {
     contents.resize(capacity);
     ASSIGN_OR_RETURN(
@@ -236,13 +239,20 @@ absl::StatusOr<std::string> ReadSmallRegularFile(FileSystem& fs,
   // FAILED_PRECONDITION too.
   ASSIGN_OR_RETURN(const UniqueFd fd,
                    OpenFile(fs, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+  return ReadRegularFd(fs, fd.get(), path, max_size);
+}
+
+absl::StatusOr<std::string> ReadRegularFd(FileSystem& fs, int fd,
+                                          const std::string& path,
+                                          size_t max_size) {
   struct stat st;
-  if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "fstat", path);
+  if (fstat(fd, &st) != 0) return ErrnoStatus(errno, "fstat", path);
   if (!S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, " is not a regular file"));
   }
-  return ReadOpenFile(fs, fd.get(), path, max_size);
+  // A buffer of the file's size, not a large one zeroed for a small read.
+  return ReadOpenFile(fs, fd, path, max_size, static_cast<size_t>(st.st_size));
 }
 
 absl::Status MakeDirs(FileSystem& fs, const std::string& path) {

@@ -129,6 +129,11 @@ absl::StatusOr<std::string> ReadSmallRegularFile(FileSystem& fs,
                                                  const std::string& path,
                                                  size_t max_size);
 
+// ReadSmallRegularFile of the file open as `fd` (`path` names it in errors).
+absl::StatusOr<std::string> ReadRegularFd(FileSystem& fs, int fd,
+                                          const std::string& path,
+                                          size_t max_size);
+
 // mkdir -p.
 absl::Status MakeDirs(FileSystem& fs, const std::string& path);
 

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -83,16 +84,58 @@ absl::Status WalkFolder(int root_fd, const std::string& root, Walk& walk) {
   return WalkBeneath(root_fd, root, visitor);
 }
 
-absl::Status HashFile(int root_fd, HashAlgorithm algorithm, TreeEntry& entry) {
+absl::Status HashFile(TreeFolders& folders, HashAlgorithm algorithm,
+                      TreeEntry& entry) {
   // O_NONBLOCK: a FIFO swapped in since the walk cannot hang the open.
   ASSIGN_OR_RETURN(const UniqueFd fd,
-                   OpenBeneath(root_fd, entry.path, O_RDONLY | O_NONBLOCK));
+                   OpenBeneath(folders, entry.path, O_RDONLY | O_NONBLOCK));
   ASSIGN_OR_RETURN(
       const MerkleTree tree,
       BuildMerkleTreeFromFd(fd.get(), TreeFileParams(algorithm), 1));
   entry.digest = ParsedDigest{algorithm, tree.digest};
   entry.size = tree.descriptor.data_size;
   return absl::OkStatus();
+}
+
+// Files of the walk read by one task, one after the other: neighbours, so
+// mostly in one folder, which the task opens once.
+struct FileRun {
+  size_t begin;
+  size_t end;
+};
+
+// Runs of at most 64 files and 1 MiB, so that large files still spread over
+// the threads.
+std::vector<FileRun> FileRuns(const std::vector<struct stat>& files) {
+  constexpr size_t kRunFiles = 64;
+  constexpr uint64_t kRunBytes = uint64_t{1} << 20;
+  std::vector<FileRun> runs;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (runs.empty() || runs.back().end - runs.back().begin == kRunFiles ||
+        bytes >= kRunBytes) {
+      runs.push_back(FileRun{i, i});
+      bytes = 0;
+    }
+    runs.back().end = i + 1;
+    bytes += static_cast<uint64_t>(files[i].st_size);
+  }
+  return runs;
+}
+
+// Calls `fn` with each file of the walk (its index in walk.files), `threads`
+// runs at a time, each run with folders of its own.
+absl::Status ForEachFile(
+    const Walk& walk, int root_fd, int threads,
+    absl::FunctionRef<absl::Status(TreeFolders&, size_t)> fn) {
+  const std::vector<FileRun> runs = FileRuns(walk.file_stats);
+  return ParallelFor(runs.size(), threads, [&](size_t r) {
+    TreeFolders folders(root_fd);
+    for (size_t i = runs[r].begin; i < runs[r].end; ++i) {
+      RETURN_IF_ERROR(fn(folders, i));
+    }
+    return absl::OkStatus();
+  });
 }
 
 // Copies `size` bytes of `from` into the empty `to`: one reflink where the
@@ -130,13 +173,15 @@ absl::StatusOr<std::vector<TreeEntry>> ScanFolder(const std::string& root,
                    OpenAt(AT_FDCWD, root, O_RDONLY | O_DIRECTORY));
   Walk walk;
   RETURN_IF_ERROR(WalkFolder(root_fd.get(), root, walk));
-  RETURN_IF_ERROR(ParallelFor(walk.files.size(), threads, [&](size_t i) {
-    TreeEntry& entry = walk.entries[walk.files[i]];
-    const absl::Status status = HashFile(root_fd.get(), algorithm, entry);
-    if (status.ok()) return status;
-    return absl::Status(status.code(), absl::StrCat(JoinPath(root, entry.path),
-                                                    ": ", status.message()));
-  }));
+  RETURN_IF_ERROR(ForEachFile(
+      walk, root_fd.get(), threads, [&](TreeFolders& folders, size_t i) {
+        TreeEntry& entry = walk.entries[walk.files[i]];
+        const absl::Status status = HashFile(folders, algorithm, entry);
+        if (status.ok()) return status;
+        return absl::Status(
+            status.code(),
+            absl::StrCat(JoinPath(root, entry.path), ": ", status.message()));
+      }));
   // The walk lists "a/x" before "a-b"; canonical order is by path bytes.
   std::sort(
       walk.entries.begin(), walk.entries.end(),
@@ -216,15 +261,16 @@ absl::Status CheckFolderHolds(int root_fd, const std::string& root,
   Walk walk;
   RETURN_IF_ERROR(WalkFolder(root_fd, root, walk));
   RETURN_IF_ERROR(CheckShape(root, walk, expected, modes));
-  return ParallelFor(walk.files.size(), threads, [&](size_t i) {
-    const std::string& path = walk.entries[walk.files[i]].path;
-    const TreeEntry& want = *expected.at(path);
-    ASSIGN_OR_RETURN(const UniqueFd fd,
-                     OpenBeneath(root_fd, path, O_RDONLY | O_NONBLOCK));
-    ASSIGN_OR_RETURN(const bool same, HoldsContent(fd.get(), want));
-    return same ? absl::OkStatus()
-                : Differs(root, path, "does not hold the tree's content");
-  });
+  return ForEachFile(
+      walk, root_fd, threads, [&](TreeFolders& folders, size_t i) {
+        const std::string& path = walk.entries[walk.files[i]].path;
+        const TreeEntry& want = *expected.at(path);
+        ASSIGN_OR_RETURN(const UniqueFd fd,
+                         OpenBeneath(folders, path, O_RDONLY | O_NONBLOCK));
+        ASSIGN_OR_RETURN(const bool same, HoldsContent(fd.get(), want));
+        return same ? absl::OkStatus()
+                    : Differs(root, path, "does not hold the tree's content");
+      });
 }
 
 absl::StatusOr<int> TreeFolders::Holding(absl::string_view path,
