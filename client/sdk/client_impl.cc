@@ -26,6 +26,7 @@
 #include "lib/hash/hash.h"
 #include "lib/tree/verified_tree.h"
 #include "proto/convert.h"
+#include "proto/limits.h"
 
 namespace verity::sdk {
 
@@ -350,8 +351,7 @@ absl::StatusOr<sdk::ListPage> ClientImpl::List(absl::string_view page_token,
 
 absl::StatusOr<std::vector<sdk::Digest>> ClientImpl::FindMissing(
     const std::vector<sdk::Digest>& digests) {
-  // The server's kMaxFindMissingDigests.
-  constexpr size_t kBatch = 10000;
+  constexpr size_t kBatch = v1::kMaxFindMissingDigests;
   std::vector<std::string> unique;
   absl::flat_hash_set<std::string> seen;
   for (const sdk::Digest& digest : digests) {

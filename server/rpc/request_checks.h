@@ -18,9 +18,18 @@
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "lib/tree/read_plan.h"
+#include "proto/limits.h"
 #include "proto/verity/v1/verity.pb.h"
 
 namespace verity::server {
+
+// The calls' limits (proto/limits.h).
+using ::verity::v1::kMaxBatchReadBlobs;
+using ::verity::v1::kMaxBatchReadBytes;
+using ::verity::v1::kMaxBatchUpdateBlobBytes;
+using ::verity::v1::kMaxBatchUpdateBlobs;
+using ::verity::v1::kMaxBatchUpdateBytes;
+using ::verity::v1::kMaxFindMissingDigests;
 
 // The most blobs a List page holds; also the page size of page_size 0.
 inline constexpr size_t kMaxListPageSize = 1000;
@@ -85,19 +94,10 @@ struct CheckedSetName {
 absl::StatusOr<CheckedSetName> CheckSetNameRequest(
     const v1::SetNameRequest& request);
 
-// The most digests one FindMissing call asks about.
-inline constexpr size_t kMaxFindMissingDigests = 10000;
-
 // The digests a FindMissing asks about, in its order, each once. Refuses
 // more than kMaxFindMissingDigests and a malformed digest.
 absl::StatusOr<std::vector<ParsedDigest>> CheckFindMissingRequest(
     const v1::FindMissingRequest& request);
-
-// The most blobs, and data bytes of all of them, one BatchUpdate stores, and
-// the largest blob it takes (a larger one is sent with Put).
-inline constexpr size_t kMaxBatchUpdateBlobs = 1000;
-inline constexpr uint64_t kMaxBatchUpdateBytes = uint64_t{4} << 20;
-inline constexpr uint64_t kMaxBatchUpdateBlobBytes = uint64_t{1} << 20;
 
 // The data bytes of a BatchUpdate's blobs. INVALID_ARGUMENT for more than
 // kMaxBatchUpdateBlobs blobs or kMaxBatchUpdateBytes of data.
@@ -114,10 +114,6 @@ struct CheckedBatchBlob {
 // digest is required), and one over kMaxBatchUpdateBlobBytes.
 absl::StatusOr<CheckedBatchBlob> CheckBatchUpdateBlob(
     const v1::BatchUpdateRequest::Blob& blob);
-
-// The most blobs, and data bytes of all of them, one BatchRead reads.
-inline constexpr size_t kMaxBatchReadBlobs = 1000;
-inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;
 
 // A BatchRead's requests, one per digest in its order, each a whole-blob
 // read by a client that holds the blob's whole tree, at the call's class.

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "proto/limits.h"
 #include "verity/blob_info.h"
 #include "verity/digest.h"
 #include "verity/options.h"
@@ -45,17 +46,14 @@ struct ClientStats {
   uint64_t tree_cache_blobs = 0;     // now
 };
 
-// What one BatchRead may ask for: the server's limits.
-inline constexpr size_t kMaxBatchReadBlobs = 1000;
-inline constexpr uint64_t kMaxBatchReadBytes = uint64_t{4} << 20;
-// The largest blob one BatchRead reads, of 4 KiB blocks (its data blocks
-// total at most 256 KiB).
-inline constexpr uint64_t kMaxBatchReadBlobBytes = uint64_t{256} << 10;
-
-// What one BatchUpdate may store: the server's limits.
-inline constexpr size_t kMaxBatchUpdateBlobs = 1000;
-inline constexpr uint64_t kMaxBatchUpdateBytes = uint64_t{4} << 20;
-inline constexpr uint64_t kMaxBatchUpdateBlobBytes = uint64_t{1} << 20;
+// What one BatchRead may ask for and one BatchUpdate may store: the
+// server's limits (proto/limits.h).
+using ::verity::v1::kMaxBatchReadBlobBytes;
+using ::verity::v1::kMaxBatchReadBlobs;
+using ::verity::v1::kMaxBatchReadBytes;
+using ::verity::v1::kMaxBatchUpdateBlobBytes;
+using ::verity::v1::kMaxBatchUpdateBlobs;
+using ::verity::v1::kMaxBatchUpdateBytes;
 
 // One blob of BatchUpdate: its whole content and the digest it must have,
 // with 4 KiB blocks of the digest's algorithm, no salt (what PutTree's files
