@@ -8,17 +8,13 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/little_endian.h"
 #include "lib/hash/hash.h"
 
 namespace verity {
 namespace {
 
 constexpr char kMagic[] = "FSVerity";  // 8 bytes, no terminator in the message
-
-void AppendLe16(uint16_t value, std::string* out) {
-  out->push_back(static_cast<char>(value & 0xff));
-  out->push_back(static_cast<char>(value >> 8));
-}
 
 // The library's messages complete "signature ...": see openssl3_pkcs7.h.
 absl::Status Explain(const absl::Status& status, absl::StatusCode code,
@@ -42,8 +38,8 @@ absl::Status CheckSize(absl::string_view der_signature) {
 
 std::string FormattedDigest(const ParsedDigest& digest) {
   std::string message(kMagic, sizeof(kMagic) - 1);
-  AppendLe16(static_cast<uint16_t>(digest.algorithm), &message);
-  AppendLe16(static_cast<uint16_t>(digest.digest.size()), &message);
+  AppendLittleEndian(static_cast<uint16_t>(digest.algorithm), 2, &message);
+  AppendLittleEndian(static_cast<uint16_t>(digest.digest.size()), 2, &message);
   message += digest.digest;
   return message;
 }
