@@ -216,6 +216,30 @@ TEST_F(CachingBlobTest, TreeReadsAreCachedToo) {
   EXPECT_FALSE(Here(*blob, BlobPart::kData, 0, 1));
 }
 
+// A blob with an FEC area larger than its tree and than a slab: the FEC
+// part's slabs are sized by the FEC area, not the tree.
+class CachingFecBlobTest : public CachingBlobTest {
+ protected:
+  void SetUp() override {
+    fec_roots_ = 24;
+    CachingBlobTest::SetUp();
+  }
+};
+
+TEST_F(CachingFecBlobTest, FecReadsAreCachedBySlabsOfTheFecArea) {
+  auto blob = Open();
+  const uint64_t fec_size =
+      PartSize(blob->geometry(), blob->fec_roots(), BlobPart::kFec);
+  ASSERT_GT(fec_size, kSlab);
+  ASSERT_GT(fec_size, blob->geometry().tree_size());
+  auto fec = ReadWaiting(*blob, BlobPart::kFec, 0, fec_size);
+  ASSERT_TRUE(fec.ok()) << fec.status();
+  auto expected = ReadWaiting(*remote_, BlobPart::kFec, 0, fec_size);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(*fec, *expected);
+  EXPECT_TRUE(Here(*blob, BlobPart::kFec, 0, fec_size));
+}
+
 TEST_F(CachingBlobTest, OutOfRangeReadsFailAsTheSourceSays) {
   auto blob = Open();
   EXPECT_FALSE(ReadWaiting(*blob, BlobPart::kData, data_.size() - 1, 2).ok());

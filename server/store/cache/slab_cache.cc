@@ -43,9 +43,8 @@ SlabCache::SlabCache(const SlabCacheOptions& options,
       buffers_(BufferPool::Create(BuffersOptions(options))) {}
 
 uint64_t SlabCache::SizeOf(const Blob& source, const SlabKey& key) const {
-  const uint64_t part_size = key.part == BlobPart::kData
-                                 ? source.geometry().data_size()
-                                 : source.geometry().tree_size();
+  const uint64_t part_size =
+      PartSize(source.geometry(), source.fec_roots(), key.part);
   return std::min(options_.slab_bytes,
                   part_size - key.index * options_.slab_bytes);
 }
