@@ -372,8 +372,7 @@ int Run(int argc, char** argv) {
   // take the whole grace period. The process exits right after instead.
   grpc_init();
   // gRPC's freed receive buffers reused rather than returned to the kernel
-  // and faulted in again: a Put of 64 MiB took 0.33 s of the server's CPU
-  // before, 0.08 s after (tmpfs store, --fec_roots=0).
+  // and faulted in again (docs/tuning.md).
   RetainFreedMemory(size_t{32} << 20);
   std::vector<std::string> args =
       ArgvWithEnvironment(argc, argv, kEnvPrefix, OwnFlags());

@@ -163,7 +163,7 @@ absl::Status Verityd::Init() {
   context_.metrics = metrics_.get();
   // Work for a remote store waits on the network: much of it at once. A
   // local store's waits on its disk (a batch's syncfs) leave the CPU to
-  // another thread's hashing and writing (docs/bench-trees.md).
+  // another thread's hashing and writing (docs/tuning.md).
   ExecutorOptions io;
   io.name = "store-io";
   io.threads = store_->IsLocal() ? 4 : 16;

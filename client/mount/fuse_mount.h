@@ -24,9 +24,8 @@ struct FuseMountOptions {
   int max_threads = 16;
   uint32_t max_read = 1 << 20;
   // How far the kernel reads ahead of a sequential reader; a window of
-  // several max_read requests is sent together and served in parallel (16
-  // MiB: a cold 512 MiB read from radosgw took 4.8-5.5 s at 1 MiB, 3.9-4.0 s
-  // at 4 MiB, 2.5-4.0 s at 16 MiB, no less at 64 MiB).
+  // several max_read requests is sent together and served in parallel
+  // (docs/tuning.md has the measurements behind 16 MiB).
   uint32_t read_ahead = 16 << 20;
   // How long the kernel keeps names, attributes and negative lookups.
   double cache_seconds = 24 * 3600;

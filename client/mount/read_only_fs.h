@@ -58,9 +58,9 @@ class ReadOnlyFs {
   // A symlink's target; INVALID_ARGUMENT for anything else.
   virtual absl::StatusOr<std::string> ReadLink(uint64_t inode) const = 0;
   // Up to `size` bytes of the file `inode` from `offset`, every one verified,
-  // in page-aligned memory (the kernel copies from it several times faster
-  // than from a misaligned std::string's); INVALID_ARGUMENT for anything but
-  // a file. `asked` is when the kernel asked: a read's time limit counts
+  // in page-aligned memory (the kernel copies from it faster than from a
+  // misaligned std::string's: docs/tuning.md); INVALID_ARGUMENT for anything
+  // but a file. `asked` is when the kernel asked: a read's time limit counts
   // from then, however long it waited for a thread.
   virtual absl::StatusOr<Buffer> Read(uint64_t inode, uint64_t offset,
                                       uint64_t size, absl::Time asked) = 0;

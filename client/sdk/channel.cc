@@ -27,9 +27,8 @@ constexpr int kMaxReceiveWindowBytes = 1 << 30;
 // The DATA frames the server may send, as HTTP/2 SETTINGS_MAX_FRAME_SIZE
 // (default 16 KiB): a Read message arrives in a few large slices, not 128
 // small ones, so both sides frame and parse less and blocks split between
-// slices are rare. A verified 512 MiB fetch ran ~5% faster with 1 MiB or
-// 4 MiB frames here; 1 MiB keeps a frame's wait short for the calls that
-// share the connection.
+// slices are rare. 1 MiB rather than larger keeps a frame's wait short for
+// the calls that share the connection (docs/tuning.md).
 constexpr int kMaxFrameBytes = 1 << 20;
 
 // A PEM value given inline or as a file, or empty if neither is set.

@@ -151,8 +151,8 @@ absl::StatusOr<std::vector<std::string>> ListDirFd(int dir_fd,
 // `path` does not exist.
 absl::Status RemoveRecursively(const std::string& path);
 
-// Returns `size` bytes of `storage` that start on a page boundary. The
-// kernel's copies into misaligned buffers were measured 4x slower.
+// Returns `size` bytes of `storage` that start on a page boundary: the
+// kernel copies into misaligned buffers more slowly (docs/tuning.md).
 absl::Span<uint8_t> PageAlignedBuffer(size_t size,
                                       std::vector<uint8_t>* storage);
 

@@ -3,10 +3,9 @@
 // is consumed; glibc then returns the top of its heap to the kernel past
 // M_TRIM_THRESHOLD (128 KiB at first) and serves large blocks by mmap, so a
 // process that streams faulted its receive memory in again message after
-// message: a client's 512 MiB fetch took 16,000 to 60,000 minor faults and a
-// wall time that varied threefold from run to run; a server's Put of 64 MiB
-// took 2.7 times the CPU. With the thresholds raised above what the streams
-// hold, the freed buffers are reused and faulted in once.
+// message (docs/tuning.md has what that cost). With the thresholds raised
+// above what the streams hold, the freed buffers are reused and faulted in
+// once.
 
 #ifndef VERITYD_LIB_BASE_RETAINED_MEMORY_H_
 #define VERITYD_LIB_BASE_RETAINED_MEMORY_H_

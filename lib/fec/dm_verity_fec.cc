@@ -47,9 +47,8 @@ class Field {
 // ISA-L's AVX2 and AVX-512 kernels return with the upper halves of the
 // vector registers dirty (no vzeroupper). Code after them that uses legacy
 // SSE encodings, as the SHA-NI hashing does, then pays for that state on
-// every instruction: a Put's tree hashing took 0.40 s per 512 MiB with FEC
-// encoding between its chunks, 0.22 s without. vzeroupper clears it; only
-// on CPUs with AVX, where it exists.
+// every instruction (docs/tuning.md). vzeroupper clears it; only on CPUs
+// with AVX, where it exists.
 void ClearUpperVectorState() {
   static const bool avx = __builtin_cpu_supports("avx");
   if (avx) asm volatile("vzeroupper" ::: "memory");

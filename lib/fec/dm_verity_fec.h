@@ -91,9 +91,9 @@ class FecCodec {
 
 // Encodes the FEC area of `blocks` covered blocks fed in order as they come
 // (a Put's content, then its tree), each block added to its group's parity at
-// once (ISA-L's ec_encode_data_update): nothing is read back, for ~0.1 s of
-// one core per GiB. Holds the FEC area in memory (FecSize: 0.8% of the
-// blocks with 2 roots). Thread-compatible.
+// once (ISA-L's ec_encode_data_update): nothing is read back
+// (docs/tuning.md has its cost). Holds the FEC area in memory (FecSize: 2 of
+// every 253 blocks with 2 roots). Thread-compatible.
 class FecStreamEncoder {
  public:
   // INVALID_ARGUMENT for bad roots or no block.

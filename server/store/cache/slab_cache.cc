@@ -21,10 +21,9 @@ void CopyOut(const Slab& slab, uint64_t offset, absl::Span<uint8_t> out) {
   std::memcpy(out.data(), slab.bytes.data() + offset, out.size());
 }
 
-// Slab buffers, reused as slabs leave the cache: a fresh 4 MiB buffer for
-// each fetch had the kernel fault in and zero every page of it again (a
-// quarter of a replica's CPU on a cold sequential read from radosgw). A
-// short slab takes a buffer at most twice its size.
+// Slab buffers, reused as slabs leave the cache: a fresh buffer for each
+// fetch had the kernel fault in and zero every page of it again
+// (docs/tuning.md). A short slab takes a buffer at most twice its size.
 BufferPoolOptions BuffersOptions(const SlabCacheOptions& options) {
   BufferPoolOptions buffers;
   buffers.min_buffer_bytes = std::min<size_t>(64 << 10, options.slab_bytes);
