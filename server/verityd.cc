@@ -143,6 +143,18 @@ absl::Status Verityd::Init() {
   context_.names = names_.get();
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
+  RETURN_IF_ERROR(InitStore());
+  InitServiceParts();
+  InitCollections();
+  InitScrubs();
+  service_ = std::make_unique<VerityService>(&context_);
+  RETURN_IF_ERROR(InitMetricsEndpoint());
+  RETURN_IF_ERROR(StartGrpc(std::move(credentials)));
+  StartBackground();
+  return absl::OkStatus();
+}
+
+absl::Status Verityd::InitStore() {
   ASSIGN_OR_RETURN(store_, OpenStore());
   if (options_.max_store_bytes != 0) {
     auto quota = std::make_unique<QuotaStore>(std::move(store_),
@@ -160,6 +172,10 @@ absl::Status Verityd::Init() {
     unverified_reader_ = std::make_unique<UnverifiedReader>();
     context_.reader = unverified_reader_.get();
   }
+  return absl::OkStatus();
+}
+
+void Verityd::InitServiceParts() {
   context_.metrics = metrics_.get();
   // Work for a remote store waits on the network: much of it at once. A
   // local store's waits on its disk (a batch's syncfs) leave the CPU to
@@ -204,11 +220,10 @@ absl::Status Verityd::Init() {
   rate_limiter_ =
       std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
   context_.gate.rate_limiter = rate_limiter_.get();
-  InitCollections();
-  InitScrubs();
-  service_ = std::make_unique<VerityService>(&context_);
-  RETURN_IF_ERROR(InitMetricsEndpoint());
+}
 
+absl::Status Verityd::StartGrpc(
+    std::shared_ptr<grpc::ServerCredentials> credentials) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -224,6 +239,10 @@ absl::Status Verityd::Init() {
         absl::StrCat("can't listen on ", options_.listen));
   }
   address_ = absl::StrCat(HostOf(options_.listen), ":", port_);
+  return absl::OkStatus();
+}
+
+void Verityd::StartBackground() {
   collections_->Start(absl::StrCat(HostName(), "/", address_));
   scrubs_->Start(absl::StrCat(HostName(), "/", address_));
   // A store that keeps no count is counted for the quota off the gRPC
@@ -242,7 +261,6 @@ absl::Status Verityd::Init() {
   UpdateHealth();
   import_thread_ = std::thread([this] { Import(); });
   if (!store_->IsLocal()) probe_thread_ = std::thread([this] { ProbeStore(); });
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Verityd::OpenStore() {

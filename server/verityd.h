@@ -101,6 +101,17 @@ class Verityd {
   absl::StatusOr<std::unique_ptr<Store>> OpenStore();
   // The verification pool, the calibrated limits and the dispatcher.
   absl::Status InitDispatch();
+  // The store (with the quota in front if any), the served blobs and the
+  // reader the calls verify with.
+  absl::Status InitStore();
+  // What the calls share beside the store: executors, budgets, buffers,
+  // the watchdog and the rate limiter (context_).
+  void InitServiceParts();
+  // Listens and starts serving; sets port_ and address_.
+  absl::Status StartGrpc(std::shared_ptr<grpc::ServerCredentials> credentials);
+  // Upkeep that runs once serving: leases, the quota's count, the import
+  // and the store probe.
+  void StartBackground();
   // The NamePolicy of --name_keys (the keys' ids logged).
   absl::StatusOr<std::unique_ptr<NamePolicy>> LoadNamePolicy();
   // The online tuner of the inline limits, starting from `limits`.
