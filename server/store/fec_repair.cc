@@ -261,6 +261,49 @@ class Group {
   absl::flat_hash_map<uint64_t, PathRead> path_reads_;
 };
 
+// What a group's check found: the members to rebuild.
+struct Erasures {
+  std::vector<int> bad;
+  // Tree blocks that could not be checked: a bad parent hides whether they
+  // are bad too.
+  std::vector<int> unchecked_tree;
+};
+
+Erasures ErasuresOf(const Group& group) {
+  Erasures erasures;
+  for (int j = 0; j < group.k(); ++j) {
+    if (group.IsPadding(j)) continue;
+    const Verdict verdict = group.verdict(j);
+    if (verdict == Verdict::kBad) erasures.bad.push_back(j);
+    if (verdict == Verdict::kUnknown && group.IsTree(j)) {
+      erasures.unchecked_tree.push_back(j);
+    }
+  }
+  return erasures;
+}
+
+// First the blocks found bad. If what that rebuilds fails its check, the
+// tree blocks that could not be checked are rebuilt too, where the roots
+// allow: a bad parent over a bad child is then repaired. The members
+// rebuilt, or nullopt if neither passes.
+std::optional<std::vector<int>> RebuildGroup(Group& group,
+                                             const FecCodec& codec,
+                                             const Erasures& erasures,
+                                             absl::Span<const uint8_t> parity,
+                                             int target, int roots) {
+  std::optional<std::vector<int>> good =
+      group.Rebuild(codec, erasures.bad, parity, target);
+  if (good.has_value() || erasures.unchecked_tree.empty() ||
+      erasures.bad.size() + erasures.unchecked_tree.size() >
+          static_cast<size_t>(roots)) {
+    return good;
+  }
+  std::vector<int> wider = erasures.bad;
+  wider.insert(wider.end(), erasures.unchecked_tree.begin(),
+               erasures.unchecked_tree.end());
+  return group.Rebuild(codec, wider, parity, target);
+}
+
 }  // namespace
 
 uint64_t FecGroupOf(const VerifiedBlob& blob, uint64_t bad) {
@@ -269,10 +312,8 @@ uint64_t FecGroupOf(const VerifiedBlob& blob, uint64_t bad) {
 
 absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
   const int roots = blob.blob().fec_roots();
-  ASSIGN_OR_RETURN(const FecCodec* const shared, FecCodec::Create(roots));
-  const FecCodec& codec = *shared;
+  ASSIGN_OR_RETURN(const FecCodec* const codec, FecCodec::Create(roots));
   const TreeGeometry& geometry = blob.geometry();
-  const uint64_t bs = geometry.block_size();
   const uint64_t rounds = FecRounds(FecBlocks(geometry), roots);
   const uint64_t index = bad % rounds;
   const int target = static_cast<int>(bad / rounds);
@@ -286,44 +327,25 @@ absl::StatusOr<int> RepairFecGroup(VerifiedBlob& blob, uint64_t bad) {
     if (j != target && !group.IsPadding(j)) others.push_back(j);
   }
   group.ReadAndCheck(others);
-  std::vector<int> erased;
-  // Tree blocks that could not be checked: a bad parent hides whether they
-  // are bad too.
-  std::vector<int> unchecked_tree;
-  for (int j = 0; j < group.k(); ++j) {
-    if (group.IsPadding(j)) continue;
-    const Verdict verdict = group.verdict(j);
-    if (verdict == Verdict::kBad) erased.push_back(j);
-    if (verdict == Verdict::kUnknown && group.IsTree(j)) {
-      unchecked_tree.push_back(j);
-    }
-  }
+  const Erasures erasures = ErasuresOf(group);
   const auto lost = [&](absl::string_view why) {
     return absl::DataLossError(absl::StrCat("blob ", blob.blob().digest_text(),
                                             ": FEC cannot repair block ", bad,
                                             " (", roots, " roots): ", why));
   };
-  if (erased.size() > static_cast<size_t>(roots)) {
-    return lost(absl::StrCat(erased.size(), " bad blocks in its RS group"));
+  if (erasures.bad.size() > static_cast<size_t>(roots)) {
+    return lost(
+        absl::StrCat(erasures.bad.size(), " bad blocks in its RS group"));
   }
-  std::string parity(bs * roots, '\0');
+  std::string parity(geometry.block_size() * roots, '\0');
   if (absl::Status read =
           ReadAndWait(blob.blob().Stored(), BlobPart::kFec,
                       index * parity.size(), AsMutableBytes(&parity));
       !read.ok()) {
     return lost(read.message());
   }
-  // First the blocks found bad. If what that rebuilds fails its check, the
-  // tree blocks that could not be checked are rebuilt too, where the roots
-  // allow: a bad parent over a bad child is then repaired.
-  std::optional<std::vector<int>> good =
-      group.Rebuild(codec, erased, AsBytes(parity), target);
-  if (!good.has_value() && !unchecked_tree.empty() &&
-      erased.size() + unchecked_tree.size() <= static_cast<size_t>(roots)) {
-    std::vector<int> wider = erased;
-    wider.insert(wider.end(), unchecked_tree.begin(), unchecked_tree.end());
-    good = group.Rebuild(codec, wider, AsBytes(parity), target);
-  }
+  const std::optional<std::vector<int>> good =
+      RebuildGroup(group, *codec, erasures, AsBytes(parity), target, roots);
   if (!good.has_value()) return lost("the rebuilt block fails its check");
   for (int j : *good) RETURN_IF_ERROR(group.Rewrite(j));
   return static_cast<int>(good->size());
