@@ -159,7 +159,13 @@ class S3Client::Loop : public std::enable_shared_from_this<Loop> {
   // Loop thread only, from here on.
   void TakeIncoming() ABSL_LOCKS_EXCLUDED(mu_);
   void StartAttempt(std::unique_ptr<Transfer> transfer);
+  // Sets `transfer`'s easy handle up for its request: SetHeaders, its URL,
+  // SetConnection, SetMethod.
   absl::Status Configure(Transfer* transfer);
+  void SetHeaders(Transfer* transfer);
+  // Signing, TLS, timeouts and the callbacks.
+  void SetConnection(Transfer* transfer);
+  static absl::Status SetMethod(Transfer* transfer);
   void OnAttemptDone(Transfer* transfer, CURLcode code);
   void Complete(std::unique_ptr<Transfer> transfer);
   void CancelEverything();
@@ -317,21 +323,7 @@ absl::Status S3Client::Loop::Configure(Transfer* t) {
   else
     curl_easy_reset(t->easy);
   if (t->easy == nullptr) return absl::InternalError("curl_easy_init failed");
-  if (t->headers == nullptr) {
-    // The payload is not hashed into the signature: verityd verifies every
-    // byte it reads, and TLS protects it in transit.
-    t->headers =
-        curl_slist_append(t->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    if (!options_.credentials.session_token.empty()) {
-      t->headers = curl_slist_append(
-          t->headers, absl::StrCat("x-amz-security-token: ",
-                                   options_.credentials.session_token)
-                          .c_str());
-    }
-    for (const std::string& header : t->request.headers) {
-      t->headers = curl_slist_append(t->headers, header.c_str());
-    }
-  }
+  SetHeaders(t);
   std::vector<std::pair<std::string, std::string>> query = t->request.query;
   std::sort(query.begin(), query.end());
   std::vector<std::string> parts;
@@ -341,7 +333,28 @@ absl::Status S3Client::Loop::Configure(Transfer* t) {
   }
   t->url = S3ObjectUrl(options_, t->request.key);
   if (!parts.empty()) absl::StrAppend(&t->url, "?", absl::StrJoin(parts, "&"));
+  SetConnection(t);
+  return SetMethod(t);
+}
 
+void S3Client::Loop::SetHeaders(Transfer* t) {
+  if (t->headers != nullptr) return;  // kept across attempts
+  // The payload is not hashed into the signature: verityd verifies every
+  // byte it reads, and TLS protects it in transit.
+  t->headers =
+      curl_slist_append(t->headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+  if (!options_.credentials.session_token.empty()) {
+    t->headers = curl_slist_append(
+        t->headers, absl::StrCat("x-amz-security-token: ",
+                                 options_.credentials.session_token)
+                        .c_str());
+  }
+  for (const std::string& header : t->request.headers) {
+    t->headers = curl_slist_append(t->headers, header.c_str());
+  }
+}
+
+void S3Client::Loop::SetConnection(Transfer* t) {
   CURL* e = t->easy;
   curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
   curl_easy_setopt(e, CURLOPT_PRIVATE, t);
@@ -376,6 +389,10 @@ absl::Status S3Client::Loop::Configure(Transfer* t) {
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Loop::OnHeader);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+}
+
+absl::Status S3Client::Loop::SetMethod(Transfer* t) {
+  CURL* e = t->easy;
   const std::string& method = t->request.method;
   if (method == "HEAD") {
     curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
