@@ -192,8 +192,7 @@ int ReportStatus(absl::string_view command, const absl::Status& status,
   if (status.ok()) return kExitOk;
   // The message may quote a server or a manifest: one line, nothing a
   // terminal acts on.
-  std::fprintf(err, "verity %s: %s\n", std::string(command).c_str(),
-               Printable(status.message()).c_str());
+  PrintLine(err, absl::StrCat("verity ", command), status.message());
   return ExitCodeFor(status);
 }
 

@@ -19,6 +19,7 @@
 #include "client/cli/mount_versions.h"
 #include "client/mount/followed_fs.h"
 #include "client/mount/tree_fs.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "lib/base/stop_signals.h"
 #include "lib/manifest/versioned_folder.h"
@@ -258,18 +259,17 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   absl::StatusOr<MountVersion> version =
       LoadVersion(**client, opts->tree, fs_options);
   if (!version.ok()) return ReportStatus("mount", version.status(), err);
-  std::fprintf(err, "verity mount: %s (%s) on %s: %zu entries%s\n",
-               opts->tree.ToString().c_str(),
-               version->digest.ToString().c_str(),
-               opts->fuse.mountpoint.c_str(), version->entries,
-               opts->follow ? ", followed" : "");
-  std::fflush(err);
+  PrintLine(
+      err, "verity mount",
+      absl::StrCat(opts->tree.ToString(), " (", version->digest.ToString(),
+                   ") on ", opts->fuse.mountpoint, ": ", version->entries,
+                   " entries", opts->follow ? ", followed" : ""));
   const absl::Status served =
       Serve(**client, *opts, fs_options, *std::move(version), err);
-  std::fprintf(err, "verity mount: %s unmounted; %llu reads failed%s\n",
-               opts->fuse.mountpoint.c_str(),
-               static_cast<unsigned long long>(fs_options.failed_reads->load()),
-               CacheSummary(fs_options.cache.get()).c_str());
+  PrintLine(err, "verity mount",
+            absl::StrCat(opts->fuse.mountpoint, " unmounted; ",
+                         fs_options.failed_reads->load(), " reads failed",
+                         CacheSummary(fs_options.cache.get())));
   return ReportStatus("mount", served, err);
 }
 

@@ -28,13 +28,6 @@ std::vector<sdk::TreeEntry> SingleFile(const client::BlobRef& ref,
   return std::vector<sdk::TreeEntry>{file};
 }
 
-void Log(std::FILE* err, const std::string& line) {
-  const std::string text =
-      absl::StrCat("verity mount: ", Printable(line), "\n");
-  std::fwrite(text.data(), 1, text.size(), err);
-  std::fflush(err);
-}
-
 }  // namespace
 
 absl::StatusOr<MountVersion> LoadVersion(sdk::Client& client,
@@ -102,7 +95,8 @@ absl::StatusOr<std::optional<MountVersion>> Follower::Next() {
 void Follower::Step() {
   absl::StatusOr<std::optional<MountVersion>> next = Next();
   if (!next.ok()) {
-    Log(err_, absl::StrCat(ref_.ToString(), ": not followed, still showing ",
+    PrintLine(err_, "verity mount",
+              absl::StrCat(ref_.ToString(), ": not followed, still showing ",
                            fs_.current(), ": ", next.status().ToString()));
     return;
   }
@@ -111,7 +105,8 @@ void Follower::Step() {
   const std::string id = VersionedFolder::IdOf(version.digest.ToString());
   std::shared_ptr<mount::TreeFs> tree = std::move(version.fs);
   fs_.Show(id, tree);
-  Log(err_,
+  PrintLine(
+      err_, "verity mount",
       absl::StrCat(ref_.ToString(), ": now showing ", version.digest.ToString(),
                    " (", version.entries, " entries)"));
   Prefetch(std::move(tree));
@@ -130,10 +125,12 @@ void BackgroundPrefetch::Run(mount::TreeFs& fs, std::FILE* err) {
   const absl::Time start = absl::Now();
   const absl::StatusOr<mount::PrefetchStats> stats = fs.Prefetch(stop_);
   if (!stats.ok()) {
-    Log(err, absl::StrCat("prefetch failed: ", stats.status().ToString()));
+    PrintLine(err, "verity mount",
+              absl::StrCat("prefetch failed: ", stats.status().ToString()));
     return;
   }
-  Log(err,
+  PrintLine(
+      err, "verity mount",
       absl::StrCat("prefetch ",
                    stats->stopped      ? "stopped"
                    : stats->cache_full ? "ended as the cache would be full"

@@ -261,10 +261,7 @@ class Syncer {
 
  private:
   void Log(absl::string_view line) {
-    const std::string text = absl::StrCat(
-        "verity sync: ", Printable(opts_.name), ": ", Printable(line), "\n");
-    std::fwrite(text.data(), 1, text.size(), err_);
-    std::fflush(err_);
+    PrintLine(err_, absl::StrCat("verity sync: ", Printable(opts_.name)), line);
   }
 
   absl::Status WriteStatus() {
@@ -462,8 +459,8 @@ int RunSyncCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (opts->probe) {
     const absl::Status status = Probe(*opts);
     if (status.ok()) return kExitOk;
-    std::fprintf(err, "verity sync: not ready: %s\n",
-                 std::string(status.message()).c_str());
+    PrintLine(err, "verity sync",
+              absl::StrCat("not ready: ", status.message()));
     return 1;
   }
   // Blocked before any thread starts, so that every thread inherits the

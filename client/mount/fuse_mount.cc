@@ -49,10 +49,7 @@ struct Served {
 };
 
 void Log(Served& served, absl::string_view line) {
-  const std::string text =
-      absl::StrCat("verity mount: ", Printable(line), "\n");
-  std::fwrite(text.data(), 1, text.size(), served.err);
-  std::fflush(served.err);
+  PrintLine(served.err, "verity mount", line);
 }
 
 // Every request but INIT: the kernel sends none before it took INIT's reply,

@@ -285,12 +285,10 @@ absl::Status TreeFs::CheckSize(size_t i, absl::Time deadline) {
 void TreeFs::LogFailure(const sdk::TreeEntry& file, uint64_t offset,
                         uint64_t size, const absl::Status& status) {
   failed_reads_->fetch_add(1);
-  const std::string line =
-      absl::StrCat("verity mount: read of ", Printable(file.path), " [", offset,
-                   ", ", offset + size, ") (", file.digest->ToString(),
-                   ") failed, EIO: ", Printable(status.ToString()), "\n");
-  std::fwrite(line.data(), 1, line.size(), options_.log);
-  std::fflush(options_.log);
+  PrintLine(options_.log, "verity mount",
+            absl::StrCat("read of ", file.path, " [", offset, ", ",
+                         offset + size, ") (", file.digest->ToString(),
+                         ") failed, EIO: ", status.ToString()));
 }
 
 struct statvfs TreeFs::StatFs() const {

@@ -4,7 +4,9 @@
 #include "lib/base/printable.h"
 
 #include <cstdint>
+#include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace verity {
@@ -75,6 +77,13 @@ std::string Printable(absl::string_view text) {
     }
   }
   return out;
+}
+
+void PrintLine(std::FILE* out, absl::string_view prefix,
+               absl::string_view line) {
+  const std::string text = absl::StrCat(prefix, ": ", Printable(line), "\n");
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
 }
 
 }  // namespace verity

@@ -6,6 +6,7 @@
 #ifndef VERITYD_LIB_BASE_PRINTABLE_H_
 #define VERITYD_LIB_BASE_PRINTABLE_H_
 
+#include <cstdio>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -13,6 +14,12 @@
 namespace verity {
 
 std::string Printable(absl::string_view text);
+
+// Writes "PREFIX: LINE\n" to `out` in one write, LINE made Printable, and
+// flushes it: a command's log line, whole even among other threads' lines.
+// PREFIX is the program's own text ("verity mount"), written as it is.
+void PrintLine(std::FILE* out, absl::string_view prefix,
+               absl::string_view line);
 
 }  // namespace verity
 

@@ -2,6 +2,8 @@
 
 #include "lib/base/printable.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -28,6 +30,19 @@ TEST(PrintableTest, KeepsUtf8AndEscapesWhatIsNot) {
   EXPECT_EQ(Printable("\xe2\x82"), "\\xe2\\x82");
   EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");
   EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+}
+
+TEST(PrintLineTest, WritesOneFlushedLineWithItsPrefix) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  ASSERT_NE(out, nullptr);
+  PrintLine(out, "verity sync: app", "fetched\n\x1b[2J");
+  // Flushed: the stream's buffer holds the line before it is closed.
+  EXPECT_EQ(std::string(buffer, size),
+            "verity sync: app: fetched\\n\\x1b[2J\n");
+  std::fclose(out);
+  std::free(buffer);
 }
 
 }  // namespace
