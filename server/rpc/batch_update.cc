@@ -9,7 +9,7 @@
 #include "absl/time/clock.h"
 #include "lib/base/status_macros.h"
 #include "server/rpc/request_checks.h"
-#include "server/rpc/tree_checks.h"
+#include "server/upkeep/tree_checks.h"
 
 namespace verity::server {
 namespace {

@@ -12,7 +12,7 @@
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/request_checks.h"
-#include "server/rpc/tree_checks.h"
+#include "server/upkeep/tree_checks.h"
 
 namespace verity::server {
 

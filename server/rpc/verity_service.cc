@@ -20,7 +20,7 @@
 #include "server/rpc/read_reactor.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/small_read_reactor.h"
-#include "server/rpc/tree_checks.h"
+#include "server/upkeep/tree_checks.h"
 #include "server/upkeep/roots.h"
 
 namespace verity::server {

@@ -2,7 +2,7 @@
 // at a time on a local store, a window of them on the lookup pool for a
 // remote one, where each is a round trip.
 
-#include "server/rpc/tree_checks.h"
+#include "server/upkeep/tree_checks.h"
 
 #include <functional>
 #include <map>

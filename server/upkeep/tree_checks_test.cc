@@ -1,7 +1,7 @@
 // What a Put's checks mark: a blob a Put found stored is marked used, and
 // one gone by the time of the mark is a retry, never "already present".
 
-#include "server/rpc/tree_checks.h"
+#include "server/upkeep/tree_checks.h"
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"

@@ -5,8 +5,8 @@
 // lookup pool, a few of each call's at a time, so that many calls hold no
 // more of the store's attention than the pool's threads.
 
-#ifndef VERITYD_SERVER_RPC_TREE_CHECKS_H_
-#define VERITYD_SERVER_RPC_TREE_CHECKS_H_
+#ifndef VERITYD_SERVER_UPKEEP_TREE_CHECKS_H_
+#define VERITYD_SERVER_UPKEEP_TREE_CHECKS_H_
 
 #include <vector>
 
@@ -62,4 +62,4 @@ absl::Status MarkStoredUsed(const Store& store, const ParsedDigest& digest,
 
 }  // namespace verity::server
 
-#endif  // VERITYD_SERVER_RPC_TREE_CHECKS_H_
+#endif  // VERITYD_SERVER_UPKEEP_TREE_CHECKS_H_
