@@ -20,8 +20,8 @@
 #include "server/rpc/read_reactor.h"
 #include "server/rpc/request_checks.h"
 #include "server/rpc/small_read_reactor.h"
-#include "server/upkeep/tree_checks.h"
 #include "server/upkeep/roots.h"
+#include "server/upkeep/tree_checks.h"
 
 namespace verity::server {
 namespace {
