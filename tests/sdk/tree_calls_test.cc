@@ -1,7 +1,8 @@
 // The SDK's tree calls (verity/tree.h) against a real verityd: a folder put
 // and fetched back; only missing blobs sent; an update fetches only what
 // changed; what a fetch refuses leaves the target as it was; a server whose
-// BatchRead budget is smaller than the fetch's calls in flight is waited for.
+// BatchRead budget is smaller than the fetch's calls in flight is waited for;
+// a put follows no folder swapped for a symlink after its scan.
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -138,6 +139,27 @@ TEST(TreeCallsBusyTest, CallsTheServerRefusesWaitWhileOthersFetch) {
   ASSERT_TRUE(fetched.ok()) << fetched.status();
   EXPECT_EQ(fetched->files_fetched, 2000u);
   EXPECT_EQ(ReadFile(out + "/f1234"), RandomBytes(1000, 1234));
+}
+
+// A batch reads its files beneath the folder as scanned: a folder swapped
+// for a symlink since the scan is refused, not followed, and no tree is
+// stored.
+TEST_F(TreeCallsTest, APutFollowsNoFolderSwappedForASymlinkAfterTheScan) {
+  ASSERT_EQ(mkdir((source_ + "/conf").c_str(), 0755), 0);
+  WriteTestFile(source_ + "/conf/app.json", RandomBytes(2000, 3));
+  const sdk::LocalTree tree = Scan();
+  ASSERT_EQ(rename((source_ + "/conf").c_str(), (root_ + "/elsewhere").c_str()),
+            0);
+  ASSERT_EQ(
+      symlink((root_ + "/elsewhere").c_str(), (source_ + "/conf").c_str()), 0);
+  const absl::StatusOr<sdk::PutTreeResult> put =
+      sdk::PutTree(*client_, tree, {});
+  ASSERT_FALSE(put.ok());
+  EXPECT_EQ(put.status().code(), StatusCode::kFailedPrecondition)
+      << put.status();
+  EXPECT_NE(put.status().message().find("conf/app.json"), std::string::npos)
+      << put.status();
+  EXPECT_EQ(client_->Stat(tree.digest).status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(TreeCallsTest, AnUpdateFetchesOnlyWhatChanged) {
