@@ -218,10 +218,12 @@ class TreeWriter {
   absl::StatusOr<std::vector<absl::StatusOr<std::string>>>
   BatchReadWhileOthersProgress(const std::vector<Digest>& digests) {
     absl::StatusOr<std::vector<absl::StatusOr<std::string>>> blobs;
-    busy_.Call([&] {
-      blobs = client_.BatchRead(digests, options_.fetch);
-      return blobs.status();
-    });
+    busy_
+        .Call([&] {
+          blobs = client_.BatchRead(digests, options_.fetch);
+          return blobs.status();
+        })
+        .IgnoreError();  // the last call's status is blobs'
     return blobs;
   }
 
