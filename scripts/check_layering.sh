@@ -29,11 +29,13 @@ declare -A allowed=(
   [server]="lib proto server/store server/store/file server/store/s3 server/store/cache server/dispatch server/metrics server/auth server/rpc server/upkeep"
   [client/include]="proto"
   [client/sdk]="lib proto client/include"
-  [client/mount]="lib client/include client/sdk"
-  [client/cli]="lib client/include client/sdk client/mount"
+  [client/names]="lib client/include client/sdk"
+  [client/mount]="lib client/include client/sdk client/names"
+  [client/sync]="lib client/include client/sdk client/names"
+  [client/cli]="lib client/include client/sdk client/names client/mount client/sync"
 )
 # What tests (and test support) may include on top.
-test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/mount client/cli"
+test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/names client/mount client/sync client/cli"
 
 bad=0
 while IFS= read -r file; do

@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/connection.h"
+#include "client/names/blob_ref.h"
 
 namespace verity::cli {
 

@@ -112,8 +112,4 @@ int MachineThreads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-std::string Rfc3339(absl::Time time) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
-}
-
 }  // namespace verity::cli

@@ -26,10 +26,6 @@ absl::StatusOr<uint32_t> ParseBlockSizeFlag(absl::string_view text);
 absl::StatusOr<uint64_t> ParseUint64Flag(absl::string_view flag,
                                          absl::string_view text);
 
-// `time` as the commands print it: RFC 3339 in UTC, whole seconds
-// ("2026-12-04T10:50:33Z"), which absl::RFC3339_sec parses back.
-std::string Rfc3339(absl::Time time);
-
 // The default of the thread counts the commands hash with: the CPUs this
 // machine has, at least 1.
 int MachineThreads();

@@ -201,7 +201,7 @@ absl::Status ResolveDmVerityBlob(GetOptions* opts) {
 
 // The tree `blob` (resolved from opts.blob) into the folder -o DIR.
 absl::Status GetTreeInto(sdk::Client& client, const GetOptions& opts,
-                         const ResolvedBlob& blob) {
+                         const client::ResolvedBlob& blob) {
   if (opts.fetch.offset != 0 || opts.fetch.length.has_value()) {
     return absl::InvalidArgumentError(
         "--offset and --length read a file, not a tree (--file writes the "
@@ -231,7 +231,8 @@ absl::Status Get(sdk::Client& client, const GetOptions& opts, std::FILE* out,
       (opts.layout == GetLayout::kAuto && range)) {
     return GetToFile(client, opts, err);
   }
-  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, opts.blob));
+  ASSIGN_OR_RETURN(const client::ResolvedBlob blob,
+                   ResolveBlob(client, opts.blob));
   if (opts.layout == GetLayout::kAuto && !blob.tree) {
     // By the digest resolved: the name is not asked again.
     GetOptions by_digest = opts;

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/connection.h"
 #include "client/cli/dm_verity_root.h"
 #include "client/cli/trust_options.h"
+#include "client/names/blob_ref.h"
 #include "verity/options.h"
 
 namespace verity::cli {

@@ -10,6 +10,7 @@
 #include "client/cli/command_line.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/trust_options.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "verity/client.h"
 

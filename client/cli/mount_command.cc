@@ -16,8 +16,8 @@
 #include "client/cli/command_line.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/flag_values.h"
-#include "client/cli/mount_versions.h"
 #include "client/mount/followed_fs.h"
+#include "client/mount/follower.h"
 #include "client/mount/tree_fs.h"
 #include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
@@ -172,20 +172,24 @@ std::string CacheSummary(const mount::VerifiedCache* cache) {
 // Serves `version` until unmounted: alone, or with --follow as the first of
 // the versions a Follower shows.
 absl::Status Serve(sdk::Client& client, const MountOptions& opts,
-                   const mount::TreeFsOptions& fs_options, MountVersion version,
-                   std::FILE* err) {
+                   const mount::TreeFsOptions& fs_options,
+                   mount::MountVersion version, std::FILE* err) {
+  const mount::LogLine log = [err](absl::string_view line) {
+    PrintLine(err, "verity mount", line);
+  };
   std::shared_ptr<mount::TreeFs> first = std::move(version.fs);
   if (!opts.follow) {
-    std::optional<BackgroundPrefetch> prefetch;
-    if (opts.prefetch) prefetch.emplace(first, err);
+    std::optional<mount::BackgroundPrefetch> prefetch;
+    if (opts.prefetch) prefetch.emplace(first, log);
     return mount::ServeFuse(*first, opts.fuse, err);
   }
   mount::FollowedFs followed(fs_options.mtime, fs_options.uid, fs_options.gid);
   followed.Show(VersionedFolder::IdOf(version.digest.ToString()),
                 std::move(first));
-  Follower follower(client, opts.tree, fs_options,
-                    opts.interval.value_or(kInterval), opts.prefetch, followed,
-                    err);
+  mount::Follower follower(
+      std::make_unique<mount::VersionPoller>(client, opts.tree, fs_options,
+                                             opts.prefetch, followed, log),
+      opts.interval.value_or(kInterval));
   return mount::ServeFuse(followed, opts.fuse, err);
 }
 
@@ -256,8 +260,8 @@ int RunMountCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
     if (!cache.ok()) return ReportStatus("mount", cache.status(), err);
     fs_options.cache = *std::move(cache);
   }
-  absl::StatusOr<MountVersion> version =
-      LoadVersion(**client, opts->tree, fs_options);
+  absl::StatusOr<mount::MountVersion> version =
+      mount::LoadVersion(**client, opts->tree, fs_options);
   if (!version.ok()) return ReportStatus("mount", version.status(), err);
   PrintLine(
       err, "verity mount",

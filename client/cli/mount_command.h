@@ -11,10 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/connection.h"
 #include "client/cli/trust_options.h"
 #include "client/mount/fuse_mount.h"
+#include "client/names/blob_ref.h"
 
 namespace verity::cli {
 

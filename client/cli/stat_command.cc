@@ -5,10 +5,11 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
 #include "client/cli/flag_values.h"
 #include "client/cli/trust_options.h"
+#include "client/names/blob_ref.h"
+#include "lib/base/printable.h"
 #include "lib/base/status_macros.h"
 #include "verity/client.h"
 

@@ -57,37 +57,6 @@ absl::Status PutFolder(sdk::Client& client, const std::string& folder,
   return absl::OkStatus();
 }
 
-absl::StatusOr<ResolvedBlob> ResolveBlob(sdk::Client& client,
-                                         const client::BlobRef& blob) {
-  absl::StatusOr<sdk::BlobInfo> info = absl::UnknownError("");
-  if (blob.digest.has_value()) {
-    ASSIGN_OR_RETURN(const sdk::Digest digest,
-                     sdk::Digest::Parse(blob.ToString()));
-    info = client.Stat(digest);
-  } else {
-    info = client.StatName(blob.name);
-  }
-  RETURN_IF_ERROR(info.status());
-  const std::optional<sdk::NameStatementInfo>& statement = info->name_statement;
-  const bool tree_is_signed = statement.has_value() && statement->verified;
-  const bool tree = tree_is_signed ? statement->tree : info->tree_manifest;
-  return ResolvedBlob{*std::move(info), tree, tree_is_signed};
-}
-
-absl::Status CheckTree(const ResolvedBlob& blob, const client::BlobRef& ref,
-                       bool insist) {
-  if (blob.tree) return absl::OkStatus();
-  if (blob.tree_is_signed) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(ref.ToString(), " is signed as a file, not a tree"));
-  }
-  if (insist) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      ref.ToString(), " (", blob.digest().ToString(),
-      ") was not stored as a tree (`verity put DIR` stores one; --tree reads "
-      "it as one all the same)"));
-}
-
 absl::Status GetTree(sdk::Client& client, const sdk::Digest& digest,
                      const std::string& output, const sdk::FetchOptions& fetch,
                      int parallel) {
@@ -99,7 +68,7 @@ absl::Status GetTree(sdk::Client& client, const sdk::Digest& digest,
 
 absl::Status ListTree(sdk::Client& client, const client::BlobRef& tree,
                       std::FILE* out) {
-  ASSIGN_OR_RETURN(const ResolvedBlob blob, ResolveBlob(client, tree));
+  ASSIGN_OR_RETURN(const client::ResolvedBlob blob, ResolveBlob(client, tree));
   RETURN_IF_ERROR(CheckTree(blob, tree, /*insist=*/false));
   ASSIGN_OR_RETURN(const std::vector<sdk::TreeEntry> entries,
                    sdk::ReadTree(client, blob.digest(), sdk::FetchOptions()));

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/name_signing.h"
+#include "client/names/blob_ref.h"
+#include "client/names/resolved_blob.h"
 #include "lib/tree/merkle_params.h"
 #include "verity/client.h"
 #include "verity/digest.h"
@@ -35,30 +36,6 @@ struct PutFolderOptions {
 absl::Status PutFolder(sdk::Client& client, const std::string& folder,
                        const PutFolderOptions& options, std::FILE* out,
                        std::FILE* err);
-
-// What a blob reference names. Plain value.
-struct ResolvedBlob {
-  sdk::BlobInfo info;  // Stat's, or StatName's (its statement checked)
-  bool tree = false;   // the blob is a tree manifest
-  // `tree` is what a verified name statement says (else the server's word:
-  // BlobInfo::tree_manifest).
-  bool tree_is_signed = false;
-
-  const sdk::Digest& digest() const { return info.digest; }
-};
-
-// The digest `blob` names and whether it is a tree: a name as the server
-// says, its statement checked as the client's trust options say (StatName),
-// so that a verified statement decides both; a digest as Stat says.
-absl::StatusOr<ResolvedBlob> ResolveBlob(sdk::Client& client,
-                                         const client::BlobRef& blob);
-
-// OK if `blob` may be read as a tree: it is one, or nothing signed says it
-// is a file and `insist` (the user said --tree, or the command reads only
-// trees). FAILED_PRECONDITION naming `ref` otherwise: a name signed as a
-// file is never read as a tree.
-absl::Status CheckTree(const ResolvedBlob& blob, const client::BlobRef& ref,
-                       bool insist);
 
 // Writes the tree `digest` names into the folder `output` (see
 // sdk::FetchTree), `parallel` files at a time, each fetched with `fetch`.

@@ -14,9 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "client/cli/blob_ref.h"
 #include "client/cli/command_line.h"
 #include "client/cli/connection.h"
+#include "client/names/blob_ref.h"
 #include "verity/client.h"
 
 namespace verity::cli {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "client/cli/blob_ref.h"
+#include "client/names/blob_ref.h"
 #include "client/sdk/read_stream_verifier.h"
 #include "lib/tree/descriptor.h"
 #include "proto/verity/v1/verity.grpc.pb.h"

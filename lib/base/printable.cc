@@ -86,4 +86,8 @@ void PrintLine(std::FILE* out, absl::string_view prefix,
   std::fflush(out);
 }
 
+std::string Rfc3339(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
 }  // namespace verity

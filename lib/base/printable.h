@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace verity {
 
@@ -20,6 +21,10 @@ std::string Printable(absl::string_view text);
 // PREFIX is the program's own text ("verity mount"), written as it is.
 void PrintLine(std::FILE* out, absl::string_view prefix,
                absl::string_view line);
+
+// `time` as logs and status files print it: RFC 3339 in UTC, whole seconds
+// ("2026-12-04T10:50:33Z"), which absl::RFC3339_sec parses back.
+std::string Rfc3339(absl::Time time);
 
 }  // namespace verity
 

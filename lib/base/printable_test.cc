@@ -45,5 +45,16 @@ TEST(PrintLineTest, WritesOneFlushedLineWithItsPrefix) {
   std::free(buffer);
 }
 
+TEST(Rfc3339Test, WholeSecondsInUtcThatParseBack) {
+  const absl::Time time = absl::FromUnixMillis(1796381433250);
+  EXPECT_EQ(Rfc3339(time), "2026-12-04T10:50:33Z");
+  absl::Time parsed;
+  std::string error;
+  ASSERT_TRUE(
+      absl::ParseTime(absl::RFC3339_sec, Rfc3339(time), &parsed, &error))
+      << error;
+  EXPECT_EQ(parsed, absl::FromUnixSeconds(1796381433));
+}
+
 }  // namespace
 }  // namespace verity

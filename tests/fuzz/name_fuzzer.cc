@@ -14,7 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "client/cli/blob_ref.h"
+#include "client/names/blob_ref.h"
 #include "lib/trust/name_statement.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/request_checks.h"

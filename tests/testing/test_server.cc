@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/cli/blob_ref.h"
+#include "client/names/blob_ref.h"
 #include "client/sdk/grpc_status.h"
 #include "client/testing/verified_read.h"
 #include "lib/tree/descriptor.h"

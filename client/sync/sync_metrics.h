@@ -1,7 +1,7 @@
 // What `verity sync` counts, on its optional /metrics endpoint.
 
-#ifndef VERITYD_CLIENT_CLI_SYNC_METRICS_H_
-#define VERITYD_CLIENT_CLI_SYNC_METRICS_H_
+#ifndef VERITYD_CLIENT_SYNC_SYNC_METRICS_H_
+#define VERITYD_CLIENT_SYNC_SYNC_METRICS_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -14,7 +14,7 @@
 #include "absl/time/time.h"
 #include "verity/tree.h"
 
-namespace verity::cli {
+namespace verity::sync {
 
 // Thread-safe (prometheus-cpp's metrics are).
 class SyncMetrics {
@@ -40,6 +40,6 @@ class SyncMetrics {
   prometheus::Counter& bytes_fetched_;
 };
 
-}  // namespace verity::cli
+}  // namespace verity::sync
 
-#endif  // VERITYD_CLIENT_CLI_SYNC_METRICS_H_
+#endif  // VERITYD_CLIENT_SYNC_SYNC_METRICS_H_

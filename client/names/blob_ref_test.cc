@@ -1,6 +1,6 @@
 // Digest-versus-name detection and request filling.
 
-#include "client/cli/blob_ref.h"
+#include "client/names/blob_ref.h"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 // Implements BlobRef: digest detection is exactly lib's ParseDigest, so the
 // CLI and the server agree on what a digest looks like.
 
-#include "client/cli/blob_ref.h"
+#include "client/names/blob_ref.h"
 
 #include "lib/hash/hash.h"
 

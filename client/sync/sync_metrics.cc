@@ -1,10 +1,10 @@
-#include "client/cli/sync_metrics.h"
+#include "client/sync/sync_metrics.h"
 
 #include <string>
 
 #include "absl/strings/ascii.h"
 
-namespace verity::cli {
+namespace verity::sync {
 namespace {
 
 prometheus::Counter& NewCounter(prometheus::Registry& registry,
@@ -58,4 +58,4 @@ void SyncMetrics::Failed(const absl::Status& status) {
       .Increment();
 }
 
-}  // namespace verity::cli
+}  // namespace verity::sync

@@ -1,7 +1,7 @@
 // A blob as the user names it on the command line: by digest or by name.
 
-#ifndef VERITYD_CLIENT_CLI_BLOB_REF_H_
-#define VERITYD_CLIENT_CLI_BLOB_REF_H_
+#ifndef VERITYD_CLIENT_NAMES_BLOB_REF_H_
+#define VERITYD_CLIENT_NAMES_BLOB_REF_H_
 
 #include <optional>
 #include <string>
@@ -39,4 +39,4 @@ absl::StatusOr<BlobRef> ParseBlobRef(absl::string_view text);
 
 }  // namespace verity::client
 
-#endif  // VERITYD_CLIENT_CLI_BLOB_REF_H_
+#endif  // VERITYD_CLIENT_NAMES_BLOB_REF_H_
