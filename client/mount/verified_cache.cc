@@ -92,31 +92,79 @@ absl::Status VerifiedCache::ReadSlabs(const sdk::Digest& digest, uint64_t size,
       ++i;
       continue;
     }
+    if (const std::shared_ptr<Flight> flight = FlightOf(key)) {
+      joined_.fetch_add(1, std::memory_order_relaxed);
+      flight->done.WaitForNotification();
+      RETURN_IF_ERROR(flight->status);
+      const absl::string_view slab =
+          flight->bytes->view().substr(i * kSlab - flight->begin, kSlab);
+      CopyOverlap(slab, i * kSlab, offset, end, out);
+      ++i;
+      continue;
+    }
     // The run of missing slabs from here, fetched in one.
-    uint64_t j = i;
-    while (j < last && !disk_->Contains(SlabKey(digest, j + 1))) ++j;
-    RETURN_IF_ERROR(FetchSlabs(digest, size, i, j, offset, end, fetch, out));
+    const auto [flight, j] = Claim(digest, i, last);
+    if (flight == nullptr) continue;  // cached or claimed since: look again
+    RETURN_IF_ERROR(
+        FetchSlabs(digest, size, i, j, offset, end, fetch, out, *flight));
     i = j + 1;
   }
   return absl::OkStatus();
 }
 
+std::shared_ptr<VerifiedCache::Flight> VerifiedCache::FlightOf(
+    const std::string& key) {
+  absl::MutexLock lock(&flights_mu_);
+  const auto it = flights_.find(key);
+  return it == flights_.end() ? nullptr : it->second;
+}
+
+std::pair<std::shared_ptr<VerifiedCache::Flight>, uint64_t>
+VerifiedCache::Claim(const sdk::Digest& digest, uint64_t first, uint64_t last) {
+  const auto free =
+      [&](uint64_t index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flights_mu_) {
+        const std::string key = SlabKey(digest, index);
+        return !flights_.contains(key) && !disk_->Contains(key);
+      };
+  absl::MutexLock lock(&flights_mu_);
+  if (!free(first)) return {nullptr, 0};
+  auto flight = std::make_shared<Flight>();
+  uint64_t j = first;
+  flights_[SlabKey(digest, first)] = flight;
+  while (j < last && free(j + 1)) flights_[SlabKey(digest, ++j)] = flight;
+  return {std::move(flight), j};
+}
+
 absl::Status VerifiedCache::FetchSlabs(const sdk::Digest& digest, uint64_t size,
                                        uint64_t first, uint64_t last,
                                        uint64_t offset, uint64_t end,
-                                       Fetch fetch, uint8_t* out) {
+                                       Fetch fetch, uint8_t* out,
+                                       Flight& flight) {
   const uint64_t begin = first * kSlab;
   const uint64_t stop = std::min((last + 1) * kSlab, size);
-  ASSIGN_OR_RETURN(Buffer fetched, fetch(begin, stop - begin));
-  misses_.fetch_add(last - first + 1, std::memory_order_relaxed);
-  // Each slab starts on a page of the fetched buffer: written with O_DIRECT.
-  auto bytes = std::make_shared<const Buffer>(std::move(fetched));
-  for (uint64_t i = first; i <= last; ++i) {
-    const absl::string_view slab =
-        bytes->view().substr((i - first) * kSlab, kSlab);
-    disk_->Write(SlabKey(digest, i), AsBytes(slab), bytes);
+  absl::StatusOr<Buffer> fetched = fetch(begin, stop - begin);
+  flight.status = fetched.status();
+  flight.begin = begin;
+  if (fetched.ok()) {
+    misses_.fetch_add(last - first + 1, std::memory_order_relaxed);
+    // Each slab starts on a page of the fetched buffer: written with
+    // O_DIRECT.
+    flight.bytes = std::make_shared<const Buffer>(*std::move(fetched));
+    for (uint64_t i = first; i <= last; ++i) {
+      const absl::string_view slab =
+          flight.bytes->view().substr((i - first) * kSlab, kSlab);
+      disk_->Write(SlabKey(digest, i), AsBytes(slab), flight.bytes);
+    }
   }
-  CopyOverlap(bytes->view(), begin, offset, end, out);
+  {
+    absl::MutexLock lock(&flights_mu_);
+    for (uint64_t i = first; i <= last; ++i) {
+      flights_.erase(SlabKey(digest, i));
+    }
+  }
+  flight.done.Notify();
+  RETURN_IF_ERROR(flight.status);
+  CopyOverlap(flight.bytes->view(), begin, offset, end, out);
   return absl::OkStatus();
 }
 
@@ -127,6 +175,7 @@ VerifiedCacheStats VerifiedCache::stats() const {
   stats.bytes = disk_->bytes();
   stats.changed = disk_->changed_files();
   stats.failures = disk_->write_failures();
+  stats.joined = joined_.load(std::memory_order_relaxed);
   return stats;
 }
 

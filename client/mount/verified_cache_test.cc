@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -28,7 +31,11 @@ class FakeFile {
   explicit FakeFile(uint64_t size) : bytes_(MakeData(size, 11)) {}
 
   absl::StatusOr<Buffer> Fetch(uint64_t offset, uint64_t length) {
-    fetches_.push_back({offset, offset + length});
+    {
+      absl::MutexLock lock(&mu_);
+      fetches_.push_back({offset, offset + length});
+    }
+    if (gate_ != nullptr) gate_->WaitForNotification();
     if (fail_) return absl::DataLossError("a block does not verify");
     Buffer fetched = Buffer::Allocate(length);
     std::memcpy(fetched.data(), bytes_.data() + offset, length);
@@ -38,14 +45,23 @@ class FakeFile {
   const std::string& bytes() const { return bytes_; }
   uint64_t size() const { return bytes_.size(); }
   std::vector<std::pair<uint64_t, uint64_t>> TakeFetches() {
+    absl::MutexLock lock(&mu_);
     return std::exchange(fetches_, {});
   }
+  size_t fetches() {
+    absl::MutexLock lock(&mu_);
+    return fetches_.size();
+  }
   void set_fail(bool fail) { fail_ = fail; }
+  // Fetches wait for `gate` (null: none) before they answer.
+  void set_gate(absl::Notification* gate) { gate_ = gate; }
 
  private:
   std::string bytes_;
-  std::vector<std::pair<uint64_t, uint64_t>> fetches_;
+  absl::Mutex mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> fetches_ ABSL_GUARDED_BY(mu_);
   bool fail_ = false;
+  absl::Notification* gate_ = nullptr;
 };
 
 const sdk::Digest& TestDigest() {
@@ -164,6 +180,50 @@ TEST_F(VerifiedCacheTest, FillFetchesOnlyWhatIsMissingAndReadsNothing) {
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   EXPECT_EQ(*bytes, file_.bytes());
   EXPECT_TRUE(file_.TakeFetches().empty());
+}
+
+// Reads that miss a slab another read is fetching wait for that fetch: one
+// fetch, every reader served from it (or given its error).
+TEST_F(VerifiedCacheTest, OverlappingMissesShareOneFetch) {
+  for (const bool fail : {false, true}) {
+    SCOPED_TRACE(fail ? "a failed fetch" : "a fetch");
+    const uint64_t joined = cache_->stats().joined;
+    absl::Notification gate;
+    file_.set_gate(&gate);
+    file_.set_fail(fail);
+    const uint64_t base = fail ? 2 * kSlab : 0;  // slabs not cached yet
+    absl::StatusOr<std::string> first, second, third;
+    std::thread a([&] { first = Read(base + 100, 10); });
+    for (int i = 0; i < 5000 && file_.fetches() == 0; ++i) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    std::thread b([&] { second = Read(base + 5000, 300); });
+    std::thread c([&] { third = Read(base + kSlab - 1, 1); });
+    // Both wait for the first one's fetch (bounded: if they fetched instead,
+    // they are held at the gate too, and the fetches are counted below).
+    for (int i = 0; i < 5000 && cache_->stats().joined < joined + 2; ++i) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    gate.Notify();
+    a.join();
+    b.join();
+    c.join();
+    file_.set_gate(nullptr);
+    EXPECT_EQ(cache_->stats().joined, joined + 2);
+    EXPECT_EQ(
+        file_.TakeFetches(),
+        (std::vector<std::pair<uint64_t, uint64_t>>{{base, base + kSlab}}));
+    if (fail) {
+      EXPECT_EQ(first.status().code(), absl::StatusCode::kDataLoss);
+      EXPECT_EQ(second.status().code(), absl::StatusCode::kDataLoss);
+      EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
+    } else {
+      EXPECT_EQ(*first, file_.bytes().substr(base + 100, 10));
+      EXPECT_EQ(*second, file_.bytes().substr(base + 5000, 300));
+      EXPECT_EQ(*third, file_.bytes().substr(base + kSlab - 1, 1));
+    }
+  }
+  file_.set_fail(false);
 }
 
 }  // namespace

@@ -6,12 +6,13 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "lib/base/bytes.h"
+#include "lib/base/buffer_pool.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
 #include "lib/hash/hash.h"
@@ -99,22 +100,30 @@ bool DiskCache::ReadFile(const File& file, uint64_t offset,
     return read.ok() && *read == out.size();
   }
   if (offset > file.size || out.size() > file.size - offset) return false;
-  // The whole file is what was hashed: read it all, into `out` when that is
-  // what was asked for.
-  std::string whole;
+  if (out.empty()) return true;
+  // The pieces that hold the range, each read whole (it was hashed whole).
+  const uint64_t first = offset / kCheckedPieceBytes;
+  const uint64_t last = (offset + out.size() - 1) / kCheckedPieceBytes;
+  const uint64_t begin = first * kCheckedPieceBytes;
+  const uint64_t end = std::min((last + 1) * kCheckedPieceBytes, file.size);
+  Buffer pieces;
   absl::Span<uint8_t> into = out;
-  if (offset != 0 || out.size() != file.size) {
-    whole.resize(file.size);
-    into = AsMutableBytes(&whole);
+  if (begin != offset || end != offset + out.size()) {
+    pieces = Buffer::Allocate(end - begin);
+    into = absl::MakeSpan(pieces.data(), end - begin);
   }
-  absl::StatusOr<size_t> read = PreadUpToDirect(fd->get(), 0, into, file.path);
-  if (!read.ok() || *read != file.size) return false;
-  if (Sha256Of(into) != file.sha256) {
-    changed_files_.fetch_add(1);
-    return false;
+  absl::StatusOr<size_t> read =
+      PreadUpToDirect(fd->get(), begin, into, file.path);
+  if (!read.ok() || *read != into.size()) return false;
+  for (uint64_t i = first; i <= last; ++i) {
+    if (Sha256Of(into.subspan((i - first) * kCheckedPieceBytes,
+                              kCheckedPieceBytes)) != file.sha256[i]) {
+      changed_files_.fetch_add(1);
+      return false;
+    }
   }
   if (into.data() != out.data()) {
-    std::memcpy(out.data(), into.data() + offset, out.size());
+    std::memcpy(out.data(), into.data() + (offset - begin), out.size());
   }
   return true;
 }
@@ -180,7 +189,12 @@ void DiskCache::WriteNow(const Pending& pending) {
   file->path = JoinPath(
       slab_dir_, absl::StrCat(pending.key, ".", next_file_.fetch_add(1)));
   file->size = pending.bytes.size();
-  if (options_.check_reads) file->sha256 = Sha256Of(pending.bytes);
+  if (options_.check_reads) {
+    for (uint64_t at = 0; at < pending.bytes.size(); at += kCheckedPieceBytes) {
+      file->sha256.push_back(
+          Sha256Of(pending.bytes.subspan(at, kCheckedPieceBytes)));
+    }
+  }
   // Complete before it is in the index, so a read never sees it partial; a
   // crash leaves it unindexed, and Open() deletes it.
   absl::StatusOr<UniqueFd> fd =

@@ -6,10 +6,12 @@
 // before a crash is neither trusted nor needed.
 //
 // What the disk gives back is not trusted by default: the server verifies it
-// like what comes from the store. With `check_reads`, the cache keeps each
-// entry's SHA-256 in memory from when it was written and a read that does not
-// match is a miss (and forgets the entry): for a caller that hands on what it
-// cached without another check, so a file changed on the disk is never used.
+// like what comes from the store. With `check_reads`, the cache keeps the
+// SHA-256 of each 64 KiB piece of an entry in memory from when it was
+// written, a read reads and hashes the pieces that hold its range (no more),
+// and a piece that does not match is a miss (and forgets the entry): for a
+// caller that hands on what it cached without another check, so a file
+// changed on the disk is never used.
 
 #ifndef VERITYD_LIB_CACHE_DISK_CACHE_H_
 #define VERITYD_LIB_CACHE_DISK_CACHE_H_
@@ -20,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -63,10 +66,14 @@ class DiskCache {
 
   // `key` is any string of file name characters ([A-Za-z0-9._:-]).
   bool Contains(absl::string_view key);
+  // With check_reads, what one hash covers: the unit a read reads in.
+  static constexpr uint64_t kCheckedPieceBytes = uint64_t{64} << 10;
+
   // Copies bytes [offset, offset + out.size()) of the entry into `out`.
   // False if it is not cached, or its file is short, unreadable or (with
-  // check_reads) changed: it is then forgotten. With check_reads the whole
-  // file is read and hashed, whatever part is asked for.
+  // check_reads) changed: it is then forgotten. With check_reads the pieces
+  // that hold the range are read whole and hashed (straight into `out` when
+  // the range is whole pieces).
   bool Read(absl::string_view key, uint64_t offset, absl::Span<uint8_t> out);
   // Queues `bytes` to be written as `key`; `owner` keeps them valid until
   // then. Not written if the queue is full, nor if any entry is forgotten
@@ -98,7 +105,9 @@ class DiskCache {
     std::string key;
     std::string path;
     uint64_t size = 0;
-    std::string sha256;  // of what was written; with check_reads only
+    // With check_reads: the SHA-256 of each kCheckedPieceBytes of what was
+    // written (the last piece may be shorter).
+    std::vector<std::string> sha256;
     ~File();
     uint64_t cached_bytes() const { return size; }
   };

@@ -237,6 +237,44 @@ TEST(DiskCacheTest, CheckedReadsRefuseAFileChangedOnTheDisk) {
   EXPECT_TRUE((*cache)->Contains(kept->key));
 }
 
+// With check_reads, a read reads and checks only the pieces that hold its
+// range: a byte changed in one piece fails the reads that need that piece
+// (counted, the entry forgotten) and no other.
+TEST(DiskCacheTest, CheckedReadsReadOnlyThePiecesOfTheirRange) {
+  constexpr uint64_t kPiece = DiskCache::kCheckedPieceBytes;
+  DiskCacheOptions options;
+  options.dir = FreshTestDir();
+  options.check_reads = true;
+  auto cache = DiskCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const auto entry = EntryOf(1, 16 * kPiece + 100);  // a short last piece
+  Write(**cache, entry);
+  ASSERT_TRUE(AwaitWritten(**cache, entry->key));
+  for (const std::string& name : EntriesOf(options.dir + "/slabs")) {
+    std::string bytes = entry->bytes;
+    bytes[10 * kPiece + 7] ^= 1;
+    const std::string path = options.dir + "/slabs/" + name;
+    ASSERT_EQ(unlink(path.c_str()), 0);
+    ASSERT_TRUE(WriteNewFileDurably(path, bytes).ok());
+  }
+  // Within one piece, across two, whole pieces, the short last piece.
+  for (const auto& [offset, size] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {kPiece + 5, 100},
+           {2 * kPiece - 10, 20},
+           {3 * kPiece, 2 * kPiece},
+           {16 * kPiece + 50, 50},
+           {11 * kPiece, 5 * kPiece + 100}}) {
+    EXPECT_EQ(Read(**cache, entry->key, offset, size),
+              entry->bytes.substr(offset, size))
+        << offset;
+  }
+  EXPECT_EQ((*cache)->changed_files(), 0u);
+  // The changed piece, at its first byte or within a longer range.
+  EXPECT_EQ(Read(**cache, entry->key, 9 * kPiece, 2 * kPiece), "<miss>");
+  EXPECT_EQ((*cache)->changed_files(), 1u);
+  EXPECT_FALSE((*cache)->Contains(entry->key));
+}
+
 // Two caches never share a directory (each would empty the other's files);
 // the directory is free again once the first is closed.
 TEST(DiskCacheTest, ADirectoryInUseIsRefused) {
