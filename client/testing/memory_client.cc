@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lib/base/bytes.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
@@ -40,9 +41,14 @@ void MemoryClient::Point(absl::string_view name, const sdk::Digest& digest,
                           Name{digest, std::move(statement)});
 }
 
-void MemoryClient::Fail(Call call, absl::Status status) {
+void MemoryClient::Fail(Call call, absl::Status status, int times) {
   absl::MutexLock lock(&mu_);
-  failures_[call] = std::move(status);
+  failures_[call] = Failure{std::move(status), times};
+}
+
+void MemoryClient::Delay(Call call, absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  delays_[call] = delay;
 }
 
 void MemoryClient::FailBlob(const sdk::Digest& digest, absl::Status status) {
@@ -57,10 +63,19 @@ uint64_t MemoryClient::calls(Call call) const {
 }
 
 absl::Status MemoryClient::Enter(Call call) {
+  absl::Duration delay;
+  {
+    absl::MutexLock lock(&mu_);
+    const auto it = delays_.find(call);
+    if (it != delays_.end()) delay = it->second;
+  }
+  absl::SleepFor(delay);
   absl::MutexLock lock(&mu_);
   calls_[call]++;
   const auto it = failures_.find(call);
-  return it == failures_.end() ? absl::OkStatus() : it->second;
+  if (it == failures_.end() || it->second.left == 0) return absl::OkStatus();
+  if (it->second.left > 0) it->second.left--;
+  return it->second.status;
 }
 
 absl::StatusOr<std::string> MemoryClient::Bytes(

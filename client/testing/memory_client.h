@@ -29,8 +29,11 @@ class MemoryClient final : public sdk::Client {
   // name, as the real client reports one it verified), or none.
   void Point(absl::string_view name, const sdk::Digest& digest,
              std::optional<sdk::NameStatementInfo> statement = {});
-  // Every later call of `call` returns `status` (OK: answered again).
-  void Fail(Call call, absl::Status status);
+  // The next `times` calls of `call` (every later one if negative) return
+  // `status` (OK: answered again).
+  void Fail(Call call, absl::Status status, int times = -1);
+  // Every later call of `call` takes `delay` before it answers (or fails).
+  void Delay(Call call, absl::Duration delay);
   // Every later read of `digest` (Fetch, BatchRead) returns `status`.
   void FailBlob(const sdk::Digest& digest, absl::Status status);
   uint64_t calls(Call call) const;
@@ -91,9 +94,14 @@ class MemoryClient final : public sdk::Client {
   mutable absl::Mutex mu_;
   std::map<std::string, Blob> blobs_ ABSL_GUARDED_BY(mu_);  // by digest text
   std::map<std::string, Name> names_ ABSL_GUARDED_BY(mu_);
-  std::map<Call, absl::Status> failures_ ABSL_GUARDED_BY(mu_);
+  struct Failure {
+    absl::Status status;
+    int left = -1;  // calls it fails yet; negative: all
+  };
+  std::map<Call, Failure> failures_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Status> blob_failures_ ABSL_GUARDED_BY(mu_);
   std::map<Call, uint64_t> calls_ ABSL_GUARDED_BY(mu_);
+  std::map<Call, absl::Duration> delays_ ABSL_GUARDED_BY(mu_);
 };
 
 // Writes `files` (path to content; folders made as needed) into the new
