@@ -138,9 +138,9 @@ absl::Status Verityd::Init() {
   if (authorizer_->enabled()) {
     Log(absl::StrCat("auth: on, ", authorizer_->Summary()));
   }
-  context_.gate.authorizer = authorizer_.get();
+  context_.gate.authorizer = authorizer_;
   ASSIGN_OR_RETURN(names_, LoadNamePolicy());
-  context_.names = names_.get();
+  context_.names = names_;
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   RETURN_IF_ERROR(InitStore());
@@ -155,28 +155,29 @@ absl::Status Verityd::Init() {
 }
 
 absl::Status Verityd::InitStore() {
-  ASSIGN_OR_RETURN(store_, OpenStore());
+  ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStore());
   if (options_.max_store_bytes != 0) {
-    auto quota = std::make_unique<QuotaStore>(std::move(store_),
+    auto quota = std::make_unique<QuotaStore>(std::move(store),
                                               options_.max_store_bytes);
     quota_ = quota.get();
-    store_ = std::move(quota);
+    store = std::move(quota);
   }
+  store_ = std::move(store);
   blobs_ = std::make_unique<ServedBlobs>(store_.get(), options_.cache,
                                          options_.service.verify_once);
-  context_.store = store_.get();
-  context_.blobs = blobs_.get();
+  context_.store = store_;
+  context_.blobs = blobs_;
   if (options_.verify_on_read) {
-    context_.reader = dispatcher_.get();
+    context_.reader = dispatcher_;
   } else {
     unverified_reader_ = std::make_unique<UnverifiedReader>();
-    context_.reader = unverified_reader_.get();
+    context_.reader = unverified_reader_;
   }
   return absl::OkStatus();
 }
 
 void Verityd::InitServiceParts() {
-  context_.metrics = metrics_.get();
+  context_.metrics = metrics_;
   // Work for a remote store waits on the network: much of it at once. A
   // local store's waits on its disk (a batch's syncfs) leave the CPU to
   // another thread's hashing and writing (docs/tuning.md).
@@ -184,24 +185,24 @@ void Verityd::InitServiceParts() {
   io.name = "store-io";
   io.threads = store_->IsLocal() ? 4 : 16;
   io_ = std::make_unique<Executor>(io);
-  context_.io = io_.get();
+  context_.io = io_;
   context_.options = options_.service;
   corruption_ = std::make_unique<CorruptionReporter>(
       store_.get(), blobs_.get(), metrics_.get(), io_.get(),
       options_.service.on_corruption);
-  context_.corruption = corruption_.get();
+  context_.corruption = corruption_;
   chunk_budget_ =
       std::make_unique<ByteBudget>(options_.service.read_window_bytes);
-  context_.chunk_budget = chunk_budget_.get();
+  context_.chunk_budget = chunk_budget_;
   batch_read_blobs_ =
       std::make_unique<ByteBudget>(options_.service.max_batch_read_blobs);
-  context_.batch_read_blobs = batch_read_blobs_.get();
+  context_.batch_read_blobs = batch_read_blobs_;
   manifest_bytes_ =
       std::make_unique<ByteBudget>(options_.service.max_manifest_bytes);
-  context_.manifest_bytes = manifest_bytes_.get();
+  context_.manifest_bytes = manifest_bytes_;
   batch_update_bytes_ =
       std::make_unique<ByteBudget>(options_.service.max_batch_update_bytes);
-  context_.batch_update_bytes = batch_update_bytes_.get();
+  context_.batch_update_bytes = batch_update_bytes_;
   if (!store_->IsLocal()) {
     ExecutorOptions lookups;
     lookups.name = "lookups";
@@ -210,16 +211,16 @@ void Verityd::InitServiceParts() {
     // its window: never more than this.
     lookups.max_queued = 16 * 16;
     lookups_ = std::make_unique<Executor>(lookups);
-    context_.lookups = lookups_.get();
+    context_.lookups = lookups_;
   }
   context_.read_buffers =
       BufferPool::Create(ReadBufferPoolOptions(options_.service));
   watchdog_ =
       std::make_unique<StreamWatchdog>(options_.service.stream_idle_timeout);
-  context_.watchdog = watchdog_.get();
+  context_.watchdog = watchdog_;
   rate_limiter_ =
       std::make_unique<PeerRateLimiter>(options_.service.max_call_rate);
-  context_.gate.rate_limiter = rate_limiter_.get();
+  context_.gate.rate_limiter = rate_limiter_;
 }
 
 absl::Status Verityd::StartGrpc(
@@ -315,8 +316,8 @@ absl::Status Verityd::InitDispatch() {
   RepairCoordinatorOptions repair;
   repair.log = Log;
   repairs_ =
-      std::make_unique<RepairCoordinator>(repair, dispatch_metrics_.get());
-  dispatch.repairs = repairs_.get();
+      std::make_shared<RepairCoordinator>(repair, dispatch_metrics_.get());
+  dispatch.repairs = repairs_;
   // Forced-inline mode has one too: what a remote store fetches is
   // verified there, never on the store's thread that brings it.
   VerifyPoolOptions pool;
@@ -336,8 +337,8 @@ absl::Status Verityd::InitDispatch() {
     ASSIGN_OR_RETURN(tuner_, StartTuner(dispatch.limits, calibration));
     dispatch.tuner = tuner_.get();
   }
-  dispatcher_ = std::make_unique<Dispatcher>(dispatch, pool_.get(),
-                                             dispatch_metrics_.get());
+  dispatcher_ =
+      std::make_shared<Dispatcher>(dispatch, pool_, dispatch_metrics_.get());
   Log(absl::StrCat("dispatch: ", DispatchModeName(dispatch.mode),
                    ", inline limits ", dispatch.limits.ToString(),
                    tuner_ ? ", tuned online" : "",
@@ -406,7 +407,7 @@ void Verityd::InitCollections() {
   // One for Collect calls, one for Scrub calls that wait.
   upkeep.threads = 2;
   upkeep_ = std::make_unique<Executor>(upkeep);
-  context_.upkeep = upkeep_.get();
+  context_.upkeep = upkeep_;
   context_.collect = [this](bool dry_run) {
     return collections_->RunNow(dry_run);
   };
@@ -423,16 +424,17 @@ void Verityd::InitScrubs() {
   options.interval = options_.scrub_interval;
   options.bytes_per_second = options_.scrub_bytes_per_second;
   // A repair the scrub asks for is one a read would share, at IDLE.
-  options.repair = [this](std::shared_ptr<VerifiedBlob> blob,
-                          const absl::Status& bad) -> absl::StatusOr<int> {
+  options.repair = [repairs = repairs_](
+                       std::shared_ptr<VerifiedBlob> blob,
+                       const absl::Status& bad) -> absl::StatusOr<int> {
     absl::Notification done;
     absl::StatusOr<int> result;
     RETURN_IF_ERROR(
-        repairs_->Repair(std::move(blob), bad, PriorityClass::kIdle,
-                         [&](const RepairCoordinator::Result& repaired) {
-                           result = repaired;
-                           done.Notify();
-                         }));
+        repairs->Repair(std::move(blob), bad, PriorityClass::kIdle,
+                        [&](const RepairCoordinator::Result& repaired) {
+                          result = repaired;
+                          done.Notify();
+                        }));
     done.WaitForNotification();
     return result;
   };
@@ -553,6 +555,46 @@ std::vector<std::string> Verityd::StatsSummary() const {
   return lines;
 }
 
-Verityd::~Verityd() { Shutdown(absl::ZeroDuration()); }
+Verityd::~Verityd() {
+  Shutdown(absl::ZeroDuration());
+  TearDown();
+}
+
+void Verityd::TearDown() {
+  // No call runs now, and none starts: the calls' shares of the parts go.
+  service_.reset();
+  context_.ReleaseParts();
+  // Scrapes the metrics, the store's totals and the pool's scheduling.
+  exposer_.reset();
+  scrape_metrics_.reset();
+  process_metrics_.reset();
+  // Collect and Scrub calls' work, which runs collections_ and scrubs_.
+  upkeep_.reset();
+  // Both use the store and the served blobs; the scrubs also repairs_ and
+  // corruption_. Stopped by Shutdown(), joined here.
+  scrubs_.reset();
+  collections_.reset();
+  // Put, Delete and FindMissing work: waits for lookups_, reports damage
+  // through corruption_, and uses the served blobs, the store and the
+  // budgets. put_io_ runs the S3 store's Put steps.
+  io_.reset();
+  put_io_.reset();
+  lookups_.reset();
+  corruption_.reset();
+  // Waits for the reads it took, which go on through the pool and repairs_.
+  dispatcher_.reset();
+  unverified_reader_.reset();
+  repairs_.reset();
+  pool_.reset();
+  tuner_.reset();
+  // No thread is left; what remains is let go of with the object: the
+  // served blobs before the store they read, the store before s3_metrics_,
+  // which observes its requests.
+  blobs_.reset();
+  quota_ = nullptr;
+  caching_store_ = nullptr;
+  store_.reset();
+  s3_metrics_.reset();
+}
 
 }  // namespace verity::server

@@ -131,12 +131,16 @@ class Verityd {
   // byte sent to them, or until `deadline`. Only then may gRPC close the
   // connections: see unacked_bytes.h.
   void Drain(absl::Time deadline) const;
+  // After Shutdown(): stops and lets go of every part, each after what uses
+  // it (the destructor's one step; the members' order does not matter).
+  void TearDown();
 
   const ServerOptions options_;
-  // Before the store, whose requests it observes until the store is gone.
+  // The parts, each stopped and let go of in TearDown(), in the order it
+  // gives: what uses a part goes before it.
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<S3Metrics> s3_metrics_;
-  std::unique_ptr<Store> store_;
+  std::shared_ptr<Store> store_;
   // The cache in front of a remote store: store_ itself; null for a local one.
   const CachingStore* caching_store_ = nullptr;
   // The quota in front of it all (--max_store_bytes): store_ itself; null
@@ -144,54 +148,50 @@ class Verityd {
   QuotaStore* quota_ = nullptr;
   // The store with the cache of blobs open for reading: what the service reads
   // through and changes the store through.
-  std::unique_ptr<ServedBlobs> blobs_;
+  std::shared_ptr<ServedBlobs> blobs_;
   std::unique_ptr<DispatchMetrics> dispatch_metrics_;
-  std::unique_ptr<ServiceMetrics> metrics_;
+  std::shared_ptr<ServiceMetrics> metrics_;
   // Tunes the dispatcher's inline limits in adaptive mode.
   std::unique_ptr<InlineTuner> tuner_;
-  std::unique_ptr<Dispatcher> dispatcher_;
+  // Holds the pool and the repairs it uses; waits for its reads when let go.
+  std::shared_ptr<Dispatcher> dispatcher_;
   // Only with --verify_on_read=false; otherwise the dispatcher reads.
-  std::unique_ptr<UnverifiedReader> unverified_reader_;
-  // Destroyed first: it runs what is queued, which uses the members above.
-  std::unique_ptr<VerifyPool> pool_;
+  std::shared_ptr<UnverifiedReader> unverified_reader_;
+  std::shared_ptr<VerifyPool> pool_;
+  // FEC repairs: blocking reads of a whole RS group and a durable write (a
+  // group of 64 KiB blocks is 16 MiB); shared with the dispatcher and the
+  // scrubs, which ask for them.
+  std::shared_ptr<RepairCoordinator> repairs_;
   // What Read streams' chunks and BatchReads' blobs may hold, together; the
   // blobs BatchReads open at once; the manifests tree Puts hold.
-  std::unique_ptr<ByteBudget> chunk_budget_;
-  std::unique_ptr<ByteBudget> batch_read_blobs_;
-  std::unique_ptr<ByteBudget> manifest_bytes_;
-  std::unique_ptr<ByteBudget> batch_update_bytes_;
-  // Outlive the server, whose streams and calls they watch.
-  std::unique_ptr<StreamWatchdog> watchdog_;
-  std::unique_ptr<Authorizer> authorizer_;
-  std::unique_ptr<PeerRateLimiter> rate_limiter_;
+  std::shared_ptr<ByteBudget> chunk_budget_;
+  std::shared_ptr<ByteBudget> batch_read_blobs_;
+  std::shared_ptr<ByteBudget> manifest_bytes_;
+  std::shared_ptr<ByteBudget> batch_update_bytes_;
+  std::shared_ptr<StreamWatchdog> watchdog_;
+  std::shared_ptr<Authorizer> authorizer_;
+  std::shared_ptr<PeerRateLimiter> rate_limiter_;
   // --name_keys; never null once Init() has run.
-  std::unique_ptr<NamePolicy> names_;
+  std::shared_ptr<NamePolicy> names_;
   ServiceContext context_;
-  // Runs its work on io_: declared before it, so that io_'s last tasks find
-  // it.
-  std::unique_ptr<CorruptionReporter> corruption_;
-  // FindMissing's lookups of a remote store, which its calls on io_ wait
-  // for: destroyed after io_.
-  std::unique_ptr<Executor> lookups_;
-  // Put's and Delete's store work. Destroyed after the server, which waits for
-  // every call, and before what the work uses.
-  std::unique_ptr<Executor> io_;
-  // FEC repairs: blocking reads of a whole RS group and a durable write (a
-  // group of 64 KiB blocks is 16 MiB). Destroyed before the pool and the
-  // dispatcher, through which the reads that waited for a repair go on.
-  std::unique_ptr<RepairCoordinator> repairs_;
+  // What a read that finds damage does; runs its work on io_.
+  std::shared_ptr<CorruptionReporter> corruption_;
+  // FindMissing's lookups of a remote store, which its calls on io_ wait for.
+  std::shared_ptr<Executor> lookups_;
+  // Put's and Delete's store work.
+  std::shared_ptr<Executor> io_;
   // The S3 store's Put steps (S3StoreOptions::put_executor); null for a
-  // local store. Made with the store, destroyed like io_ before it.
+  // local store.
   std::unique_ptr<Executor> put_io_;
-  // Garbage collections, on upkeep_ when asked: stopped before the
-  // server's end, destroyed after the server, which waits for Collect calls.
+  // Garbage collections, on upkeep_ when asked, and every --gc_interval.
   std::unique_ptr<CollectionMetrics> collection_metrics_;
   std::unique_ptr<Collections> collections_;
-  // Scrub passes, on a thread of their own: stopped with the collections.
-  // Their repairs go through repairs_, and damage through corruption_.
+  // Scrub passes, on a thread of their own. Their repairs go through
+  // repairs_, and damage through corruption_.
   std::unique_ptr<ScrubMetrics> scrub_metrics_;
   std::unique_ptr<Scrubs> scrubs_;
-  std::unique_ptr<Executor> upkeep_;
+  // Collect and Scrub calls' work.
+  std::shared_ptr<Executor> upkeep_;
   std::unique_ptr<VerityService> service_;
   // Written by Init(), then only by Shutdown(); the import and probe threads
   // use it until joined.
@@ -208,7 +208,6 @@ class Verityd {
   std::shared_ptr<prometheus::Collectable> scrape_metrics_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;
   int metrics_port_ = 0;
-  // Last: stopped first, while everything it reads still exists.
   std::unique_ptr<prometheus::Exposer> exposer_;
 };
 

@@ -20,9 +20,44 @@ InlineBudget& ThreadBudget() {
 
 }  // namespace
 
-Dispatcher::Dispatcher(const DispatchOptions& options, VerifyPool* pool,
+Dispatcher::Dispatcher(const DispatchOptions& options,
+                       std::shared_ptr<VerifyPool> pool,
                        DispatchMetrics* metrics)
-    : options_(options), pool_(pool), metrics_(metrics) {}
+    : options_(options), pool_(std::move(pool)), metrics_(metrics) {}
+
+Dispatcher::~Dispatcher() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int64_t* reads) { return *reads == 0; }, &reads_));
+}
+
+Dispatcher::Done Dispatcher::Counted(Done done) {
+  // Ends the count when the `done` that holds it is destroyed: after it ran,
+  // or unrun.
+  class Count {
+   public:
+    explicit Count(Dispatcher* dispatcher) : dispatcher_(dispatcher) {}
+    Count(const Count&) = delete;
+    Count& operator=(const Count&) = delete;
+    ~Count() { dispatcher_->EndRead(); }
+
+   private:
+    Dispatcher* const dispatcher_;
+  };
+  {
+    absl::MutexLock lock(&mu_);
+    ++reads_;
+  }
+  return [count = std::make_unique<Count>(this),
+          done = std::move(done)](absl::Status status) mutable {
+    std::move(done)(std::move(status));
+  };
+}
+
+void Dispatcher::EndRead() {
+  absl::MutexLock lock(&mu_);
+  --reads_;
+}
 
 void Dispatcher::Begin(const ReadJob& job) {
   job.blob().PrefetchTree(job.blocks().first, job.blocks().end);
@@ -91,7 +126,7 @@ std::optional<absl::Status> Dispatcher::TryInline(ReadJob& job,
 }
 
 void Dispatcher::ReadLater(std::shared_ptr<ReadJob> job, Done done) {
-  Submit(std::move(job), std::move(done));
+  Submit(std::move(job), Counted(std::move(done)));
 }
 
 void Dispatcher::ReadAhead(const ReadJob& job) const {
@@ -180,7 +215,7 @@ void Dispatcher::Complete(std::shared_ptr<ReadJob> job, absl::Status status,
   if (absl::IsDataLoss(status) && !chunk.reread() &&
       job->blob().Forget(chunk.blocks().first, chunk.blocks().end)) {
     job->RestartChunk();
-    ReadLater(std::move(job), std::move(done));
+    Submit(std::move(job), std::move(done));
     return;
   }
   if (CanRepair(*job, status)) {
@@ -211,7 +246,7 @@ void Dispatcher::Repair(std::shared_ptr<ReadJob> job, absl::Status status,
           return;
         }
         job->RestartChunk();
-        ReadLater(job, std::move(pending->second));
+        Submit(job, std::move(pending->second));
       });
   if (!queued.ok()) {
     metrics_->CountFecRepairFailure();

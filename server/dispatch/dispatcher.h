@@ -34,18 +34,23 @@ struct DispatchOptions {
   // Data bytes past the current chunk whose reading starts before it is
   // verified: for a remote store, whose reads are round trips. 0: none.
   uint64_t read_ahead_bytes = 0;
-  // Runs FEC repairs, one per RS group at a time; not owned, must outlive
-  // the Dispatcher. Null: a bad block fails its read, FEC or not.
-  RepairCoordinator* repairs = nullptr;
+  // Runs FEC repairs, one per RS group at a time; shared with whoever else
+  // asks for repairs (the scrub), so it outlives each of them. Null: a bad
+  // block fails its read, FEC or not.
+  std::shared_ptr<RepairCoordinator> repairs;
 };
 
 // The verifying ChunkReader. Thread-safe.
 class Dispatcher final : public ChunkReader {
  public:
-  // `pool` finishes what does not finish inline, in every mode; both must
-  // outlive this.
-  Dispatcher(const DispatchOptions& options, VerifyPool* pool,
+  // `pool` finishes what does not finish inline, in every mode; `metrics`
+  // must outlive this.
+  Dispatcher(const DispatchOptions& options, std::shared_ptr<VerifyPool> pool,
              DispatchMetrics* metrics);
+  // Waits until every read handed to ReadLater is done (its `done` run or
+  // dropped, wherever it waits: the pool, a store fetch, a repair): nothing
+  // of this dispatcher runs after.
+  ~Dispatcher() override ABSL_LOCKS_EXCLUDED(mu_);
 
   // Starts reading the tree blocks the whole request needs into the page
   // cache, without waiting for them.
@@ -84,6 +89,9 @@ class Dispatcher final : public ChunkReader {
   void Place(ReadJob& job, DispatchDecision decision);
   // Moves the request to the pool for good.
   void ToPool(ReadJob& job, DispatchDecision decision);
+  // `done`, counted as a read under way until it is run or dropped.
+  Done Counted(Done done) ABSL_LOCKS_EXCLUDED(mu_);
+  void EndRead() ABSL_LOCKS_EXCLUDED(mu_);
   // Queues the chunk's work on the pool.
   void Submit(std::shared_ptr<ReadJob> job, Done done);
   // On a pool thread: finishes the chunk now, or fetches what it lacks and
@@ -104,8 +112,10 @@ class Dispatcher final : public ChunkReader {
   void Tune(uint64_t bytes, absl::Duration spent, absl::Time now);
 
   const DispatchOptions options_;
-  VerifyPool* const pool_;
+  const std::shared_ptr<VerifyPool> pool_;
   DispatchMetrics* const metrics_;
+  absl::Mutex mu_;
+  int64_t reads_ ABSL_GUARDED_BY(mu_) = 0;  // under way (Counted)
 };
 
 }  // namespace verity::server

@@ -16,12 +16,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/base/buffer_pool.h"
 #include "lib/base/executor.h"
 #include "server/dispatch/inline_tuner.h"
 #include "server/dispatch/read_job.h"
 #include "server/dispatch/verify_pool.h"
+#include "server/store/fec_repair.h"
 #include "server/store/file/testing/file_store.h"
 #include "server/store/testing/blob_reads.h"
 #include "server/store/testing/remote_blob.h"
@@ -161,7 +163,7 @@ class DispatcherTest : public FileStoreFixture {
     options.mode = mode;
     options.limits = InlineLimits::Uniform(8192);
     options.budget.budget = budget_left ? absl::Hours(1) : absl::ZeroDuration();
-    return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
+    return std::make_unique<Dispatcher>(options, pool_, &metrics_);
   }
 
   Outcome Run(Dispatcher& dispatcher, std::shared_ptr<VerifiedBlob> blob,
@@ -206,7 +208,7 @@ class DispatcherTest : public FileStoreFixture {
   std::string digest_;
   prometheus::Registry registry_;
   DispatchMetrics metrics_{registry_};
-  std::unique_ptr<VerifyPool> pool_;
+  std::shared_ptr<VerifyPool> pool_;
   std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
 };
 
@@ -256,7 +258,7 @@ TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
   ASSERT_EQ(blob->data_blocks_hashed(), 1);
   DispatchOptions options;
   options.limits = InlineLimits::Uniform(1 << 20);
-  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  Dispatcher dispatcher(options, pool_, &metrics_);
   Outcome outcome = Run(dispatcher, blob, PriorityClass::kRt, 100, 140);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == Expected(100, 140));
@@ -280,7 +282,7 @@ TEST_F(DispatcherTest, ATunersLimitsDecide) {
   options.limits = InlineLimits::Uniform(4096);
   options.tuner = &tuner;
   options.budget.budget = absl::Hours(1);
-  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  Dispatcher dispatcher(options, pool_, &metrics_);
   Outcome outcome = Run(dispatcher, WarmBlob(), PriorityClass::kRt, 10, 14);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == Expected(10, 14));
@@ -293,7 +295,7 @@ TEST_F(DispatcherTest, ATunersLimitsDecide) {
 TEST_F(DispatcherTest, ForcedModes) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, pool_.get(), &metrics_);
+  Dispatcher inline_only(options, pool_, &metrics_);
   std::shared_ptr<VerifiedBlob> cold = ColdBlob();
   Outcome outcome =
       Run(inline_only, cold, PriorityClass::kIdle, 0, kBlocks + 1);
@@ -366,7 +368,7 @@ TEST_F(DispatcherTest, RemoteChunksAreFetchedThenVerifiedOnThePool) {
 TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksOnThePool) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, pool_.get(), &metrics_);
+  Dispatcher inline_only(options, pool_, &metrics_);
   Outcome outcome =
       Run(inline_only, RemoteColdBlob(), PriorityClass::kBe, 0, kBlocks + 1);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
@@ -427,7 +429,7 @@ TEST_F(DispatcherTest, ABadBlobIsDataLossAfterOneMoreRead) {
 TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
   DispatchOptions options;
   options.read_ahead_bytes = 10 * 4096 - 100;  // rounds up to 10 blocks
-  Dispatcher dispatcher(options, pool_.get(), &metrics_);
+  Dispatcher dispatcher(options, pool_, &metrics_);
   std::shared_ptr<CachedCopyBlob> copy = CachedCopy(/*copy_is_bad=*/false);
   std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(copy);
   Outcome outcome = Run(dispatcher, blob, PriorityClass::kBe, 0, 4);
@@ -463,8 +465,8 @@ class DispatcherFecTest : public DispatcherTest {
     options.mode = mode;
     options.limits = InlineLimits::Uniform(8192);
     options.budget.budget = absl::Hours(1);
-    options.repairs = repairs_.get();
-    return std::make_unique<Dispatcher>(options, pool_.get(), &metrics_);
+    options.repairs = repairs_;
+    return std::make_unique<Dispatcher>(options, pool_, &metrics_);
   }
 
   void Flip(uint64_t offset) {
@@ -481,8 +483,8 @@ class DispatcherFecTest : public DispatcherTest {
     return options;
   }
 
-  std::unique_ptr<RepairCoordinator> repairs_ =
-      std::make_unique<RepairCoordinator>(RepairOptions(log_), &metrics_);
+  std::shared_ptr<RepairCoordinator> repairs_ =
+      std::make_shared<RepairCoordinator>(RepairOptions(log_), &metrics_);
 };
 
 TEST_F(DispatcherFecTest, ABadBlockIsRepairedOnEitherPathAndMode) {
@@ -518,6 +520,48 @@ TEST_F(DispatcherFecTest, MoreBadBlocksThanRootsIsDataLoss) {
   EXPECT_EQ(metrics_.fec_repair_failures(), 1u);
   EXPECT_EQ(metrics_.fec_repaired_blocks(), 0u);
   EXPECT_TRUE(log_.Contains("FEC repair failed"));
+}
+
+// A dispatcher destroyed while a read it took waits for a repair waits for
+// that read: the repair's answer reaches a dispatcher and a pool that still
+// exist, and the read is done before the destructor returns.
+TEST_F(DispatcherFecTest, DestroyingTheDispatcherWaitsForItsReadsInARepair) {
+  Flip(3 * 4096 + 9);
+  absl::Notification repairing, release;
+  auto repairs = std::make_shared<RepairCoordinator>(
+      RepairOptions(log_), &metrics_,
+      [&](VerifiedBlob& blob, uint64_t bad) -> RepairCoordinator::Result {
+        repairing.Notify();
+        release.WaitForNotification();
+        return RepairFecGroup(blob, bad);
+      });
+  DispatchOptions options;
+  options.mode = DispatchMode::kPool;
+  options.repairs = repairs;
+  auto dispatcher = std::make_unique<Dispatcher>(options, pool_, &metrics_);
+  auto job = std::make_shared<ReadJob>(ColdBlob(), BlockRange{3, 4},
+                                       PriorityClass::kBe, buffers_);
+  job->StartChunk(1);
+  ASSERT_FALSE(dispatcher->TryReadNow(*job).has_value());
+  std::atomic<bool> read_done{false};
+  absl::Status status = absl::UnknownError("not done");
+  dispatcher->ReadLater(job, [&](absl::Status done) {
+    status = std::move(done);
+    read_done.store(true);
+  });
+  repairing.WaitForNotification();
+  std::atomic<bool> destroyed{false};
+  std::thread destroyer([&] {
+    dispatcher.reset();
+    destroyed.store(true);
+  });
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_FALSE(destroyed.load());  // the read waits in the repair
+  release.Notify();
+  destroyer.join();
+  EXPECT_TRUE(read_done.load());
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(StringOf(job->TakeChunk()) == Expected(3, 4));
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ BatchReadReactor::BatchReadReactor(ServiceContext* context,
                                    grpc::ByteBuffer* response)
     : context_(context),
       response_(response),
-      timer_(context->metrics, RpcMethod::kBatchRead),
+      timer_(context->metrics.get(), RpcMethod::kBatchRead),
       slot_(context),
       bytes_left_(kMaxBatchReadBytes) {
   absl::StatusOr<v1::BatchReadRequest> parsed =

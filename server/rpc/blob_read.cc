@@ -19,7 +19,7 @@ namespace {
 ReadStreamOptions StreamOptions(const ServiceContext& context,
                                 bool one_message) {
   ReadStreamOptions options;
-  options.budget = context.chunk_budget;
+  options.budget = context.chunk_budget.get();
   if (one_message) {
     options.chunk_bytes = options.max_chunk_bytes = kMaxSmallReadBytes;
   } else {
@@ -34,7 +34,7 @@ ReadStreamOptions StreamOptions(const ServiceContext& context,
 BlobRead::BlobRead(ServiceContext* context, bool one_message)
     : context_(context),
       one_message_(one_message),
-      stream_(ReadStream::Create(context->reader, this,
+      stream_(ReadStream::Create(context->reader.get(), this,
                                  StreamOptions(*context, one_message))) {}
 
 void BlobRead::Start(v1::ReadRequest request) {

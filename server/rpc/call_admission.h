@@ -7,6 +7,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <memory>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "server/auth/authorizer.h"
@@ -15,12 +17,12 @@
 
 namespace verity::server {
 
-// What admits calls. Not owned; must outlive the calls.
+// What admits calls, shared with whoever made it.
 struct CallGate {
   // Who may call what; null: everyone everything.
-  const Authorizer* authorizer = nullptr;
+  std::shared_ptr<const Authorizer> authorizer;
   // How often each connection may start a call; null: unbounded.
-  PeerRateLimiter* rate_limiter = nullptr;
+  std::shared_ptr<PeerRateLimiter> rate_limiter;
 };
 
 // What `call` presents: its authorization headers, the identities of its

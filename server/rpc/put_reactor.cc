@@ -20,13 +20,13 @@ PutReactor::PutReactor(ServiceContext* context,
                        grpc::CallbackServerContext* call,
                        v1::PutResponse* response)
     : context_(context),
-      timer_(context->metrics, RpcMethod::kPut),
+      timer_(context->metrics.get(), RpcMethod::kPut),
       call_(call),
       response_(response),
       slot_(context),
       put_slot_(&context->state.active_puts, context->options.max_puts, "Puts"),
-      watch_(context->watchdog, [call] { call->TryCancel(); }),
-      steps_(context->io) {
+      watch_(context->watchdog.get(), [call] { call->TryCancel(); }),
+      steps_(context->io.get()) {
   absl::Status status = AdmitCall(context->gate, *call, Role::kWrite, "Put");
   if (status.ok()) status = context_->state.CheckServing();
   if (status.ok()) status = slot_.status();
@@ -155,7 +155,7 @@ absl::Status PutReactor::Commit() {
   const absl::Duration grace = context_->options.gc_grace;
   if (manifest_.has_value()) {
     RETURN_IF_ERROR(CheckStoredTree(*context_->store, *manifest_,
-                                    context_->lookups, now, grace));
+                                    context_->lookups.get(), now, grace));
   }
   // A blob stored already, relied on again (and a root if named).
   if (commit_.expected.has_value()) {

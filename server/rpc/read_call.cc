@@ -13,7 +13,7 @@ namespace verity::server {
 ReadCall::ReadCall(ServiceContext* context, RpcMethod method)
     : BlobRead(context, method == RpcMethod::kReadSmall),
       method_(method),
-      timer_(context->metrics, method),
+      timer_(context->metrics.get(), method),
       slot_(context) {}
 
 void ReadCall::Begin(const grpc::CallbackServerContext& call,

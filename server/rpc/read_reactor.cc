@@ -8,7 +8,7 @@ ReadReactor::ReadReactor(ServiceContext* context,
                          grpc::CallbackServerContext* call,
                          const grpc::ByteBuffer& request)
     : ReadCall(context, RpcMethod::kRead),
-      watch_(context->watchdog, [call] { call->TryCancel(); }) {
+      watch_(context->watchdog.get(), [call] { call->TryCancel(); }) {
   Begin(*call, request);
 }
 

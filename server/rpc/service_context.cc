@@ -48,4 +48,25 @@ v1::NameVersion NameVersionToProto(const NameVersion& version) {
   return proto;
 }
 
+void ServiceContext::ReleaseParts() {
+  store.reset();
+  blobs.reset();
+  reader.reset();
+  metrics.reset();
+  io.reset();
+  upkeep.reset();
+  collect = nullptr;
+  scrub = nullptr;
+  chunk_budget.reset();
+  batch_read_blobs.reset();
+  manifest_bytes.reset();
+  batch_update_bytes.reset();
+  lookups.reset();
+  read_buffers.reset();
+  watchdog.reset();
+  names.reset();
+  gate = CallGate();
+  corruption.reset();
+}
+
 }  // namespace verity::server

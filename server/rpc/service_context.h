@@ -101,24 +101,26 @@ struct ServiceOptions {
 // 32 MiB more resident after a burst.
 BufferPoolOptions ReadBufferPoolOptions(const ServiceOptions& options);
 
-// What the calls of the Verity service use. Each part is given to what
-// needs it alone: admission the gate and the state, ScrapeMetrics the state,
-// a read that finds damage the corruption reporter.
+// What the calls of the Verity service use, each part shared with the server
+// that made it: a part lives as long as the context or anything that took
+// it from the context does. Each part is given to what needs it alone:
+// admission the gate and the state, ScrapeMetrics the state, a read that
+// finds damage the corruption reporter.
 struct ServiceContext {
   // What changes nothing: names, Stat, List, Totals, IsLocal, the log.
-  const Store* store = nullptr;
+  std::shared_ptr<const Store> store;
   // Everything else: opening blobs for reading (cached, with their verified
   // trees), Put, Delete and quarantine, which decide what stays cached.
-  ServedBlobs* blobs = nullptr;
+  std::shared_ptr<ServedBlobs> blobs;
   // How Read chunks come out of the store: verified (the Dispatcher, inline or
   // on the verification pool) unless --verify_on_read=false.
-  ChunkReader* reader = nullptr;
+  std::shared_ptr<ChunkReader> reader;
   // Call latencies, bytes and corruption.
-  ServiceMetrics* metrics = nullptr;
+  std::shared_ptr<ServiceMetrics> metrics;
   // Runs Put's and Delete's store work off the gRPC callback threads.
-  Executor* io = nullptr;
+  std::shared_ptr<Executor> io;
   // Runs Collect and Scrub calls off the I/O threads.
-  Executor* upkeep = nullptr;
+  std::shared_ptr<Executor> upkeep;
   // One garbage collection now (dry run or not), as the server runs them
   // (its grace, its holder name, its metrics). Blocking.
   std::function<absl::StatusOr<CollectReport>(bool dry_run)> collect;
@@ -126,29 +128,33 @@ struct ServiceContext {
   std::function<absl::StatusOr<ScrubStatus>(bool wait)> scrub;
   // What Read streams' chunks may grow by beyond read_chunk_bytes, and
   // BatchRead calls' blobs may hold, together: the read window.
-  ByteBudget* chunk_budget = nullptr;
+  std::shared_ptr<ByteBudget> chunk_budget;
   // ServiceOptions::max_batch_read_blobs, shared.
-  ByteBudget* batch_read_blobs = nullptr;
+  std::shared_ptr<ByteBudget> batch_read_blobs;
   // ServiceOptions::max_manifest_bytes, shared.
-  ByteBudget* manifest_bytes = nullptr;
+  std::shared_ptr<ByteBudget> manifest_bytes;
   // ServiceOptions::max_batch_update_bytes, shared.
-  ByteBudget* batch_update_bytes = nullptr;
+  std::shared_ptr<ByteBudget> batch_update_bytes;
   // FindMissing's and the tree Put check's lookups of a remote store, shared
   // by every call (tree_checks.h); null for a local store.
-  Executor* lookups = nullptr;
+  std::shared_ptr<Executor> lookups;
   // Every Read chunk's buffers (its data and the tree blocks it reads): one
   // pool for the server, sized by ReadBufferPoolOptions().
   std::shared_ptr<BufferPool> read_buffers;
   // Cancels Read and Put streams whose client stalls; null watches none.
-  StreamWatchdog* watchdog = nullptr;
+  std::shared_ptr<StreamWatchdog> watchdog;
   // What a name write needs (--name_keys). Never null.
-  const NamePolicy* names = nullptr;
+  std::shared_ptr<const NamePolicy> names;
   // Who may call what, and how often each connection may start a call.
   CallGate gate;
   // What a read that finds its blob damaged does. Never null.
-  const CorruptionReporter* corruption = nullptr;
+  std::shared_ptr<const CorruptionReporter> corruption;
   ServiceOptions options;
   ServiceState state;
+
+  // Lets go of every part, and of collect and scrub, once no call runs: the
+  // server then stops them in its own order.
+  void ReleaseParts();
 };
 
 // Counts one stream against a limit (ServiceOptions::max_streams or

@@ -35,7 +35,7 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
                                  RpcMethod method, Role role, Executor* on,
                                  Work work) {
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
-  auto timer = std::make_shared<CallTimer>(context->metrics, method);
+  auto timer = std::make_shared<CallTimer>(context->metrics.get(), method);
   auto finish = [reactor, timer](const absl::Status& status) {
     timer->set_code(status.code());
     reactor->Finish(ToGrpcStatus(status));
@@ -137,7 +137,7 @@ absl::Status DoSetName(ServiceContext* context,
                      ReadStoredTree(*context->store, checked.digest));
     if (manifest.has_value()) {
       RETURN_IF_ERROR(CheckStoredTree(*context->store, *manifest,
-                                      context->lookups, absl::Now(),
+                                      context->lookups.get(), absl::Now(),
                                       context->options.gc_grace));
     }
   }
@@ -214,9 +214,10 @@ absl::Status DoFindMissing(const ServiceContext& context,
   RETURN_IF_ERROR(context.state.CheckServing());
   ASSIGN_OR_RETURN(const std::vector<ParsedDigest> digests,
                    CheckFindMissingRequest(request));
-  ASSIGN_OR_RETURN(const std::vector<ParsedDigest> missing,
-                   FindMissingBlobs(*context.store, digests, context.lookups,
-                                    absl::Now(), context.options.gc_grace));
+  ASSIGN_OR_RETURN(
+      const std::vector<ParsedDigest> missing,
+      FindMissingBlobs(*context.store, digests, context.lookups.get(),
+                       absl::Now(), context.options.gc_grace));
   for (const ParsedDigest& digest : missing) {
     response->add_missing(digest.ToString());
   }
@@ -231,7 +232,7 @@ grpc::ServerUnaryReactor* VerityService::FindMissing(
   // Tells whether blobs exist, as Stat does: the read role. It marks what
   // it finds used, which writes to the store: never inline.
   return Answer(context_, call, RpcMethod::kFindMissing, Role::kRead,
-                context_->io, [this, request, response] {
+                context_->io.get(), [this, request, response] {
                   return DoFindMissing(*context_, *request, response);
                 });
 }
@@ -242,7 +243,7 @@ grpc::ServerUnaryReactor* VerityService::BatchUpdate(
   // Stores blobs, as Put: the write role. Hashing and the store's writes and
   // syncs: never inline.
   return Answer(context_, call, RpcMethod::kBatchUpdate, Role::kWrite,
-                context_->io, [this, request, response] {
+                context_->io.get(), [this, request, response] {
                   return DoBatchUpdate(*context_, *request, response);
                 });
 }
@@ -252,8 +253,8 @@ grpc::ServerUnaryReactor* VerityService::History(
     v1::HistoryResponse* response) {
   // What a name pointed at, as Stat by name tells what it points at: read.
   // The history is read from the store's file or object: never inline.
-  return Answer(context_, call, RpcMethod::kHistory, Role::kRead, context_->io,
-                [this, request, response] {
+  return Answer(context_, call, RpcMethod::kHistory, Role::kRead,
+                context_->io.get(), [this, request, response] {
                   return DoHistory(*context_, *request, response);
                 });
 }
@@ -264,7 +265,7 @@ grpc::ServerUnaryReactor* VerityService::Collect(
   // Deletes what no name reaches: admin, as Delete of a blob. It takes
   // minutes on a large store: on a thread of its own, not the I/O pool's.
   return Answer(context_, call, RpcMethod::kCollect, Role::kAdmin,
-                context_->upkeep, [this, request, response] {
+                context_->upkeep.get(), [this, request, response] {
                   return DoCollect(context_, *request, response);
                 });
 }
@@ -276,7 +277,7 @@ grpc::ServerUnaryReactor* VerityService::Scrub(
   // reads the store's position, and may wait for hours for the pass: on a
   // thread of its own, not the I/O pool's.
   return Answer(context_, call, RpcMethod::kScrub, Role::kAdmin,
-                context_->upkeep, [this, request, response] {
+                context_->upkeep.get(), [this, request, response] {
                   return DoScrub(context_, *request, response);
                 });
 }
@@ -286,8 +287,8 @@ grpc::ServerUnaryReactor* VerityService::SetName(
     v1::BlobInfo* response) {
   // Re-pointing a name is what a Put with a name does (write); it renames
   // and fsyncs, or waits on the network: never inline.
-  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite, context_->io,
-                [this, request, response] {
+  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite,
+                context_->io.get(), [this, request, response] {
                   return DoSetName(context_, *request, response);
                 });
 }
@@ -318,7 +319,7 @@ grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
   return Answer(context_, call, RpcMethod::kStat, Role::kRead,
-                context_->store->IsLocal() ? nullptr : context_->io,
+                context_->store->IsLocal() ? nullptr : context_->io.get(),
                 [this, request, response] {
                   return DoStat(*context_, *request, response);
                 });
@@ -328,7 +329,7 @@ grpc::ServerUnaryReactor* VerityService::List(grpc::CallbackServerContext* call,
                                               const v1::ListRequest* request,
                                               v1::ListResponse* response) {
   return Answer(context_, call, RpcMethod::kList, Role::kRead,
-                context_->store->IsLocal() ? nullptr : context_->io,
+                context_->store->IsLocal() ? nullptr : context_->io.get(),
                 [this, request, response] {
                   return DoList(*context_, *request, response);
                 });
@@ -343,7 +344,7 @@ grpc::ServerUnaryReactor* VerityService::Delete(
   const Role role = request->blob_case() == v1::DeleteRequest::kName
                         ? Role::kWrite
                         : Role::kAdmin;
-  return Answer(context_, call, RpcMethod::kDelete, role, context_->io,
+  return Answer(context_, call, RpcMethod::kDelete, role, context_->io.get(),
                 [this, request] { return DoDelete(context_, *request); });
 }
 
