@@ -15,6 +15,7 @@
 #include "client/testing/memory_client.h"
 #include "gtest/gtest.h"
 #include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
 #include "lib/testing/fsverity_cli.h"
 #include "lib/testing/test_blob.h"
 
@@ -44,30 +45,44 @@ void ExpectHolds(const std::string& folder,
   }
 }
 
+// ManyFiles() stored as a tree through `client` and read back: its entries.
+std::vector<TreeEntry> StoreManyFiles(MemoryClient& client,
+                                      const std::string& root) {
+  absl::StatusOr<Digest> tree =
+      StoreTree(client, JoinPath(root, "source"), ManyFiles());
+  EXPECT_TRUE(tree.ok()) << tree.status();
+  absl::StatusOr<std::vector<TreeEntry>> entries =
+      ReadTree(client, *tree, FetchOptions());
+  EXPECT_TRUE(entries.ok()) << entries.status();
+  return entries.value_or(std::vector<TreeEntry>());
+}
+
+// WriteTree of `entries` into ROOT/out, 8 files at a time.
+absl::StatusOr<FetchTreeResult> WriteOut(
+    MemoryClient& client, const std::string& root,
+    const std::vector<TreeEntry>& entries) {
+  const std::string out = JoinPath(root, "out");
+  RETURN_IF_ERROR(MakeDirs(out));
+  FetchTreeOptions options;
+  options.parallel = 8;
+  return WriteTree(client, entries, out, options);
+}
+
 TEST(TreeTest, PutAndWriteManyFilesConcurrently) {
   const std::string root = FreshTestDir("tree_test");
   MemoryClient client;
   const std::map<std::string, std::string> files = ManyFiles();
-  absl::StatusOr<Digest> tree =
-      StoreTree(client, JoinPath(root, "source"), files);
-  ASSERT_TRUE(tree.ok()) << tree.status();
+  const std::vector<TreeEntry> entries = StoreManyFiles(client, root);
   EXPECT_GE(client.calls(MemoryClient::Call::kPut), 5u);  // 4 big, a manifest
-  absl::StatusOr<std::vector<TreeEntry>> entries =
-      ReadTree(client, *tree, FetchOptions());
-  ASSERT_TRUE(entries.ok()) << entries.status();
-  const std::string out = JoinPath(root, "out");
-  ASSERT_TRUE(MakeDirs(out).ok());
-  FetchTreeOptions options;
-  options.parallel = 8;
-  absl::StatusOr<FetchTreeResult> written =
-      WriteTree(client, *entries, out, options);
+  absl::StatusOr<FetchTreeResult> written = WriteOut(client, root, entries);
   ASSERT_TRUE(written.ok()) << written.status();
   EXPECT_EQ(written->files, files.size());
   EXPECT_EQ(written->files_fetched, files.size());
+  const std::string out = JoinPath(root, "out");
   ExpectHolds(out, files);
   absl::StatusOr<UniqueFd> fd = OpenFile(out, O_RDONLY | O_DIRECTORY);
   ASSERT_TRUE(fd.ok()) << fd.status();
-  const absl::Status held = VerifyFolder(fd->get(), out, *entries, options);
+  const absl::Status held = VerifyFolder(fd->get(), out, entries, {});
   EXPECT_TRUE(held.ok()) << held;
 }
 
@@ -77,26 +92,15 @@ TEST(TreeTest, PutAndWriteManyFilesConcurrently) {
 TEST(TreeTest, RefusedBatchReadsAreSentAgainWhileOthersProgress) {
   const std::string root = FreshTestDir("tree_test_busy");
   MemoryClient client;
-  const std::map<std::string, std::string> files = ManyFiles();
-  absl::StatusOr<Digest> tree =
-      StoreTree(client, JoinPath(root, "source"), files);
-  ASSERT_TRUE(tree.ok()) << tree.status();
-  absl::StatusOr<std::vector<TreeEntry>> entries =
-      ReadTree(client, *tree, FetchOptions());
-  ASSERT_TRUE(entries.ok()) << entries.status();
+  const std::vector<TreeEntry> entries = StoreManyFiles(client, root);
   const uint64_t before = client.calls(MemoryClient::Call::kBatchRead);
   client.Fail(MemoryClient::Call::kBatchRead,
               absl::ResourceExhaustedError("BatchRead budget"), 1);
   client.Delay(MemoryClient::Call::kBatchRead, absl::Seconds(1));
   client.Delay(MemoryClient::Call::kFetch, absl::Milliseconds(100));
-  const std::string out = JoinPath(root, "out");
-  ASSERT_TRUE(MakeDirs(out).ok());
-  FetchTreeOptions options;
-  options.parallel = 8;
-  absl::StatusOr<FetchTreeResult> written =
-      WriteTree(client, *entries, out, options);
+  absl::StatusOr<FetchTreeResult> written = WriteOut(client, root, entries);
   ASSERT_TRUE(written.ok()) << written.status();
-  ExpectHolds(out, files);
+  ExpectHolds(JoinPath(root, "out"), ManyFiles());
   EXPECT_EQ(client.calls(MemoryClient::Call::kBatchRead), before + 2);
 }
 
