@@ -130,6 +130,12 @@ check "rollback: still v2" diff -r --no-dereference "$work/v2" "$dir/..data/"
 check "rollback: counted as data_loss" \
   test "$(sync_metric 'verity_sync_failures_total{reason="data_loss"}')" -ge 1
 restart_with cp "$work/name-v2" "$name_file"
+# Back to ok: the failed attempts' quick retries stop, and nothing is attempted before the next
+# SIGHUP (the interval is 1h). Else a retry could find v3 below before its blob is swapped. The
+# pause lets a SIGHUP that sync_now sent just after a retry's attempt be taken first.
+sync_now
+sleep 2
+check "rollback undone: the status says ok" test "$(status_of "$dir" state)" == ok
 
 # ---- v3 with a blob swapped in the store: never switched to, nothing staged left
 cp -a "$work/v2" "$work/v3"
