@@ -27,5 +27,59 @@ extern "C" const char* __tsan_default_suppressions() {
       // Only reports with a frame in IncrementSynchSem are dropped: no verityd
       // code runs inside it. (A pattern matches anywhere in a frame's name:
       // clang names the inlined frame plain "IncrementSynchSem".)
-      "race:IncrementSynchSem\n";
+      "race:IncrementSynchSem\n"
+      // Debian's uninstrumented libraries that libgrpc loads
+      // (third_party/BUILD, :grpcpp): what they read and write through the
+      // interceptors (memcpy, malloc, recvmsg) is ordered by their own
+      // lock-free code, which TSan cannot see, so those calls are ignored, as
+      // for any uninstrumented library. Their locks are Abseil's Mutex, bound
+      // to the instrumented one, and still seen. A pattern must match one
+      // library: each Abseil library is named.
+      "called_from_lib:libgrpc.so\n"
+      "called_from_lib:libgrpc++.so\n"
+      "called_from_lib:libgpr.so\n"
+      "called_from_lib:libupb.so\n"
+      "called_from_lib:libprotobuf.so\n"
+      "called_from_lib:libssl.so.3\n"
+      "called_from_lib:libcrypto.so.3\n"
+      "called_from_lib:libabsl_bad_optional_access.so\n"
+      "called_from_lib:libabsl_bad_variant_access.so\n"
+      "called_from_lib:libabsl_base.so\n"
+      "called_from_lib:libabsl_city.so\n"
+      "called_from_lib:libabsl_cord.so\n"
+      "called_from_lib:libabsl_cord_internal.so\n"
+      "called_from_lib:libabsl_cordz_functions.so\n"
+      "called_from_lib:libabsl_cordz_handle.so\n"
+      "called_from_lib:libabsl_cordz_info.so\n"
+      "called_from_lib:libabsl_debugging_internal.so\n"
+      "called_from_lib:libabsl_demangle_internal.so\n"
+      "called_from_lib:libabsl_exponential_biased.so\n"
+      "called_from_lib:libabsl_graphcycles_internal.so\n"
+      "called_from_lib:libabsl_hash.so\n"
+      "called_from_lib:libabsl_int128.so\n"
+      "called_from_lib:libabsl_low_level_hash.so\n"
+      "called_from_lib:libabsl_malloc_internal.so\n"
+      "called_from_lib:libabsl_random_internal_platform.so\n"
+      "called_from_lib:libabsl_random_internal_pool_urbg.so\n"
+      "called_from_lib:libabsl_random_internal_randen.so\n"
+      "called_from_lib:libabsl_random_internal_randen_hwaes.so\n"
+      "called_from_lib:libabsl_random_internal_randen_hwaes_impl.so\n"
+      "called_from_lib:libabsl_random_internal_randen_slow.so\n"
+      "called_from_lib:libabsl_random_internal_seed_material.so\n"
+      "called_from_lib:libabsl_random_seed_gen_exception.so\n"
+      "called_from_lib:libabsl_raw_hash_set.so\n"
+      "called_from_lib:libabsl_raw_logging_internal.so\n"
+      "called_from_lib:libabsl_spinlock_wait.so\n"
+      "called_from_lib:libabsl_stacktrace.so\n"
+      "called_from_lib:libabsl_status.so\n"
+      "called_from_lib:libabsl_statusor.so\n"
+      "called_from_lib:libabsl_str_format_internal.so\n"
+      "called_from_lib:libabsl_strerror.so\n"
+      "called_from_lib:libabsl_strings.so\n"
+      "called_from_lib:libabsl_strings_internal.so\n"
+      "called_from_lib:libabsl_symbolize.so\n"
+      "called_from_lib:libabsl_synchronization.so\n"
+      "called_from_lib:libabsl_throw_delegate.so\n"
+      "called_from_lib:libabsl_time.so\n"
+      "called_from_lib:libabsl_time_zone.so\n";
 }

@@ -169,7 +169,9 @@ TEST_F(GetCommandTest, StdoutGetsOnlyTheVerifiedPrefix) {
 TEST_F(GetCommandTest, AnotherBlobUnderTheDigestIsRejected) {
   const TestBlob other =
       MakeRandomTestBlob(70000, TestParams(HashAlgorithm::kSha256, 4096), 9);
-  server_.service().SetTamper([&other](std::vector<ReadResponse>* stream) {
+  // By value: the server keeps the tamper, and runs it on its own threads,
+  // after this body ends.
+  server_.service().SetTamper([other](std::vector<ReadResponse>* stream) {
     *stream = HonestReadStream(other, 0, std::nullopt);
   });
   EXPECT_EQ(Get({blob_.digest_text, "-o", dir_ + "/out"}),

@@ -93,7 +93,7 @@ TEST_F(VerifiedReadTest, ByNameAServerCanSubstituteAConsistentBlob) {
   // Documents the limit of reading by name: the server's digest is trusted.
   const TestBlob other = MakeRandomTestBlob(
       5000, TestParams(HashAlgorithm::kSha256, 4096), /*seed=*/7);
-  server_.service().SetTamper([&other](std::vector<ReadResponse>* stream) {
+  server_.service().SetTamper([other](std::vector<ReadResponse>* stream) {
     *stream = HonestReadStream(other, 0, std::nullopt);
   });
   EXPECT_TRUE(Read("dir/blob").ok());
