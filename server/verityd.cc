@@ -24,6 +24,7 @@
 #include "server/dispatch/calibration.h"
 #include "server/log.h"
 #include "server/metrics/process_metrics.h"
+#include "server/rpc/grpc_handoff.h"
 #include "server/scrape_metrics.h"
 #include "server/store/cache/caching_store.h"
 #include "server/store/file/file_store.h"
@@ -525,6 +526,7 @@ void Verityd::Shutdown(absl::Duration grace) {
   Drain(deadline);
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
+  AfterServerWait(&context_);
   if (probe_thread_.joinable()) probe_thread_.join();
   server_.reset();
 }

@@ -9,6 +9,7 @@
 #include "proto/convert.h"
 #include "proto/verity/v1/verity.pb.h"
 #include "server/rpc/blob_read.h"
+#include "server/rpc/grpc_handoff.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/raw_read_request.h"
 #include "server/rpc/request_checks.h"
@@ -142,7 +143,13 @@ void BatchReadReactor::Advance() {
 
 BatchReadReactor::~BatchReadReactor() = default;
 
+void BatchReadReactor::OnDone() {
+  OnDoneScope scope(this, context_);
+  delete this;
+}
+
 void BatchReadReactor::OnCancel() {
+  TakeFromGrpc(this);
   {
     absl::MutexLock lock(&mu_);
     cancelled_ = true;  // the blobs not started yet are not opened
@@ -177,6 +184,7 @@ void BatchReadReactor::End(absl::Status status) {
   slot_.Release();
   timer_.set_code(status.code());
   if (status.ok()) *response_ = SerializeBatchReadResponse(parts_);
+  HandToGrpc(this);
   grpc::ServerUnaryReactor::Finish(ToGrpcStatus(status));
 }
 

@@ -42,7 +42,7 @@ class BatchReadReactor final : public grpc::ServerUnaryReactor {
   ~BatchReadReactor() override;
 
   void OnCancel() override;
-  void OnDone() override { delete this; }
+  void OnDone() override;
   // As SmallReadReactor's: OnCancel() only records events, OnDone() frees.
   bool InternalInlineable() override { return true; }
 

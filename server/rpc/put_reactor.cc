@@ -10,6 +10,7 @@
 #include "lib/manifest/tree_manifest.h"
 #include "proto/convert.h"
 #include "server/rpc/call_admission.h"
+#include "server/rpc/grpc_handoff.h"
 #include "server/rpc/grpc_status.h"
 #include "server/rpc/request_checks.h"
 #include "server/upkeep/tree_checks.h"
@@ -40,10 +41,12 @@ PutReactor::PutReactor(ServiceContext* context,
 
 void PutReactor::ReadNext() {
   watch_.StartWaiting();
+  HandToGrpc(this);
   StartRead(&request_);
 }
 
 void PutReactor::OnDone() {
+  OnDoneScope scope(this, context_);
   watch_.Close();
   // A Put that ended unfinished still has its writer, whose destruction
   // removes the staging directory: that, too, where the steps run.
@@ -59,10 +62,12 @@ void PutReactor::FinishWith(const absl::Status& status) {
   put_slot_.Release();
   slot_.Release();
   timer_.set_code(status.code());
+  HandToGrpc(this);
   Finish(ToGrpcStatus(status));
 }
 
 void PutReactor::OnReadDone(bool ok) {
+  TakeFromGrpc(this);
   // Writing and hashing the content, and the commit's fsyncs, renames and
   // uploads, run off the gRPC threads (steps_); the next read starts from
   // there.

@@ -2,6 +2,8 @@
 
 #include "server/rpc/read_reactor.h"
 
+#include "server/rpc/grpc_handoff.h"
+
 namespace verity::server {
 
 ReadReactor::ReadReactor(ServiceContext* context,
@@ -12,14 +14,19 @@ ReadReactor::ReadReactor(ServiceContext* context,
   Begin(*call, request);
 }
 
-void ReadReactor::OnCancel() { stream().OnCancel(); }
+void ReadReactor::OnCancel() {
+  TakeFromGrpc(this);
+  stream().OnCancel();
+}
 
 void ReadReactor::OnDone() {
+  OnDoneScope scope(this, context());
   watch_.Close();
   delete this;
 }
 
 void ReadReactor::OnWriteDone(bool ok) {
+  TakeFromGrpc(this);
   watch_.StopWaiting();
   // Not written: the client went away, cancelled or stalled.
   stream().OnWriteDone(
@@ -30,10 +37,12 @@ void ReadReactor::OnWriteDone(bool ok) {
 
 void ReadReactor::Send(grpc::ByteBuffer* wire) {
   watch_.StartWaiting();
+  HandToGrpc(this);
   grpc::ServerWriteReactor<grpc::ByteBuffer>::StartWrite(wire);
 }
 
 void ReadReactor::End(const grpc::Status& status) {
+  HandToGrpc(this);
   grpc::ServerWriteReactor<grpc::ByteBuffer>::Finish(status);
 }
 

@@ -3,6 +3,7 @@
 #include "server/rpc/small_read_reactor.h"
 
 #include "absl/status/status.h"
+#include "server/rpc/grpc_handoff.h"
 
 namespace verity::server {
 
@@ -14,9 +15,15 @@ SmallReadReactor::SmallReadReactor(ServiceContext* context,
   Begin(*call, request);
 }
 
-void SmallReadReactor::OnCancel() { stream().OnCancel(); }
+void SmallReadReactor::OnCancel() {
+  TakeFromGrpc(this);
+  stream().OnCancel();
+}
 
-void SmallReadReactor::OnDone() { delete this; }
+void SmallReadReactor::OnDone() {
+  OnDoneScope scope(this, context());
+  delete this;
+}
 
 // The range is one chunk, so this is the only message: it is kept for
 // Finish(), and "written" at once. Its slices still own the chunk's buffer.
@@ -28,6 +35,7 @@ void SmallReadReactor::Send(grpc::ByteBuffer* wire) {
 void SmallReadReactor::End(const grpc::Status& status) {
   // A failed call sends no message.
   if (!status.ok()) response_->Clear();
+  HandToGrpc(this);
   grpc::ServerUnaryReactor::Finish(status);
 }
 
