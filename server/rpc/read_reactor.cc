@@ -12,6 +12,8 @@ ReadReactor::ReadReactor(ServiceContext* context,
     : ReadCall(context, RpcMethod::kRead),
       watch_(context->watchdog.get(), [call] { call->TryCancel(); }) {
   Begin(*call, request);
+  // Returned to gRPC, which may call OnCancel() from another thread at once.
+  HandToGrpc(this);
 }
 
 void ReadReactor::OnCancel() {

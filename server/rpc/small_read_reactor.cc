@@ -13,6 +13,8 @@ SmallReadReactor::SmallReadReactor(ServiceContext* context,
                                    grpc::ByteBuffer* response)
     : ReadCall(context, RpcMethod::kReadSmall), response_(response) {
   Begin(*call, request);
+  // Returned to gRPC, which may call OnCancel() from another thread at once.
+  HandToGrpc(this);
 }
 
 void SmallReadReactor::OnCancel() {
