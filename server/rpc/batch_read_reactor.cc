@@ -55,8 +55,15 @@ BatchReadReactor::BatchReadReactor(ServiceContext* context,
       timer_(context->metrics.get(), RpcMethod::kBatchRead),
       slot_(context),
       bytes_left_(kMaxBatchReadBytes) {
+  Begin(*call, request);
+  // Returned to gRPC, which may call OnCancel() from another thread at once.
+  HandToGrpc(this);
+}
+
+void BatchReadReactor::Begin(const grpc::CallbackServerContext& call,
+                             const grpc::ByteBuffer& request) {
   absl::StatusOr<v1::BatchReadRequest> parsed =
-      AdmitRawRead<v1::BatchReadRequest>(*context, *call, RpcMethod::kBatchRead,
+      AdmitRawRead<v1::BatchReadRequest>(*context_, call, RpcMethod::kBatchRead,
                                          slot_, request);
   if (!parsed.ok()) {
     End(parsed.status());

@@ -49,6 +49,10 @@ class BatchReadReactor final : public grpc::ServerUnaryReactor {
  private:
   class Blob;
 
+  // Admits and checks the call, and starts its first blobs or ends it.
+  void Begin(const grpc::CallbackServerContext& call,
+             const grpc::ByteBuffer& request);
+
   // Takes what the call may hold from the server's budgets for `blobs`
   // blobs, or says why not.
   absl::Status Reserve(size_t blobs);
