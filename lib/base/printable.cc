@@ -1,5 +1,6 @@
-// Implements Printable: a small UTF-8 decoder that lets whole, shortest-form
-// sequences of printable code points through and escapes every other byte.
+// Implements Printable and IsUtf8: a small UTF-8 decoder that lets whole,
+// shortest-form sequences of printable code points through and escapes every
+// other byte.
 
 #include "lib/base/printable.h"
 
@@ -13,13 +14,11 @@ namespace verity {
 namespace {
 
 // The length of the UTF-8 sequence at the start of `text` if it is whole,
-// in shortest form, not a surrogate and not a C1 control (U+0080..U+009F,
-// which some terminals act on); 0 otherwise.
-size_t PrintableSequence(absl::string_view text) {
+// in shortest form and not a surrogate, and its code point; 0 otherwise.
+size_t Utf8Sequence(absl::string_view text, uint32_t& point) {
   const auto byte = [&text](size_t i) { return static_cast<uint8_t>(text[i]); };
   const uint8_t lead = byte(0);
   size_t length;
-  uint32_t point;
   if (lead >= 0xc2 && lead <= 0xdf) {
     length = 2;
     point = lead & 0x1f;
@@ -39,13 +38,34 @@ size_t PrintableSequence(absl::string_view text) {
   }
   const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
   if (point < least[length] || point > 0x10ffff ||
-      (point >= 0xd800 && point <= 0xdfff) || point <= 0x9f) {
+      (point >= 0xd800 && point <= 0xdfff)) {
     return 0;
   }
   return length;
 }
 
+// Utf8Sequence(), but 0 for a C1 control (U+0080..U+009F), which some
+// terminals act on.
+size_t PrintableSequence(absl::string_view text) {
+  uint32_t point = 0;
+  const size_t length = Utf8Sequence(text, point);
+  return point <= 0x9f ? 0 : length;
+}
+
 }  // namespace
+
+bool IsUtf8(absl::string_view text) {
+  while (!text.empty()) {
+    size_t length = 1;
+    if (static_cast<uint8_t>(text.front()) >= 0x80) {
+      uint32_t point = 0;
+      length = Utf8Sequence(text, point);
+      if (length == 0) return false;
+    }
+    text.remove_prefix(length);
+  }
+  return true;
+}
 
 std::string Printable(absl::string_view text) {
   std::string out;

@@ -16,6 +16,10 @@ namespace verity {
 
 std::string Printable(absl::string_view text);
 
+// Whether `text` is well-formed UTF-8: whole sequences in shortest form, no
+// surrogates, nothing above U+10FFFF (controls are UTF-8 too).
+bool IsUtf8(absl::string_view text);
+
 // Writes "PREFIX: LINE\n" to `out` in one write, LINE made Printable, and
 // flushes it: a command's log line, whole even among other threads' lines.
 // PREFIX is the program's own text ("verity mount"), written as it is.

@@ -1,4 +1,4 @@
-// Printable: what a terminal could act on is escaped, text is not.
+// Printable: what a terminal could act on is escaped, text is not; IsUtf8.
 
 #include "lib/base/printable.h"
 
@@ -30,6 +30,17 @@ TEST(PrintableTest, KeepsUtf8AndEscapesWhatIsNot) {
   EXPECT_EQ(Printable("\xe2\x82"), "\\xe2\\x82");
   EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");
   EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+}
+
+TEST(IsUtf8Test, WellFormedSequencesOnly) {
+  EXPECT_TRUE(IsUtf8(""));
+  EXPECT_TRUE(IsUtf8("caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80\n"));
+  EXPECT_TRUE(IsUtf8("\xc2\x9b"));  // a C1 control is UTF-8
+  EXPECT_FALSE(IsUtf8("\x9b"));
+  EXPECT_FALSE(IsUtf8("\xe2\x82"));
+  EXPECT_FALSE(IsUtf8("\xc0\xaf"));
+  EXPECT_FALSE(IsUtf8("\xed\xa0\x80"));
+  EXPECT_FALSE(IsUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
 }
 
 TEST(PrintLineTest, WritesOneFlushedLineWithItsPrefix) {
