@@ -56,6 +56,16 @@ absl::StatusOr<LogHash> RangeHash(uint64_t lo, uint64_t hi,
   return NodeHash(left, right);
 }
 
+// RFC 9162's "right-shift fn and sn equally until either LSB(fn) is set or
+// fn is 0": up the levels where the node is the last of its level, with no
+// right sibling, and so goes up unhashed.
+void SkipLeftEdges(uint64_t& fn, uint64_t& sn) {
+  while ((fn & 1) == 0 && fn != 0) {
+    fn >>= 1;
+    sn >>= 1;
+  }
+}
+
 absl::Status ProofMismatch(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("the ", what, " does not verify"));
 }
@@ -163,10 +173,7 @@ absl::Status VerifyInclusion(uint64_t index, uint64_t size, const LogHash& leaf,
     if (sn == 0) return ProofMismatch("inclusion proof (too long)");
     if ((fn & 1) != 0 || fn == sn) {
       r = NodeHash(p, r);
-      while ((fn & 1) == 0 && fn != 0) {
-        fn >>= 1;
-        sn >>= 1;
-      }
+      SkipLeftEdges(fn, sn);
     } else {
       r = NodeHash(r, p);
     }
@@ -211,10 +218,7 @@ absl::Status VerifyConsistency(uint64_t old_size, uint64_t size,
     if ((fn & 1) != 0 || fn == sn) {
       fr = NodeHash(c, fr);
       sr = NodeHash(c, sr);
-      while ((fn & 1) == 0 && fn != 0) {
-        fn >>= 1;
-        sn >>= 1;
-      }
+      SkipLeftEdges(fn, sn);
     } else {
       sr = NodeHash(sr, c);
     }
