@@ -305,7 +305,7 @@ absl::Status Verityd::InitDispatch() {
   RETURN_IF_ERROR(
       ParseInlineLimits(options_.inline_limit_bytes, InlineLimits()).status());
   registry_ = std::make_shared<prometheus::Registry>();
-  dispatch_metrics_ = std::make_unique<DispatchMetrics>(*registry_);
+  dispatch_metrics_ = std::make_shared<DispatchMetrics>(*registry_);
   metrics_ = std::make_unique<ServiceMetrics>(*registry_);
   DispatchOptions dispatch;
   dispatch.mode = options_.dispatch;
@@ -316,8 +316,7 @@ absl::Status Verityd::InitDispatch() {
   }
   RepairCoordinatorOptions repair;
   repair.log = Log;
-  repairs_ =
-      std::make_shared<RepairCoordinator>(repair, dispatch_metrics_.get());
+  repairs_ = std::make_shared<RepairCoordinator>(repair, dispatch_metrics_);
   dispatch.repairs = repairs_;
   // Forced-inline mode has one too: what a remote store fetches is
   // verified there, never on the store's thread that brings it.
@@ -336,10 +335,10 @@ absl::Status Verityd::InitDispatch() {
   }
   if (dispatch.mode == DispatchMode::kAdaptive) {
     ASSIGN_OR_RETURN(tuner_, StartTuner(dispatch.limits, calibration));
-    dispatch.tuner = tuner_.get();
+    dispatch.tuner = tuner_;
   }
   dispatcher_ =
-      std::make_shared<Dispatcher>(dispatch, pool_, dispatch_metrics_.get());
+      std::make_shared<Dispatcher>(dispatch, pool_, dispatch_metrics_);
   Log(absl::StrCat("dispatch: ", DispatchModeName(dispatch.mode),
                    ", inline limits ", dispatch.limits.ToString(),
                    tuner_ ? ", tuned online" : "",
@@ -348,7 +347,7 @@ absl::Status Verityd::InitDispatch() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<InlineTuner>> Verityd::StartTuner(
+absl::StatusOr<std::shared_ptr<InlineTuner>> Verityd::StartTuner(
     const InlineLimits& limits, const Calibration& calibration) {
   InlineTunerOptions tuning;
   tuning.prior = limits;
@@ -362,12 +361,12 @@ absl::StatusOr<std::unique_ptr<InlineTuner>> Verityd::StartTuner(
   for (PriorityClass c : kAllPriorityClasses) {
     tuning.fixed[Index(c)] = given.For(c) != UINT64_MAX;
   }
-  return std::make_unique<InlineTuner>(
-      tuning, [this](const InlineLimitChange& change) {
+  return std::make_shared<InlineTuner>(
+      tuning, [metrics = dispatch_metrics_](const InlineLimitChange& change) {
         Log(absl::StrCat("dispatch: ", PriorityClassName(change.priority_class),
                          " inline limit ", change.from, " -> ", change.to,
                          " bytes (", change.why, ")"));
-        dispatch_metrics_->SetInlineLimit(change.priority_class, change.to);
+        metrics->SetInlineLimit(change.priority_class, change.to);
       });
 }
 
@@ -387,7 +386,7 @@ absl::Status Verityd::InitMetricsEndpoint() {
 }
 
 void Verityd::InitCollections() {
-  collection_metrics_ = std::make_unique<CollectionMetrics>(*registry_);
+  collection_metrics_ = std::make_shared<CollectionMetrics>(*registry_);
   CollectionsOptions options;
   options.grace = options_.service.gc_grace;
   options.interval = options_.gc_interval;
@@ -398,11 +397,12 @@ void Verityd::InitCollections() {
     };
   }
   collections_ = std::make_unique<Collections>(
-      *store_,
-      [this](absl::Span<const ParsedDigest> blobs, absl::Time cutoff) {
-        return blobs_->DeleteUnusedSince(blobs, cutoff);
+      store_,
+      [blobs = blobs_](absl::Span<const ParsedDigest> digests,
+                       absl::Time cutoff) {
+        return blobs->DeleteUnusedSince(digests, cutoff);
       },
-      collection_metrics_.get(), std::move(options));
+      collection_metrics_, std::move(options));
   ExecutorOptions upkeep;
   upkeep.name = "upkeep";
   // One for Collect calls, one for Scrub calls that wait.
@@ -420,7 +420,7 @@ void Verityd::InitCollections() {
 }
 
 void Verityd::InitScrubs() {
-  scrub_metrics_ = std::make_unique<ScrubMetrics>(*registry_);
+  scrub_metrics_ = std::make_shared<ScrubMetrics>(*registry_);
   ScrubsOptions options;
   options.interval = options_.scrub_interval;
   options.bytes_per_second = options_.scrub_bytes_per_second;
@@ -440,15 +440,15 @@ void Verityd::InitScrubs() {
     return result;
   };
   // Damage beyond repair is reported as a read reports it.
-  options.report = [this](const ParsedDigest& digest,
-                          const absl::Status& damage) {
+  options.report = [corruption = corruption_](const ParsedDigest& digest,
+                                              const absl::Status& damage) {
     absl::Notification done;
-    corruption_->Report(digest, damage, [&](absl::Status) { done.Notify(); });
+    corruption->Report(digest, damage, [&](absl::Status) { done.Notify(); });
     done.WaitForNotification();
   };
   options.log = [](absl::string_view line) { Log(line); };
-  scrubs_ = std::make_unique<Scrubs>(*store_, scrub_metrics_.get(),
-                                     std::move(options));
+  scrubs_ =
+      std::make_unique<Scrubs>(store_, scrub_metrics_, std::move(options));
   context_.scrub = [this](bool wait) { return scrubs_->RunNow(wait); };
   if (options_.scrub_interval > absl::ZeroDuration()) {
     Log(absl::StrCat(

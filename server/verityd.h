@@ -115,7 +115,7 @@ class Verityd {
   // The NamePolicy of --name_keys (the keys' ids logged).
   absl::StatusOr<std::unique_ptr<NamePolicy>> LoadNamePolicy();
   // The online tuner of the inline limits, starting from `limits`.
-  absl::StatusOr<std::unique_ptr<InlineTuner>> StartTuner(
+  absl::StatusOr<std::shared_ptr<InlineTuner>> StartTuner(
       const InlineLimits& limits, const Calibration& calibration);
   // Serves the registry and the scrape-time metrics on metrics_listen.
   absl::Status InitMetricsEndpoint();
@@ -149,10 +149,10 @@ class Verityd {
   // The store with the cache of blobs open for reading: what the service reads
   // through and changes the store through.
   std::shared_ptr<ServedBlobs> blobs_;
-  std::unique_ptr<DispatchMetrics> dispatch_metrics_;
+  std::shared_ptr<DispatchMetrics> dispatch_metrics_;
   std::shared_ptr<ServiceMetrics> metrics_;
   // Tunes the dispatcher's inline limits in adaptive mode.
-  std::unique_ptr<InlineTuner> tuner_;
+  std::shared_ptr<InlineTuner> tuner_;
   // Holds the pool and the repairs it uses; waits for its reads when let go.
   std::shared_ptr<Dispatcher> dispatcher_;
   // Only with --verify_on_read=false; otherwise the dispatcher reads.
@@ -184,11 +184,11 @@ class Verityd {
   // local store.
   std::unique_ptr<Executor> put_io_;
   // Garbage collections, on upkeep_ when asked, and every --gc_interval.
-  std::unique_ptr<CollectionMetrics> collection_metrics_;
+  std::shared_ptr<CollectionMetrics> collection_metrics_;
   std::unique_ptr<Collections> collections_;
   // Scrub passes, on a thread of their own. Their repairs go through
   // repairs_, and damage through corruption_.
-  std::unique_ptr<ScrubMetrics> scrub_metrics_;
+  std::shared_ptr<ScrubMetrics> scrub_metrics_;
   std::unique_ptr<Scrubs> scrubs_;
   // Collect and Scrub calls' work.
   std::shared_ptr<Executor> upkeep_;

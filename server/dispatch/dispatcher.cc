@@ -22,8 +22,8 @@ InlineBudget& ThreadBudget() {
 
 Dispatcher::Dispatcher(const DispatchOptions& options,
                        std::shared_ptr<VerifyPool> pool,
-                       DispatchMetrics* metrics)
-    : options_(options), pool_(std::move(pool)), metrics_(metrics) {}
+                       std::shared_ptr<DispatchMetrics> metrics)
+    : options_(options), pool_(std::move(pool)), metrics_(std::move(metrics)) {}
 
 Dispatcher::~Dispatcher() {
   absl::MutexLock lock(&mu_);

@@ -28,8 +28,8 @@ struct DispatchOptions {
   // Calibrated at start-up unless given (see Calibrate()); used unless a
   // tuner is given, which then owns the limits.
   InlineLimits limits = InlineLimits::Uniform(8192);
-  // Not owned; must outlive the Dispatcher. Null: the limits stay fixed.
-  InlineTuner* tuner = nullptr;
+  // Shared with whoever reports its changes. Null: the limits stay fixed.
+  std::shared_ptr<InlineTuner> tuner;
   InlineBudgetOptions budget;
   // Data bytes past the current chunk whose reading starts before it is
   // verified: for a remote store, whose reads are round trips. 0: none.
@@ -43,10 +43,9 @@ struct DispatchOptions {
 // The verifying ChunkReader. Thread-safe.
 class Dispatcher final : public ChunkReader {
  public:
-  // `pool` finishes what does not finish inline, in every mode; `metrics`
-  // must outlive this.
+  // `pool` finishes what does not finish inline, in every mode.
   Dispatcher(const DispatchOptions& options, std::shared_ptr<VerifyPool> pool,
-             DispatchMetrics* metrics);
+             std::shared_ptr<DispatchMetrics> metrics);
   // Waits until every read handed to ReadLater is done (its `done` run or
   // dropped, wherever it waits: the pool, a store fetch, a repair): nothing
   // of this dispatcher runs after.
@@ -113,7 +112,7 @@ class Dispatcher final : public ChunkReader {
 
   const DispatchOptions options_;
   const std::shared_ptr<VerifyPool> pool_;
-  DispatchMetrics* const metrics_;
+  const std::shared_ptr<DispatchMetrics> metrics_;
   absl::Mutex mu_;
   int64_t reads_ ABSL_GUARDED_BY(mu_) = 0;  // under way (Counted)
 };

@@ -163,7 +163,7 @@ class DispatcherTest : public FileStoreFixture {
     options.mode = mode;
     options.limits = InlineLimits::Uniform(8192);
     options.budget.budget = budget_left ? absl::Hours(1) : absl::ZeroDuration();
-    return std::make_unique<Dispatcher>(options, pool_, &metrics_);
+    return std::make_unique<Dispatcher>(options, pool_, metrics_);
   }
 
   Outcome Run(Dispatcher& dispatcher, std::shared_ptr<VerifiedBlob> blob,
@@ -201,13 +201,14 @@ class DispatcherTest : public FileStoreFixture {
 
   uint64_t Placed(DispatchPath path, PriorityClass c,
                   DispatchReason reason) const {
-    return metrics_.placements(path, c, reason);
+    return metrics_->placements(path, c, reason);
   }
 
   std::string data_;
   std::string digest_;
   prometheus::Registry registry_;
-  DispatchMetrics metrics_{registry_};
+  std::shared_ptr<DispatchMetrics> metrics_ =
+      std::make_shared<DispatchMetrics>(registry_);
   std::shared_ptr<VerifyPool> pool_;
   std::shared_ptr<BufferPool> buffers_ = BufferPool::Create({});
 };
@@ -258,7 +259,7 @@ TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
   ASSERT_EQ(blob->data_blocks_hashed(), 1);
   DispatchOptions options;
   options.limits = InlineLimits::Uniform(1 << 20);
-  Dispatcher dispatcher(options, pool_, &metrics_);
+  Dispatcher dispatcher(options, pool_, metrics_);
   Outcome outcome = Run(dispatcher, blob, PriorityClass::kRt, 100, 140);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == Expected(100, 140));
@@ -277,12 +278,13 @@ TEST_F(DispatcherTest, FallbackContinuesOnThePoolWithoutRehashing) {
 TEST_F(DispatcherTest, ATunersLimitsDecide) {
   InlineTunerOptions tuning;
   tuning.prior = InlineLimits::Uniform(65536);
-  InlineTuner tuner(tuning, [](const InlineLimitChange&) {});
+  auto tuner =
+      std::make_shared<InlineTuner>(tuning, [](const InlineLimitChange&) {});
   DispatchOptions options;
   options.limits = InlineLimits::Uniform(4096);
-  options.tuner = &tuner;
+  options.tuner = tuner;
   options.budget.budget = absl::Hours(1);
-  Dispatcher dispatcher(options, pool_, &metrics_);
+  Dispatcher dispatcher(options, pool_, metrics_);
   Outcome outcome = Run(dispatcher, WarmBlob(), PriorityClass::kRt, 10, 14);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
   EXPECT_TRUE(outcome.data == Expected(10, 14));
@@ -295,7 +297,7 @@ TEST_F(DispatcherTest, ATunersLimitsDecide) {
 TEST_F(DispatcherTest, ForcedModes) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, pool_, &metrics_);
+  Dispatcher inline_only(options, pool_, metrics_);
   std::shared_ptr<VerifiedBlob> cold = ColdBlob();
   Outcome outcome =
       Run(inline_only, cold, PriorityClass::kIdle, 0, kBlocks + 1);
@@ -315,7 +317,7 @@ TEST_F(DispatcherTest, ForcedModes) {
   EXPECT_EQ(
       Placed(DispatchPath::kPool, PriorityClass::kRt, DispatchReason::kForced),
       1);
-  EXPECT_EQ(metrics_.queue_wait_count(PriorityClass::kRt), 1);
+  EXPECT_EQ(metrics_->queue_wait_count(PriorityClass::kRt), 1);
 }
 
 TEST_F(DispatcherTest, CancelledWorkIsSkipped) {
@@ -368,7 +370,7 @@ TEST_F(DispatcherTest, RemoteChunksAreFetchedThenVerifiedOnThePool) {
 TEST_F(DispatcherTest, ForcedInlineVerifiesRemoteChunksOnThePool) {
   DispatchOptions options;
   options.mode = DispatchMode::kInline;
-  Dispatcher inline_only(options, pool_, &metrics_);
+  Dispatcher inline_only(options, pool_, metrics_);
   Outcome outcome =
       Run(inline_only, RemoteColdBlob(), PriorityClass::kBe, 0, kBlocks + 1);
   ASSERT_TRUE(outcome.status.ok()) << outcome.status;
@@ -429,7 +431,7 @@ TEST_F(DispatcherTest, ABadBlobIsDataLossAfterOneMoreRead) {
 TEST_F(DispatcherTest, ReadsAheadOfTheChunk) {
   DispatchOptions options;
   options.read_ahead_bytes = 10 * 4096 - 100;  // rounds up to 10 blocks
-  Dispatcher dispatcher(options, pool_, &metrics_);
+  Dispatcher dispatcher(options, pool_, metrics_);
   std::shared_ptr<CachedCopyBlob> copy = CachedCopy(/*copy_is_bad=*/false);
   std::shared_ptr<VerifiedBlob> blob = *VerifiedBlob::Create(copy);
   Outcome outcome = Run(dispatcher, blob, PriorityClass::kBe, 0, 4);
@@ -466,7 +468,7 @@ class DispatcherFecTest : public DispatcherTest {
     options.limits = InlineLimits::Uniform(8192);
     options.budget.budget = absl::Hours(1);
     options.repairs = repairs_;
-    return std::make_unique<Dispatcher>(options, pool_, &metrics_);
+    return std::make_unique<Dispatcher>(options, pool_, metrics_);
   }
 
   void Flip(uint64_t offset) {
@@ -484,7 +486,7 @@ class DispatcherFecTest : public DispatcherTest {
   }
 
   std::shared_ptr<RepairCoordinator> repairs_ =
-      std::make_shared<RepairCoordinator>(RepairOptions(log_), &metrics_);
+      std::make_shared<RepairCoordinator>(RepairOptions(log_), metrics_);
 };
 
 TEST_F(DispatcherFecTest, ABadBlockIsRepairedOnEitherPathAndMode) {
@@ -500,12 +502,12 @@ TEST_F(DispatcherFecTest, ABadBlockIsRepairedOnEitherPathAndMode) {
       EXPECT_TRUE(outcome.status.ok()) << outcome.status;
       EXPECT_FALSE(outcome.on_caller_thread);
       EXPECT_TRUE(outcome.data == Expected(3, 4));
-      EXPECT_EQ(metrics_.fec_repaired_blocks(), ++repaired);
+      EXPECT_EQ(metrics_->fec_repaired_blocks(), ++repaired);
       EXPECT_TRUE(*ReadWholeFile(BlobDirFor(root_, digest_) + "/data") ==
                   data_);
     }
   }
-  EXPECT_EQ(metrics_.fec_repair_failures(), 0u);
+  EXPECT_EQ(metrics_->fec_repair_failures(), 0u);
   EXPECT_TRUE(log_.Contains("FEC repaired 1 block(s)"));
 }
 
@@ -517,8 +519,8 @@ TEST_F(DispatcherFecTest, MoreBadBlocksThanRootsIsDataLoss) {
   EXPECT_EQ(outcome.status.code(), absl::StatusCode::kDataLoss)
       << outcome.status;
   EXPECT_TRUE(outcome.data.empty());
-  EXPECT_EQ(metrics_.fec_repair_failures(), 1u);
-  EXPECT_EQ(metrics_.fec_repaired_blocks(), 0u);
+  EXPECT_EQ(metrics_->fec_repair_failures(), 1u);
+  EXPECT_EQ(metrics_->fec_repaired_blocks(), 0u);
   EXPECT_TRUE(log_.Contains("FEC repair failed"));
 }
 
@@ -529,7 +531,7 @@ TEST_F(DispatcherFecTest, DestroyingTheDispatcherWaitsForItsReadsInARepair) {
   Flip(3 * 4096 + 9);
   absl::Notification repairing, release;
   auto repairs = std::make_shared<RepairCoordinator>(
-      RepairOptions(log_), &metrics_,
+      RepairOptions(log_), metrics_,
       [&](VerifiedBlob& blob, uint64_t bad) -> RepairCoordinator::Result {
         repairing.Notify();
         release.WaitForNotification();
@@ -538,7 +540,7 @@ TEST_F(DispatcherFecTest, DestroyingTheDispatcherWaitsForItsReadsInARepair) {
   DispatchOptions options;
   options.mode = DispatchMode::kPool;
   options.repairs = repairs;
-  auto dispatcher = std::make_unique<Dispatcher>(options, pool_, &metrics_);
+  auto dispatcher = std::make_unique<Dispatcher>(options, pool_, metrics_);
   auto job = std::make_shared<ReadJob>(ColdBlob(), BlockRange{3, 4},
                                        PriorityClass::kBe, buffers_);
   job->StartChunk(1);

@@ -27,13 +27,14 @@ ExecutorOptions ThreadsOf(const RepairCoordinatorOptions& options) {
 }  // namespace
 
 RepairCoordinator::RepairCoordinator(const RepairCoordinatorOptions& options,
-                                     DispatchMetrics* metrics)
-    : RepairCoordinator(options, metrics, RepairFecGroup) {}
+                                     std::shared_ptr<DispatchMetrics> metrics)
+    : RepairCoordinator(options, std::move(metrics), RepairFecGroup) {}
 
 RepairCoordinator::RepairCoordinator(const RepairCoordinatorOptions& options,
-                                     DispatchMetrics* metrics, RepairFn repair)
+                                     std::shared_ptr<DispatchMetrics> metrics,
+                                     RepairFn repair)
     : options_(options),
-      metrics_(metrics),
+      metrics_(std::move(metrics)),
       repair_(std::move(repair)),
       queue_(options.order),
       threads_(ThreadsOf(options)) {}

@@ -53,12 +53,11 @@ class RepairCoordinator {
   // The repair itself; RepairFecGroup() but in tests.
   using RepairFn = std::function<Result(VerifiedBlob& blob, uint64_t bad)>;
 
-  // `metrics` (not owned, may be null) counts each repair once, whatever
-  // its waiters.
+  // `metrics` (may be null) counts each repair once, whatever its waiters.
   RepairCoordinator(const RepairCoordinatorOptions& options,
-                    DispatchMetrics* metrics);
+                    std::shared_ptr<DispatchMetrics> metrics);
   RepairCoordinator(const RepairCoordinatorOptions& options,
-                    DispatchMetrics* metrics, RepairFn repair);
+                    std::shared_ptr<DispatchMetrics> metrics, RepairFn repair);
   RepairCoordinator(const RepairCoordinator&) = delete;
   RepairCoordinator& operator=(const RepairCoordinator&) = delete;
   // Runs the repairs queued, then joins the threads.
@@ -95,7 +94,7 @@ class RepairCoordinator {
   void Report(const Pending& pending, const Result& result) const;
 
   const RepairCoordinatorOptions options_;
-  DispatchMetrics* const metrics_;
+  const std::shared_ptr<DispatchMetrics> metrics_;
   const RepairFn repair_;
   absl::Mutex mu_;
   // By "digest/group".

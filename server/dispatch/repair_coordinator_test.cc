@@ -92,7 +92,8 @@ class RepairCoordinatorTest : public FileStoreFixture {
   std::string digest_;
   std::shared_ptr<VerifiedBlob> blob_;
   prometheus::Registry registry_;
-  DispatchMetrics metrics_{registry_};
+  std::shared_ptr<DispatchMetrics> metrics_ =
+      std::make_shared<DispatchMetrics>(registry_);
   absl::Notification release_;
   absl::Mutex mu_;
   std::vector<uint64_t> started_ ABSL_GUARDED_BY(mu_);
@@ -101,7 +102,7 @@ class RepairCoordinatorTest : public FileStoreFixture {
 
 TEST_F(RepairCoordinatorTest, EightReadsOfOneGroupShareOneRepair) {
   {
-    RepairCoordinator repairs({}, &metrics_, HeldRepair());
+    RepairCoordinator repairs({}, metrics_, HeldRepair());
     // Blocks 0 and 5 are of one group; the second VerifiedBlob of the
     // same blob shares it too.
     ASSERT_TRUE(
@@ -122,9 +123,9 @@ TEST_F(RepairCoordinatorTest, EightReadsOfOneGroupShareOneRepair) {
   for (const RepairCoordinator::Result& result : results()) {
     EXPECT_EQ(*result, 1);
   }
-  EXPECT_EQ(metrics_.fec_repairs(), 1u);
-  EXPECT_EQ(metrics_.fec_repair_joins(), 7u);
-  EXPECT_EQ(metrics_.fec_repaired_blocks(), 1u);
+  EXPECT_EQ(metrics_->fec_repairs(), 1u);
+  EXPECT_EQ(metrics_->fec_repair_joins(), 7u);
+  EXPECT_EQ(metrics_->fec_repaired_blocks(), 1u);
 }
 
 TEST_F(RepairCoordinatorTest, MostUrgentGroupFirstAndAnRtWaiterRaisesItsGroup) {
@@ -132,7 +133,7 @@ TEST_F(RepairCoordinatorTest, MostUrgentGroupFirstAndAnRtWaiterRaisesItsGroup) {
     RepairCoordinatorOptions options;
     options.threads = 1;
     options.order = {absl::InfiniteDuration(), absl::InfiniteDuration()};
-    RepairCoordinator repairs(options, &metrics_, HeldRepair());
+    RepairCoordinator repairs(options, metrics_, HeldRepair());
     // Group 0 holds the one thread; then groups 1 (IDLE), 2 (BE), 3 (IDLE,
     // then an RT read joins it) and 4 (NONE, served as BE) queue.
     ASSERT_TRUE(
@@ -154,14 +155,14 @@ TEST_F(RepairCoordinatorTest, MostUrgentGroupFirstAndAnRtWaiterRaisesItsGroup) {
   // Block 3's group, raised by block 8's RT read, runs once, for block 3.
   EXPECT_EQ(started(), (std::vector<uint64_t>{0, 3, 2, 4, 1}));
   EXPECT_EQ(results().size(), 6u);
-  EXPECT_EQ(metrics_.fec_repairs(), 5u);
+  EXPECT_EQ(metrics_->fec_repairs(), 5u);
 }
 
 TEST_F(RepairCoordinatorTest, BoundedGroupsAndBadInput) {
   RepairCoordinatorOptions options;
   options.threads = 1;
   options.max_groups = 2;
-  RepairCoordinator repairs(options, &metrics_, HeldRepair());
+  RepairCoordinator repairs(options, metrics_, HeldRepair());
   ASSERT_TRUE(
       repairs.Repair(blob_, BadBlock(0), PriorityClass::kBe, Waiter()).ok());
   ASSERT_TRUE(
@@ -186,18 +187,18 @@ TEST_F(RepairCoordinatorTest, TheRealRepairAndOneAfterIt) {
   FlipStoredDataBit(digest_, 7 * kBlock + 100);
   const absl::Status bad = BadBlock(7);
   {
-    RepairCoordinator repairs({}, &metrics_);
+    RepairCoordinator repairs({}, metrics_);
     ASSERT_TRUE(repairs.Repair(Open(), bad, PriorityClass::kBe, Waiter()).ok());
   }
   {
-    RepairCoordinator repairs({}, &metrics_);
+    RepairCoordinator repairs({}, metrics_);
     ASSERT_TRUE(repairs.Repair(Open(), bad, PriorityClass::kBe, Waiter()).ok());
   }
   ASSERT_EQ(results().size(), 2u);
   EXPECT_EQ(*results()[0], 1);
   EXPECT_EQ(*results()[1], 0);
-  EXPECT_EQ(metrics_.fec_repairs(), 2u);
-  EXPECT_EQ(metrics_.fec_repaired_blocks(), 1u);
+  EXPECT_EQ(metrics_->fec_repairs(), 2u);
+  EXPECT_EQ(metrics_->fec_repaired_blocks(), 1u);
 }
 
 }  // namespace

@@ -401,7 +401,7 @@ class DispatchedReadStreamTest : public ReadStreamTest {
     options.limits = InlineLimits::Uniform(64 * kBlock);
     options.budget.budget = absl::Hours(1);
     options.read_ahead_bytes = 16 * kBlock;
-    dispatcher_ = std::make_unique<Dispatcher>(options, pool_, &metrics_);
+    dispatcher_ = std::make_unique<Dispatcher>(options, pool_, metrics_);
   }
 
   // Runs one stream of [offset, offset + length) of `blob` to its end, the
@@ -428,7 +428,8 @@ class DispatchedReadStreamTest : public ReadStreamTest {
   }
 
   prometheus::Registry registry_;
-  DispatchMetrics metrics_{registry_};
+  std::shared_ptr<DispatchMetrics> metrics_ =
+      std::make_shared<DispatchMetrics>(registry_);
   std::shared_ptr<VerifyPool> pool_;
   std::unique_ptr<Dispatcher> dispatcher_;
 };

@@ -9,11 +9,12 @@
 
 namespace verity::server {
 
-Collections::Collections(Store& store, SweepDelete remove,
-                         CollectionMetrics* metrics, CollectionsOptions options)
-    : store_(store),
+Collections::Collections(std::shared_ptr<Store> store, SweepDelete remove,
+                         std::shared_ptr<CollectionMetrics> metrics,
+                         CollectionsOptions options)
+    : store_(std::move(store)),
       remove_(std::move(remove)),
-      metrics_(metrics),
+      metrics_(std::move(metrics)),
       options_(std::move(options)) {}
 
 void Collections::Start(std::string holder) {
@@ -50,7 +51,7 @@ absl::StatusOr<CollectReport> Collections::RunNow(bool dry_run) {
   options.cancel = &stopping_;
   const absl::Time started = absl::Now();
   const absl::StatusOr<CollectReport> report =
-      Collect(store_, remove_, options, started);
+      Collect(*store_, remove_, options, started);
   if (report.ok() && options_.counted) {
     // A dry run's `freed` is what it would have freed: still stored.
     options_.counted(report->bytes - (dry_run ? 0 : report->freed_bytes),

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -33,11 +34,12 @@ struct CollectionsOptions {
   std::function<void(uint64_t bytes, absl::Time started)> counted;
 };
 
-// Thread-safe. `store`, `remove`'s targets and `metrics` (may be null) must
-// outlive it.
+// Thread-safe. `remove` holds what it deletes through; `metrics` may be
+// null.
 class Collections {
  public:
-  Collections(Store& store, SweepDelete remove, CollectionMetrics* metrics,
+  Collections(std::shared_ptr<Store> store, SweepDelete remove,
+              std::shared_ptr<CollectionMetrics> metrics,
               CollectionsOptions options);
   // Stop().
   ~Collections();
@@ -58,9 +60,9 @@ class Collections {
  private:
   void Loop();
 
-  Store& store_;
+  const std::shared_ptr<Store> store_;
   const SweepDelete remove_;
-  CollectionMetrics* const metrics_;
+  const std::shared_ptr<CollectionMetrics> metrics_;
   const CollectionsOptions options_;
   std::atomic<bool> stopping_{false};
   absl::Notification stop_;

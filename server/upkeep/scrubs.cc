@@ -39,8 +39,11 @@ void RunAtIdle(const std::function<void(absl::string_view)>& log) {
 
 }  // namespace
 
-Scrubs::Scrubs(Store& store, ScrubMetrics* metrics, ScrubsOptions options)
-    : store_(store), metrics_(metrics), options_(std::move(options)) {
+Scrubs::Scrubs(std::shared_ptr<Store> store,
+               std::shared_ptr<ScrubMetrics> metrics, ScrubsOptions options)
+    : store_(std::move(store)),
+      metrics_(std::move(metrics)),
+      options_(std::move(options)) {
   if (metrics_ != nullptr) metrics_->SetInterval(options_.interval);
 }
 
@@ -79,7 +82,7 @@ void Scrubs::Loop() {
   RunAtIdle(options_.log);
   const absl::Time began = absl::Now();
   while (!stopping_.load()) {
-    const absl::StatusOr<ScrubPosition> position = ReadScrubPosition(store_);
+    const absl::StatusOr<ScrubPosition> position = ReadScrubPosition(*store_);
     absl::Duration wait = options_.retry;
     if (position.ok()) {
       if (metrics_ != nullptr) {
@@ -129,7 +132,7 @@ absl::StatusOr<ScrubReport> Scrubs::RunPass() {
   }
   options.log = options_.log;
   options.cancel = &stopping_;
-  const absl::StatusOr<ScrubReport> report = RunScrubPass(store_, options);
+  const absl::StatusOr<ScrubReport> report = RunScrubPass(*store_, options);
   options_.log(report.ok() ? absl::StrCat("scrub pass completed: ",
                                           FormatScrubReport(*report))
                            : absl::StrCat("scrub pass did not complete: ",
@@ -177,7 +180,7 @@ absl::StatusOr<ScrubStatus> Scrubs::RunNow(bool wait) {
     }
     status.running = running_;
   }
-  ASSIGN_OR_RETURN(status.position, ReadScrubPosition(store_));
+  ASSIGN_OR_RETURN(status.position, ReadScrubPosition(*store_));
   return status;
 }
 

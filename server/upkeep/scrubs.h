@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -45,10 +46,11 @@ struct ScrubsOptions {
   std::function<void(absl::string_view)> log;
 };
 
-// Thread-safe. `store` and `metrics` (may be null) must outlive it.
+// Thread-safe. `metrics` may be null.
 class Scrubs {
  public:
-  Scrubs(Store& store, ScrubMetrics* metrics, ScrubsOptions options);
+  Scrubs(std::shared_ptr<Store> store, std::shared_ptr<ScrubMetrics> metrics,
+         ScrubsOptions options);
   // Stop().
   ~Scrubs();
 
@@ -76,8 +78,8 @@ class Scrubs {
   // Waits until `bytes` more may be read at the rate.
   absl::Status Pace(uint64_t bytes);
 
-  Store& store_;
-  ScrubMetrics* const metrics_;
+  const std::shared_ptr<Store> store_;
+  const std::shared_ptr<ScrubMetrics> metrics_;
   const ScrubsOptions options_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

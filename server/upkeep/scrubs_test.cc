@@ -36,7 +36,7 @@ class ScrubsTest : public UpkeepTest {
 
 TEST_P(ScrubsTest, RunsAPassWhenAskedAndAnswersWhatItFound) {
   for (int i = 0; i < 3; ++i) Put(absl::StrCat("blob ", i));
-  Scrubs scrubs(*store_, nullptr, Options());
+  Scrubs scrubs(store_, nullptr, Options());
   scrubs.Start("test");
   absl::StatusOr<ScrubStatus> status = scrubs.RunNow(/*wait=*/true);
   ASSERT_TRUE(status.ok()) << status.status();
@@ -55,7 +55,7 @@ TEST_P(ScrubsTest, ReadsNoFasterThanItsRate) {
   for (int i = 0; i < 3; ++i) Put(absl::StrCat(i, data));
   ScrubsOptions options = Options();
   options.bytes_per_second = 1 << 20;
-  Scrubs scrubs(*store_, nullptr, options);
+  Scrubs scrubs(store_, nullptr, options);
   scrubs.Start("test");
   const absl::Time start = absl::Now();
   absl::StatusOr<ScrubStatus> status = scrubs.RunNow(/*wait=*/true);
@@ -69,7 +69,7 @@ TEST_P(ScrubsTest, RunsEveryInterval) {
   Put("a blob");
   ScrubsOptions options = Options();
   options.interval = absl::Milliseconds(200);
-  Scrubs scrubs(*store_, nullptr, options);
+  Scrubs scrubs(store_, nullptr, options);
   scrubs.Start("test");
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   int completed = 0;
@@ -89,7 +89,7 @@ TEST_P(ScrubsTest, StopEndsAPassAndItsWaiters) {
   for (int i = 0; i < 4; ++i) Put(absl::StrCat(i, data));
   ScrubsOptions options = Options();
   options.bytes_per_second = 1 << 18;  // 16 s for the store
-  Scrubs scrubs(*store_, nullptr, options);
+  Scrubs scrubs(store_, nullptr, options);
   scrubs.Start("test");
   absl::StatusOr<ScrubStatus> waited;
   std::thread waiter([&] { waited = scrubs.RunNow(/*wait=*/true); });

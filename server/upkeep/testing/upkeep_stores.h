@@ -37,7 +37,7 @@ class UpkeepTest : public ::testing::TestWithParam<StoreFactory> {
   void Name(const std::string& name, const TestBlob& blob);
   bool Stored(const TestBlob& blob) { return store_->Stat(blob.digest).ok(); }
 
-  std::unique_ptr<Store> store_;
+  std::shared_ptr<Store> store_;
 };
 
 }  // namespace verity::server
