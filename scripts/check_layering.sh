@@ -15,6 +15,7 @@ declare -A allowed=(
   [lib/cache]="lib/base lib/hash"
   [lib/trust]="lib/base lib/hash lib/tree"
   [lib/manifest]="lib/base lib/hash lib/tree"
+  [lib/tlog]="lib/base lib/hash lib/tree lib/trust"
   [lib/testing]="lib/base lib/hash lib/tree"
   [proto]="lib"
   [server/store]="lib"
@@ -35,7 +36,7 @@ declare -A allowed=(
   [client/cli]="lib client/include client/sdk client/names client/mount client/sync"
 )
 # What tests (and test support) may include on top.
-test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/names client/mount client/sync client/cli"
+test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/tlog lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/names client/mount client/sync client/cli"
 
 bad=0
 while IFS= read -r file; do
