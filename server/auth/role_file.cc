@@ -18,11 +18,6 @@ bool IsVisibleAscii(absl::string_view text) {
   });
 }
 
-bool IsToken68Char(char c) {
-  return absl::ascii_isalnum(c) ||
-         absl::string_view("-._~+/").find(c) != absl::string_view::npos;
-}
-
 absl::Status LineError(int line, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat("line ", line, ": ", problem));
 }
