@@ -65,6 +65,16 @@ class LogSequencerTest : public ::testing::Test {
         << index;
   }
 
+  // The storage fails every write of an object under `prefix` (a server
+  // stopped there), until SetWriteHook(nullptr).
+  void FailWritesUnder(std::string prefix) {
+    storage_->SetWriteHook([prefix](absl::string_view path) {
+      return absl::StartsWith(path, prefix)
+                 ? absl::UnavailableError("the writer stopped")
+                 : absl::OkStatus();
+    });
+  }
+
   static std::vector<std::string> Batch(absl::string_view tag, int count) {
     std::vector<std::string> entries;
     for (int i = 0; i < count; ++i) entries.push_back(absl::StrCat(tag, i));
@@ -156,10 +166,7 @@ TEST_F(LogSequencerTest, ABatchCommittedWithoutItsTilesIsIntegratedByTheNext) {
   std::unique_ptr<LogSequencer> first = NewSequencer();
   ASSERT_TRUE(first->Append(Batch("a", 10)).ok());
   // Stopped after its commit: no tile is written.
-  storage_->SetWriteHook([](absl::string_view path) {
-    return absl::StartsWith(path, "tile/") ? absl::UnavailableError("stopped")
-                                           : absl::OkStatus();
-  });
+  FailWritesUnder("tile/");
   absl::StatusOr<AppendedBatch> committed = first->Append(Batch("b", 300));
   ASSERT_TRUE(committed.ok()) << committed.status();
   storage_->SetWriteHook(nullptr);
@@ -179,10 +186,7 @@ TEST_F(LogSequencerTest, ABatchCommittedWithoutItsTilesIsIntegratedByTheNext) {
 TEST_F(LogSequencerTest, AFailureBeforeTheCommitAppendsNothing) {
   std::unique_ptr<LogSequencer> sequencer = NewSequencer();
   ASSERT_TRUE(sequencer->Append(Batch("a", 3)).ok());
-  storage_->SetWriteHook([](absl::string_view path) {
-    return absl::StartsWith(path, "batches/") ? absl::UnavailableError("down")
-                                              : absl::OkStatus();
-  });
+  FailWritesUnder("batches/");
   EXPECT_EQ(sequencer->Append(Batch("b", 3)).status().code(),
             absl::StatusCode::kUnavailable);
   storage_->SetWriteHook(nullptr);
@@ -223,10 +227,7 @@ TEST_F(LogSequencerTest, WhatTheStorageChangesIsCaught) {
   ASSERT_TRUE(writer->Append(Batch("a", 20)).ok());
   // The last batch's tiles gone and its staged entries changed: the batch
   // does not hash to the signed root.
-  storage_->SetWriteHook([](absl::string_view path) {
-    return absl::StartsWith(path, "tile/") ? absl::UnavailableError("stopped")
-                                           : absl::OkStatus();
-  });
+  FailWritesUnder("tile/");
   ASSERT_TRUE(writer->Append(Batch("b", 4)).ok());
   storage_->SetWriteHook(nullptr);
   std::string batch_path;
