@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -125,7 +126,9 @@ absl::StatusOr<NoteKey> NoteKey::Parse(absl::string_view text) {
   const absl::string_view hex = text.substr(first + 1, second - first - 1);
   uint32_t id = 0;
   std::string bytes;
-  if (hex.size() != 8 || !absl::SimpleHexAtoi(hex, &id) ||
+  if (hex.size() != 8 ||
+      !std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit) ||
+      !absl::SimpleHexAtoi(hex, &id) ||
       !DecodeBase64(text.substr(second + 1), bytes) ||
       bytes.size() != 1 + kEd25519PublicKeySize) {
     return malformed();

@@ -42,6 +42,9 @@ TEST(SignedNoteTest, KeysRoundTripAndTheirIdIsTheSpecs) {
   std::string wrong_id = text;
   wrong_id[16] = wrong_id[16] == '0' ? '1' : '0';
   EXPECT_FALSE(NoteKey::Parse(wrong_id).ok());
+  std::string prefixed = text;  // "0x" and six digits: not eight digits
+  prefixed.replace(16, 2, "0x");
+  EXPECT_FALSE(NoteKey::Parse(prefixed).ok());
   EXPECT_FALSE(NoteKey::Parse(text.substr(15)).ok());
   EXPECT_FALSE(NoteKey::Parse("example.com/log").ok());
   EXPECT_FALSE(
