@@ -102,6 +102,17 @@ class ForwardingStore : public Store {
       const std::optional<std::string>& expected) override {
     return inner_.WriteRecord(key, body, expected);
   }
+  absl::StatusOr<std::string> ReadLogObject(
+      absl::string_view path) const override {
+    return inner_.ReadLogObject(path);
+  }
+  absl::Status WriteLogObject(absl::string_view path,
+                              absl::string_view bytes) override {
+    return inner_.WriteLogObject(path, bytes);
+  }
+  absl::Status DeleteLogObject(absl::string_view path) override {
+    return inner_.DeleteLogObject(path);
+  }
   std::optional<StoreTotals> Totals() const override { return inner_.Totals(); }
   std::vector<absl::StatusOr<PutResult>> PutBatch(
       absl::Span<const BatchPut> blobs) override {

@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "lib/base/status_macros.h"
@@ -311,6 +313,27 @@ absl::Status CheckSharedRecord(absl::string_view key, absl::string_view body) {
     return absl::InvalidArgumentError(
         absl::StrCat("a shared record holds at most ", kMaxSharedRecordSize,
                      " bytes, not ", body.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckLogObject(absl::string_view path, absl::string_view bytes) {
+  bool valid = !path.empty() && path.size() <= 256;
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    valid = valid && !part.empty() && part != "." && part != ".." &&
+            std::all_of(part.begin(), part.end(), [](char c) {
+              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                     c == '.' || c == '_' || c == '-';
+            });
+  }
+  if (!valid) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", absl::CHexEscape(path), "\" is not a log object's path"));
+  }
+  if (bytes.size() > kMaxLogObjectSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a log object holds at most ", kMaxLogObjectSize,
+                     " bytes, not ", bytes.size()));
   }
   return absl::OkStatus();
 }

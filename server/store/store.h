@@ -356,6 +356,13 @@ inline constexpr size_t kMaxSharedRecordSize = 4096;
 // INVALID_ARGUMENT unless `key` is a shared record's key and `body` fits.
 absl::Status CheckSharedRecord(absl::string_view key, absl::string_view body);
 
+// A log object holds at most this (a staged batch of 4,096 statements).
+inline constexpr size_t kMaxLogObjectSize = 16 << 20;
+
+// INVALID_ARGUMENT unless `path` names a log object: slash-separated parts
+// of [a-z0-9._-], none empty, "." or "..", and `bytes` fits.
+absl::Status CheckLogObject(absl::string_view path, absl::string_view bytes);
+
 // Served blobs and the sum of their data sizes.
 struct StoreTotals {
   size_t blobs = 0;
@@ -533,6 +540,18 @@ class Store {
   virtual absl::StatusOr<SharedRecord> WriteRecord(
       absl::string_view key, absl::string_view body,
       const std::optional<std::string>& expected) = 0;
+
+  // The transparency log's objects (lib/tlog/log_storage.h: tiles, entry
+  // bundles, the checkpoint, staged batches) by their path in the log
+  // (CheckLogObjectPath), written whole and durably, at most
+  // kMaxLogObjectSize bytes. NOT_FOUND for one that is not there; deleting
+  // one that is not there is OK. The log's state is the shared record
+  // "log-state".
+  virtual absl::StatusOr<std::string> ReadLogObject(
+      absl::string_view path) const = 0;
+  virtual absl::Status WriteLogObject(absl::string_view path,
+                                      absl::string_view bytes) = 0;
+  virtual absl::Status DeleteLogObject(absl::string_view path) = 0;
 
   // The served blobs, for a store that keeps count; nullopt otherwise.
   virtual std::optional<StoreTotals> Totals() const = 0;

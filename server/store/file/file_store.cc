@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "lib/base/status_macros.h"
 #include "lib/fec/dm_verity_fec.h"
 #include "lib/hash/hash.h"
@@ -591,6 +592,39 @@ absl::StatusOr<SharedRecord> FileStore::WriteRecord(
       fs_, TempPath("record-"),
       JoinPath(layout_.upkeep_dir(), std::string(key)), body));
   return SharedRecord{std::string(body), Sha256Hex(body)};
+}
+
+absl::StatusOr<std::string> FileStore::ReadLogObject(
+    absl::string_view path) const {
+  RETURN_IF_ERROR(CheckLogObject(path, ""));
+  return ReadSmallRegularFile(
+      fs_, JoinPath(layout_.log_dir(), std::string(path)), kMaxLogObjectSize);
+}
+
+absl::Status FileStore::WriteLogObject(absl::string_view path,
+                                       absl::string_view bytes) {
+  RETURN_IF_ERROR(CheckLogObject(path, bytes));
+  // Each folder on the way, made durable in its parent when it is new.
+  std::string dir = layout_.log_dir();
+  const std::vector<absl::string_view> parts = absl::StrSplit(path, '/');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string parent = dir;
+    dir = JoinPath(dir, std::string(parts[i]));
+    ASSIGN_OR_RETURN(const bool made, fs_.MakeDir(dir));
+    if (made) RETURN_IF_ERROR(FsyncDir(fs_, parent));
+  }
+  return ReplaceFileDurably(fs_, TempPath("log-"),
+                            JoinPath(layout_.log_dir(), std::string(path)),
+                            bytes);
+}
+
+absl::Status FileStore::DeleteLogObject(absl::string_view path) {
+  RETURN_IF_ERROR(CheckLogObject(path, ""));
+  const std::string file = JoinPath(layout_.log_dir(), std::string(path));
+  const absl::Status removed = fs_.Unlink(file);
+  if (absl::IsNotFound(removed)) return absl::OkStatus();
+  RETURN_IF_ERROR(removed);
+  return FsyncDir(fs_, DirName(file));
 }
 
 absl::Status FileStore::DeleteName(absl::string_view name) {

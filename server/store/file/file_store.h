@@ -176,6 +176,12 @@ class FileStore final : public Store {
   absl::StatusOr<SharedRecord> WriteRecord(
       absl::string_view key, absl::string_view body,
       const std::optional<std::string>& expected) override;
+  // log/<path>, replaced by rename; its folders made as needed.
+  absl::StatusOr<std::string> ReadLogObject(
+      absl::string_view path) const override;
+  absl::Status WriteLogObject(absl::string_view path,
+                              absl::string_view bytes) override;
+  absl::Status DeleteLogObject(absl::string_view path) override;
   std::optional<StoreTotals> Totals() const override;
   bool IsLocal() const override { return true; }
   // To FileStoreOptions::log.

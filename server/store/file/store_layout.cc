@@ -106,6 +106,7 @@ absl::Status MakeSubdirs(FileSystem& fs, const StoreLayout& layout) {
       layout.quarantine_dir(),
       layout.tmp_dir(),
       layout.upkeep_dir(),
+      layout.log_dir(),
   };
   for (const std::string& dir : dirs) {
     RETURN_IF_ERROR(fs.MakeDir(dir).status());

@@ -35,6 +35,8 @@ class StoreLayout {
   std::string tmp_dir() const { return JoinPath(root_, "tmp"); }
   // Shared records (Store::ReadRecord): upkeep/<key>.
   std::string upkeep_dir() const { return JoinPath(root_, "upkeep"); }
+  // The transparency log's objects (Store::ReadLogObject): log/<path>.
+  std::string log_dir() const { return JoinPath(root_, "log"); }
 
   // blobs/<alg>
   std::string AlgorithmDir(HashAlgorithm algorithm) const;

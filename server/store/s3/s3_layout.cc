@@ -82,6 +82,10 @@ std::string S3Layout::RecordKey(absl::string_view key) const {
   return absl::StrCat(prefix_, "upkeep/", key);
 }
 
+std::string S3Layout::LogKey(absl::string_view path) const {
+  return absl::StrCat(prefix_, "log/", path);
+}
+
 std::string S3Layout::DamagedKey(const ParsedDigest& digest) const {
   return absl::StrCat(prefix_, "damaged/", FlatName(digest));
 }

@@ -77,6 +77,7 @@ class S3Layout {
   std::string UploadKey(absl::string_view id) const;
   std::string UsedKey(const ParsedDigest& digest) const;
   std::string RecordKey(absl::string_view key) const;
+  std::string LogKey(absl::string_view path) const;
 
   // The digest whose object `key` is (one of BlobKey's, a name hint, or any
   // other key under its BlobPrefix), with the size of that prefix if

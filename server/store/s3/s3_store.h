@@ -183,6 +183,12 @@ class S3Store final : public Store {
   absl::StatusOr<SharedRecord> WriteRecord(
       absl::string_view key, absl::string_view body,
       const std::optional<std::string>& expected) override;
+  // log/<path>: plain objects, each written whole by one PutObject.
+  absl::StatusOr<std::string> ReadLogObject(
+      absl::string_view path) const override;
+  absl::Status WriteLogObject(absl::string_view path,
+                              absl::string_view bytes) override;
+  absl::Status DeleteLogObject(absl::string_view path) override;
   std::optional<StoreTotals> Totals() const override { return std::nullopt; }
   bool IsLocal() const override { return false; }
   // The check Open() makes.

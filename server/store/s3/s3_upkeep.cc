@@ -248,4 +248,21 @@ absl::StatusOr<SharedRecord> S3Store::WriteRecord(
   return SharedRecord{std::string(body), std::move(version)};
 }
 
+absl::StatusOr<std::string> S3Store::ReadLogObject(
+    absl::string_view path) const {
+  RETURN_IF_ERROR(CheckLogObject(path, ""));
+  return GetObject(layout_.LogKey(path), "GetLogObject");
+}
+
+absl::Status S3Store::WriteLogObject(absl::string_view path,
+                                     absl::string_view bytes) {
+  RETURN_IF_ERROR(CheckLogObject(path, bytes));
+  return PutObject(layout_.LogKey(path), std::string(bytes), {});
+}
+
+absl::Status S3Store::DeleteLogObject(absl::string_view path) {
+  RETURN_IF_ERROR(CheckLogObject(path, ""));
+  return DeleteObject(layout_.LogKey(path));
+}
+
 }  // namespace verity::server
