@@ -68,8 +68,9 @@ absl::Status ValidateNameHistory(int keep) {
 std::string EncodeNameHistory(const NameHistory& history) {
   std::string out(kMagic);
   for (const NameVersion& version : history.versions) {
-    const std::string record = EncodeNameFile(version.digest.ToString(),
-                                              history.name, version.statement);
+    const std::string record =
+        EncodeNameFile(version.digest.ToString(), history.name,
+                       version.statement, version.log_index);
     absl::StrAppend(&out, TimeText(version.written), " ", record.size(), "\n",
                     record);
   }
@@ -82,7 +83,8 @@ absl::StatusOr<NameHistory> DecodeNameHistory(absl::string_view contents) {
     ASSIGN_OR_RETURN(NameRecord record, DecodeNameFile(contents));
     history.name = std::move(record.name);
     history.versions.push_back(
-        NameVersion{std::move(record.digest), std::move(record.statement)});
+        NameVersion{std::move(record.digest), std::move(record.statement),
+                    absl::InfinitePast(), record.log_index});
     return history;
   }
   while (!contents.empty()) {
@@ -98,8 +100,9 @@ absl::StatusOr<NameHistory> DecodeNameHistory(absl::string_view contents) {
       return Malformed(absl::StrCat("of \"", history.name,
                                     "\" has a version of another name"));
     }
-    history.versions.push_back(NameVersion{
-        std::move(record.digest), std::move(record.statement), version.second});
+    history.versions.push_back(NameVersion{std::move(record.digest),
+                                           std::move(record.statement),
+                                           version.second, record.log_index});
   }
   if (history.versions.empty()) return Malformed("has no version");
   return history;

@@ -16,6 +16,8 @@
 #define VERITYD_SERVER_STORE_NAME_HISTORY_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +36,12 @@ struct NameVersion {
   // When the store wrote it, to the second; InfinitePast for a version
   // written before histories were kept.
   absl::Time written = absl::InfinitePast();
+  // The statement's index in the server's transparency log, if logged.
+  std::optional<uint64_t> log_index;
 
   friend bool operator==(const NameVersion& a, const NameVersion& b) {
     return a.digest == b.digest && a.statement == b.statement &&
-           a.written == b.written;
+           a.written == b.written && a.log_index == b.log_index;
   }
 };
 

@@ -4,12 +4,34 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/base/status_macros.h"
 #include "lib/hash/hash.h"
 
 namespace verity::server {
+namespace {
+
+constexpr absl::string_view kLogIndexPrefix = "log-index ";
+
+// Takes "log-index <N>\n" off the front of a name file's statement part, if
+// it is there.
+absl::StatusOr<std::optional<uint64_t>> TakeLogIndex(
+    absl::string_view& statement) {
+  if (!absl::ConsumePrefix(&statement, kLogIndexPrefix)) return std::nullopt;
+  const size_t newline = statement.find('\n');
+  uint64_t index = 0;
+  if (newline == absl::string_view::npos || newline > 20 ||
+      !absl::SimpleAtoi(statement.substr(0, newline), &index)) {
+    return absl::DataLossError("name file has a bad log index");
+  }
+  statement.remove_prefix(newline + 1);
+  return index;
+}
+
+}  // namespace
 
 absl::Status ValidateBlobName(absl::string_view name) {
   if (name.empty() || name.size() > kMaxBlobNameSize) {
@@ -35,11 +57,16 @@ absl::Status ValidateBlobName(absl::string_view name) {
 std::string NameFileName(absl::string_view name) { return Sha256Hex(name); }
 
 std::string EncodeNameFile(absl::string_view digest_text,
-                           absl::string_view name,
-                           absl::string_view statement) {
+                           absl::string_view name, absl::string_view statement,
+                           std::optional<uint64_t> log_index) {
   if (statement.empty()) return absl::StrCat(digest_text, "\n", name);
-  return absl::StrCat(digest_text, "\n", name, absl::string_view("\0", 1),
-                      statement);
+  std::string file =
+      absl::StrCat(digest_text, "\n", name, absl::string_view("\0", 1));
+  if (log_index.has_value()) {
+    absl::StrAppend(&file, kLogIndexPrefix, *log_index, "\n");
+  }
+  absl::StrAppend(&file, statement);
+  return file;
 }
 
 absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
@@ -59,7 +86,9 @@ absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
   const size_t nul = rest.find('\0');
   record.name = std::string(rest.substr(0, nul));
   if (nul != absl::string_view::npos) {
-    record.statement = std::string(rest.substr(nul + 1));
+    absl::string_view statement = rest.substr(nul + 1);
+    ASSIGN_OR_RETURN(record.log_index, TakeLogIndex(statement));
+    record.statement = std::string(statement);
     if (record.statement.empty() ||
         record.statement.size() > kMaxNameStatementSize) {
       return absl::DataLossError(absl::StrCat(
@@ -75,9 +104,9 @@ absl::StatusOr<NameRecord> DecodeNameFile(absl::string_view contents) {
 }
 
 void NameIndex::Set(const std::string& name, const std::string& digest_text,
-                    std::string statement) {
+                    std::string statement, std::optional<uint64_t> log_index) {
   Remove(name);
-  target_of_[name] = Target{digest_text, std::move(statement)};
+  target_of_[name] = Target{digest_text, std::move(statement), log_index};
   names_of_[digest_text].insert(name);
 }
 
@@ -99,6 +128,11 @@ const std::string* NameIndex::Find(const std::string& name) const {
 const std::string* NameIndex::StatementOf(const std::string& name) const {
   const auto it = target_of_.find(name);
   return it == target_of_.end() ? nullptr : &it->second.statement;
+}
+
+std::optional<uint64_t> NameIndex::LogIndexOf(const std::string& name) const {
+  const auto it = target_of_.find(name);
+  return it == target_of_.end() ? std::nullopt : it->second.log_index;
 }
 
 std::vector<std::string> NameIndex::Names() const {

@@ -78,6 +78,38 @@ TEST(NameFileTest, RoundTripsAStatementOfAnyBytes) {
             kMaxNameFileSize);
 }
 
+TEST(NameFileTest, RoundTripsAStatementsLogIndex) {
+  const std::string digest =
+      FormatDigest(HashAlgorithm::kSha256, AsBytes(std::string(32, '\x04')));
+  const std::string statement("verityd name statement v2\n\0sig", 30);
+  for (const uint64_t index : {uint64_t{0}, uint64_t{7}, ~uint64_t{0}}) {
+    const std::string file = EncodeNameFile(digest, "n", statement, index);
+    const absl::StatusOr<NameRecord> record = DecodeNameFile(file);
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(record->statement, statement);
+    EXPECT_EQ(record->log_index, index);
+  }
+  // Without one, the file is what it was before logs (and reads as none).
+  EXPECT_EQ(EncodeNameFile(digest, "n", statement, std::nullopt),
+            EncodeNameFile(digest, "n", statement));
+  EXPECT_EQ(DecodeNameFile(EncodeNameFile(digest, "n", statement))->log_index,
+            std::nullopt);
+  EXPECT_LE(
+      EncodeNameFile(digest, std::string(kMaxBlobNameSize, 'n'),
+                     std::string(kMaxNameStatementSize, 's'), ~uint64_t{0})
+          .size(),
+      kMaxNameFileSize);
+  const std::string nul("\0", 1);
+  for (const std::string& bad :
+       {"log-index \nstatement", "log-index x1\nstatement",
+        "log-index 99999999999999999999999\nstatement", "log-index 5",
+        "log-index 5\n"}) {
+    EXPECT_EQ(DecodeNameFile(digest + "\nn" + nul + bad).status().code(),
+              absl::StatusCode::kDataLoss)
+        << bad;
+  }
+}
+
 TEST(NameFileTest, AFileWithoutAStatementReadsAsBefore) {
   // Exactly what verityd wrote before names had statements.
   const std::string digest =

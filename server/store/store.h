@@ -75,6 +75,9 @@ struct NameWrite {
   std::function<absl::Status(const ParsedDigest& digest,
                              absl::string_view current_statement)>
       check;
+  // The statement's index in the server's transparency log, if it was
+  // logged: stored with it, so that a Stat by name can prove it.
+  std::optional<uint64_t> log_index;
 };
 
 // What a Put commits besides its content. Plain value.
@@ -327,7 +330,8 @@ class PutWriter {
 // What a name points at. Plain value.
 struct NamedBlob {
   ParsedDigest digest;
-  std::string statement;  // as stored, untrusted; empty: none
+  std::string statement;              // as stored, untrusted; empty: none
+  std::optional<uint64_t> log_index;  // as stored with the statement
 };
 
 // INVALID_ARGUMENT unless `write` names a valid name and its statement fits

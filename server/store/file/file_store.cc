@@ -283,7 +283,8 @@ absl::Status FileStore::WriteName(const NameWrite& write,
   const absl::StatusOr<NameHistory> before = ReadHistory(write.name);
   const NameHistory next = NextNameHistory(
       before.ok() ? &*before : nullptr, write.name,
-      NameVersion{digest, write.statement, absl::Now()}, options_.name_history);
+      NameVersion{digest, write.statement, absl::Now(), write.log_index},
+      options_.name_history);
   const std::string temp = TempPath("name-");
   absl::Status status = WriteNewFileDurably(fs_, temp, EncodeNameHistory(next));
   if (status.ok()) status = fs_.Rename(temp, layout_.NameFile(write.name));
@@ -294,7 +295,7 @@ absl::Status FileStore::WriteName(const NameWrite& write,
   {
     // The file is in place: the index mirrors it, fsync'd or not.
     absl::MutexLock lock(&mu_);
-    names_.Set(write.name, digest_text, write.statement);
+    names_.Set(write.name, digest_text, write.statement, write.log_index);
   }
   return FsyncDir(fs_, layout_.names_dir());
 }
@@ -406,6 +407,7 @@ absl::StatusOr<NamedBlob> FileStore::LookupName(absl::string_view name) const {
     }
     text = *found;
     named.statement = *names_.StatementOf(name_string);
+    named.log_index = names_.LogIndexOf(name_string);
   }
   ASSIGN_OR_RETURN(named.digest, ParseDigest(text));
   return named;

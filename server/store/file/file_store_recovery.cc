@@ -158,7 +158,7 @@ absl::StatusOr<bool> FileStore::LoadNameFile(const std::string& file) {
     const std::string text = current.digest.ToString();
     absl::MutexLock lock(&mu_);
     if (blobs_.count(text) > 0 || quarantined_.contains(text)) {
-      names_.Set(history->name, text, current.statement);
+      names_.Set(history->name, text, current.statement, current.log_index);
       return true;
     }
     problem = absl::StrCat("it names ", text, ", which is gone");

@@ -42,7 +42,7 @@ absl::StatusCode OpenCode(const std::string& root) {
 TEST_F(BlobStoreRecoveryTest, CreatesTheLayout) {
   EXPECT_EQ(ReadWholeFile(root_ + "/VERSION").value(), "verityd-store 2\n");
   EXPECT_THAT(EntriesOf(root_),
-              UnorderedElementsAre("LOCK", "VERSION", "blobs", "names",
+              UnorderedElementsAre("LOCK", "VERSION", "blobs", "names", "log",
                                    "quarantine", "tmp", "upkeep"));
   EXPECT_THAT(EntriesOf(root_ + "/blobs"), ElementsAre("sha256", "sha512"));
 }
@@ -61,6 +61,9 @@ TEST_F(BlobStoreRecoveryTest, ReopenKeepsBlobsAndNames) {
   const std::string b = MustPut(MakeData(3, 2), "b", sha512);
   MustPut(MakeData(3, 2), "b2", sha512);
   const std::string c = MustPut("");
+  NameWrite logged{"logged", "a logged statement"};
+  logged.log_index = 42;
+  ASSERT_TRUE(store_->SetName(DigestFromText(c), logged).ok());
   const uint64_t bytes = store_->stored_bytes();
   Reopen();
   EXPECT_EQ(store_->blob_count(), 3u);
@@ -72,6 +75,8 @@ TEST_F(BlobStoreRecoveryTest, ReopenKeepsBlobsAndNames) {
   EXPECT_EQ(store_->Stat(DigestFromText(b))->descriptor.salt, "s");
   EXPECT_TRUE(store_->OpenBlob(DigestFromText(c)).ok());
   EXPECT_EQ(store_->ResolveName("a/first")->digest, DigestFromText(a).digest);
+  EXPECT_EQ(store_->LookupName("logged")->log_index, 42u);
+  EXPECT_EQ(store_->LookupName("logged")->statement, "a logged statement");
   EXPECT_THAT(log_.lines(), IsEmpty());
 }
 

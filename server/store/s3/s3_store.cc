@@ -429,7 +429,8 @@ absl::StatusOr<NameHistory> DecodeNameObject(absl::string_view name,
 absl::StatusOr<NamedBlob> S3Store::LookupName(absl::string_view name) const {
   ASSIGN_OR_RETURN(NameHistory history, History(name));
   NameVersion& current = history.versions[0];
-  return NamedBlob{std::move(current.digest), std::move(current.statement)};
+  return NamedBlob{std::move(current.digest), std::move(current.statement),
+                   current.log_index};
 }
 
 absl::StatusOr<NameHistory> S3Store::History(absl::string_view name) const {
@@ -538,10 +539,10 @@ absl::StatusOr<bool> S3Store::TryWriteName(
   }
   RETURN_IF_ERROR(RunNameCheck(
       write, digest, before.ok() ? before->versions[0].statement : ""));
-  const std::string body = EncodeNameHistory(
-      NextNameHistory(before.ok() ? &*before : nullptr, write.name,
-                      NameVersion{digest, write.statement, absl::Now()},
-                      options_.name_history));
+  const std::string body = EncodeNameHistory(NextNameHistory(
+      before.ok() ? &*before : nullptr, write.name,
+      NameVersion{digest, write.statement, absl::Now(), write.log_index},
+      options_.name_history));
   if (!absent && current.etag.empty()) {
     return absl::UnavailableError(
         absl::StrCat("S3 gave the name object ", key, " no ETag"));

@@ -72,9 +72,21 @@ void ExpectStatementsGoWithNames(Store& store) {
   EXPECT_EQ(store.LookupName("n")->digest, b.digest);
   EXPECT_THAT(store.Stat(a.digest)->names, IsEmpty());
 
+  // A logged statement keeps its log index with it, in the name and its
+  // history, until the name is written again.
+  NameWrite logged = Named("n", "two, logged");
+  logged.log_index = 1234567;
+  ASSERT_TRUE(store.SetName(b.digest, logged).ok());
+  EXPECT_EQ(store.LookupName("n")->log_index, 1234567u);
+  EXPECT_EQ(store.LookupName("n")->statement, "two, logged");
+  absl::StatusOr<NameHistory> history = store.History("n");
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(history->versions[0].log_index, 1234567u);
+
   // Re-pointed without one: none.
   ASSERT_TRUE(store.SetName(a.digest, Named("n")).ok());
   EXPECT_EQ(store.LookupName("n")->statement, "");
+  EXPECT_EQ(store.LookupName("n")->log_index, std::nullopt);
   EXPECT_EQ(store.LookupName("n")->digest, a.digest);
 
   // Deleted with the name, and with the blob.
