@@ -49,22 +49,13 @@ absl::StatusOr<std::optional<LogSequencer::Loaded>> LogSequencer::Load() const {
   }
   absl::StatusOr<LogState> state = LogState::Decode(record->body);
   if (!state.ok()) return NotTheLog(state.status().message());
-  absl::StatusOr<SignedNote> note = ParseNote(state->checkpoint);
-  if (!note.ok()) return NotTheLog(note.status().message());
-  absl::StatusOr<std::vector<VerifiedSignature>> verified =
-      VerifyNote(*note, absl::MakeConstSpan(&note_key_, 1));
-  if (!verified.ok() || verified->empty()) {
-    return NotTheLog("the checkpoint is not signed by the log's key");
+  absl::StatusOr<SignedCheckpoint> opened =
+      OpenCheckpoint(state->checkpoint, note_key_);
+  if (!opened.ok()) return NotTheLog(opened.status().message());
+  if (opened->checkpoint.size != state->size) {
+    return NotTheLog("the checkpoint is another size's");
   }
-  absl::StatusOr<Checkpoint> checkpoint = Checkpoint::Parse(note->text);
-  if (!checkpoint.ok()) return NotTheLog(checkpoint.status().message());
-  if (checkpoint->origin != options_.origin ||
-      checkpoint->size != state->size) {
-    return NotTheLog("the checkpoint is another log's, or another size's");
-  }
-  Loaded loaded{*std::move(record), *std::move(state), {}};
-  loaded.current = {*std::move(checkpoint), loaded.state.checkpoint};
-  return loaded;
+  return Loaded{*std::move(record), *std::move(state), *std::move(opened)};
 }
 
 absl::StatusOr<LogAppender> LogSequencer::Integrate(const Loaded& loaded) {
@@ -193,7 +184,7 @@ absl::StatusOr<AppendedBatch> LogSequencer::Append(
     if (WriteTiles(tiles).ok()) {
       // For static mirrors of the storage (C2SP tlog-tiles'
       // <prefix>/checkpoint): the state record stays what is checked.
-      storage_->Write("checkpoint", appended.note).IgnoreError();
+      storage_->Write(kCheckpointPath, appended.note).IgnoreError();
       if (loaded.has_value() && !loaded->state.batch.empty()) {
         storage_->Delete(loaded->state.batch).IgnoreError();
       }
@@ -205,7 +196,7 @@ absl::StatusOr<AppendedBatch> LogSequencer::Append(
                    options_.max_attempts, " commits; try again"));
 }
 
-absl::StatusOr<std::optional<CurrentCheckpoint>> LogSequencer::Current() {
+absl::StatusOr<std::optional<SignedCheckpoint>> LogSequencer::Current() {
   std::optional<LogAppender> appender;
   ASSIGN_OR_RETURN(std::optional<Loaded> loaded, LoadIntegrated(appender));
   if (!loaded.has_value()) return std::nullopt;

@@ -27,6 +27,7 @@
 #include "lib/tlog/log_appender.h"
 #include "lib/tlog/log_state.h"
 #include "lib/tlog/log_storage.h"
+#include "lib/tlog/signed_checkpoint.h"
 #include "lib/tlog/signed_note.h"
 #include "lib/trust/ed25519_key.h"
 
@@ -52,12 +53,6 @@ struct AppendedBatch {
   std::string note;
 };
 
-// The newest checkpoint and its signed note.
-struct CurrentCheckpoint {
-  Checkpoint checkpoint;
-  std::string note;
-};
-
 class LogSequencer {
  public:
   // INVALID_ARGUMENT for an origin that cannot name a note key.
@@ -71,7 +66,7 @@ class LogSequencer {
 
   // The newest checkpoint (nullopt: nothing appended yet), its tiles in
   // place.
-  absl::StatusOr<std::optional<CurrentCheckpoint>> Current();
+  absl::StatusOr<std::optional<SignedCheckpoint>> Current();
 
   // The verifier key of the log's checkpoints.
   const NoteKey& note_key() const { return note_key_; }
@@ -80,7 +75,7 @@ class LogSequencer {
   struct Loaded {
     LogStorage::Record record;
     LogState state;
-    CurrentCheckpoint current;
+    SignedCheckpoint current;
   };
 
   LogSequencer(std::shared_ptr<LogStorage> storage, SequencerOptions options,

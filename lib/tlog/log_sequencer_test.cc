@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/tlog/log_prover.h"
 #include "lib/tlog/memory_log_storage.h"
 
 namespace verity::tlog {
@@ -53,16 +54,9 @@ class LogSequencerTest : public ::testing::Test {
   // The entry at `index` is proved under `checkpoint` by the stored tiles.
   void ExpectProved(uint64_t index, const std::string& entry,
                     const Checkpoint& checkpoint) {
-    TileHashReader reader(checkpoint.size, [this](const TileId& id) {
-      return storage_->Read(id.Path());
-    });
     absl::StatusOr<std::vector<LogHash>> proof =
-        InclusionProof(index, checkpoint.size, reader);
-    ASSERT_TRUE(proof.ok()) << proof.status();
-    EXPECT_TRUE(VerifyInclusion(index, checkpoint.size, LeafHash(entry), *proof,
-                                checkpoint.root)
-                    .ok())
-        << index;
+        LogProver(storage_).Inclusion(index, entry, checkpoint);
+    EXPECT_TRUE(proof.ok()) << index << ": " << proof.status();
   }
 
   // The storage fails every write of an object under `prefix` (a server
@@ -120,7 +114,7 @@ TEST_F(LogSequencerTest, EveryBatchUnderASignedCheckpointThatProvesIt) {
     batches += absl::StartsWith(path, "batches/");
   }
   EXPECT_EQ(batches, 1);
-  absl::StatusOr<std::optional<CurrentCheckpoint>> current =
+  absl::StatusOr<std::optional<SignedCheckpoint>> current =
       NewSequencer()->Current();
   ASSERT_TRUE(current.ok() && current->has_value()) << current.status();
   EXPECT_EQ((*current)->checkpoint.size, expected_first);
@@ -142,7 +136,7 @@ TEST_F(LogSequencerTest, ServersRacingMakeOneLog) {
     });
   }
   for (std::thread& server : servers) server.join();
-  absl::StatusOr<std::optional<CurrentCheckpoint>> current =
+  absl::StatusOr<std::optional<SignedCheckpoint>> current =
       NewSequencer()->Current();
   ASSERT_TRUE(current.ok() && current->has_value()) << current.status();
   const uint64_t size = (*current)->checkpoint.size;
@@ -172,7 +166,7 @@ TEST_F(LogSequencerTest, ABatchCommittedWithoutItsTilesIsIntegratedByTheNext) {
   storage_->SetWriteHook(nullptr);
   // Another server reads the log: the tiles are written from the batch.
   std::unique_ptr<LogSequencer> second = NewSequencer();
-  absl::StatusOr<std::optional<CurrentCheckpoint>> current = second->Current();
+  absl::StatusOr<std::optional<SignedCheckpoint>> current = second->Current();
   ASSERT_TRUE(current.ok() && current->has_value()) << current.status();
   EXPECT_EQ((*current)->checkpoint.size, 310u);
   ExpectProved(309, "b299", committed->checkpoint);
@@ -244,7 +238,7 @@ TEST_F(LogSequencerTest, WhatTheStorageChangesIsCaught) {
   ASSERT_TRUE(NewSequencer()->Current().ok());
   // A changed partial tile is written again from the batch.
   storage_->SetObject("tile/0/000.p/24", std::string(24 * 32, 'x'));
-  absl::StatusOr<std::optional<CurrentCheckpoint>> current =
+  absl::StatusOr<std::optional<SignedCheckpoint>> current =
       NewSequencer()->Current();
   ASSERT_TRUE(current.ok()) << current.status();
   ExpectProved(23, "b3", (*current)->checkpoint);

@@ -19,6 +19,9 @@
 
 namespace verity::tlog {
 
+// The object a log publishes its newest checkpoint as (C2SP tlog-tiles).
+inline constexpr absl::string_view kCheckpointPath = "checkpoint";
+
 class LogStorage {
  public:
   struct Record {

@@ -69,7 +69,7 @@ TEST_P(StoreLogStorageTest, AppendsAndProves) {
   }
   EXPECT_EQ(*store_->ReadLogObject("checkpoint"), appended->note);
   // Another server on the store reads the same checkpoint.
-  absl::StatusOr<std::optional<tlog::CurrentCheckpoint>> current =
+  absl::StatusOr<std::optional<tlog::SignedCheckpoint>> current =
       NewSequencer()->Current();
   ASSERT_TRUE(current.ok() && current->has_value()) << current.status();
   EXPECT_EQ((*current)->note, appended->note);
@@ -88,7 +88,7 @@ TEST_P(StoreLogStorageTest, TwoServersRacingMakeOneLog) {
     });
   }
   for (std::thread& server : servers) server.join();
-  absl::StatusOr<std::optional<tlog::CurrentCheckpoint>> current =
+  absl::StatusOr<std::optional<tlog::SignedCheckpoint>> current =
       NewSequencer()->Current();
   ASSERT_TRUE(current.ok() && current->has_value()) << current.status();
   ASSERT_EQ((*current)->checkpoint.size, 80u);

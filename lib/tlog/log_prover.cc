@@ -1,0 +1,61 @@
+// Implements LogProver: proofs from the tiles, each verified before it is
+// returned.
+
+#include "lib/tlog/log_prover.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/base/status_macros.h"
+#include "lib/tlog/tiles.h"
+
+namespace verity::tlog {
+namespace {
+
+TileHashReader TilesOf(std::shared_ptr<const LogStorage> storage,
+                       uint64_t size) {
+  return TileHashReader(size, [storage = std::move(storage)](const TileId& id) {
+    return storage->Read(id.Path());
+  });
+}
+
+// A proof that does not verify means the tiles are not the checkpoint's.
+absl::Status TilesDiffer(const absl::Status& status) {
+  return absl::DataLossError(absl::StrCat(
+      "the log's tiles do not match its checkpoint: ", status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<LogHash>> LogProver::Inclusion(
+    uint64_t index, absl::string_view entry,
+    const Checkpoint& checkpoint) const {
+  TileHashReader reader = TilesOf(storage_, checkpoint.size);
+  ASSIGN_OR_RETURN(std::vector<LogHash> proof,
+                   InclusionProof(index, checkpoint.size, reader));
+  if (absl::Status ok = VerifyInclusion(index, checkpoint.size, LeafHash(entry),
+                                        proof, checkpoint.root);
+      !ok.ok()) {
+    return TilesDiffer(ok);
+  }
+  return proof;
+}
+
+absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
+    uint64_t old_size, const Checkpoint& checkpoint) const {
+  TileHashReader reader = TilesOf(storage_, checkpoint.size);
+  ASSIGN_OR_RETURN(std::vector<LogHash> proof,
+                   ConsistencyProof(old_size, checkpoint.size, reader));
+  // The old root, from the same tiles: the proof is checked as a client
+  // would, which catches tiles that are not the checkpoint's.
+  ASSIGN_OR_RETURN(const LogHash old_root, TreeHash(old_size, reader));
+  if (absl::Status ok = VerifyConsistency(old_size, checkpoint.size, old_root,
+                                          checkpoint.root, proof);
+      !ok.ok()) {
+    return TilesDiffer(ok);
+  }
+  return proof;
+}
+
+}  // namespace verity::tlog
