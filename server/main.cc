@@ -157,6 +157,20 @@ ABSL_FLAG(std::string, name_keys, "",
           "them) allowed to sign names: every Put with a name and every "
           "SetName then needs a statement signed by one of them, for that "
           "name and blob, of a higher version than the name's current one");
+ABSL_FLAG(std::string, log_key, "",
+          "PEM file of the Ed25519 private key (`verity keygen` makes one) "
+          "that signs the transparency log's checkpoints: every name "
+          "statement the server accepts is appended to the log before its "
+          "name is written, and Stat by name answers with its proof; every "
+          "replica of a store runs with the same key and --log_origin");
+ABSL_FLAG(std::string, log_origin, "",
+          "the transparency log's name (its checkpoints' origin, and the "
+          "key's name in clients' --log-key), e.g. example.com/verityd; "
+          "required with --log_key");
+ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(1),
+          "at most one log checkpoint per this long: statements accepted "
+          "meanwhile share the next one, and their Put or SetName answers "
+          "once it is written");
 ABSL_FLAG(double, max_call_rate, 50000,
           "calls (new streams and unary calls) each client connection may "
           "start per second, a second's worth at once; more get "
@@ -300,6 +314,9 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.auth.tokens_file = absl::GetFlag(FLAGS_auth_tokens);
   options.auth.identities_file = absl::GetFlag(FLAGS_auth_identities);
   options.name_keys_file = absl::GetFlag(FLAGS_name_keys);
+  options.log_key_file = absl::GetFlag(FLAGS_log_key);
+  options.log_origin = absl::GetFlag(FLAGS_log_origin);
+  options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
   options.service.max_have_tree_blocks =
       absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);

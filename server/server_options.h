@@ -51,6 +51,15 @@ struct ServerOptions {
   // -pubout` writes them) allowed to sign names: every name write then needs
   // a statement one of them signed (NamePolicy). Empty: names need none.
   std::string name_keys_file;
+  // The transparency log of name statements: a PEM file of the Ed25519
+  // private key that signs its checkpoints (`verity keygen` makes one).
+  // Empty: no log. Every replica of a store runs with the same key and
+  // origin, which the key needs.
+  std::string log_key_file;
+  std::string log_origin;
+  // At most one checkpoint per this long: statements accepted meanwhile share
+  // it (and their calls wait for it).
+  absl::Duration checkpoint_interval = absl::Seconds(1);
   ServiceOptions service;
   // Garbage collection every this long (zero: only when an admin asks, the
   // Collect RPC), with service.gc_grace.

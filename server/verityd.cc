@@ -145,6 +145,7 @@ absl::Status Verityd::Init() {
   RETURN_IF_ERROR(CheckImportDir(options_.import_dir));
   RETURN_IF_ERROR(InitDispatch());
   RETURN_IF_ERROR(InitStore());
+  RETURN_IF_ERROR(InitLog());
   InitServiceParts();
   InitCollections();
   InitScrubs();
@@ -174,6 +175,40 @@ absl::Status Verityd::InitStore() {
     unverified_reader_ = std::make_unique<UnverifiedReader>();
     context_.reader = unverified_reader_;
   }
+  return absl::OkStatus();
+}
+
+absl::Status Verityd::InitLog() {
+  const std::string& file = options_.log_key_file;
+  if (file.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> pem = ReadPem(file);
+  absl::StatusOr<Ed25519PrivateKey> key =
+      pem.ok() ? Ed25519PrivateKey::ParsePem(*pem)
+               : absl::StatusOr<Ed25519PrivateKey>(pem.status());
+  if (!key.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log_key=", file, ": ", key.status().message()));
+  }
+  StatementLogOptions log;
+  log.origin =
+      options_.log_origin.empty()
+          ? absl::StrCat("verityd/log/", KeyIdToHex(key->public_key().id()))
+          : options_.log_origin;
+  log.key = std::make_shared<const Ed25519PrivateKey>(*std::move(key));
+  log.checkpoint_interval = options_.checkpoint_interval;
+  absl::StatusOr<std::unique_ptr<StatementLog>> started =
+      StatementLog::Start(store_, std::move(log));
+  if (!started.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log_key/--log_origin: ", started.status().message()));
+  }
+  log_ = *std::move(started);
+  context_.log = log_;
+  // What clients pass as --log-key: public, and the log's name.
+  Log(
+      absl::StrCat("transparency log: name statements are logged; its "
+                   "verifier key is ",
+                   log_->note_key().ToString()));
   return absl::OkStatus();
 }
 
@@ -570,6 +605,9 @@ void Verityd::TearDown() {
   exposer_.reset();
   scrape_metrics_.reset();
   process_metrics_.reset();
+  // Appends nothing now that no call waits for it; its thread reads the
+  // store.
+  log_.reset();
   // Collect and Scrub calls' work, which runs collections_ and scrubs_.
   upkeep_.reset();
   // Both use the store and the served blobs; the scrubs also repairs_ and

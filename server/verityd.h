@@ -30,6 +30,7 @@
 #include "server/dispatch/repair_coordinator.h"
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
+#include "server/log/statement_log.h"
 #include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"
@@ -114,6 +115,8 @@ class Verityd {
   void StartBackground();
   // The NamePolicy of --name_keys (the keys' ids logged).
   absl::StatusOr<std::unique_ptr<NamePolicy>> LoadNamePolicy();
+  // The transparency log of --log_key, on the store; none without.
+  absl::Status InitLog();
   // The online tuner of the inline limits, starting from `limits`.
   absl::StatusOr<std::shared_ptr<InlineTuner>> StartTuner(
       const InlineLimits& limits, const Calibration& calibration);
@@ -173,6 +176,8 @@ class Verityd {
   std::shared_ptr<PeerRateLimiter> rate_limiter_;
   // --name_keys; never null once Init() has run.
   std::shared_ptr<NamePolicy> names_;
+  // --log_key's log; null without.
+  std::shared_ptr<StatementLog> log_;
   ServiceContext context_;
   // What a read that finds damage does; runs its work on io_.
   std::shared_ptr<CorruptionReporter> corruption_;

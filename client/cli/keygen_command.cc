@@ -16,18 +16,22 @@
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
 #include "lib/hash/hash.h"
+#include "lib/tlog/signed_note.h"
 #include "lib/trust/ed25519_key.h"
 
 namespace verity::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "Usage: verity keygen --out=FILE\n"
+    "Usage: verity keygen --out=FILE [--log-origin=NAME]\n"
     "Makes an Ed25519 key for `verity sign` and `verity put --sign-key`:\n"
     "writes the private key to FILE (PKCS#8 PEM, as `openssl genpkey\n"
     "-algorithm ed25519` does; mode 0600) and the public key to FILE.pub\n"
     "(PEM, for clients' --trusted-keys), refusing to replace either, and\n"
-    "prints the key id (SHA-256 of the DER public key) and the public key.\n";
+    "prints the key id (SHA-256 of the DER public key) and the public key.\n"
+    "With --log-origin, the key is a transparency log's (verityd --log_key\n"
+    "FILE --log_origin NAME): also writes FILE.vkey, the log's note\n"
+    "verifier key NAME+ID+KEY (C2SP signed-note), for clients' --log-key.\n";
 
 absl::Status CreateExclusively(const std::string& path,
                                const std::string& contents, mode_t mode) {
@@ -43,10 +47,12 @@ absl::Status CreateExclusively(const std::string& path,
   return fd->Close(path);
 }
 
-absl::Status Keygen(const std::string& path, std::FILE* out) {
+absl::Status Keygen(const std::string& path, const std::string& log_origin,
+                    std::FILE* out) {
   const std::string pub_path = path + ".pub";
+  const std::string vkey_path = path + ".vkey";
   struct stat st;
-  for (const std::string& p : {path, pub_path}) {
+  for (const std::string& p : {path, pub_path, vkey_path}) {
     if (lstat(p.c_str(), &st) == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat(p, " exists; not replacing it"));
@@ -59,9 +65,19 @@ absl::Status Keygen(const std::string& path, std::FILE* out) {
   RETURN_IF_ERROR(written);
   const std::string public_pem = key.public_key().ToPem();
   RETURN_IF_ERROR(CreateExclusively(pub_path, public_pem, 0644));
+  std::string vkey;
+  if (!log_origin.empty()) {
+    ASSIGN_OR_RETURN(
+        const tlog::NoteKey note_key,
+        tlog::NoteKey::Make(log_origin, tlog::NoteKeyType::kEd25519,
+                            key.public_key()));
+    vkey = note_key.ToString() + "\n";
+    RETURN_IF_ERROR(CreateExclusively(vkey_path, vkey, 0644));
+  }
   RETURN_IF_ERROR(FsyncDir(DirName(path)));
-  const std::string text = absl::StrCat(
-      "key id: ", KeyIdToHex(key.public_key().id()), "\n", public_pem);
+  std::string text = absl::StrCat("key id: ", KeyIdToHex(key.public_key().id()),
+                                  "\n", public_pem);
+  if (!vkey.empty()) absl::StrAppend(&text, "log verifier key: ", vkey);
   std::fwrite(text.data(), 1, text.size(), out);
   return absl::OkStatus();
 }
@@ -74,11 +90,18 @@ int RunKeygenCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
     return kExitOk;
   }
   std::string path;
+  std::string log_origin;
   const absl::StatusOr<std::vector<std::string>> operands =
-      ParseFlags(argc, argv, {{"out", 0, true, [&path](absl::string_view v) {
-                                 path = std::string(v);
-                                 return absl::OkStatus();
-                               }}});
+      ParseFlags(argc, argv,
+                 {{"out", 0, true,
+                   [&path](absl::string_view v) {
+                     path = std::string(v);
+                     return absl::OkStatus();
+                   }},
+                  {"log-origin", 0, true, [&log_origin](absl::string_view v) {
+                     log_origin = std::string(v);
+                     return absl::OkStatus();
+                   }}});
   absl::Status status = operands.status();
   if (status.ok() && !operands->empty()) {
     status = absl::InvalidArgumentError("keygen takes no operand");
@@ -91,7 +114,7 @@ int RunKeygenCommand(int argc, char** argv, std::FILE* out, std::FILE* err) {
                  std::string(status.message()).c_str(), kUsage);
     return kExitUsage;
   }
-  return ReportStatus("keygen", Keygen(path, out), err);
+  return ReportStatus("keygen", Keygen(path, log_origin, out), err);
 }
 
 }  // namespace verity::cli

@@ -41,6 +41,9 @@ TrustOptions DefaultTrustOptions() {
       certs != nullptr) {
     options.fsverity_cert_file = certs;
   }
+  if (const char* log_key = std::getenv("VERITY_LOG_KEY"); log_key != nullptr) {
+    options.log_key_file = log_key;
+  }
   return options;
 }
 
@@ -59,6 +62,11 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
       {"fsverity-cert", 0, true,
        [options](absl::string_view v) {
          options->fsverity_cert_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"log-key", 0, true,
+       [options](absl::string_view v) {
+         options->log_key_file = std::string(v);
          return absl::OkStatus();
        }},
       {"max-statement-age", 0, true,
@@ -124,6 +132,11 @@ absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
     ASSIGN_OR_RETURN(options.fsverity_certs,
                      ReadTrustFile("--fsverity-cert", "VERITY_FSVERITY_CERT",
                                    *trust.fsverity_cert_file));
+  }
+  if (trust.log_key_file.has_value()) {
+    ASSIGN_OR_RETURN(
+        options.log_key,
+        ReadTrustFile("--log-key", "VERITY_LOG_KEY", *trust.log_key_file));
   }
   options.trusted_keys_threshold = trust.threshold;
   options.state_dir = trust.state_dir;

@@ -38,6 +38,13 @@ inline constexpr char kTrustUsage[] =
     "            a fresh state cannot tell from a replayed old one; sync and\n"
     "            mount default to 24h, the others to none: the publisher\n"
     "            re-signs at least that often)\n"
+    "Transparency log: [--log-key=FILE] (the log's verifier key, as\n"
+    "            `verity keygen --log-origin` writes FILE.vkey; default\n"
+    "            $VERITY_LOG_KEY; set but empty is an error) requires the\n"
+    "            server to prove that a name's statement is in its log,\n"
+    "            under a checkpoint signed by that key and consistent with\n"
+    "            the newest one seen (kept in --state-dir; a contradiction\n"
+    "            is saved there as evidence); a refusal exits 3\n"
     "fs-verity signatures: [--fsverity-cert=PEM] (certificates, pinned;\n"
     "            default $VERITY_FSVERITY_CERT; set but empty is an error)\n"
     "            requires the blob's `fsverity sign` signature to verify\n"
@@ -54,13 +61,15 @@ struct TrustOptions {
   // --max-statement-age; unset: the command's default.
   std::optional<absl::Duration> max_statement_age;
   std::optional<std::string> fsverity_cert_file;  // unset: no signature needed
+  std::optional<std::string> log_key_file;        // unset: no log proof needed
 };
 
-// The defaults: keys_file from $VERITY_TRUSTED_KEYS and fsverity_cert_file
-// from $VERITY_FSVERITY_CERT when they are set, even to nothing.
+// The defaults: keys_file from $VERITY_TRUSTED_KEYS, fsverity_cert_file
+// from $VERITY_FSVERITY_CERT and log_key_file from $VERITY_LOG_KEY when they
+// are set, even to nothing.
 TrustOptions DefaultTrustOptions();
 
-// The four flags, writing into `options`.
+// The flags, writing into `options`.
 std::vector<CommandFlag> TrustFlags(TrustOptions* options);
 
 // What --max-statement-age is by default for a command that keeps a name

@@ -37,6 +37,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
                    client::NameTrust::Create(options));
   ASSIGN_OR_RETURN(std::unique_ptr<client::SignatureCheck> signature,
                    client::SignatureCheck::Create(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<client::LogTrust> log,
+                   client::LogTrust::Create(options));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    client::CreateClientChannel(options));
   if (options.retain_receive_memory) {
@@ -44,7 +46,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     RetainFreedMemory(8 * options.receive_window_bytes);
   }
   return std::make_unique<client::ClientImpl>(
-      options, std::move(channel), std::move(trust), std::move(signature));
+      options, std::move(channel), std::move(trust), std::move(signature),
+      std::move(log));
 }
 
 }  // namespace verity::sdk
@@ -99,13 +102,15 @@ absl::StatusOr<sdk::PutResult> ToPutResult(const UploadResult& result) {
 ClientImpl::ClientImpl(const sdk::ClientOptions& options,
                        std::shared_ptr<grpc::ChannelInterface> channel,
                        std::unique_ptr<NameTrust> trust,
-                       std::unique_ptr<SignatureCheck> signature)
+                       std::unique_ptr<SignatureCheck> signature,
+                       std::unique_ptr<LogTrust> log)
     : options_(options),
       stub_(v1::Verity::NewStub(channel)),
       read_(std::move(channel)),
       cache_(TreeCacheOptions(options)),
       trust_(std::move(trust)),
-      signature_(std::move(signature)) {}
+      signature_(std::move(signature)),
+      log_(std::move(log)) {}
 
 absl::Status ClientImpl::Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                                const sdk::FetchOptions& options) {
@@ -204,9 +209,7 @@ absl::StatusOr<sdk::BlobInfo> ClientImpl::StatName(absl::string_view name) {
 absl::StatusOr<sdk::BlobInfo> ClientImpl::ResolveName(absl::string_view name,
                                                       absl::Time deadline,
                                                       bool check_signature) {
-  v1::StatRequest request;
-  request.set_name(std::string(name));
-  ASSIGN_OR_RETURN(const v1::BlobInfo info, StatRpc(request, deadline));
+  ASSIGN_OR_RETURN(const v1::BlobInfo info, StatNameRpc(name, deadline));
   std::optional<NameStatement> statement;
   if (trust_ != nullptr) {
     ASSIGN_OR_RETURN(statement, trust_->Check(name, info, absl::Now()));
@@ -238,6 +241,27 @@ absl::StatusOr<sdk::BlobInfo> ClientImpl::SetName(
   RETURN_IF_ERROR(FromGrpcStatus(stub_->SetName(&context, request, &info)));
   const ParsedDigest expected = ToParsedDigest(digest);
   return BlobInfoFromProto(info, &expected);
+}
+
+absl::StatusOr<v1::BlobInfo> ClientImpl::StatNameRpc(absl::string_view name,
+                                                     absl::Time deadline) {
+  v1::StatRequest request;
+  request.set_name(std::string(name));
+  if (log_ == nullptr) return StatRpc(request, deadline);
+  // Another client of the state directory may record a newer checkpoint
+  // between the two: the proof asked for is then from the wrong size.
+  constexpr int kAttempts = 3;
+  absl::Status checked;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    ASSIGN_OR_RETURN(const uint64_t seen, log_->SeenSize());
+    request.set_log_size_seen(seen);
+    ASSIGN_OR_RETURN(v1::BlobInfo info, StatRpc(request, deadline));
+    checked = log_->Check(name, info.name_statement(),
+                          info.has_log_proof() ? &info.log_proof() : nullptr);
+    if (checked.ok()) return info;
+    if (!absl::IsAborted(checked)) return checked;
+  }
+  return checked;
 }
 
 absl::StatusOr<v1::BlobInfo> ClientImpl::StatRpc(const v1::StatRequest& request,

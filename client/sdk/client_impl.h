@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/sdk/fetch_counters.h"
+#include "client/sdk/log_trust.h"
 #include "client/sdk/name_trust.h"
 #include "client/sdk/read_stream_verifier.h"
 #include "client/sdk/received_read.h"
@@ -26,10 +27,12 @@ class ClientImpl final : public sdk::Client {
   // `channel` may be any channel, e.g. an in-process one.
   // `trust` checks names; null takes names as the server's word.
   // `signature` checks fs-verity signatures; null reads unsigned blobs.
+  // `log` checks names against the transparency log; null does not.
   ClientImpl(const sdk::ClientOptions& options,
              std::shared_ptr<grpc::ChannelInterface> channel,
              std::unique_ptr<NameTrust> trust,
-             std::unique_ptr<SignatureCheck> signature = nullptr);
+             std::unique_ptr<SignatureCheck> signature = nullptr,
+             std::unique_ptr<LogTrust> log = nullptr);
 
   absl::Status Fetch(const sdk::Digest& digest, sdk::Sink& sink,
                      const sdk::FetchOptions& options) override;
@@ -78,6 +81,10 @@ class ClientImpl final : public sdk::Client {
                               const v1::BlobInfo& info) const;
   absl::StatusOr<v1::BlobInfo> StatRpc(const v1::StatRequest& request,
                                        absl::Time deadline);
+  // A Stat by `name`; with a log key, only with the log's proof of its
+  // statement (LogTrust::Check), asked consistent with the newest seen.
+  absl::StatusOr<v1::BlobInfo> StatNameRpc(absl::string_view name,
+                                           absl::Time deadline);
   absl::Status DeleteRpc(const v1::DeleteRequest& request);
   // BatchUpdate against a server without it: one Put per blob.
   std::vector<absl::Status> PutEach(
@@ -95,6 +102,7 @@ class ClientImpl final : public sdk::Client {
   FetchCounters counters_;
   const std::unique_ptr<NameTrust> trust_;  // null without trusted keys
   const std::unique_ptr<SignatureCheck> signature_;  // null without certs
+  const std::unique_ptr<LogTrust> log_;              // null without a log key
 };
 
 }  // namespace verity::client

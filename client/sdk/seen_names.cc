@@ -18,26 +18,6 @@
 namespace verity::client {
 namespace {
 
-// mkdir -p with mode 0700, as the XDG spec asks of state directories.
-absl::Status MakePrivateDirs(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    const std::string prefix = path.substr(0, slash);
-    if (!prefix.empty() && mkdir(prefix.c_str(), 0700) != 0 &&
-        errno != EEXIST) {
-      return ErrnoStatus(errno, "mkdir", prefix);
-    }
-    if (slash == std::string::npos) return absl::OkStatus();
-  }
-}
-
-absl::StatusOr<UniqueFd> LockExclusive(const std::string& lock_path) {
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenLockFile(lock_path));
-  while (flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return ErrnoStatus(errno, "flock", lock_path);
-  }
-  return fd;
-}
-
 // The file's records; none if it does not exist yet.
 absl::StatusOr<SeenNames> Load(const std::string& path,
                                const std::string& key_id) {
@@ -65,7 +45,32 @@ const char* Prefix(SeenNamesKind kind) {
   return kind == SeenNamesKind::kSigned ? "signed-" : "names-";
 }
 
+// mkdir -p with mode 0700, as the XDG spec asks of state directories.
+absl::Status MakePrivateDirs(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (!prefix.empty() && mkdir(prefix.c_str(), 0700) != 0 &&
+        errno != EEXIST) {
+      return ErrnoStatus(errno, "mkdir", prefix);
+    }
+    if (slash == std::string::npos) return absl::OkStatus();
+  }
+}
+
 }  // namespace
+
+absl::Status MakeStateDir(const std::string& dir) {
+  RETURN_IF_ERROR(MakePrivateDirs(dir));
+  return CheckOwnDirectory(dir, /*absent_ok=*/false);
+}
+
+absl::StatusOr<UniqueFd> LockExclusive(const std::string& lock_path) {
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenLockFile(lock_path));
+  while (flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return ErrnoStatus(errno, "flock", lock_path);
+  }
+  return fd;
+}
 
 absl::StatusOr<std::string> DefaultStateDir() {
   const char* state = std::getenv("XDG_STATE_HOME");
@@ -91,8 +96,7 @@ SeenNamesStore::SeenNamesStore(std::string dir, SeenNamesKind kind,
 
 absl::Status SeenNamesStore::CheckAndRecord(absl::string_view name,
                                             const NameStatement& next) const {
-  RETURN_IF_ERROR(MakePrivateDirs(dir_));
-  RETURN_IF_ERROR(CheckOwnDirectory(dir_, /*absent_ok=*/false));
+  RETURN_IF_ERROR(MakeStateDir(dir_));
   ASSIGN_OR_RETURN(const UniqueFd lock, LockExclusive(lock_path_));
   ASSIGN_OR_RETURN(SeenNames seen, Load(path_, key_id_));
   const auto it = seen.names.find(name);

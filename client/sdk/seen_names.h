@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/base/file_util.h"
 #include "lib/trust/name_statement.h"
 
 namespace verity::client {
@@ -18,6 +19,15 @@ namespace verity::client {
 // Base Directory spec ignores relative ones), else $HOME/.local/state/verity;
 // FAILED_PRECONDITION if neither is set.
 absl::StatusOr<std::string> DefaultStateDir();
+
+// Makes `dir` (mode 0700, parents too) if it is missing, and checks that it
+// is this user's and nobody else's to write: what every state file's
+// writer does first.
+absl::Status MakeStateDir(const std::string& dir);
+
+// An exclusive flock(2) of `lock_path` (created if missing), held until the
+// descriptor closes: how writers of one state file take turns.
+absl::StatusOr<UniqueFd> LockExclusive(const std::string& lock_path);
 
 // What files of name versions record, per key: the newest statement per
 // name this client accepted with the key's signature on it, or the newest

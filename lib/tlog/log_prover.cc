@@ -43,15 +43,26 @@ absl::StatusOr<std::vector<LogHash>> LogProver::Inclusion(
 }
 
 absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
-    uint64_t old_size, const Checkpoint& checkpoint) const {
+    uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const {
+  if (new_size > checkpoint.size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the log has ", checkpoint.size, " entries, not ", new_size));
+  }
+  // Every subtree of the smaller trees is one of the checkpoint's: its
+  // tiles serve them all.
   TileHashReader reader = TilesOf(storage_, checkpoint.size);
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
-                   ConsistencyProof(old_size, checkpoint.size, reader));
-  // The old root, from the same tiles: the proof is checked as a client
-  // would, which catches tiles that are not the checkpoint's.
+                   ConsistencyProof(old_size, new_size, reader));
+  // The proof is checked as a client would, with roots from the same tiles
+  // (the newest one the checkpoint's, which catches tiles that are not it).
+  ASSIGN_OR_RETURN(const LogHash root, TreeHash(checkpoint.size, reader));
+  if (root != checkpoint.root) {
+    return TilesDiffer(absl::DataLossError("another root"));
+  }
   ASSIGN_OR_RETURN(const LogHash old_root, TreeHash(old_size, reader));
-  if (absl::Status ok = VerifyConsistency(old_size, checkpoint.size, old_root,
-                                          checkpoint.root, proof);
+  ASSIGN_OR_RETURN(const LogHash new_root, TreeHash(new_size, reader));
+  if (absl::Status ok =
+          VerifyConsistency(old_size, new_size, old_root, new_root, proof);
       !ok.ok()) {
     return TilesDiffer(ok);
   }

@@ -32,10 +32,11 @@ class LogProver {
       uint64_t index, absl::string_view entry,
       const Checkpoint& checkpoint) const;
 
-  // The proof that the tree of `checkpoint` extends the one of `old_size`
-  // entries: INVALID_ARGUMENT unless 0 < old_size <= its size.
+  // The proof that the tree of `new_size` entries extends the one of
+  // `old_size`, both trees of `checkpoint`'s log and read from its tiles:
+  // INVALID_ARGUMENT unless 0 < old_size <= new_size <= its size.
   absl::StatusOr<std::vector<LogHash>> Consistency(
-      uint64_t old_size, const Checkpoint& checkpoint) const;
+      uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const;
 
  private:
   const std::shared_ptr<const LogStorage> storage_;

@@ -76,16 +76,21 @@ TEST_F(LogProverTest, ProvesConsistencyBetweenEveryPairOfCheckpoints) {
       const Checkpoint& a = checkpoints_[old];
       const Checkpoint& b = checkpoints_[now];
       absl::StatusOr<std::vector<LogHash>> proof =
-          prover.Consistency(a.size, b);
+          prover.Consistency(a.size, b.size, checkpoints_.back());
       ASSERT_TRUE(proof.ok()) << a.size << " " << b.size << proof.status();
       EXPECT_TRUE(
           VerifyConsistency(a.size, b.size, a.root, b.root, *proof).ok());
     }
   }
   EXPECT_TRUE(absl::IsInvalidArgument(
-      prover.Consistency(0, checkpoints_.back()).status()));
+      prover.Consistency(0, 5, checkpoints_.back()).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(prover
+                                          .Consistency(checkpoints_[4].size,
+                                                       checkpoints_[3].size,
+                                                       checkpoints_.back())
+                                          .status()));
   EXPECT_TRUE(absl::IsInvalidArgument(
-      prover.Consistency(checkpoints_[4].size, checkpoints_[3]).status()));
+      prover.Consistency(1, checkpoints_[4].size, checkpoints_[3]).status()));
 }
 
 TEST_F(LogProverTest, ChangedTilesAreDataLossNotAProof) {
@@ -98,7 +103,7 @@ TEST_F(LogProverTest, ChangedTilesAreDataLossNotAProof) {
       prover.Inclusion(300, entries_[300], last).status();
   EXPECT_TRUE(absl::IsDataLoss(inclusion)) << inclusion;
   const absl::Status consistency =
-      prover.Consistency(checkpoints_[25].size, last).status();
+      prover.Consistency(checkpoints_[25].size, last.size, last).status();
   EXPECT_TRUE(absl::IsDataLoss(consistency)) << consistency;
   // An entry whose proof needs no changed hash is still proved.
   EXPECT_TRUE(prover.Inclusion(600, entries_[600], last).ok());

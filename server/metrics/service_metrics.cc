@@ -12,9 +12,9 @@ namespace verity::server {
 namespace {
 
 constexpr std::array<absl::string_view, kNumRpcMethods> kMethodNames = {
-    "Put",     "Read",      "Stat",        "List",      "Delete",
-    "SetName", "ReadSmall", "FindMissing", "BatchRead", "History",
-    "Collect", "Scrub",     "BatchUpdate"};
+    "Put",     "Read",      "Stat",        "List",           "Delete",
+    "SetName", "ReadSmall", "FindMissing", "BatchRead",      "History",
+    "Collect", "Scrub",     "BatchUpdate", "LogConsistency", "ReadLog"};
 
 // "OK", "NOT_FOUND", ...: gRPC's spelling.
 std::string CodeName(absl::StatusCode code) {

@@ -42,12 +42,15 @@ enum class RpcMethod {
   kHistory,
   kCollect,
   kScrub,
-  kBatchUpdate
+  kBatchUpdate,
+  kLogConsistency,
+  kReadLog
 };
-inline constexpr int kNumRpcMethods = 13;
+inline constexpr int kNumRpcMethods = 15;
 
 // "Put", "Read", "Stat", "List", "Delete", "SetName", "ReadSmall",
-// "FindMissing", "BatchRead", "History", "Collect", "Scrub", "BatchUpdate".
+// "FindMissing", "BatchRead", "History", "Collect", "Scrub", "BatchUpdate",
+// "LogConsistency", "ReadLog".
 absl::string_view RpcMethodName(RpcMethod method);
 
 // What a DATA_LOSS was found in: a data block, or the tree (or descriptor)

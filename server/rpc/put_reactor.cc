@@ -12,6 +12,7 @@
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_handoff.h"
 #include "server/rpc/grpc_status.h"
+#include "server/rpc/logged_names.h"
 #include "server/rpc/request_checks.h"
 #include "server/upkeep/tree_checks.h"
 
@@ -77,7 +78,7 @@ void PutReactor::OnReadDone(bool ok) {
       // Either the client half-closed (all content sent) or the stream broke
       // (or stalled and was cancelled). Only the first may store anything.
       if (!call_->IsCancelled()) {
-        FinishWith(Commit());
+        Commit();
       } else {
         FinishWith(watch_.expired()
                        ? context_->watchdog->IdleError()
@@ -152,7 +153,26 @@ absl::Status PutReactor::Begin(const v1::PutHeader& header) {
   return absl::OkStatus();
 }
 
-absl::Status PutReactor::Commit() {
+void PutReactor::Commit() {
+  // A statement the server logs is logged once the content is stored, and
+  // the name written after it (WriteName): the content's commit leaves it.
+  NameWrite logged;
+  if (context_->log != nullptr && !commit_.name.statement.empty()) {
+    logged = std::exchange(commit_.name, NameWrite{});
+  }
+  absl::StatusOr<ParsedDigest> digest = CommitContent(!logged.name.empty());
+  if (!digest.ok() || logged.name.empty()) {
+    FinishWith(digest.status());
+    return;
+  }
+  WriteName(context_, context_->io.get(), *digest, std::move(logged),
+            [this](absl::StatusOr<v1::BlobInfo> info) {
+              if (info.ok()) *response_->mutable_info() = *std::move(info);
+              FinishWith(info.status());
+            });
+}
+
+absl::StatusOr<ParsedDigest> PutReactor::CommitContent(bool named_later) {
   if (writer_ == nullptr) {
     return absl::InvalidArgumentError("a Put needs a header");
   }
@@ -162,10 +182,11 @@ absl::Status PutReactor::Commit() {
     RETURN_IF_ERROR(CheckStoredTree(*context_->store, *manifest_,
                                     context_->lookups.get(), now, grace));
   }
+  const bool named = named_later || !commit_.name.name.empty();
   // A blob stored already, relied on again (and a root if named).
   if (commit_.expected.has_value()) {
-    RETURN_IF_ERROR(MarkStoredUsed(*context_->store, *commit_.expected,
-                                   !commit_.name.name.empty(), now, grace));
+    RETURN_IF_ERROR(
+        MarkStoredUsed(*context_->store, *commit_.expected, named, now, grace));
   }
   // New content may replace a quarantined copy: CommitPut drops it from the
   // cache. A name write its check refuses leaves the name as it was and the
@@ -175,7 +196,7 @@ absl::Status PutReactor::Commit() {
   writer_.reset();
   *response_->mutable_info() = BlobInfoToProto(result.info);
   response_->set_already_present(result.already_present);
-  return absl::OkStatus();
+  return ParseDigest(result.info.digest);
 }
 
 }  // namespace verity::server

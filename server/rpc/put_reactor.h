@@ -37,7 +37,12 @@ class PutReactor final : public grpc::ServerReadReactor<v1::PutRequest> {
  private:
   absl::Status Consume(const v1::PutRequest& request);
   absl::Status Begin(const v1::PutHeader& header);
-  absl::Status Commit();
+  // Commits the content, then the name (after its statement is logged, with
+  // a log), then finishes the call.
+  void Commit();
+  // Commits the content (and the header's name, unless the log takes it:
+  // `named_later`) and answers with its info; returns its digest.
+  absl::StatusOr<ParsedDigest> CommitContent(bool named_later);
   // Starts reading the next message, which the client must send in time.
   void ReadNext();
 

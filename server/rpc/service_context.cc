@@ -65,6 +65,7 @@ void ServiceContext::ReleaseParts() {
   read_buffers.reset();
   watchdog.reset();
   names.reset();
+  log.reset();
   gate = CallGate();
   corruption.reset();
 }

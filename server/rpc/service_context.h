@@ -23,6 +23,7 @@
 #include "proto/verity/v1/verity.pb.h"
 #include "server/auth/authorizer.h"
 #include "server/dispatch/chunk_reader.h"
+#include "server/log/statement_log.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/chunk_window.h"
@@ -145,6 +146,8 @@ struct ServiceContext {
   std::shared_ptr<StreamWatchdog> watchdog;
   // What a name write needs (--name_keys). Never null.
   std::shared_ptr<const NamePolicy> names;
+  // The transparency log name statements go into (--log_key); null: none.
+  std::shared_ptr<StatementLog> log;
   // Who may call what, and how often each connection may start a call.
   CallGate gate;
   // What a read that finds its blob damaged does. Never null.

@@ -5,6 +5,7 @@
 
 #include "server/rpc/verity_service.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "server/rpc/batch_update.h"
 #include "server/rpc/call_admission.h"
 #include "server/rpc/grpc_status.h"
+#include "server/rpc/logged_names.h"
 #include "server/rpc/put_reactor.h"
 #include "server/rpc/read_reactor.h"
 #include "server/rpc/request_checks.h"
@@ -26,17 +28,20 @@
 namespace verity::server {
 namespace {
 
-// Answers a unary call that needs `role` with what `work` returns: on the
-// callback thread, or on `on` if it is not null (the call, and so its
-// request and response, lives until the reactor finishes).
+using Finish = std::function<void(const absl::Status&)>;
+
+// Answers a unary call that needs `role` with what `work` passes to the
+// finish it is given, once: on the callback thread, or on `on` if it is not
+// null (the call, and so its request and response, lives until the reactor
+// finishes, which `work` may leave to another thread).
 template <typename Work>
-grpc::ServerUnaryReactor* Answer(ServiceContext* context,
-                                 grpc::CallbackServerContext* call,
-                                 RpcMethod method, Role role, Executor* on,
-                                 Work work) {
+grpc::ServerUnaryReactor* AnswerLater(ServiceContext* context,
+                                      grpc::CallbackServerContext* call,
+                                      RpcMethod method, Role role, Executor* on,
+                                      Work work) {
   grpc::ServerUnaryReactor* reactor = call->DefaultReactor();
   auto timer = std::make_shared<CallTimer>(context->metrics.get(), method);
-  auto finish = [reactor, timer](const absl::Status& status) {
+  Finish finish = [reactor, timer](const absl::Status& status) {
     timer->set_code(status.code());
     reactor->Finish(ToGrpcStatus(status));
   };
@@ -47,14 +52,26 @@ grpc::ServerUnaryReactor* Answer(ServiceContext* context,
     return reactor;
   }
   if (on == nullptr) {
-    finish(work());
+    work(finish);
     return reactor;
   }
-  absl::Status queued = on->Submit(
-      [finish, work = std::move(work)]() mutable { finish(work()); });
+  absl::Status queued =
+      on->Submit([finish, work = std::move(work)]() mutable { work(finish); });
   // A refused task was dropped unrun: answer with why.
   if (!queued.ok()) finish(queued);
   return reactor;
+}
+
+// AnswerLater for work that answers with what it returns.
+template <typename Work>
+grpc::ServerUnaryReactor* Answer(ServiceContext* context,
+                                 grpc::CallbackServerContext* call,
+                                 RpcMethod method, Role role, Executor* on,
+                                 Work work) {
+  return AnswerLater(context, call, method, role, on,
+                     [work = std::move(work)](const Finish& finish) mutable {
+                       finish(work());
+                     });
 }
 
 template <typename Request>
@@ -72,9 +89,9 @@ absl::Status DoStat(const ServiceContext& context,
   ASSIGN_OR_RETURN(NamedBlob blob, Resolve(context, request));
   ASSIGN_OR_RETURN(BlobInfo info, context.store->Stat(blob.digest));
   // Empty unless by name: the statement belongs to the name, not the blob.
-  info.name_statement = std::move(blob.statement);
+  info.name_statement = blob.statement;
   *response = BlobInfoToProto(info);
-  return absl::OkStatus();
+  return AddLogProof(context, blob, request.log_size_seen(), response);
 }
 
 absl::Status DoList(const ServiceContext& context,
@@ -115,11 +132,11 @@ absl::Status DoDelete(ServiceContext* context,
   return context->blobs->DeleteBlob(blob.digest);
 }
 
-absl::Status DoSetName(ServiceContext* context,
-                       const v1::SetNameRequest& request,
-                       v1::BlobInfo* response) {
+// Everything a SetName checks before the name is written (and its
+// statement logged).
+absl::StatusOr<NameWrite> PrepareSetName(ServiceContext* context,
+                                         const CheckedSetName& checked) {
   RETURN_IF_ERROR(context->state.CheckServing());
-  ASSIGN_OR_RETURN(const CheckedSetName checked, CheckSetNameRequest(request));
   // What the blob is, for the statement's kind to match (a statement's
   // check needs no more than its parse; the store checks the rest).
   absl::StatusOr<BlobInfo> blob = context->store->Stat(checked.digest);
@@ -141,15 +158,64 @@ absl::Status DoSetName(ServiceContext* context,
                                       context->options.gc_grace));
     }
   }
-  ASSIGN_OR_RETURN(const NameWrite write,
+  ASSIGN_OR_RETURN(NameWrite write,
                    context->names->Prepare(checked.name, checked.name_statement,
                                            checked.digest, kind, absl::Now()));
   RETURN_IF_ERROR(MarkStoredUsed(*context->store, checked.digest,
                                  /*becomes_root=*/true, absl::Now(),
                                  context->options.gc_grace));
-  ASSIGN_OR_RETURN(const BlobInfo info,
-                   context->blobs->SetName(checked.digest, write));
-  *response = BlobInfoToProto(info);
+  return write;
+}
+
+void DoSetName(ServiceContext* context, const v1::SetNameRequest& request,
+               v1::BlobInfo* response, const Finish& finish) {
+  absl::StatusOr<CheckedSetName> checked = CheckSetNameRequest(request);
+  if (!checked.ok()) {
+    finish(checked.status());
+    return;
+  }
+  absl::StatusOr<NameWrite> write = PrepareSetName(context, *checked);
+  if (!write.ok()) {
+    finish(write.status());
+    return;
+  }
+  WriteName(context, context->io.get(), checked->digest, *std::move(write),
+            [response, finish](absl::StatusOr<v1::BlobInfo> info) {
+              if (info.ok()) *response = *std::move(info);
+              finish(info.status());
+            });
+}
+
+absl::Status DoLogConsistency(const ServiceContext& context,
+                              const v1::LogConsistencyRequest& request,
+                              v1::LogConsistencyResponse* response) {
+  RETURN_IF_ERROR(context.state.CheckServing());
+  if (context.log == nullptr) {
+    return absl::FailedPreconditionError(
+        "this server keeps no transparency log (--log_key)");
+  }
+  ASSIGN_OR_RETURN(
+      const ConsistencyAnswer answer,
+      context.log->Consistency(request.old_size(), request.new_size()));
+  response->set_checkpoint(answer.checkpoint.note);
+  response->set_old_size(answer.old_size);
+  response->set_new_size(answer.new_size);
+  for (const tlog::LogHash& hash : answer.proof) {
+    response->add_proof(std::string(hash.begin(), hash.end()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DoReadLog(const ServiceContext& context,
+                       const v1::ReadLogRequest& request,
+                       v1::ReadLogResponse* response) {
+  RETURN_IF_ERROR(context.state.CheckServing());
+  if (context.log == nullptr) {
+    return absl::FailedPreconditionError(
+        "this server keeps no transparency log (--log_key)");
+  }
+  ASSIGN_OR_RETURN(*response->mutable_data(),
+                   context.log->ReadObject(request.path()));
   return absl::OkStatus();
 }
 
@@ -287,10 +353,13 @@ grpc::ServerUnaryReactor* VerityService::SetName(
     v1::BlobInfo* response) {
   // Re-pointing a name is what a Put with a name does (write); it renames
   // and fsyncs, or waits on the network: never inline.
-  return Answer(context_, call, RpcMethod::kSetName, Role::kWrite,
-                context_->io.get(), [this, request, response] {
-                  return DoSetName(context_, *request, response);
-                });
+  // With a log, the name is written once its statement is logged: the
+  // call is answered from the thread that writes it.
+  return AnswerLater(context_, call, RpcMethod::kSetName, Role::kWrite,
+                     context_->io.get(),
+                     [this, request, response](const Finish& finish) {
+                       DoSetName(context_, *request, response, finish);
+                     });
 }
 
 grpc::ServerReadReactor<v1::PutRequest>* VerityService::Put(
@@ -318,10 +387,33 @@ grpc::ServerUnaryReactor* VerityService::BatchRead(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
+  // A name's log proof reads tiles from the store: not inline.
+  const bool inline_answer = context_->store->IsLocal() &&
+                             (context_->log == nullptr ||
+                              request->blob_case() != v1::StatRequest::kName);
   return Answer(context_, call, RpcMethod::kStat, Role::kRead,
-                context_->store->IsLocal() ? nullptr : context_->io.get(),
+                inline_answer ? nullptr : context_->io.get(),
                 [this, request, response] {
                   return DoStat(*context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::LogConsistency(
+    grpc::CallbackServerContext* call, const v1::LogConsistencyRequest* request,
+    v1::LogConsistencyResponse* response) {
+  // Reads tiles from the store: never inline.
+  return Answer(context_, call, RpcMethod::kLogConsistency, Role::kRead,
+                context_->io.get(), [this, request, response] {
+                  return DoLogConsistency(*context_, *request, response);
+                });
+}
+
+grpc::ServerUnaryReactor* VerityService::ReadLog(
+    grpc::CallbackServerContext* call, const v1::ReadLogRequest* request,
+    v1::ReadLogResponse* response) {
+  return Answer(context_, call, RpcMethod::kReadLog, Role::kRead,
+                context_->io.get(), [this, request, response] {
+                  return DoReadLog(*context_, *request, response);
                 });
 }
 

@@ -61,6 +61,13 @@ class VerityService final : public v1::Verity::WithRawCallbackMethod_Read<
   grpc::ServerUnaryReactor* BatchUpdate(
       grpc::CallbackServerContext* call, const v1::BatchUpdateRequest* request,
       v1::BatchUpdateResponse* response) override;
+  grpc::ServerUnaryReactor* LogConsistency(
+      grpc::CallbackServerContext* call,
+      const v1::LogConsistencyRequest* request,
+      v1::LogConsistencyResponse* response) override;
+  grpc::ServerUnaryReactor* ReadLog(grpc::CallbackServerContext* call,
+                                    const v1::ReadLogRequest* request,
+                                    v1::ReadLogResponse* response) override;
 
  private:
   ServiceContext* const context_;

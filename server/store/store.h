@@ -547,7 +547,7 @@ class Store {
 
   // The transparency log's objects (lib/tlog/log_storage.h: tiles, entry
   // bundles, the checkpoint, staged batches) by their path in the log
-  // (CheckLogObjectPath), written whole and durably, at most
+  // (CheckLogObject), written whole and durably, at most
   // kMaxLogObjectSize bytes. NOT_FOUND for one that is not there; deleting
   // one that is not there is OK. The log's state is the shared record
   // "log-state".

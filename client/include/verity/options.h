@@ -120,6 +120,15 @@ struct ClientOptions {
   // means $XDG_STATE_HOME/verity, else $HOME/.local/state/verity. Only used
   // with trusted keys.
   std::string state_dir;
+  // The transparency log (README, "Every release on the record"): the
+  // note verifier key of the server's log ("<origin>+<id>+<key>", as
+  // `verity keygen --log-origin` writes it to FILE.vkey). When set,
+  // FetchName and StatName accept a name only with a statement that the
+  // server proves is in the log, under a checkpoint signed by this key and
+  // consistent with the newest one seen (kept in state_dir, with evidence
+  // of any contradiction); each refusal is DATA_LOSS saying which check
+  // failed. Empty: no check.
+  std::string log_key;
   // A name this client has no record of in state_dir (a fresh one: a new
   // pod's) is accepted only with a statement issued at most this long ago,
   // so that a store writer cannot serve it any statement still short of

@@ -7,9 +7,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/random/random.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/random_id.h"
 #include "lib/base/status_macros.h"
 #include "server/store/s3/s3_xml.h"
 
@@ -18,14 +17,6 @@ namespace {
 
 // Two parts in flight keep the network busy while the next part fills.
 constexpr int kPartsInFlight = 2;
-
-// A staging object's name: random, so concurrent Puts never share one.
-std::string RandomId() {
-  absl::BitGen gen;
-  std::string bytes(16, '\0');
-  for (char& c : bytes) c = static_cast<char>(absl::Uniform<uint8_t>(gen));
-  return absl::BytesToHexString(bytes);
-}
 
 }  // namespace
 

@@ -1,0 +1,191 @@
+// Implements LogTrust over lib/tlog's proofs and a state file holding the
+// newest checkpoint seen, as its signed note.
+
+#include "client/sdk/log_trust.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/sdk/seen_names.h"
+#include "lib/base/file_util.h"
+#include "lib/base/status_macros.h"
+#include "lib/hash/hash.h"
+#include "lib/tlog/merkle_log.h"
+
+namespace verity::client {
+namespace {
+
+absl::Status Refused(absl::string_view name, absl::string_view why) {
+  return absl::DataLossError(
+      absl::StrCat("name \"", name, "\": transparency log: ", why));
+}
+
+absl::StatusOr<std::vector<tlog::LogHash>> Hashes(
+    const google::protobuf::RepeatedPtrField<std::string>& in) {
+  std::vector<tlog::LogHash> out;
+  for (const std::string& bytes : in) {
+    if (bytes.size() != tlog::kLogHashSize) {
+      return absl::DataLossError("a proof hash is not 32 bytes");
+    }
+    tlog::LogHash& hash = out.emplace_back();
+    std::copy(bytes.begin(), bytes.end(), hash.begin());
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LogTrust>> LogTrust::Create(
+    const sdk::ClientOptions& options) {
+  if (options.log_key.empty()) return nullptr;
+  absl::StatusOr<tlog::NoteKey> key =
+      tlog::NoteKey::Parse(absl::StripAsciiWhitespace(options.log_key));
+  if (!key.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the log key: ", key.status().message()));
+  }
+  if (key->type() != tlog::NoteKeyType::kEd25519) {
+    return absl::InvalidArgumentError("the log key is not an Ed25519 key");
+  }
+  std::string dir = options.state_dir;
+  if (dir.empty()) {
+    ASSIGN_OR_RETURN(dir, DefaultStateDir());
+  }
+  return std::make_unique<LogTrust>(*std::move(key), std::move(dir));
+}
+
+LogTrust::LogTrust(tlog::NoteKey key, std::string state_dir)
+    : key_(std::move(key)),
+      dir_(std::move(state_dir)),
+      // One file per log: its key names it (and its origin, within the key).
+      path_(JoinPath(
+          dir_, absl::StrCat("log-", Sha256Hex(key_.ToString()).substr(0, 16),
+                             ".checkpoint"))),
+      lock_path_(absl::StrCat(path_, ".lock")) {}
+
+absl::StatusOr<std::optional<tlog::SignedCheckpoint>> LogTrust::Seen() const {
+  absl::StatusOr<std::string> note = ReadSmallRegularFile(path_, 64 << 10);
+  if (absl::IsNotFound(note.status())) return std::nullopt;
+  RETURN_IF_ERROR(note.status());
+  absl::StatusOr<tlog::SignedCheckpoint> seen =
+      tlog::OpenCheckpoint(*note, key_);
+  if (!seen.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "the state file ", path_, " is damaged (", seen.status().message(),
+        "); remove it to start over, forgetting the log's history seen"));
+  }
+  return seen;
+}
+
+absl::StatusOr<uint64_t> LogTrust::SeenSize() const {
+  ASSIGN_OR_RETURN(const std::optional<tlog::SignedCheckpoint> seen, Seen());
+  return seen.has_value() ? seen->checkpoint.size : 0;
+}
+
+absl::Status LogTrust::Check(absl::string_view name,
+                             absl::string_view statement,
+                             const v1::LogProof* proof) const {
+  if (statement.empty()) {
+    return Refused(name,
+                   "the name has no statement, and the log proves "
+                   "only statements");
+  }
+  if (proof == nullptr || proof->checkpoint().empty()) {
+    return Refused(name,
+                   "the server sent no proof that the statement is "
+                   "in the log");
+  }
+  absl::StatusOr<tlog::SignedCheckpoint> offered =
+      tlog::OpenCheckpoint(proof->checkpoint(), key_);
+  if (!offered.ok()) return Refused(name, offered.status().message());
+  const tlog::Checkpoint& checkpoint = offered->checkpoint;
+  absl::StatusOr<std::vector<tlog::LogHash>> inclusion =
+      Hashes(proof->inclusion());
+  absl::Status included =
+      inclusion.ok() ? tlog::VerifyInclusion(proof->index(), checkpoint.size,
+                                             tlog::LeafHash(statement),
+                                             *inclusion, checkpoint.root)
+                     : inclusion.status();
+  if (!included.ok()) {
+    return Refused(name,
+                   absl::StrCat("the statement is not entry ", proof->index(),
+                                " of the log's ", checkpoint.size, " (",
+                                included.message(), ")"));
+  }
+  return CheckAgainstSeen(name, *offered, *proof);
+}
+
+absl::Status LogTrust::CheckAgainstSeen(absl::string_view name,
+                                        const tlog::SignedCheckpoint& offered,
+                                        const v1::LogProof& proof) const {
+  RETURN_IF_ERROR(MakeStateDir(dir_));
+  ASSIGN_OR_RETURN(const UniqueFd lock, LockExclusive(lock_path_));
+  ASSIGN_OR_RETURN(const std::optional<tlog::SignedCheckpoint> seen, Seen());
+  const tlog::Checkpoint& now = offered.checkpoint;
+  if (seen.has_value()) {
+    const tlog::Checkpoint& before = seen->checkpoint;
+    if (now.size < before.size) {
+      const std::string saved =
+          SaveEvidence("older than the newest seen", *seen, offered);
+      return Refused(name,
+                     absl::StrCat("the checkpoint of ", now.size,
+                                  " entries is older than the ", before.size,
+                                  " this client has "
+                                  "seen (a rolled-back log; both in ",
+                                  saved, ")"));
+    }
+    if (now.size == before.size) {
+      if (now.root == before.root) return absl::OkStatus();
+      const std::string saved =
+          SaveEvidence("a fork: two roots of one size", *seen, offered);
+      return Refused(
+          name, absl::StrCat("the log forked: two checkpoints of ", now.size,
+                             " entries with different roots, both signed "
+                             "by the log's key (the proof is in ",
+                             saved, ")"));
+    }
+    if (proof.consistency_from() != before.size) {
+      return absl::AbortedError(
+          absl::StrCat("the newest checkpoint seen changed to ", before.size,
+                       " entries during the call; ask again"));
+    }
+    absl::StatusOr<std::vector<tlog::LogHash>> consistency =
+        Hashes(proof.consistency());
+    absl::Status consistent =
+        consistency.ok()
+            ? tlog::VerifyConsistency(before.size, now.size, before.root,
+                                      now.root, *consistency)
+            : consistency.status();
+    if (!consistent.ok()) {
+      const std::string saved =
+          SaveEvidence("not consistent with the newest seen", *seen, offered);
+      return Refused(
+          name, absl::StrCat("the checkpoint of ", now.size,
+                             " entries does not extend the one of ",
+                             before.size, " this client has seen (",
+                             consistent.message(), "; both in ", saved, ")"));
+    }
+  }
+  return ReplaceFileDurably(absl::StrCat(path_, ".tmp"), path_, offered.note);
+}
+
+std::string LogTrust::SaveEvidence(
+    absl::string_view why, const tlog::SignedCheckpoint& seen,
+    const tlog::SignedCheckpoint& offered) const {
+  const std::string path =
+      absl::StrCat(path_, ".evidence-", absl::ToUnixNanos(absl::Now()));
+  const std::string text = absl::StrCat(
+      "verity transparency-log evidence: ", why, "\nlog key: ", key_.ToString(),
+      "\n\nnewest seen (", seen.checkpoint.size, " entries):\n", seen.note,
+      "\noffered (", offered.checkpoint.size, " entries):\n", offered.note);
+  // Evidence is kept if it can be: the refusal stands either way.
+  if (!ReplaceFileDurably(absl::StrCat(path, ".tmp"), path, text).ok()) {
+    return "(not saved: the state directory refused it)";
+  }
+  return path;
+}
+
+}  // namespace verity::client

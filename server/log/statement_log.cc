@@ -1,0 +1,252 @@
+// Implements StatementLog: a queue the calls fill, a thread that appends it
+// through the sequencer once per interval, and proofs read from the store.
+
+#include "server/log/statement_log.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "lib/base/random_id.h"
+#include "lib/base/status_macros.h"
+#include "lib/trust/name_statement.h"
+#include "server/store/store_log_storage.h"
+
+namespace verity::server {
+
+absl::StatusOr<std::unique_ptr<StatementLog>> StatementLog::Start(
+    std::shared_ptr<Store> store, StatementLogOptions options) {
+  if (options.key == nullptr) {
+    return absl::InvalidArgumentError("the transparency log needs a key");
+  }
+  if (options.checkpoint_interval <= absl::ZeroDuration() ||
+      options.max_pending == 0 || options.max_batch == 0) {
+    return absl::InvalidArgumentError(
+        "the transparency log needs a positive checkpoint interval and "
+        "budgets");
+  }
+  ASSIGN_OR_RETURN(
+      tlog::NoteKey note_key,
+      tlog::NoteKey::Make(options.origin, tlog::NoteKeyType::kEd25519,
+                          options.key->public_key()));
+  tlog::SequencerOptions sequencer_options;
+  sequencer_options.origin = options.origin;
+  sequencer_options.key = options.key;
+  sequencer_options.unique_name = [] { return RandomId(); };
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<tlog::LogSequencer> sequencer,
+      tlog::LogSequencer::Create(std::make_shared<StoreLogStorage>(store),
+                                 std::move(sequencer_options)));
+  std::unique_ptr<StatementLog> log(
+      new StatementLog(std::move(store), std::move(options),
+                       std::move(sequencer), std::move(note_key)));
+  log->thread_ = std::thread([raw = log.get()] { raw->Run(); });
+  return log;
+}
+
+StatementLog::StatementLog(std::shared_ptr<Store> store,
+                           StatementLogOptions options,
+                           std::unique_ptr<tlog::LogSequencer> sequencer,
+                           tlog::NoteKey note_key)
+    : store_(store),
+      options_(std::move(options)),
+      note_key_(std::move(note_key)),
+      prover_(std::make_shared<StoreLogStorage>(std::move(store))),
+      sequencer_(std::move(sequencer)) {}
+
+StatementLog::~StatementLog() { Stop(); }
+
+void StatementLog::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+absl::Status StatementLog::Append(std::string statement, Done done) {
+  if (statement.empty() || statement.size() > kMaxNameStatementSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a logged statement has 1 to ", kMaxNameStatementSize,
+                     " bytes, not ", statement.size()));
+  }
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return absl::UnavailableError("the transparency log stopped");
+  if (pending_.size() >= options_.max_pending) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(pending_.size(),
+                     " statements wait for the transparency log's next "
+                     "checkpoint; retry later"));
+  }
+  pending_.push_back(Pending{std::move(statement), std::move(done)});
+  return absl::OkStatus();
+}
+
+bool StatementLog::HasWork() const { return stopping_ || !pending_.empty(); }
+
+std::vector<StatementLog::Pending> StatementLog::NextBatch() {
+  absl::MutexLock lock(&mu_);
+  // Idle, the thread wakes once per interval to learn what other replicas
+  // appended.
+  mu_.AwaitWithTimeout(absl::Condition(this, &StatementLog::HasWork),
+                       options_.checkpoint_interval);
+  if (pending_.empty()) return {};
+  // At most one checkpoint per interval: what arrives meanwhile joins it.
+  mu_.AwaitWithDeadline(absl::Condition(&stopping_), next_append_);
+  if (stopping_) return {};
+  std::vector<Pending> batch;
+  while (!pending_.empty() && batch.size() < options_.max_batch) {
+    batch.push_back(std::move(pending_.front()));
+    pending_.pop_front();
+  }
+  next_append_ = absl::Now() + options_.checkpoint_interval;
+  return batch;
+}
+
+void StatementLog::Run() {
+  Refresh();
+  for (;;) {
+    std::vector<Pending> batch = NextBatch();
+    if (!batch.empty()) {
+      AppendBatch(std::move(batch));
+      continue;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) break;
+    }
+    Refresh();
+  }
+  std::deque<Pending> left;
+  {
+    absl::MutexLock lock(&mu_);
+    left.swap(pending_);
+  }
+  for (Pending& pending : left) {
+    std::move(pending.done)(
+        absl::UnavailableError("the transparency log stopped"));
+  }
+}
+
+void StatementLog::AppendBatch(std::vector<Pending> batch) {
+  std::vector<std::string> entries;
+  entries.reserve(batch.size());
+  for (Pending& pending : batch)
+    entries.push_back(std::move(pending.statement));
+  absl::StatusOr<tlog::AppendedBatch> appended = sequencer_->Append(entries);
+  if (!appended.ok()) {
+    const absl::Status failed(
+        appended.status().code(),
+        absl::StrCat("the transparency log: ", appended.status().message()));
+    for (Pending& pending : batch) std::move(pending.done)(failed);
+    return;
+  }
+  const tlog::SignedCheckpoint checkpoint{appended->checkpoint, appended->note};
+  Learn(checkpoint);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    std::move(batch[i].done)(LogReceipt{appended->first_index + i, checkpoint});
+  }
+}
+
+void StatementLog::Refresh() {
+  // An error here (the store unreachable, or not the log) is the next
+  // append's error, and the next proof's.
+  absl::StatusOr<std::optional<tlog::SignedCheckpoint>> current =
+      sequencer_->Current();
+  if (current.ok() && current->has_value()) Learn(**current);
+}
+
+void StatementLog::Learn(const tlog::SignedCheckpoint& checkpoint) const {
+  absl::MutexLock lock(&mu_);
+  if (!latest_.has_value() ||
+      checkpoint.checkpoint.size > latest_->checkpoint.size) {
+    latest_ = checkpoint;
+  }
+}
+
+std::optional<tlog::SignedCheckpoint> StatementLog::Latest() const {
+  absl::MutexLock lock(&mu_);
+  return latest_;
+}
+
+absl::StatusOr<tlog::SignedCheckpoint> StatementLog::LatestCovering(
+    uint64_t at_least) const {
+  std::optional<tlog::SignedCheckpoint> latest = Latest();
+  if (!latest.has_value() || latest->checkpoint.size < at_least) {
+    // Another replica may have appended since this one last looked: its
+    // published checkpoint is written once its tiles are.
+    absl::StatusOr<std::string> note =
+        store_->ReadLogObject(tlog::kCheckpointPath);
+    if (note.ok()) {
+      absl::StatusOr<tlog::SignedCheckpoint> published =
+          tlog::OpenCheckpoint(*note, note_key_);
+      if (published.ok()) Learn(*published);
+    }
+    latest = Latest();
+  }
+  if (!latest.has_value()) {
+    return absl::FailedPreconditionError(
+        "the transparency log has no checkpoint yet");
+  }
+  return *std::move(latest);
+}
+
+absl::StatusOr<StatementProof> StatementLog::Prove(uint64_t index,
+                                                   absl::string_view statement,
+                                                   uint64_t seen_size) const {
+  StatementProof proof;
+  ASSIGN_OR_RETURN(proof.checkpoint,
+                   LatestCovering(std::max(index + 1, seen_size)));
+  const tlog::Checkpoint& checkpoint = proof.checkpoint.checkpoint;
+  if (index >= checkpoint.size) {
+    return absl::UnavailableError(
+        absl::StrCat("statement ", index,
+                     " is not under a checkpoint this server knows "
+                     "yet (",
+                     checkpoint.size, " entries); try again"));
+  }
+  proof.index = index;
+  ASSIGN_OR_RETURN(proof.inclusion,
+                   prover_.Inclusion(index, statement, checkpoint));
+  if (seen_size > 0 && seen_size < checkpoint.size) {
+    proof.consistency_from = seen_size;
+    ASSIGN_OR_RETURN(
+        proof.consistency,
+        prover_.Consistency(seen_size, checkpoint.size, checkpoint));
+  }
+  return proof;
+}
+
+absl::StatusOr<ConsistencyAnswer> StatementLog::Consistency(
+    uint64_t old_size, uint64_t new_size) const {
+  ConsistencyAnswer answer;
+  ASSIGN_OR_RETURN(answer.checkpoint,
+                   LatestCovering(std::max(old_size, new_size)));
+  const tlog::Checkpoint& checkpoint = answer.checkpoint.checkpoint;
+  answer.old_size = old_size;
+  answer.new_size = new_size == 0 ? checkpoint.size : new_size;
+  if (old_size == 0 || old_size > answer.new_size ||
+      answer.new_size > checkpoint.size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no consistency proof from ", old_size, " to ", answer.new_size,
+        " entries: the log has ", checkpoint.size));
+  }
+  ASSIGN_OR_RETURN(answer.proof,
+                   prover_.Consistency(old_size, answer.new_size, checkpoint));
+  return answer;
+}
+
+absl::StatusOr<std::string> StatementLog::ReadObject(
+    absl::string_view path) const {
+  if (path != tlog::kCheckpointPath && !absl::StartsWith(path, "tile/")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the log publishes \"checkpoint\" and tiles under \"tile/\", not \"",
+        absl::CHexEscape(path), "\""));
+  }
+  RETURN_IF_ERROR(CheckLogObject(path, ""));
+  return store_->ReadLogObject(path);
+}
+
+}  // namespace verity::server
