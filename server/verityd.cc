@@ -189,11 +189,12 @@ absl::Status Verityd::InitLog() {
     return absl::InvalidArgumentError(
         absl::StrCat("--log_key=", file, ": ", key.status().message()));
   }
+  if (options_.log_origin.empty()) {
+    return absl::InvalidArgumentError(
+        "--log_key needs --log_origin, the log's name");
+  }
   StatementLogOptions log;
-  log.origin =
-      options_.log_origin.empty()
-          ? absl::StrCat("verityd/log/", KeyIdToHex(key->public_key().id()))
-          : options_.log_origin;
+  log.origin = options_.log_origin;
   log.key = std::make_shared<const Ed25519PrivateKey>(*std::move(key));
   log.checkpoint_interval = options_.checkpoint_interval;
   absl::StatusOr<std::unique_ptr<StatementLog>> started =

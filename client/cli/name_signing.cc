@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/flag_values.h"
 #include "client/sdk/seen_names.h"
+#include "client/sdk/signed_journal.h"
 #include "lib/base/file_util.h"
 #include "lib/base/status_macros.h"
 #include "lib/trust/ed25519_key.h"
@@ -130,6 +131,11 @@ absl::StatusOr<std::string> SignName(const SigningOptions& options,
   // forgotten by a crash would let the next one repeat its version.
   ASSIGN_OR_RETURN(const NameStatement statement, ParseNameStatement(encoded));
   RETURN_IF_ERROR(record.CheckAndRecord(name, statement));
+  // And journaled, for `verity audit` to tell it from one this publisher
+  // never made.
+  RETURN_IF_ERROR(
+      client::SignedJournal(record.dir(), KeyIdToHex(key.public_key().id()))
+          .Append(statement));
   return encoded;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/synchronization/mutex.h"
+#include "client/cli/audit_command.h"
 #include "client/cli/digest_command.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/gc_command.h"
@@ -54,7 +55,11 @@ constexpr char kUsage[] =
     "      the kernel sees it (FUSE: `verity mount --help`)\n"
     "  stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
     "      show what the server knows about a blob, and a name's statement\n"
-    "  keygen --out=FILE     make an Ed25519 key for signing names\n"
+    "  keygen --out=FILE [--log-origin=NAME]\n"
+    "                        make an Ed25519 key for signing names (or a log)\n"
+    "  audit --log-key=FILE --key=PUB\n"
+    "      monitor the server's transparency log: list every statement the\n"
+    "      key signed, and fail on one the publisher's journal lacks\n"
     "  sign NAME DIGEST --key=FILE [--version=N] [--expires-in=DURATION]\n"
     "                   [--state-dir=DIR] [--out=FILE | --store]\n"
     "      sign \"NAME means DIGEST\"; print, write or store the statement\n"
@@ -77,7 +82,8 @@ constexpr char kUsage[] =
     "(a bearer token; default $VERITY_TOKEN) and --timeout=SECONDS\n"
     "(per RPC attempt; default 60, 0 for none). Broken reads resume where\n"
     "they stopped; an unreachable server is retried a few times first.\n"
-    "get, stat, ls, history, sync and mount take --trusted-keys=FILE (default "
+    "get, stat, ls, history, sync and mount take --log-key=FILE (default\n"
+    "$VERITY_LOG_KEY), --trusted-keys=FILE (default "
     "$VERITY_TRUSTED_KEYS),\n"
     "--trusted-keys-threshold=K, --state-dir=DIR and --fsverity-cert=PEM\n"
     "(default $VERITY_FSVERITY_CERT): `verity get --help`.\n"
@@ -105,6 +111,7 @@ constexpr Command kCommands[] = {
     {"scrub", verity::cli::RunScrubCommand},
     {"rm", verity::cli::RunRmCommand},
     {"keygen", verity::cli::RunKeygenCommand},
+    {"audit", verity::cli::RunAuditCommand},
     {"sign", verity::cli::RunSignCommand},
     {"sync", verity::cli::RunSyncCommand},
     {"mount", verity::cli::RunMountCommand},

@@ -306,6 +306,38 @@ absl::StatusOr<std::vector<sdk::NameVersionInfo>> ClientImpl::History(
   return versions;
 }
 
+absl::StatusOr<sdk::LogConsistencyAnswer> ClientImpl::LogConsistency(
+    uint64_t old_size, uint64_t new_size) {
+  v1::LogConsistencyRequest request;
+  request.set_old_size(old_size);
+  request.set_new_size(new_size);
+  v1::LogConsistencyResponse response;
+  RETURN_IF_ERROR(RetryUnary(options_.retry, options_.rpc_timeout,
+                             absl::InfiniteFuture(),
+                             [&](grpc::ClientContext* context) {
+                               return FromGrpcStatus(stub_->LogConsistency(
+                                   context, request, &response));
+                             }));
+  sdk::LogConsistencyAnswer answer;
+  answer.checkpoint = std::move(*response.mutable_checkpoint());
+  answer.old_size = response.old_size();
+  answer.new_size = response.new_size();
+  answer.proof.assign(response.proof().begin(), response.proof().end());
+  return answer;
+}
+
+absl::StatusOr<std::string> ClientImpl::ReadLog(absl::string_view path) {
+  v1::ReadLogRequest request;
+  request.set_path(std::string(path));
+  v1::ReadLogResponse response;
+  RETURN_IF_ERROR(RetryUnary(
+      options_.retry, options_.rpc_timeout, absl::InfiniteFuture(),
+      [&](grpc::ClientContext* context) {
+        return FromGrpcStatus(stub_->ReadLog(context, request, &response));
+      }));
+  return std::move(*response.mutable_data());
+}
+
 absl::StatusOr<sdk::CollectResult> ClientImpl::Collect(bool dry_run) {
   v1::CollectRequest request;
   request.set_dry_run(dry_run);

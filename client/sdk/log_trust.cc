@@ -18,9 +18,9 @@
 namespace verity::client {
 namespace {
 
-absl::Status Refused(absl::string_view name, absl::string_view why) {
+absl::Status Refused(absl::string_view subject, absl::string_view why) {
   return absl::DataLossError(
-      absl::StrCat("name \"", name, "\": transparency log: ", why));
+      absl::StrCat(subject, ": transparency log: ", why));
 }
 
 absl::StatusOr<std::vector<tlog::LogHash>> Hashes(
@@ -88,19 +88,20 @@ absl::StatusOr<uint64_t> LogTrust::SeenSize() const {
 absl::Status LogTrust::Check(absl::string_view name,
                              absl::string_view statement,
                              const v1::LogProof* proof) const {
+  const std::string subject = absl::StrCat("name \"", name, "\"");
   if (statement.empty()) {
-    return Refused(name,
+    return Refused(subject,
                    "the name has no statement, and the log proves "
                    "only statements");
   }
   if (proof == nullptr || proof->checkpoint().empty()) {
-    return Refused(name,
+    return Refused(subject,
                    "the server sent no proof that the statement is "
                    "in the log");
   }
   absl::StatusOr<tlog::SignedCheckpoint> offered =
       tlog::OpenCheckpoint(proof->checkpoint(), key_);
-  if (!offered.ok()) return Refused(name, offered.status().message());
+  if (!offered.ok()) return Refused(subject, offered.status().message());
   const tlog::Checkpoint& checkpoint = offered->checkpoint;
   absl::StatusOr<std::vector<tlog::LogHash>> inclusion =
       Hashes(proof->inclusion());
@@ -110,17 +111,25 @@ absl::Status LogTrust::Check(absl::string_view name,
                                              *inclusion, checkpoint.root)
                      : inclusion.status();
   if (!included.ok()) {
-    return Refused(name,
+    return Refused(subject,
                    absl::StrCat("the statement is not entry ", proof->index(),
                                 " of the log's ", checkpoint.size, " (",
                                 included.message(), ")"));
   }
-  return CheckAgainstSeen(name, *offered, *proof);
+  absl::StatusOr<std::vector<tlog::LogHash>> consistency =
+      Hashes(proof->consistency());
+  if (!consistency.ok()) {
+    return Refused(subject, consistency.status().message());
+  }
+  return Follow(subject, *offered, proof->consistency_from(), *consistency,
+                /*record=*/true);
 }
 
-absl::Status LogTrust::CheckAgainstSeen(absl::string_view name,
-                                        const tlog::SignedCheckpoint& offered,
-                                        const v1::LogProof& proof) const {
+absl::Status LogTrust::Follow(absl::string_view subject,
+                              const tlog::SignedCheckpoint& offered,
+                              uint64_t consistency_from,
+                              const std::vector<tlog::LogHash>& consistency,
+                              bool record) const {
   RETURN_IF_ERROR(MakeStateDir(dir_));
   ASSIGN_OR_RETURN(const UniqueFd lock, LockExclusive(lock_path_));
   ASSIGN_OR_RETURN(const std::optional<tlog::SignedCheckpoint> seen, Seen());
@@ -130,11 +139,10 @@ absl::Status LogTrust::CheckAgainstSeen(absl::string_view name,
     if (now.size < before.size) {
       const std::string saved =
           SaveEvidence("older than the newest seen", *seen, offered);
-      return Refused(name,
+      return Refused(subject,
                      absl::StrCat("the checkpoint of ", now.size,
                                   " entries is older than the ", before.size,
-                                  " this client has "
-                                  "seen (a rolled-back log; both in ",
+                                  " seen before (a rolled-back log; both in ",
                                   saved, ")"));
     }
     if (now.size == before.size) {
@@ -142,33 +150,30 @@ absl::Status LogTrust::CheckAgainstSeen(absl::string_view name,
       const std::string saved =
           SaveEvidence("a fork: two roots of one size", *seen, offered);
       return Refused(
-          name, absl::StrCat("the log forked: two checkpoints of ", now.size,
-                             " entries with different roots, both signed "
-                             "by the log's key (the proof is in ",
-                             saved, ")"));
+          subject, absl::StrCat("the log forked: two checkpoints of ", now.size,
+                                " entries with different roots, both signed "
+                                "by the log's key (the proof is in ",
+                                saved, ")"));
     }
-    if (proof.consistency_from() != before.size) {
+    if (consistency_from != before.size) {
       return absl::AbortedError(
           absl::StrCat("the newest checkpoint seen changed to ", before.size,
                        " entries during the call; ask again"));
     }
-    absl::StatusOr<std::vector<tlog::LogHash>> consistency =
-        Hashes(proof.consistency());
-    absl::Status consistent =
-        consistency.ok()
-            ? tlog::VerifyConsistency(before.size, now.size, before.root,
-                                      now.root, *consistency)
-            : consistency.status();
+    const absl::Status consistent = tlog::VerifyConsistency(
+        before.size, now.size, before.root, now.root, consistency);
     if (!consistent.ok()) {
       const std::string saved =
           SaveEvidence("not consistent with the newest seen", *seen, offered);
       return Refused(
-          name, absl::StrCat("the checkpoint of ", now.size,
-                             " entries does not extend the one of ",
-                             before.size, " this client has seen (",
-                             consistent.message(), "; both in ", saved, ")"));
+          subject,
+          absl::StrCat("the checkpoint of ", now.size,
+                       " entries does not extend the one of ", before.size,
+                       " seen before (", consistent.message(), "; both in ",
+                       saved, ")"));
     }
   }
+  if (!record) return absl::OkStatus();
   return ReplaceFileDurably(absl::StrCat(path_, ".tmp"), path_, offered.note);
 }
 

@@ -13,9 +13,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/tlog/merkle_log.h"
 #include "lib/tlog/signed_checkpoint.h"
 #include "lib/tlog/signed_note.h"
 #include "proto/verity/v1/verity.pb.h"
@@ -49,6 +51,16 @@ class LogTrust {
   absl::Status Check(absl::string_view name, absl::string_view statement,
                      const v1::LogProof* proof) const;
 
+  // Checks that `offered` (opened with key()) follows the newest checkpoint
+  // seen, `consistency` being the proof from `consistency_from`, as Check's
+  // last step does, refusing and keeping evidence alike (`subject` names
+  // what is checked in messages); with `record`, records it if it is newer.
+  absl::Status Follow(absl::string_view subject,
+                      const tlog::SignedCheckpoint& offered,
+                      uint64_t consistency_from,
+                      const std::vector<tlog::LogHash>& consistency,
+                      bool record) const;
+
   // The newest checkpoint seen; nullopt if none.
   absl::StatusOr<std::optional<tlog::SignedCheckpoint>> Seen() const;
 
@@ -57,9 +69,6 @@ class LogTrust {
   const std::string& path() const { return path_; }
 
  private:
-  absl::Status CheckAgainstSeen(absl::string_view name,
-                                const tlog::SignedCheckpoint& offered,
-                                const v1::LogProof& proof) const;
   // Writes the two checkpoints (and why they contradict) beside the state
   // file; returns the evidence file's path.
   std::string SaveEvidence(absl::string_view why,

@@ -63,6 +63,7 @@ class SeenNamesStore {
   absl::StatusOr<SeenName> Lookup(absl::string_view name) const;
 
   const std::string& path() const { return path_; }
+  const std::string& dir() const { return dir_; }
 
  private:
   const std::string dir_;

@@ -228,6 +228,15 @@ absl::StatusOr<std::vector<sdk::NameVersionInfo>> MemoryClient::History(
   return Unimplemented("History");
 }
 
+absl::StatusOr<sdk::LogConsistencyAnswer> MemoryClient::LogConsistency(
+    uint64_t, uint64_t) {
+  return Unimplemented("LogConsistency");
+}
+
+absl::StatusOr<std::string> MemoryClient::ReadLog(absl::string_view) {
+  return Unimplemented("ReadLog");
+}
+
 absl::StatusOr<sdk::BlobInfo> MemoryClient::SetName(absl::string_view,
                                                     const sdk::Digest&,
                                                     absl::string_view) {

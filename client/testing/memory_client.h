@@ -52,6 +52,9 @@ class MemoryClient final : public sdk::Client {
   absl::StatusOr<sdk::BlobInfo> StatName(absl::string_view name) override;
   absl::StatusOr<std::vector<sdk::NameVersionInfo>> History(
       absl::string_view name) override;
+  absl::StatusOr<sdk::LogConsistencyAnswer> LogConsistency(
+      uint64_t old_size, uint64_t new_size) override;
+  absl::StatusOr<std::string> ReadLog(absl::string_view path) override;
   absl::StatusOr<sdk::BlobInfo> SetName(
       absl::string_view name, const sdk::Digest& digest,
       absl::string_view name_statement) override;

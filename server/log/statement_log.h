@@ -101,8 +101,9 @@ class StatementLog {
                                        uint64_t seen_size) const;
 
   // A consistency proof from `old_size` to `new_size` (0: the newest
-  // checkpoint's size). INVALID_ARGUMENT unless 0 < old_size <= new_size <=
-  // the newest size; FAILED_PRECONDITION before the first checkpoint.
+  // checkpoint's size; from 0, none is needed). INVALID_ARGUMENT unless
+  // old_size <= new_size <= the newest size; FAILED_PRECONDITION before the
+  // first checkpoint.
   absl::StatusOr<ConsistencyAnswer> Consistency(uint64_t old_size,
                                                 uint64_t new_size) const;
 

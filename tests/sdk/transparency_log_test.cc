@@ -4,7 +4,8 @@
 // The attacks of issue 45: a validly signed statement that is not in the
 // log, a proof under a checkpoint the log's key did not sign, a log rolled
 // back to a smaller checkpoint, and a forked log (two checkpoints of one
-// size), each refused, the last two with their evidence kept.
+// size), each refused, the last two with their evidence kept; and a stolen
+// key's statement served to one client, which the publisher's audit names.
 
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client/names/log_audit.h"
 #include "client/sdk/grpc_status.h"
+#include "client/sdk/log_trust.h"
+#include "client/sdk/signed_journal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/signed_checkpoint.h"
@@ -85,11 +89,19 @@ class TransparencyLogTest : public ::testing::Test {
                                        absl::string_view data,
                                        uint64_t version) {
     EXPECT_TRUE(PutBlob(server.stub(), data).ok());
+    return SetNameWith(server, name, DigestOf(data),
+                       Sign(name, DigestOf(data), version));
+  }
+
+  absl::StatusOr<v1::BlobInfo> SetNameWith(TestServer& server,
+                                           absl::string_view name,
+                                           absl::string_view digest,
+                                           absl::string_view statement) {
     grpc::ClientContext context;
     v1::SetNameRequest request;
     request.set_name(std::string(name));
-    request.set_digest(DigestOf(data));
-    request.set_name_statement(Sign(name, DigestOf(data), version));
+    request.set_digest(std::string(digest));
+    request.set_name_statement(std::string(statement));
     v1::BlobInfo info;
     const absl::Status status =
         client::FromGrpcStatus(server.stub().SetName(&context, request, &info));
@@ -200,6 +212,49 @@ TEST_F(TransparencyLogTest, ARolledBackOrForkedLogIsRefusedWithEvidence) {
   // The client still accepts the log it saw.
   server = StartLogged(root_, log_key_);
   EXPECT_TRUE(Client(*server)->StatName("n").ok());
+}
+
+TEST_F(TransparencyLogTest, TheAuditNamesAStolenKeysStatement) {
+  auto server = StartLogged(root_, log_key_);
+  // The publisher signs v1 and journals it, as `verity put --sign-key` does.
+  const std::string publisher_state = NewTempDir() + "/publisher";
+  const client::SignedJournal journal(publisher_state,
+                                      KeyIdToHex(publisher_.public_key().id()));
+  const std::string honest = Sign("n", DigestOf(a_), 1);
+  ASSERT_TRUE(journal.Append(*ParseNameStatement(honest)).ok());
+  ASSERT_TRUE(PutBlob(server->stub(), a_).ok());
+  ASSERT_TRUE(SetNameWith(*server, "n", DigestOf(a_), honest).ok());
+  // A thief with the key signs v2 for another blob, served to one victim,
+  // who accepts it: signed, and in the log.
+  ASSERT_TRUE(SetName(*server, "n", c_, 2).ok());
+  ASSERT_TRUE(Client(*server)->StatName("n").ok());
+
+  const client::LogTrust position(
+      *tlog::NoteKey::Parse(LogVerifierKey(log_key_)),
+      publisher_state + "/audit");
+  const TrustedKeys publisher = *TrustedKeys::Create({publisher_.public_key()});
+  std::unique_ptr<sdk::Client> auditor = Client(*server);
+  absl::StatusOr<client::AuditReport> report =
+      client::AuditLog(*auditor, position, publisher, *journal.Load());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->from, 0u);
+  EXPECT_EQ(report->to, 2u);
+  ASSERT_EQ(report->statements.size(), 2u);
+  EXPECT_TRUE(report->statements[0].known);
+  EXPECT_FALSE(report->statements[1].known);
+  EXPECT_EQ(report->statements[1].index, 1u);
+  EXPECT_EQ(report->statements[1].statement.claim.version, 2u);
+  EXPECT_EQ(report->statements[1].statement.claim.digest.ToString(),
+            DigestOf(c_));
+  EXPECT_EQ(report->unknown, 1u);
+
+  // The next audit starts where this one stopped.
+  ASSERT_TRUE(SetName(*server, "other", b_, 1).ok());
+  report = client::AuditLog(*auditor, position, publisher, *journal.Load());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->from, 2u);
+  EXPECT_EQ(report->to, 3u);
+  EXPECT_EQ(report->unknown, 1u);
 }
 
 }  // namespace

@@ -63,6 +63,14 @@ struct BatchUpdateBlob {
   std::string data;
 };
 
+// Client::LogConsistency's answer, unverified. Plain value.
+struct LogConsistencyAnswer {
+  std::string checkpoint;  // the signed note
+  uint64_t old_size = 0;
+  uint64_t new_size = 0;
+  std::vector<std::string> proof;  // 32-byte hashes
+};
+
 // Fills `buffer` with the next bytes of content; returns how many, 0 at the
 // end.
 using ByteSource =
@@ -147,6 +155,16 @@ class Client {
   // `verified` (NameVersionInfo).
   virtual absl::StatusOr<std::vector<NameVersionInfo>> History(
       absl::string_view name) = 0;
+
+  // The server's transparency log (docs/protocol.md, "Transparency log"),
+  // what the server says: its newest checkpoint (a signed note) with a
+  // consistency proof from `old_size` (0: none) to `new_size` (0: the
+  // checkpoint's), and the log's published objects ("checkpoint",
+  // "tile/..."). FAILED_PRECONDITION from a server without a log. Retried as
+  // Stat. Nothing here is verified: a monitor checks it (verity audit).
+  virtual absl::StatusOr<LogConsistencyAnswer> LogConsistency(
+      uint64_t old_size, uint64_t new_size) = 0;
+  virtual absl::StatusOr<std::string> ReadLog(absl::string_view path) = 0;
 
   // Points `name` at the stored blob `digest`, with `name_statement` (signed
   // by the publisher; may be empty for a server without --name_keys). Not
