@@ -227,8 +227,7 @@ absl::StatusOr<ConsistencyAnswer> StatementLog::Consistency(
   const tlog::Checkpoint& checkpoint = answer.checkpoint.checkpoint;
   answer.old_size = old_size;
   answer.new_size = new_size == 0 ? checkpoint.size : new_size;
-  if (old_size > answer.new_size ||
-      answer.new_size > checkpoint.size) {
+  if (old_size > answer.new_size || answer.new_size > checkpoint.size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "no consistency proof from ", old_size, " to ", answer.new_size,
         " entries: the log has ", checkpoint.size));
