@@ -29,6 +29,8 @@ PACKAGES=(
   fuse3 libfuse3-dev
   # python3-yaml: tests/k8s_manifests_test.sh parses the rendered manifests
   python3-yaml
+  # python3-cryptography: tests/interop/tlog_check.py verifies the log's Ed25519 notes
+  python3-cryptography
   # prometheus: promtool and a real server for tests/metrics_test.sh and prometheus_rules_test.sh;
   # its service is not used
   prometheus
