@@ -8,8 +8,10 @@
 //             alternating rounds of sequential calls
 //   million   a log of 1,000,000 entries: proof sizes, the server's time to
 //             read a proof from the tiles, the client's time to check one
-// Run: bazel run -c opt //tests/bench:tlog_bench -- DIR  (DIR: scratch space
-// on the disk to measure). docs/bench-transparency-log.md has the figures.
+// Run: bazel build //tests/bench:tlog_bench &&
+//   bazel-bin/tests/bench/tlog_bench DIR [SECTION]  (DIR: scratch space on the
+//   disk to measure; SECTION: one of the four). docs/bench-transparency-log.md
+//   has the figures.
 
 #include <algorithm>
 #include <atomic>
@@ -148,7 +150,9 @@ double SetNameRate(testing::TestServer& server,
   return ok / seconds;
 }
 
-server::ServerOptions LoggedOptions(const std::string& dir, bool logged) {
+server::ServerOptions LoggedOptions(
+    const std::string& dir, bool logged,
+    absl::Duration interval = absl::Seconds(1)) {
   server::ServerOptions options;
   options.store.root = dir;
   if (logged) {
@@ -156,7 +160,7 @@ server::ServerOptions LoggedOptions(const std::string& dir, bool logged) {
     std::ofstream(key_file) << Ed25519PrivateKey::Generate().ToPem();
     options.log_key_file = key_file;
     options.log_origin = "bench/log";
-    options.checkpoint_interval = absl::Seconds(1);
+    options.checkpoint_interval = interval;
   }
   return options;
 }
@@ -166,19 +170,28 @@ void SetNames(const std::string& dir) {
   const std::string blob = testing::RandomBytes(4096, 7);
   const ParsedDigest digest = ParseDigest(testing::DigestOf(blob)).value();
   constexpr int kNames = 4000;
+  // The log with a 1 s and a 100 ms interval, and no log.
+  const absl::Duration intervals[] = {absl::Seconds(1), absl::Milliseconds(100),
+                                      absl::ZeroDuration()};
   for (int round = 1; round <= kRounds; ++round) {
-    for (const bool logged : {true, false}) {
-      auto server = testing::TestServer::Start(LoggedOptions(
-          absl::StrCat(dir, "/setname-", round, logged ? "-logged" : ""),
-          logged));
+    for (const absl::Duration interval : intervals) {
+      const bool logged = interval > absl::ZeroDuration();
+      auto server = testing::TestServer::Start(
+          LoggedOptions(absl::StrCat(dir, "/setname-", round, "-",
+                                     absl::ToInt64Milliseconds(interval)),
+                        logged, interval));
       testing::PutBlob(server->stub(), blob).IgnoreError();
       std::vector<std::string> statements;
       for (int i = 0; i < kNames; ++i) {
         statements.push_back(
             Statement(publisher, absl::StrCat("bench/", i), digest, 1));
       }
+      const std::string what =
+          logged ? absl::StrCat("with the log, interval ",
+                                absl::FormatDuration(interval))
+                 : "without a log";
       std::printf("appends: SetName end to end, %s, round %d: %.0f names/s\n",
-                  logged ? "with the log" : "without a log", round,
+                  what.c_str(), round,
                   SetNameRate(*server, statements, digest.ToString(), 1024));
       std::fflush(stdout);
     }
@@ -323,14 +336,16 @@ void Million() {
 }  // namespace verity
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: tlog_bench DIR\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr,
+                 "usage: tlog_bench DIR [appends|setname|statname|million]\n");
     return 1;
   }
   const std::string dir = argv[1];
-  verity::Appends(dir);
-  verity::SetNames(dir);
-  verity::StatName(dir);
-  verity::Million();
+  const std::string only = argc == 3 ? argv[2] : "";
+  if (only.empty() || only == "appends") verity::Appends(dir);
+  if (only.empty() || only == "setname") verity::SetNames(dir);
+  if (only.empty() || only == "statname") verity::StatName(dir);
+  if (only.empty() || only == "million") verity::Million();
   return 0;
 }
