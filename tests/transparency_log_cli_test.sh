@@ -36,6 +36,7 @@ client=(--log-key="$keys/log.pem.vkey" --trusted-keys="$keys/pub.pem.pub"
 expect_exit 0 "get checks the log's proof" vc get "${server[@]}" app -o "$work/got" "${client[@]}"
 check "get wrote v1" cmp -s "$work/v1" "$work/got"
 check "the client kept the checkpoint" ls "$work/client"/log-*.checkpoint
+expect_exit 0 "stat checks the log's proof" vc stat "${server[@]}" app "${client[@]}"
 audit=(audit "${server[@]}" --log-key="$keys/log.pem.vkey" --key="$keys/pub.pem.pub"
   --state-dir="$work/publisher" --metrics-file="$work/audit.prom")
 first=$(vc "${audit[@]}") && rc=0 || rc=$?
@@ -43,6 +44,9 @@ if [[ $rc -eq 0 ]]; then pass; else fail "the audit knows every statement: exit 
 check "the audit lists the publisher's statement" \
   grep -q "^known   entry 0: \"app\" version" <<<"$first"
 check "the audit's metrics" grep -qx 'verity_audit_unknown_statements 0' "$work/audit.prom"
+check "the audit's metrics: statements" grep -qx 'verity_audit_statements 1' "$work/audit.prom"
+check "the audit's metrics: last checked" \
+  grep -qE '^verity_audit_last_checked_seconds [0-9]{10}$' "$work/audit.prom"
 
 # A thief with the publisher's key signs a release for one victim, from its own state.
 expect_exit 0 "the stolen key publishes" vc put "${server[@]}" "$work/evil" --name=app \
@@ -64,3 +68,5 @@ start_server unlogged --listen=127.0.0.1:0 --store="$work/store"
 expect_exit 3 "no proof from an unlogged server" \
   vc get --server="127.0.0.1:$server_port" app -o "$work/refused" "${client[@]}"
 check "nothing written" test ! -e "$work/refused"
+expect_exit 3 "stat refuses it too" \
+  vc stat --server="127.0.0.1:$server_port" app "${client[@]}"

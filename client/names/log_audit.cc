@@ -16,18 +16,6 @@
 namespace verity::client {
 namespace {
 
-absl::StatusOr<std::vector<tlog::LogHash>> ToHashes(
-    const std::vector<std::string>& in) {
-  std::vector<tlog::LogHash> out;
-  for (const std::string& bytes : in) {
-    if (bytes.size() != tlog::kLogHashSize) {
-      return absl::DataLossError("a proof hash is not 32 bytes");
-    }
-    std::copy(bytes.begin(), bytes.end(), out.emplace_back().begin());
-  }
-  return out;
-}
-
 // The entries [from, to) of the tree of `size` entries.
 absl::StatusOr<std::vector<std::string>> ReadEntries(sdk::Client& client,
                                                      uint64_t from, uint64_t to,
@@ -67,7 +55,7 @@ absl::StatusOr<AuditReport> AuditLog(
   }
   const tlog::Checkpoint& checkpoint = newest->checkpoint;
   ASSIGN_OR_RETURN(const std::vector<tlog::LogHash> consistency,
-                   ToHashes(answer.proof));
+                   tlog::LogHashesFromBytes(answer.proof));
   if (answer.new_size != checkpoint.size) {
     return absl::DataLossError(
         "audit: the consistency proof is not to the "

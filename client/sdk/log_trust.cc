@@ -23,19 +23,6 @@ absl::Status Refused(absl::string_view subject, absl::string_view why) {
       absl::StrCat(subject, ": transparency log: ", why));
 }
 
-absl::StatusOr<std::vector<tlog::LogHash>> Hashes(
-    const google::protobuf::RepeatedPtrField<std::string>& in) {
-  std::vector<tlog::LogHash> out;
-  for (const std::string& bytes : in) {
-    if (bytes.size() != tlog::kLogHashSize) {
-      return absl::DataLossError("a proof hash is not 32 bytes");
-    }
-    tlog::LogHash& hash = out.emplace_back();
-    std::copy(bytes.begin(), bytes.end(), hash.begin());
-  }
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LogTrust>> LogTrust::Create(
@@ -104,7 +91,7 @@ absl::Status LogTrust::Check(absl::string_view name,
   if (!offered.ok()) return Refused(subject, offered.status().message());
   const tlog::Checkpoint& checkpoint = offered->checkpoint;
   absl::StatusOr<std::vector<tlog::LogHash>> inclusion =
-      Hashes(proof->inclusion());
+      tlog::LogHashesFromBytes(proof->inclusion());
   absl::Status included =
       inclusion.ok() ? tlog::VerifyInclusion(proof->index(), checkpoint.size,
                                              tlog::LeafHash(statement),
@@ -117,7 +104,7 @@ absl::Status LogTrust::Check(absl::string_view name,
                                 included.message(), ")"));
   }
   absl::StatusOr<std::vector<tlog::LogHash>> consistency =
-      Hashes(proof->consistency());
+      tlog::LogHashesFromBytes(proof->consistency());
   if (!consistency.ok()) {
     return Refused(subject, consistency.status().message());
   }

@@ -54,7 +54,7 @@ class TestLog {
         prover.Inclusion(index, entry, checkpoint.checkpoint);
     EXPECT_TRUE(inclusion.ok()) << inclusion.status();
     for (const tlog::LogHash& hash : *inclusion) {
-      proof.add_inclusion(std::string(hash.begin(), hash.end()));
+      proof.add_inclusion(tlog::LogHashToBytes(hash));
     }
     if (seen_size != 0 && seen_size < checkpoint.checkpoint.size) {
       proof.set_consistency_from(seen_size);
@@ -63,7 +63,7 @@ class TestLog {
                              checkpoint.checkpoint);
       EXPECT_TRUE(consistency.ok()) << consistency.status();
       for (const tlog::LogHash& hash : *consistency) {
-        proof.add_consistency(std::string(hash.begin(), hash.end()));
+        proof.add_consistency(tlog::LogHashToBytes(hash));
       }
     }
     return proof;

@@ -58,6 +58,9 @@ absl::Status SignedJournal::Append(const NameStatement& statement) const {
 }
 
 absl::StatusOr<absl::flat_hash_set<std::string>> SignedJournal::Load() const {
+  // A directory others can write into could hold any journal: one that
+  // claims a stolen key's statements as the publisher's.
+  RETURN_IF_ERROR(CheckOwnDirectory(dir_, /*absent_ok=*/true));
   absl::StatusOr<std::string> text =
       ReadSmallRegularFile(path_, kMaxSignedJournalBytes);
   if (absl::IsNotFound(text.status())) {

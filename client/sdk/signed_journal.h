@@ -31,7 +31,8 @@ class SignedJournal {
 
   // Every body hash recorded (lowercase hex); none if there is no journal.
   // Lines a crash cut short (fewer hex digits) are skipped; DATA_LOSS
-  // naming the line for anything else that is not 64 hex digits.
+  // naming the line for anything else that is not 64 hex digits;
+  // FAILED_PRECONDITION if the directory is not this user's alone.
   absl::StatusOr<absl::flat_hash_set<std::string>> Load() const;
 
   const std::string& path() const { return path_; }

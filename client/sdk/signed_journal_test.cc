@@ -3,6 +3,8 @@
 
 #include "client/sdk/signed_journal.h"
 
+#include <sys/stat.h>
+
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -70,6 +72,14 @@ TEST_F(SignedJournalTest, ADamagedLineIsDataLoss) {
     Overwrite(damaged);
     EXPECT_TRUE(absl::IsDataLoss(journal_.Load().status())) << damaged;
   }
+}
+
+TEST_F(SignedJournalTest, AJournalOthersCanWriteIsRefused) {
+  ASSERT_TRUE(journal_.Append(Statement(1)).ok());
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  EXPECT_TRUE(absl::IsFailedPrecondition(journal_.Load().status()));
+  ASSERT_EQ(chmod(dir_.c_str(), 0700), 0);
+  EXPECT_TRUE(journal_.Load().ok());
 }
 
 }  // namespace

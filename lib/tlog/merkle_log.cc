@@ -100,6 +100,20 @@ absl::StatusOr<LogHash> LogHashFromBase64(absl::string_view text) {
   return hash;
 }
 
+std::string LogHashToBytes(const LogHash& hash) {
+  return std::string(hash.begin(), hash.end());
+}
+
+absl::StatusOr<LogHash> LogHashFromBytes(absl::string_view bytes) {
+  if (bytes.size() != kLogHashSize) {
+    return absl::DataLossError(absl::StrCat("a proof hash of ", bytes.size(),
+                                            " bytes, not ", kLogHashSize));
+  }
+  LogHash hash;
+  std::copy(bytes.begin(), bytes.end(), hash.begin());
+  return hash;
+}
+
 absl::StatusOr<LogHash> TreeHash(uint64_t size, HashReader& reader) {
   if (size == 0) return EmptyTreeHash();
   return RangeHash(0, size, reader);

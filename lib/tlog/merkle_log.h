@@ -34,6 +34,23 @@ LogHash EmptyTreeHash();
 std::string LogHashToBase64(const LogHash& hash);
 absl::StatusOr<LogHash> LogHashFromBase64(absl::string_view text);
 
+// A hash as a proof carries it on the wire (the raw 32 bytes), and back:
+// DATA_LOSS for bytes of another length.
+std::string LogHashToBytes(const LogHash& hash);
+absl::StatusOr<LogHash> LogHashFromBytes(absl::string_view bytes);
+
+// LogHashFromBytes of each of `all` (strings), in order.
+template <typename Strings>
+absl::StatusOr<std::vector<LogHash>> LogHashesFromBytes(const Strings& all) {
+  std::vector<LogHash> hashes;
+  for (const auto& bytes : all) {
+    absl::StatusOr<LogHash> hash = LogHashFromBytes(bytes);
+    if (!hash.ok()) return hash.status();
+    hashes.push_back(*hash);
+  }
+  return hashes;
+}
+
 // The hash of a complete subtree: the 2^level entries from index << level.
 struct SubtreeIndex {
   int level = 0;

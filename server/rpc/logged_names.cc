@@ -15,7 +15,7 @@ namespace {
 void AddHashes(const std::vector<tlog::LogHash>& hashes,
                google::protobuf::RepeatedPtrField<std::string>* out) {
   for (const tlog::LogHash& hash : hashes) {
-    out->Add(std::string(hash.begin(), hash.end()));
+    out->Add(tlog::LogHashToBytes(hash));
   }
 }
 

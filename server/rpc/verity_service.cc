@@ -201,7 +201,7 @@ absl::Status DoLogConsistency(const ServiceContext& context,
   response->set_old_size(answer.old_size);
   response->set_new_size(answer.new_size);
   for (const tlog::LogHash& hash : answer.proof) {
-    response->add_proof(std::string(hash.begin(), hash.end()));
+    response->add_proof(tlog::LogHashToBytes(hash));
   }
   return absl::OkStatus();
 }

@@ -39,7 +39,8 @@ class TransparencyLogTest : public ::testing::Test {
  protected:
   // A server logging statements with `log_key` on the store at `root`.
   std::unique_ptr<TestServer> StartLogged(const std::string& root,
-                                          const Ed25519PrivateKey& log_key) {
+                                          const Ed25519PrivateKey& log_key,
+                                          bool name_keys = false) {
     const std::string file = NewTempDir() + "/log_key.pem";
     std::ofstream(file) << log_key.ToPem();
     server::ServerOptions options;
@@ -47,6 +48,10 @@ class TransparencyLogTest : public ::testing::Test {
     options.log_key_file = file;
     options.log_origin = kOrigin;
     options.checkpoint_interval = absl::Milliseconds(20);
+    if (name_keys) {
+      options.name_keys_file = NewTempDir() + "/name_keys.pem";
+      std::ofstream(options.name_keys_file) << publisher_.public_key().ToPem();
+    }
     return TestServer::Start(options);
   }
 
@@ -167,6 +172,19 @@ TEST_F(TransparencyLogTest, ANameIsAnsweredWithItsProofAndAccepted) {
       tlog::OpenCheckpoint(response.data(),
                            *tlog::NoteKey::Parse(LogVerifierKey(log_key_)))
           .ok());
+}
+
+TEST_F(TransparencyLogTest, AStatementTheStoreWouldRefuseIsNotLogged) {
+  auto server = StartLogged(root_, log_key_, /*name_keys=*/true);
+  ASSERT_TRUE(SetName(*server, "n", a_, 2).ok());
+  // Not newer than the name's current statement: refused before the log.
+  EXPECT_EQ(SetName(*server, "n", b_, 1).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  grpc::ClientContext context;
+  v1::LogConsistencyRequest request;
+  v1::LogConsistencyResponse response;
+  ASSERT_TRUE(server->stub().LogConsistency(&context, request, &response).ok());
+  EXPECT_EQ(response.new_size(), 1u);
 }
 
 TEST_F(TransparencyLogTest, AStatementThatIsNotInTheLogIsRefused) {
