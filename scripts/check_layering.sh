@@ -34,7 +34,8 @@ declare -A allowed=(
   [client/names]="lib client/include client/sdk"
   [client/mount]="lib client/include client/sdk client/names"
   [client/sync]="lib client/include client/sdk client/names"
-  [client/cli]="lib client/include client/sdk client/names client/mount client/sync"
+  [client/witness]="lib client/include client/sdk"
+  [client/cli]="lib client/include client/sdk client/names client/mount client/sync client/witness"
 )
 # What tests (and test support) may include on top.
 test_support="lib lib/base lib/cache lib/hash lib/tree lib/fec lib/trust lib/manifest lib/tlog lib/testing proto client/testing server/store server/store/file server/store/cache server/store/testing server/store/file/testing server/store/s3/testing server/upkeep/testing client/sdk client/names client/mount client/sync client/cli"

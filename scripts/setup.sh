@@ -11,6 +11,8 @@ PACKAGES=(
   libabsl-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   # libcurl (SigV4 signing, the multi interface) and pugixml: the S3 store's client
   libcurl4-openssl-dev libpugixml-dev
+  # libmicrohttpd: `verity witness` serves C2SP tlog-witness over HTTP (client/witness)
+  libmicrohttpd-dev
   # dpkg-dev: dpkg-source, which applies Debian's patches to the Abseil source (fetch_abseil)
   dpkg-dev
   # clang-format-14: scripts/check_format.sh

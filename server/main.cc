@@ -171,6 +171,14 @@ ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(1),
           "at most one log checkpoint per this long: statements accepted "
           "meanwhile share the next one, and their Put or SetName answers "
           "once it is written");
+ABSL_FLAG(std::string, witnesses, "",
+          "file of the transparency-log witnesses asked to cosign each "
+          "checkpoint before it is published (C2SP tlog-witness), one per "
+          "line: \"<verifier key> <URL>\" (`verity witness`; its key from "
+          "`verity keygen --witness-name`); needs --log_key");
+ABSL_FLAG(absl::Duration, witness_timeout, absl::Seconds(5),
+          "how long a checkpoint waits for each witness: one that does not "
+          "answer in time is left out of it");
 ABSL_FLAG(double, max_call_rate, 50000,
           "calls (new streams and unary calls) each client connection may "
           "start per second, a second's worth at once; more get "
@@ -317,6 +325,8 @@ absl::StatusOr<ServerOptions> OptionsFromFlags() {
   options.log_key_file = absl::GetFlag(FLAGS_log_key);
   options.log_origin = absl::GetFlag(FLAGS_log_origin);
   options.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  options.witnesses_file = absl::GetFlag(FLAGS_witnesses);
+  options.witness_timeout = absl::GetFlag(FLAGS_witness_timeout);
   options.service.max_have_tree_blocks =
       absl::GetFlag(FLAGS_max_have_tree_blocks);
   options.service.read_window_bytes = absl::GetFlag(FLAGS_read_window_bytes);

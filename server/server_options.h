@@ -60,6 +60,11 @@ struct ServerOptions {
   // At most one checkpoint per this long: statements accepted meanwhile share
   // it (and their calls wait for it).
   absl::Duration checkpoint_interval = absl::Seconds(1);
+  // A file of the witnesses asked to cosign each checkpoint ("<verifier key>
+  // <URL>" lines, server/log/witness_client.h), each given witness_timeout.
+  // Empty: none.
+  std::string witnesses_file;
+  absl::Duration witness_timeout = absl::Seconds(5);
   ServiceOptions service;
   // Garbage collection every this long (zero: only when an admin asks, the
   // Collect RPC), with service.gc_grace.

@@ -47,6 +47,12 @@ absl::StatusOr<std::string> ReadPem(const std::string& path) {
   return pem;
 }
 
+absl::StatusOr<std::vector<WitnessConfig>> ReadWitnesses(
+    const std::string& path) {
+  ASSIGN_OR_RETURN(const std::string text, ReadSmallFile(path, 1 << 20));
+  return ParseWitnesses(text);
+}
+
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
     const ServerOptions& options) {
   if (options.tls_cert.empty() != options.tls_key.empty()) {
@@ -180,7 +186,11 @@ absl::Status Verityd::InitStore() {
 
 absl::Status Verityd::InitLog() {
   const std::string& file = options_.log_key_file;
-  if (file.empty()) return absl::OkStatus();
+  if (file.empty()) {
+    if (options_.witnesses_file.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "--witnesses needs --log_key: witnesses cosign the log's checkpoints");
+  }
   absl::StatusOr<std::string> pem = ReadPem(file);
   absl::StatusOr<Ed25519PrivateKey> key =
       pem.ok() ? Ed25519PrivateKey::ParsePem(*pem)
@@ -197,6 +207,17 @@ absl::Status Verityd::InitLog() {
   log.origin = options_.log_origin;
   log.key = std::make_shared<const Ed25519PrivateKey>(*std::move(key));
   log.checkpoint_interval = options_.checkpoint_interval;
+  log.witness_timeout = options_.witness_timeout;
+  if (!options_.witnesses_file.empty()) {
+    absl::StatusOr<std::vector<WitnessConfig>> witnesses =
+        ReadWitnesses(options_.witnesses_file);
+    if (!witnesses.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--witnesses=", options_.witnesses_file, ": ",
+                       witnesses.status().message()));
+    }
+    log.witnesses = *std::move(witnesses);
+  }
   absl::StatusOr<std::unique_ptr<StatementLog>> started =
       StatementLog::Start(store_, std::move(log));
   if (!started.ok()) {

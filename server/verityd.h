@@ -31,6 +31,7 @@
 #include "server/dispatch/unverified_reader.h"
 #include "server/dispatch/verify_pool.h"
 #include "server/log/statement_log.h"
+#include "server/log/witness_client.h"
 #include "server/metrics/s3_metrics.h"
 #include "server/metrics/service_metrics.h"
 #include "server/rpc/chunk_window.h"

@@ -20,7 +20,9 @@ namespace {
 
 constexpr size_t kMaxKeyFileBytes = 16 << 10;
 
-absl::StatusOr<Ed25519PrivateKey> ReadKey(const std::string& path) {
+}  // namespace
+
+absl::StatusOr<Ed25519PrivateKey> ReadPrivateKey(const std::string& path) {
   absl::StatusOr<std::string> pem = ReadSmallFile(path, kMaxKeyFileBytes);
   if (!pem.ok()) {
     return absl::InvalidArgumentError(
@@ -34,6 +36,8 @@ absl::StatusOr<Ed25519PrivateKey> ReadKey(const std::string& path) {
   }
   return key;
 }
+
+namespace {
 
 // Where this publisher records what `signer` signed.
 absl::StatusOr<client::SeenNamesStore> SignedRecord(
@@ -105,7 +109,8 @@ absl::StatusOr<std::string> SignName(const SigningOptions& options,
                                      absl::string_view name,
                                      const ParsedDigest& digest, NameKind kind,
                                      sdk::Client* client) {
-  ASSIGN_OR_RETURN(const Ed25519PrivateKey key, ReadKey(options.key_file));
+  ASSIGN_OR_RETURN(const Ed25519PrivateKey key,
+                   ReadPrivateKey(options.key_file));
   ASSIGN_OR_RETURN(const client::SeenNamesStore record,
                    SignedRecord(options, key.public_key()));
   ASSIGN_OR_RETURN(const SeenName signed_before, record.Lookup(name));

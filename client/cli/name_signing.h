@@ -43,6 +43,10 @@ struct SigningOptions {
   absl::Duration expires_in = kDefaultStatementLifetime;
 };
 
+// The Ed25519 private key in the PEM file `path` (a signing key, a
+// witness's); INVALID_ARGUMENT naming the file if it is not one.
+absl::StatusOr<Ed25519PrivateKey> ReadPrivateKey(const std::string& path);
+
 // --version and --expires-in, and the key file as --`key_flag`.
 std::vector<CommandFlag> SigningFlags(SigningOptions* options,
                                       const char* key_flag);

@@ -18,14 +18,15 @@ namespace {
 // take.
 constexpr size_t kMaxTrustFileBytes = 1 << 20;
 
-absl::StatusOr<int> ParseThreshold(absl::string_view text) {
-  ASSIGN_OR_RETURN(const uint64_t value,
-                   ParseUint64Flag("--trusted-keys-threshold", text));
+// --trusted-keys-threshold or --witness-threshold (`flag`).
+absl::StatusOr<int> ParseThreshold(absl::string_view flag,
+                                   absl::string_view text) {
+  ASSIGN_OR_RETURN(const uint64_t value, ParseUint64Flag(flag, text));
   // The SDK checks it against the number of keys.
   if (value < 1 || value > kMaxStatementSigners) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --trusted-keys-threshold '", text,
-                     "': must be from 1 to ", kMaxStatementSigners));
+    return absl::InvalidArgumentError(absl::StrCat("invalid ", flag, " '", text,
+                                                   "': must be from 1 to ",
+                                                   kMaxStatementSigners));
   }
   return static_cast<int>(value);
 }
@@ -44,6 +45,10 @@ TrustOptions DefaultTrustOptions() {
   if (const char* log_key = std::getenv("VERITY_LOG_KEY"); log_key != nullptr) {
     options.log_key_file = log_key;
   }
+  if (const char* witnesses = std::getenv("VERITY_WITNESS_KEYS");
+      witnesses != nullptr) {
+    options.witness_keys_file = witnesses;
+  }
   return options;
 }
 
@@ -56,7 +61,8 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
        }},
       {"trusted-keys-threshold", 0, true,
        [options](absl::string_view v) -> absl::Status {
-         ASSIGN_OR_RETURN(options->threshold, ParseThreshold(v));
+         ASSIGN_OR_RETURN(options->threshold,
+                          ParseThreshold("--trusted-keys-threshold", v));
          return absl::OkStatus();
        }},
       {"fsverity-cert", 0, true,
@@ -67,6 +73,17 @@ std::vector<CommandFlag> TrustFlags(TrustOptions* options) {
       {"log-key", 0, true,
        [options](absl::string_view v) {
          options->log_key_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"witness-keys", 0, true,
+       [options](absl::string_view v) {
+         options->witness_keys_file = std::string(v);
+         return absl::OkStatus();
+       }},
+      {"witness-threshold", 0, true,
+       [options](absl::string_view v) -> absl::Status {
+         ASSIGN_OR_RETURN(options->witness_threshold,
+                          ParseThreshold("--witness-threshold", v));
          return absl::OkStatus();
        }},
       {"max-statement-age", 0, true,
@@ -138,6 +155,15 @@ absl::StatusOr<std::unique_ptr<sdk::Client>> CreateTrustingClient(
         options.log_key,
         ReadTrustFile("--log-key", "VERITY_LOG_KEY", *trust.log_key_file));
   }
+  if (trust.witness_keys_file.has_value()) {
+    ASSIGN_OR_RETURN(options.witness_keys,
+                     ReadTrustFile("--witness-keys", "VERITY_WITNESS_KEYS",
+                                   *trust.witness_keys_file));
+  } else if (trust.witness_threshold != 1) {
+    return absl::InvalidArgumentError(
+        "--witness-threshold needs --witness-keys");
+  }
+  options.witness_threshold = trust.witness_threshold;
   options.trusted_keys_threshold = trust.threshold;
   options.state_dir = trust.state_dir;
   options.max_unseen_statement_age =

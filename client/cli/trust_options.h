@@ -45,6 +45,10 @@ inline constexpr char kTrustUsage[] =
     "            under a checkpoint signed by that key and consistent with\n"
     "            the newest one seen (kept in --state-dir; a contradiction\n"
     "            is saved there as evidence); a refusal exits 3\n"
+    "            [--witness-keys=FILE] (witnesses' verifier keys, one per\n"
+    "            line, as `verity keygen --witness-name` writes FILE.vkey;\n"
+    "            default $VERITY_WITNESS_KEYS) requires that checkpoint to\n"
+    "            be cosigned by [--witness-threshold=K] of them (default 1)\n"
     "fs-verity signatures: [--fsverity-cert=PEM] (certificates, pinned;\n"
     "            default $VERITY_FSVERITY_CERT; set but empty is an error)\n"
     "            requires the blob's `fsverity sign` signature to verify\n"
@@ -62,10 +66,13 @@ struct TrustOptions {
   std::optional<absl::Duration> max_statement_age;
   std::optional<std::string> fsverity_cert_file;  // unset: no signature needed
   std::optional<std::string> log_key_file;        // unset: no log proof needed
+  std::optional<std::string> witness_keys_file;   // unset: no cosignature
+  int witness_threshold = 1;
 };
 
 // The defaults: keys_file from $VERITY_TRUSTED_KEYS, fsverity_cert_file
-// from $VERITY_FSVERITY_CERT and log_key_file from $VERITY_LOG_KEY when they
+// from $VERITY_FSVERITY_CERT, log_key_file from $VERITY_LOG_KEY and
+// witness_keys_file from $VERITY_WITNESS_KEYS when they
 // are set, even to nothing.
 TrustOptions DefaultTrustOptions();
 

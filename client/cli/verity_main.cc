@@ -19,6 +19,7 @@
 #include "client/cli/sign_command.h"
 #include "client/cli/stat_command.h"
 #include "client/cli/sync_command.h"
+#include "client/cli/witness_command.h"
 
 namespace {
 
@@ -55,11 +56,14 @@ constexpr char kUsage[] =
     "      the kernel sees it (FUSE: `verity mount --help`)\n"
     "  stat DIGEST_OR_NAME [--trusted-keys=FILE]\n"
     "      show what the server knows about a blob, and a name's statement\n"
-    "  keygen --out=FILE [--log-origin=NAME]\n"
-    "                        make an Ed25519 key for signing names (or a log)\n"
+    "  keygen --out=FILE [--log-origin=NAME | --witness-name=NAME]\n"
+    "      make an Ed25519 key for signing names (or a log, or a witness)\n"
     "  audit --log-key=FILE --key=PUB\n"
     "      monitor the server's transparency log: list every statement the\n"
     "      key signed, and fail on one the publisher's journal lacks\n"
+    "  witness --log-key=FILE --witness-key=PEM --witness-name=NAME\n"
+    "      cosign the log's checkpoints that extend the newest one cosigned\n"
+    "      (C2SP tlog-witness over HTTP: `verity witness --help`)\n"
     "  sign NAME DIGEST --key=FILE [--version=N] [--expires-in=DURATION]\n"
     "                   [--state-dir=DIR] [--out=FILE | --store]\n"
     "      sign \"NAME means DIGEST\"; print, write or store the statement\n"
@@ -115,6 +119,7 @@ constexpr Command kCommands[] = {
     {"sign", verity::cli::RunSignCommand},
     {"sync", verity::cli::RunSyncCommand},
     {"mount", verity::cli::RunMountCommand},
+    {"witness", verity::cli::RunWitnessCommand},
 };
 
 }  // namespace

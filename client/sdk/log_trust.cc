@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "client/sdk/seen_names.h"
 #include "lib/base/file_util.h"
@@ -23,11 +24,43 @@ absl::Status Refused(absl::string_view subject, absl::string_view why) {
       absl::StrCat(subject, ": transparency log: ", why));
 }
 
+// The witness keys of ClientOptions::witness_keys.
+absl::StatusOr<std::vector<tlog::NoteKey>> ParseWitnessKeys(
+    absl::string_view text) {
+  std::vector<tlog::NoteKey> keys;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') continue;
+    absl::StatusOr<tlog::NoteKey> key = tlog::NoteKey::Parse(line);
+    if (!key.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a witness key: ", key.status().message()));
+    }
+    if (key->type() != tlog::NoteKeyType::kCosignatureV1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "witness key ", key->name(),
+          " is not a cosignature/v1 key (`verity keygen --witness-name`)"));
+    }
+    for (const tlog::NoteKey& other : keys) {
+      if (other.ToString() == key->ToString()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("witness key ", key->name(), " is listed twice"));
+      }
+    }
+    keys.push_back(*std::move(key));
+  }
+  return keys;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LogTrust>> LogTrust::Create(
     const sdk::ClientOptions& options) {
-  if (options.log_key.empty()) return nullptr;
+  if (options.log_key.empty()) {
+    if (options.witness_keys.empty()) return nullptr;
+    return absl::InvalidArgumentError(
+        "witness keys need the log's key: witnesses cosign its checkpoints");
+  }
   absl::StatusOr<tlog::NoteKey> key =
       tlog::NoteKey::Parse(absl::StripAsciiWhitespace(options.log_key));
   if (!key.ok()) {
@@ -37,15 +70,30 @@ absl::StatusOr<std::unique_ptr<LogTrust>> LogTrust::Create(
   if (key->type() != tlog::NoteKeyType::kEd25519) {
     return absl::InvalidArgumentError("the log key is not an Ed25519 key");
   }
+  LogWitnesses witnesses;
+  if (!options.witness_keys.empty()) {
+    ASSIGN_OR_RETURN(witnesses.keys, ParseWitnessKeys(options.witness_keys));
+    if (options.witness_threshold < 1 ||
+        static_cast<size_t>(options.witness_threshold) >
+            witnesses.keys.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the witness threshold is 1 to the ", witnesses.keys.size(),
+          " witness keys, not ", options.witness_threshold));
+    }
+    witnesses.threshold = static_cast<size_t>(options.witness_threshold);
+  }
   std::string dir = options.state_dir;
   if (dir.empty()) {
     ASSIGN_OR_RETURN(dir, DefaultStateDir());
   }
-  return std::make_unique<LogTrust>(*std::move(key), std::move(dir));
+  return std::make_unique<LogTrust>(*std::move(key), std::move(dir),
+                                    std::move(witnesses));
 }
 
-LogTrust::LogTrust(tlog::NoteKey key, std::string state_dir)
+LogTrust::LogTrust(tlog::NoteKey key, std::string state_dir,
+                   LogWitnesses witnesses)
     : key_(std::move(key)),
+      witnesses_(std::move(witnesses)),
       dir_(std::move(state_dir)),
       // One file per log: its key names it (and its origin, within the key).
       path_(JoinPath(
@@ -89,6 +137,7 @@ absl::Status LogTrust::Check(absl::string_view name,
   absl::StatusOr<tlog::SignedCheckpoint> offered =
       tlog::OpenCheckpoint(proof->checkpoint(), key_);
   if (!offered.ok()) return Refused(subject, offered.status().message());
+  RETURN_IF_ERROR(CheckWitnessed(subject, *offered));
   const tlog::Checkpoint& checkpoint = offered->checkpoint;
   absl::StatusOr<std::vector<tlog::LogHash>> inclusion =
       tlog::LogHashesFromBytes(proof->inclusion());
@@ -110,6 +159,27 @@ absl::Status LogTrust::Check(absl::string_view name,
   }
   return Follow(subject, *offered, proof->consistency_from(), *consistency,
                 /*record=*/true);
+}
+
+absl::Status LogTrust::CheckWitnessed(
+    absl::string_view subject, const tlog::SignedCheckpoint& checkpoint) const {
+  if (witnesses_.threshold == 0) return absl::OkStatus();
+  absl::StatusOr<tlog::SignedNote> note = tlog::ParseNote(checkpoint.note);
+  absl::StatusOr<std::vector<tlog::VerifiedSignature>> cosigned =
+      note.ok()
+          ? tlog::VerifyNote(*note, witnesses_.keys)
+          : absl::StatusOr<std::vector<tlog::VerifiedSignature>>(note.status());
+  if (!cosigned.ok()) return Refused(subject, cosigned.status().message());
+  if (cosigned->size() < witnesses_.threshold) {
+    return Refused(
+        subject, absl::StrCat("the checkpoint of ", checkpoint.checkpoint.size,
+                              " entries is cosigned by ", cosigned->size(),
+                              " of the ", witnesses_.keys.size(),
+                              " witnesses, and ", witnesses_.threshold,
+                              " are required (a view of the log no quorum of "
+                              "witnesses saw)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LogTrust::Follow(absl::string_view subject,

@@ -25,6 +25,13 @@
 
 namespace verity::client {
 
+// The witnesses whose cosignatures a checkpoint needs: `threshold` of
+// `keys` (none: threshold 0).
+struct LogWitnesses {
+  std::vector<tlog::NoteKey> keys;
+  size_t threshold = 0;
+};
+
 // Thread-safe: immutable; the state file is read and replaced under a lock,
 // shared by every client of the state directory.
 class LogTrust {
@@ -35,7 +42,8 @@ class LogTrust {
   static absl::StatusOr<std::unique_ptr<LogTrust>> Create(
       const sdk::ClientOptions& options);
 
-  LogTrust(tlog::NoteKey key, std::string state_dir);
+  LogTrust(tlog::NoteKey key, std::string state_dir,
+           LogWitnesses witnesses = {});
 
   // The size of the newest checkpoint this client has seen (0: none), for
   // StatRequest.log_size_seen. DATA_LOSS for a damaged state file.
@@ -44,7 +52,8 @@ class LogTrust {
   // Checks that `statement` (a Stat by `name`'s) is proved by `proof` (null:
   // the server sent none), then records its checkpoint if it is newer.
   // DATA_LOSS saying which check failed: no statement, no proof, a
-  // checkpoint not signed by the log's key, a statement not included, a
+  // checkpoint not signed by the log's key or cosigned by too few
+  // witnesses, a statement not included, a
   // checkpoint older than the newest seen, a fork (two roots of one size),
   // or no valid consistency proof from the newest seen. ABORTED when the
   // newest seen changed since SeenSize(): ask again.
@@ -75,7 +84,12 @@ class LogTrust {
                            const tlog::SignedCheckpoint& seen,
                            const tlog::SignedCheckpoint& offered) const;
 
+  // DATA_LOSS unless `checkpoint` carries the witnesses' cosignatures.
+  absl::Status CheckWitnessed(absl::string_view subject,
+                              const tlog::SignedCheckpoint& checkpoint) const;
+
   const tlog::NoteKey key_;
+  const LogWitnesses witnesses_;
   const std::string dir_;
   const std::string path_;
   const std::string lock_path_;

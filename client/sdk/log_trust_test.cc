@@ -220,3 +220,88 @@ TEST_F(LogTrustTest, ADamagedStateFileIsDataLoss) {
 
 }  // namespace
 }  // namespace verity::client
+
+namespace verity::client {
+namespace {
+
+// `checkpoint` with cosignatures by `witnesses` (named w0, w1, ...).
+tlog::SignedCheckpoint Cosigned(
+    tlog::SignedCheckpoint checkpoint,
+    const std::vector<std::shared_ptr<const Ed25519PrivateKey>>& witnesses) {
+  tlog::SignedNote note = *tlog::ParseNote(checkpoint.note);
+  for (size_t i = 0; i < witnesses.size(); ++i) {
+    note.signatures.push_back(*tlog::Cosign(
+        note.text, 1700000000, absl::StrCat("w", i), *witnesses[i]));
+  }
+  checkpoint.note = tlog::FormatNote(note);
+  return checkpoint;
+}
+
+TEST_F(LogTrustTest, RequiresTheWitnessesCosignatures) {
+  std::vector<std::shared_ptr<const Ed25519PrivateKey>> witnesses;
+  LogWitnesses required;
+  for (int i = 0; i < 2; ++i) {
+    witnesses.push_back(
+        std::make_shared<Ed25519PrivateKey>(Ed25519PrivateKey::Generate()));
+    required.keys.push_back(*tlog::NoteKey::Make(
+        absl::StrCat("w", i), tlog::NoteKeyType::kCosignatureV1,
+        witnesses.back()->public_key()));
+  }
+  required.threshold = 2;
+  const LogTrust trust(
+      *tlog::NoteKey::Make(kOrigin, tlog::NoteKeyType::kEd25519,
+                           key_->public_key()),
+      dir_, required);
+  const tlog::SignedCheckpoint checkpoint = log_.Append({"a", "b"});
+  // None, and one of the two required: refused, nothing recorded.
+  for (size_t given : {0, 1}) {
+    const v1::LogProof proof = log_.Proof(
+        1, "b",
+        Cosigned(checkpoint, {witnesses.begin(), witnesses.begin() + given}),
+        0);
+    ExpectRefused(trust.Check("n", "b", &proof),
+                  absl::StrCat("cosigned by ", given, " of the 2 witnesses"));
+  }
+  EXPECT_EQ(*trust.SeenSize(), 0u);
+  // A cosignature that does not verify refuses the checkpoint whole.
+  v1::LogProof forged = log_.Proof(1, "b", Cosigned(checkpoint, witnesses), 0);
+  std::string note = forged.checkpoint();
+  note[note.size() - 3] = note[note.size() - 3] == 'A' ? 'B' : 'A';
+  forged.set_checkpoint(note);
+  EXPECT_TRUE(absl::IsDataLoss(trust.Check("n", "b", &forged)));
+  // Both: accepted.
+  const v1::LogProof both =
+      log_.Proof(1, "b", Cosigned(checkpoint, witnesses), 0);
+  EXPECT_TRUE(trust.Check("n", "b", &both).ok());
+  EXPECT_EQ(*trust.SeenSize(), 2u);
+}
+
+TEST(LogTrustCreateTest, ChecksTheWitnessOptions) {
+  const auto key = Ed25519PrivateKey::Generate();
+  sdk::ClientOptions options;
+  options.state_dir = FreshTestDir("log_trust_create");
+  const std::string witness =
+      tlog::NoteKey::Make("w", tlog::NoteKeyType::kCosignatureV1,
+                          key.public_key())
+          ->ToString();
+  options.witness_keys = witness;
+  // Witnesses without the log's key.
+  EXPECT_TRUE(absl::IsInvalidArgument(LogTrust::Create(options).status()));
+  options.log_key = tlog::NoteKey::Make(kOrigin, tlog::NoteKeyType::kEd25519,
+                                        key.public_key())
+                        ->ToString();
+  EXPECT_TRUE(LogTrust::Create(options).ok());
+  options.witness_threshold = 2;
+  EXPECT_TRUE(absl::IsInvalidArgument(LogTrust::Create(options).status()));
+  options.witness_threshold = 1;
+  // A log's key listed as a witness's, and a key listed twice.
+  for (const std::string& keys :
+       {options.log_key, absl::StrCat(witness, "\n# again\n", witness)}) {
+    options.witness_keys = keys;
+    EXPECT_TRUE(absl::IsInvalidArgument(LogTrust::Create(options).status()))
+        << keys;
+  }
+}
+
+}  // namespace
+}  // namespace verity::client

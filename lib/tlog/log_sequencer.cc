@@ -184,7 +184,9 @@ absl::StatusOr<AppendedBatch> LogSequencer::Append(
     if (WriteTiles(tiles).ok()) {
       // For static mirrors of the storage (C2SP tlog-tiles'
       // <prefix>/checkpoint): the state record stays what is checked.
-      storage_->Write(kCheckpointPath, appended.note).IgnoreError();
+      if (options_.publish_checkpoint) {
+        storage_->Write(kCheckpointPath, appended.note).IgnoreError();
+      }
       if (loaded.has_value() && !loaded->state.batch.empty()) {
         storage_->Delete(loaded->state.batch).IgnoreError();
       }

@@ -43,6 +43,9 @@ struct SequencerOptions {
   std::function<std::string()> unique_name;
   // Commits tried while other servers commit first.
   int max_attempts = 64;
+  // Writes each new checkpoint to the "checkpoint" object once its tiles
+  // are in; false when the caller publishes it itself (with cosignatures).
+  bool publish_checkpoint = true;
 };
 
 // Where a batch landed.

@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/printable.h"
 #include "lib/base/random_id.h"
 #include "lib/base/status_macros.h"
 #include "lib/trust/name_statement.h"
@@ -35,6 +36,8 @@ absl::StatusOr<std::unique_ptr<StatementLog>> StatementLog::Start(
   sequencer_options.origin = options.origin;
   sequencer_options.key = options.key;
   sequencer_options.unique_name = [] { return RandomId(); };
+  // With witnesses, the checkpoint is published once they cosigned it.
+  sequencer_options.publish_checkpoint = options.witnesses.empty();
   ASSIGN_OR_RETURN(
       std::unique_ptr<tlog::LogSequencer> sequencer,
       tlog::LogSequencer::Create(std::make_shared<StoreLogStorage>(store),
@@ -54,7 +57,11 @@ StatementLog::StatementLog(std::shared_ptr<Store> store,
       options_(std::move(options)),
       note_key_(std::move(note_key)),
       prover_(std::make_shared<StoreLogStorage>(std::move(store))),
-      sequencer_(std::move(sequencer)) {}
+      sequencer_(std::move(sequencer)) {
+  for (const WitnessConfig& witness : options_.witnesses) {
+    witnesses_.emplace_back(witness, options_.witness_timeout);
+  }
+}
 
 StatementLog::~StatementLog() { Stop(); }
 
@@ -143,11 +150,35 @@ void StatementLog::AppendBatch(std::vector<Pending> batch) {
     for (Pending& pending : batch) std::move(pending.done)(failed);
     return;
   }
-  const tlog::SignedCheckpoint checkpoint{appended->checkpoint, appended->note};
+  tlog::SignedCheckpoint checkpoint{appended->checkpoint, appended->note};
+  if (!witnesses_.empty()) checkpoint = Cosigned(std::move(checkpoint));
   Learn(checkpoint);
   for (size_t i = 0; i < batch.size(); ++i) {
     std::move(batch[i].done)(LogReceipt{appended->first_index + i, checkpoint});
   }
+}
+
+tlog::SignedCheckpoint StatementLog::Cosigned(
+    tlog::SignedCheckpoint checkpoint) {
+  absl::StatusOr<tlog::SignedNote> note = tlog::ParseNote(checkpoint.note);
+  if (!note.ok()) return checkpoint;  // the sequencer's own: never
+  for (WitnessClient& witness : witnesses_) {
+    absl::StatusOr<std::vector<tlog::NoteSignature>> cosignatures =
+        witness.Cosign(checkpoint, prover_);
+    if (!cosignatures.ok()) {
+      PrintLine(stderr, "verityd: transparency log: no cosignature",
+                cosignatures.status().message());
+      continue;
+    }
+    for (tlog::NoteSignature& cosignature : *cosignatures) {
+      if (note->signatures.size() < tlog::kMaxNoteSignatures) {
+        note->signatures.push_back(std::move(cosignature));
+      }
+    }
+  }
+  checkpoint.note = tlog::FormatNote(*note);
+  store_->WriteLogObject(tlog::kCheckpointPath, checkpoint.note).IgnoreError();
+  return checkpoint;
 }
 
 void StatementLog::Refresh() {
@@ -156,12 +187,24 @@ void StatementLog::Refresh() {
   absl::StatusOr<std::optional<tlog::SignedCheckpoint>> current =
       sequencer_->Current();
   if (current.ok() && current->has_value()) Learn(**current);
+  if (witnesses_.empty()) return;
+  // The state's checkpoint has no cosignatures: the replica that made it
+  // publishes them.
+  absl::StatusOr<std::string> note =
+      store_->ReadLogObject(tlog::kCheckpointPath);
+  if (!note.ok()) return;
+  absl::StatusOr<tlog::SignedCheckpoint> published =
+      tlog::OpenCheckpoint(*note, note_key_);
+  if (published.ok()) Learn(*published);
 }
 
 void StatementLog::Learn(const tlog::SignedCheckpoint& checkpoint) const {
   absl::MutexLock lock(&mu_);
+  // Of one size, the notes of one log differ only in their cosignatures.
   if (!latest_.has_value() ||
-      checkpoint.checkpoint.size > latest_->checkpoint.size) {
+      checkpoint.checkpoint.size > latest_->checkpoint.size ||
+      (checkpoint.checkpoint.size == latest_->checkpoint.size &&
+       checkpoint.note.size() > latest_->note.size())) {
     latest_ = checkpoint;
   }
 }

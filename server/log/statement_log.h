@@ -25,6 +25,7 @@
 #include "lib/tlog/log_sequencer.h"
 #include "lib/tlog/signed_checkpoint.h"
 #include "lib/trust/ed25519_key.h"
+#include "server/log/witness_client.h"
 #include "server/store/store.h"
 
 namespace verity::server {
@@ -42,6 +43,11 @@ struct StatementLogOptions {
   size_t max_pending = 16384;
   // Statements under one checkpoint at most (a batch is one log object).
   size_t max_batch = 4096;
+  // Asked to cosign each checkpoint this server makes, before it is
+  // published and its statements answered; one that fails or times out is
+  // left out of that checkpoint (clients that require it refuse it).
+  std::vector<WitnessConfig> witnesses;
+  absl::Duration witness_timeout = absl::Seconds(5);
 };
 
 // Where an appended statement landed.
@@ -138,10 +144,14 @@ class StatementLog {
   // when the log stops or the interval passed with nothing to append.
   std::vector<Pending> NextBatch();
   void AppendBatch(std::vector<Pending> batch);
+  // `checkpoint` with the cosignatures of the witnesses that give one, and
+  // published so.
+  tlog::SignedCheckpoint Cosigned(tlog::SignedCheckpoint checkpoint);
   // Reads the log's state (integrating what a stopped replica committed)
   // and keeps its checkpoint if it is newer.
   void Refresh();
-  // Keeps `checkpoint` if it is newer than the newest known.
+  // Keeps `checkpoint` if it is newer than the newest known, or the same
+  // with more cosignatures.
   void Learn(const tlog::SignedCheckpoint& checkpoint) const;
   // The newest known, read from the published checkpoint if that is newer
   // and `at_least` is not covered yet.
@@ -154,6 +164,7 @@ class StatementLog {
   const tlog::LogProver prover_;
   // Used by the log's thread alone.
   const std::unique_ptr<tlog::LogSequencer> sequencer_;
+  std::vector<WitnessClient> witnesses_;
 
   mutable absl::Mutex mu_;
   std::deque<Pending> pending_ ABSL_GUARDED_BY(mu_);

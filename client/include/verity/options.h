@@ -129,6 +129,16 @@ struct ClientOptions {
   // of any contradiction); each refusal is DATA_LOSS saying which check
   // failed. Empty: no check.
   std::string log_key;
+  // Witnesses (README, "Every release on the record"): their cosignature
+  // verifier keys, one per line ("<name>+<id>+<key>", as `verity keygen
+  // --witness-name` writes FILE.vkey; blank and '#' lines skipped). With
+  // log_key, a checkpoint is accepted only with valid cosignatures
+  // (C2SP tlog-cosignature) by witness_threshold distinct keys of them, so
+  // that a log showing this client a view of its own needs that many
+  // witnesses to collude; DATA_LOSS otherwise. Empty: none needed.
+  std::string witness_keys;
+  // From 1 to the number of witness keys (INVALID_ARGUMENT otherwise).
+  int witness_threshold = 1;
   // A name this client has no record of in state_dir (a fresh one: a new
   // pod's) is accepted only with a statement issued at most this long ago,
   // so that a store writer cannot serve it any statement still short of
