@@ -3,7 +3,8 @@
 # keygen --log-origin` makes the log's key, verityd logs with it, `verity put --sign-key`
 # journals what it signs, `verity get --log-key` checks the log's proof, and `verity audit`
 # passes, then names the statement a stolen key signed for one victim (exit 3), with its
-# Prometheus text file.
+# Prometheus text file. `verity witness` cosigns the checkpoints verityd --witnesses asks it to,
+# and clients with --witness-keys accept only checkpoints K witnesses cosigned.
 # Usage: transparency_log_cli_test.sh VERITYD VERITY
 set -euo pipefail
 here=$(dirname "$0")
@@ -61,6 +62,73 @@ check "the next audit starts where the last stopped" \
 check "the audit's metrics count it" grep -qx 'verity_audit_unknown_statements 1' \
   "$work/audit.prom"
 check "the audit's metrics: the log's size" grep -qx 'verity_audit_log_size 2' "$work/audit.prom"
+
+# Witnesses: verityd asks `verity witness` to cosign each checkpoint before publishing it.
+expect_exit 0 "keygen a witness's key" vc keygen --out="$keys/w1.pem" --witness-name=w1.test
+check "keygen wrote the witness's verifier key" grep -q '^w1\.test+[0-9a-f]\{8\}+' \
+  "$keys/w1.pem.vkey"
+expect_exit 0 "keygen a second witness's key" vc keygen --out="$keys/w2.pem" --witness-name=w2.test
+expect_exit 1 "a key is a log's or a witness's" \
+  vc keygen --out="$keys/x.pem" --log-origin=a --witness-name=b
+witness_log=$work/witness.log
+"$verity" witness --log-key="$keys/log.pem.vkey" --witness-key="$keys/w1.pem" \
+  --witness-name=w1.test --listen=127.0.0.1:0 --state-dir="$work/witness" 2>"$witness_log" &
+witness_pid=$!
+tracked_pids+=("$witness_pid")
+wait_for_log "$witness_log" 'listening on' "$witness_pid" 30 || cat "$witness_log"
+witness_url=http://127.0.0.1:$(sed -nE 's/.*listening on [^ ]*:([0-9]+).*/\1/p' "$witness_log")
+check "the witness prints its verifier key" grep -qF "$(cat "$keys/w1.pem.vkey")" "$witness_log"
+echo "$(cat "$keys/w1.pem.vkey") $witness_url" >"$work/witnesses"
+expect_stop "stop the logged server" "$server_pid"
+expect_exit 1 "verityd needs --log_key with --witnesses" \
+  timeout -k 5 20 "$verityd" --listen=127.0.0.1:0 --store="$work/store" \
+  --witnesses="$work/witnesses"
+start_server witnessed --listen=127.0.0.1:0 --store="$work/store" --log_key="$keys/log.pem" \
+  --log_origin=verityd.test/log --checkpoint_interval=50ms --name_keys="$keys/pub.pem.pub" \
+  --witnesses="$work/witnesses"
+server=(--server="127.0.0.1:$server_port")
+head -c 100000 /dev/urandom >"$work/v2"
+expect_exit 0 "publish under a witnessed checkpoint" \
+  vc put "${server[@]}" "$work/v2" --name=app2 "${publisher[@]}"
+check "the published checkpoint carries the cosignature" \
+  grep -q $'^\xe2\x80\x94 w1.test ' "$work/store/log/checkpoint"
+expect_exit 0 "get requiring the witness's cosignature" vc get "${server[@]}" app2 \
+  -o "$work/got2" "${client[@]}" --witness-keys="$keys/w1.pem.vkey"
+check "get wrote v2" cmp -s "$work/v2" "$work/got2"
+cat "$keys/w1.pem.vkey" "$keys/w2.pem.vkey" >"$work/two-witnesses"
+two=(--witness-keys="$work/two-witnesses" --witness-threshold=2)
+expect_exit 3 "two witnesses required, one cosigned" \
+  vc stat "${server[@]}" app2 "${client[@]}" "${two[@]}"
+check "which check failed" grep -q "cosigned by 1 of the 2 witnesses" <(
+  vc stat "${server[@]}" app2 "${client[@]}" "${two[@]}" 2>&1)
+# The witness answers a request from a size it is not at with its own (C2SP: 409).
+{ printf 'old 1\n\n'; cat "$work/store/log/checkpoint"; } >"$work/stale-request"
+code=$(curl -s -o "$work/stale-answer" -w '%{http_code}' --data-binary @"$work/stale-request" \
+  "$witness_url/add-checkpoint")
+check "a stale request is 409" test "$code" = 409
+check "with the witness's size" grep -qx '[0-9][0-9]*' "$work/stale-answer"
+# Without its witness, a checkpoint is published uncosigned, and refused by such clients.
+expect_stop "stop the witness" "$witness_pid"
+expect_exit 0 "publish with the witness down" \
+  vc put "${server[@]}" "$work/v1" --name=app3 "${publisher[@]}"
+check "the server says why" grep -q "no cosignature" "$server_log"
+expect_exit 3 "an uncosigned checkpoint is refused" vc stat "${server[@]}" app3 "${client[@]}" \
+  --witness-keys="$keys/w1.pem.vkey"
+# Back (on its port, with its state), the witness is asked again and cosigns that checkpoint.
+"$verity" witness --log-key="$keys/log.pem.vkey" --witness-key="$keys/w1.pem" \
+  --witness-name=w1.test --listen="${witness_url#http://}" --state-dir="$work/witness" \
+  2>"$witness_log" &
+witness_pid=$!
+tracked_pids+=("$witness_pid")
+wait_for_log "$witness_log" 'listening on' "$witness_pid" 30 || cat "$witness_log"
+for _ in $(seq 1 40); do
+  vc stat "${server[@]}" app3 "${client[@]}" --witness-keys="$keys/w1.pem.vkey" >/dev/null 2>&1 &&
+    break
+  sleep 0.5
+done
+expect_exit 0 "a witness that missed a checkpoint is asked again" \
+  vc stat "${server[@]}" app3 "${client[@]}" --witness-keys="$keys/w1.pem.vkey"
+expect_stop "stop the witness again" "$witness_pid"
 
 # A client with the log's key refuses a server that logs nothing.
 expect_stop "stop the logged server" "$server_pid"

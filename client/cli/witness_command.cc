@@ -116,10 +116,12 @@ absl::Status Serve(const WitnessOptions& options, std::FILE* err) {
                        [&witness, err](const client::HttpRequest& request) {
                          return Route(*witness, request, err);
                        }));
-  PrintLine(err, "verity witness: cosigning as",
-            witness->verifier_key().ToString());
-  PrintLine(err, "verity witness: listening on",
-            absl::StrCat(address.host, ":", server->port()));
+  const std::string started = absl::StrCat(
+      "verity witness: cosigning as ", witness->verifier_key().ToString(),
+      "\nverity witness: listening on ", address.host, ":", server->port(),
+      "\n");
+  std::fputs(started.c_str(), err);
+  std::fflush(err);
   int signal = 0;
   sigwait(&signals, &signal);
   PrintLine(err, "verity witness: stopping on", strsignal(signal));

@@ -151,18 +151,27 @@ void StatementLog::AppendBatch(std::vector<Pending> batch) {
     return;
   }
   tlog::SignedCheckpoint checkpoint{appended->checkpoint, appended->note};
-  if (!witnesses_.empty()) checkpoint = Cosigned(std::move(checkpoint));
+  if (!witnesses_.empty())
+    checkpoint = Cosigned(std::move(checkpoint), /*retry=*/false);
   Learn(checkpoint);
   for (size_t i = 0; i < batch.size(); ++i) {
     std::move(batch[i].done)(LogReceipt{appended->first_index + i, checkpoint});
   }
 }
 
-tlog::SignedCheckpoint StatementLog::Cosigned(
-    tlog::SignedCheckpoint checkpoint) {
+tlog::SignedCheckpoint StatementLog::Cosigned(tlog::SignedCheckpoint checkpoint,
+                                              bool retry) {
   absl::StatusOr<tlog::SignedNote> note = tlog::ParseNote(checkpoint.note);
-  if (!note.ok()) return checkpoint;  // the sequencer's own: never
+  if (!note.ok()) return checkpoint;  // opened with the log's key: never
+  bool added = false;
   for (WitnessClient& witness : witnesses_) {
+    const tlog::NoteKey& key = witness.config().key;
+    const bool has = std::any_of(
+        note->signatures.begin(), note->signatures.end(),
+        [&key](const tlog::NoteSignature& signature) {
+          return signature.name == key.name() && signature.id == key.id();
+        });
+    if (has || (retry && !witness.RetryDue(absl::Now()))) continue;
     absl::StatusOr<std::vector<tlog::NoteSignature>> cosignatures =
         witness.Cosign(checkpoint, prover_);
     if (!cosignatures.ok()) {
@@ -171,11 +180,12 @@ tlog::SignedCheckpoint StatementLog::Cosigned(
       continue;
     }
     for (tlog::NoteSignature& cosignature : *cosignatures) {
-      if (note->signatures.size() < tlog::kMaxNoteSignatures) {
-        note->signatures.push_back(std::move(cosignature));
-      }
+      if (note->signatures.size() == tlog::kMaxNoteSignatures) break;
+      note->signatures.push_back(std::move(cosignature));
+      added = true;
     }
   }
+  if (!added) return checkpoint;
   checkpoint.note = tlog::FormatNote(*note);
   store_->WriteLogObject(tlog::kCheckpointPath, checkpoint.note).IgnoreError();
   return checkpoint;
@@ -192,10 +202,14 @@ void StatementLog::Refresh() {
   // publishes them.
   absl::StatusOr<std::string> note =
       store_->ReadLogObject(tlog::kCheckpointPath);
-  if (!note.ok()) return;
   absl::StatusOr<tlog::SignedCheckpoint> published =
-      tlog::OpenCheckpoint(*note, note_key_);
+      note.ok() ? tlog::OpenCheckpoint(*note, note_key_)
+                : absl::StatusOr<tlog::SignedCheckpoint>(note.status());
   if (published.ok()) Learn(*published);
+  // A witness that missed the newest checkpoint (down, restarted, or another
+  // replica's) is asked again, once per interval while the log is idle.
+  std::optional<tlog::SignedCheckpoint> latest = Latest();
+  if (latest.has_value()) Learn(Cosigned(*std::move(latest), /*retry=*/true));
 }
 
 void StatementLog::Learn(const tlog::SignedCheckpoint& checkpoint) const {

@@ -144,11 +144,14 @@ class StatementLog {
   // when the log stops or the interval passed with nothing to append.
   std::vector<Pending> NextBatch();
   void AppendBatch(std::vector<Pending> batch);
-  // `checkpoint` with the cosignatures of the witnesses that give one, and
-  // published so.
-  tlog::SignedCheckpoint Cosigned(tlog::SignedCheckpoint checkpoint);
+  // `checkpoint` with the cosignatures of the witnesses that had none on it
+  // and give one now (`retry`: only those whose retry is due), published so
+  // if it gained any.
+  tlog::SignedCheckpoint Cosigned(tlog::SignedCheckpoint checkpoint,
+                                  bool retry);
   // Reads the log's state (integrating what a stopped replica committed)
-  // and keeps its checkpoint if it is newer.
+  // and keeps its checkpoint if it is newer; with witnesses, the published
+  // checkpoint too, and asks those missing from the newest again.
   void Refresh();
   // Keeps `checkpoint` if it is newer than the newest known, or the same
   // with more cosignatures.

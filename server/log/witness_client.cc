@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -100,6 +101,21 @@ absl::StatusOr<WitnessClient::Reply> WitnessClient::Post(
 }
 
 absl::StatusOr<std::vector<tlog::NoteSignature>> WitnessClient::Cosign(
+    const tlog::SignedCheckpoint& checkpoint, const tlog::LogProver& prover) {
+  absl::StatusOr<std::vector<tlog::NoteSignature>> cosignatures =
+      Ask(checkpoint, prover);
+  if (cosignatures.ok()) {
+    failures_ = 0;
+    retry_at_ = absl::InfinitePast();
+  } else {
+    failures_ = std::min(failures_ + 1, 7);
+    retry_at_ = absl::Now() +
+                std::min(absl::Seconds(1 << (failures_ - 1)), absl::Minutes(1));
+  }
+  return cosignatures;
+}
+
+absl::StatusOr<std::vector<tlog::NoteSignature>> WitnessClient::Ask(
     const tlog::SignedCheckpoint& checkpoint, const tlog::LogProver& prover) {
   const uint64_t size = checkpoint.checkpoint.size;
   // Twice at most: the second time from the size a 409 said.

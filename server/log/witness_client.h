@@ -47,6 +47,9 @@ class WitnessClient {
       const tlog::SignedCheckpoint& checkpoint, const tlog::LogProver& prover);
 
   const WitnessConfig& config() const { return config_; }
+  // Whether a checkpoint it missed is worth asking again now: after a
+  // failure, not for 1 s, doubling with each failure up to a minute.
+  bool RetryDue(absl::Time now) const { return now >= retry_at_; }
 
  private:
   struct Reply {
@@ -55,10 +58,14 @@ class WitnessClient {
     std::string body;
   };
   absl::StatusOr<Reply> Post(const std::string& body) const;
+  absl::StatusOr<std::vector<tlog::NoteSignature>> Ask(
+      const tlog::SignedCheckpoint& checkpoint, const tlog::LogProver& prover);
 
   const WitnessConfig config_;
   const absl::Duration timeout_;
   uint64_t size_ = 0;  // the witness's, as last known
+  int failures_ = 0;   // in a row
+  absl::Time retry_at_ = absl::InfinitePast();
 };
 
 }  // namespace verity::server
