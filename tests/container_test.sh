@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verityd's distroless image under podman: the image's contents and configuration; the sidecar
 # Deployment of deploy/k8s/base, rendered through its podman overlay (deploy/k8s/podman) with
-# `kubectl kustomize`, with `podman play kube`, auth on (the Secret from make-secrets.sh): the
+# `kubectl kustomize`, with `podman play kube`, auth on, a transparency-log witness beside it (the Secret from make-secrets.sh): the
 # app reads an imported blob over the pod's loopback with its read token; a call without a token,
 # a write with the read token and a token in plaintext through the hostPort are refused (exit 6);
 # put, verified get and ls with the admin token from inside the pod's network namespace;
@@ -187,6 +187,8 @@ check "the app container exits 0" wait_app_done "$pod_name-app" 30
 check "the app read the imported blob over the pod's loopback with its token" \
   [ "$(podman logs "$pod_name-app" 2>/dev/null)" = "hello from the import volume" ]
 check "the app exited 0" [ "$(exit_code "$pod_name-app")" = 0 ]
+check "the witness beside verityd listens on the pod's loopback" \
+  grep -q "listening on 127.0.0.1:7380" <(podman logs "$pod_name-witness" 2>&1)
 sec=$(podman inspect "$pod_name-verityd" --format \
   '{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{json .HostConfig.SecurityOpt}} {{len .HostConfig.CapAdd}}')
 check "verityd runs as 65532, read-only, no-new-privileges, no capabilities added ($sec)" \
@@ -243,6 +245,9 @@ head -c 300000 /dev/urandom >"$work/rel1/bin/model"
 rel1=$(publish_release "$work/rel1")
 check "the publisher signs release 1 ($rel1)" grep -qE '^sha256:[0-9a-f]{64}$' <<<"$rel1"
 check "verity-sync switches the app's folder to release 1" wait_release "$rel1"
+check "release 1's statement is in the log, under a checkpoint the witness cosigned" \
+  vc_in "$infra_pid" "$app_token" stat app/release --state-dir="$work/stat-state" \
+  --log-key="$work/k8s/base/secrets/log.vkey" --witness-keys="$work/k8s/base/secrets/witness.vkey"
 check "the app reads release 1 through /srv/release" \
   [ "$(cat "$work/release/docs/readme")" = "release 1" ]
 check "the exec probe says ready" podman exec "$pod_name-verity-sync" \

@@ -507,12 +507,28 @@ for w in workloads:
 
 if name == "mount":
     check(any(d["metadata"]["name"] == "app-with-verityd" and
-              [c["name"] for c in d["spec"]["template"]["spec"]["containers"]] == ["app", "verity-mount", "verity-sync", "verityd"]
-              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-mount, verity-sync and verityd")
+              sorted(c["name"] for c in d["spec"]["template"]["spec"]["containers"]) == ["app", "verity-mount", "verity-sync", "verityd", "witness"]
+              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-mount, verity-sync, verityd and a witness")
 if name in ("base", "podman"):
     check(any(d["metadata"]["name"] == "app-with-verityd" and
-              [c["name"] for c in d["spec"]["template"]["spec"]["containers"]] == ["app", "verity-sync", "verityd"]
-              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-sync and verityd")
+              sorted(c["name"] for c in d["spec"]["template"]["spec"]["containers"]) == ["app", "verity-sync", "verityd", "witness"]
+              for d in of_kind("Deployment")), "Deployment app-with-verityd holds the app, verity-sync, verityd and a witness")
+if name in ("base", "podman", "mount"):
+    # The transparency log: verityd logs and asks the witness beside it; verity-sync checks both.
+    for d in of_kind("Deployment"):
+        containers = {c["name"]: c for c in d["spec"]["template"]["spec"]["containers"]}
+        if "witness" not in containers:
+            continue
+        env = env_of(containers["verityd"])
+        check(all(k in env for k in ("VERITYD_LOG_KEY", "VERITYD_LOG_ORIGIN", "VERITYD_WITNESSES")),
+              "verityd logs name statements and asks its witnesses")
+        sync_args = containers["verity-sync"].get("args", [])
+        check(any(a.startswith("--log-key=") for a in sync_args) and
+              any(a.startswith("--witness-keys=") for a in sync_args),
+              "verity-sync requires the log's proof and the witness's cosignature")
+        witness_args = containers["witness"].get("args", [])
+        check(witness_args[:1] == ["witness"] and "--listen=127.0.0.1:7380" in witness_args,
+              "the witness listens on the pod's loopback, where VERITYD_WITNESSES points")
 if name == "podman":
     for d in of_kind("Deployment"):
         for c in d["spec"]["template"]["spec"]["containers"]:

@@ -11,6 +11,12 @@
 #     tokens        verityd's --auth_tokens file: `read APP_TOKEN` and `admin ADMIN_TOKEN`
 #     app-token     the application's token (read)
 #     admin-token   yours (admin), for `kubectl port-forward` and `verity --token-file`
+#     log.key       the Ed25519 key that signs the transparency log's checkpoints (verityd's
+#                   --log_key, in the Secret verityd-auth), and log.vkey its note verifier key
+#                   (the ConfigMap verity-trusted-keys: clients' --log-key)
+#     witness.key   the witness's Ed25519 key (the Secret verity-witness), witness.vkey its
+#                   cosignature verifier key (clients' --witness-keys), and witnesses, the
+#                   list verityd asks (--witnesses): the witness beside it in the pod
 #   K8S_DIR/replicas/secrets/  (replicas/ and object-store/)
 #     names.key, names.pub, tokens, client-token (read, the example Job's), admin-token
 #     ca.crt, ca.key   a CA for the tier (ca.key stays here: no Secret holds it)
@@ -68,6 +74,26 @@ name_key() {
   echo "make-secrets.sh: new name-signing key in $d/names.key (public key: $d/names.pub)"
 }
 
+# note_key DIR FILE NAME TYPE: an Ed25519 key DIR/FILE.key and its C2SP note verifier key
+# DIR/FILE.vkey, "NAME+<hex key ID>+<base64(TYPE || public key)>", unless DIR has them: TYPE 01
+# for a log's key (as `verity keygen --log-origin` writes it), 04 for a witness's
+# (cosignature/v1, `verity keygen --witness-name`). The key ID is the first 4 bytes of
+# SHA-256(NAME "\n" TYPE key).
+note_key() {
+  local d=$1 file=$2 name=$3 type=$4
+  [[ -s $d/$file.key && -s $d/$file.vkey ]] && return 0
+  openssl genpkey -algorithm ed25519 -out "$d/$file.key.new"
+  openssl pkey -in "$d/$file.key.new" -pubout -outform DER | tail -c 32 >"$d/$file.raw"
+  local id key
+  id=$({ printf '%s\n' "$name"; printf "\\x$type"; cat "$d/$file.raw"; } |
+    openssl dgst -sha256 -binary | head -c 4 | od -An -tx1 | tr -d ' \n')
+  key=$({ printf "\\x$type"; cat "$d/$file.raw"; } | base64 -w0)
+  echo "$name+$id+$key" >"$d/$file.vkey"
+  rm "$d/$file.raw"
+  mv "$d/$file.key.new" "$d/$file.key"
+  echo "make-secrets.sh: new key in $d/$file.key (verifier key: $d/$file.vkey)"
+}
+
 # tls DIR: a CA and a server certificate it signed, unless DIR has them. 10 years for the CA,
 # one for the server certificate (renew by deleting tls.crt).
 tls() {
@@ -97,6 +123,11 @@ token "$base/app-token"
 token "$base/admin-token"
 tokens "$base/tokens" "read=$base/app-token" "admin=$base/admin-token"
 name_key "$base"
+# The log's name is VERITYD_LOG_ORIGIN (base/verityd.env); the witness's, the witness
+# container's --witness-name (base/deployment.yaml).
+note_key "$base" log verityd.example/log 01
+note_key "$base" witness witness.example 04
+echo "$(cat "$base/witness.vkey") http://127.0.0.1:7380" >"$base/witnesses"
 
 replicas=$k8s/replicas/secrets
 mkdir -p "$replicas"
