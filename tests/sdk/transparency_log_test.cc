@@ -19,9 +19,12 @@
 #include "client/sdk/grpc_status.h"
 #include "client/sdk/log_trust.h"
 #include "client/sdk/signed_journal.h"
+#include "client/witness/http_server.h"
+#include "client/witness/witness.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/signed_checkpoint.h"
+#include "lib/tlog/witness_protocol.h"
 #include "lib/trust/ed25519_key.h"
 #include "lib/trust/name_statement.h"
 #include "tests/testing/test_server.h"
@@ -40,7 +43,8 @@ class TransparencyLogTest : public ::testing::Test {
   // A server logging statements with `log_key` on the store at `root`.
   std::unique_ptr<TestServer> StartLogged(const std::string& root,
                                           const Ed25519PrivateKey& log_key,
-                                          bool name_keys = false) {
+                                          bool name_keys = false,
+                                          const std::string& witnesses = "") {
     const std::string file = NewTempDir() + "/log_key.pem";
     std::ofstream(file) << log_key.ToPem();
     server::ServerOptions options;
@@ -48,6 +52,10 @@ class TransparencyLogTest : public ::testing::Test {
     options.log_key_file = file;
     options.log_origin = kOrigin;
     options.checkpoint_interval = absl::Milliseconds(20);
+    if (!witnesses.empty()) {
+      options.witnesses_file = NewTempDir() + "/witnesses";
+      std::ofstream(options.witnesses_file) << witnesses;
+    }
     if (name_keys) {
       options.name_keys_file = NewTempDir() + "/name_keys.pem";
       std::ofstream(options.name_keys_file) << publisher_.public_key().ToPem();
@@ -63,8 +71,12 @@ class TransparencyLogTest : public ::testing::Test {
 
   // A client of `server` trusting publisher_ for names and log_key_ for the
   // log, with its state in state_.
-  std::unique_ptr<sdk::Client> Client(TestServer& server) {
+  std::unique_ptr<sdk::Client> Client(TestServer& server,
+                                      const std::string& witness_keys = "",
+                                      int witness_threshold = 1) {
     sdk::ClientOptions options;
+    options.witness_keys = witness_keys;
+    options.witness_threshold = witness_threshold;
     options.target = server.verityd().address();
     options.trusted_keys = publisher_.public_key().ToPem();
     options.log_key = LogVerifierKey(log_key_);
@@ -172,6 +184,61 @@ TEST_F(TransparencyLogTest, ANameIsAnsweredWithItsProofAndAccepted) {
       tlog::OpenCheckpoint(response.data(),
                            *tlog::NoteKey::Parse(LogVerifierKey(log_key_)))
           .ok());
+}
+
+// A witness (C2SP tlog-witness over HTTP) in this process.
+struct TestWitness {
+  explicit TestWitness(const Ed25519PrivateKey& log_key, std::string name) {
+    witness = *client::Witness::Create(
+        *tlog::NoteKey::Make(kOrigin, tlog::NoteKeyType::kEd25519,
+                             log_key.public_key()),
+        name,
+        std::make_shared<const Ed25519PrivateKey>(
+            Ed25519PrivateKey::Generate()),
+        NewTempDir() + "/witness");
+    http = *client::HttpServer::Start(
+        "127.0.0.1", 0, tlog::kMaxAddCheckpointSize,
+        [this](const client::HttpRequest& request) {
+          const client::WitnessAnswer answer =
+              witness->AddCheckpoint(request.body);
+          return client::HttpResponse{answer.http_status, answer.content_type,
+                                      answer.body};
+        });
+  }
+  // Its line in a --witnesses file.
+  std::string Line() const {
+    return absl::StrCat(witness->verifier_key().ToString(),
+                        " http://127.0.0.1:", http->port(), "\n");
+  }
+
+  std::unique_ptr<client::Witness> witness;
+  std::unique_ptr<client::HttpServer> http;
+};
+
+TEST_F(TransparencyLogTest, WitnessesCosignAndClientsRequireThem) {
+  TestWitness asked(log_key_, "asked.test");
+  TestWitness absent(log_key_, "absent.test");
+  std::unique_ptr<TestServer> server =
+      StartLogged(root_, log_key_, /*name_keys=*/false, asked.Line());
+  absl::StatusOr<v1::BlobInfo> set = SetName(*server, "n", a_, 1);
+  ASSERT_TRUE(set.ok()) << set.status();
+  // The answer's checkpoint carries the cosignature, which the witness
+  // gave after recording that checkpoint.
+  EXPECT_THAT(set->log_proof().checkpoint(),
+              HasSubstr("\xe2\x80\x94 asked.test "));
+  EXPECT_EQ((*asked.witness->Kept())->checkpoint.size, 1u);
+
+  const std::string asked_key = asked.witness->verifier_key().ToString();
+  const std::string both =
+      absl::StrCat(asked_key, "\n", absent.witness->verifier_key().ToString());
+  EXPECT_TRUE(Client(*server, asked_key)->StatName("n").ok());
+  EXPECT_TRUE(Client(*server, both, 1)->StatName("n").ok());
+  ExpectRefused(Client(*server, both, 2)->StatName("n").status(),
+                "cosigned by 1 of the 2 witnesses");
+  // A second statement: a consistency proof from the witness's size.
+  ASSERT_TRUE(SetName(*server, "m", b_, 1).ok());
+  EXPECT_EQ((*asked.witness->Kept())->checkpoint.size, 2u);
+  EXPECT_TRUE(Client(*server, asked_key)->StatName("m").ok());
 }
 
 TEST_F(TransparencyLogTest, AStatementTheStoreWouldRefuseIsNotLogged) {
