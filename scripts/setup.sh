@@ -19,6 +19,8 @@ PACKAGES=(
   clang-format-14
   # clang-14 with libFuzzer and its sanitizer runtimes: --config=asan (and tests/fuzz/run.sh)
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
+  # lld-14: LLVM's linker (.bazelrc: -fuse-ld=lld)
+  lld-14
   fsverity curl python3
   # strace: tests/sync_crash_test.sh kills verity sync at each step of a switch (fault injection)
   strace

@@ -14,11 +14,13 @@
 # certificate, none, or a byte flipped in the bucket: exit 3). And no private key or statement
 # signature appears in any log or metrics. Then the attacks of signed_names_attacks.sh (induced
 # rollback, a planted version, a stolen key, checks that read no byte, empty trust options) by a
-# writer of the bucket.
+# writer of the bucket. Last, two replicas appending to one transparency log, one SIGKILLed
+# mid-append (tlog_replica_checks.sh).
 # Usage: with_ceph.sh signed_names_s3_test.sh VERITYD VERITY
 set -euo pipefail
 source "$(dirname "$0")/verityd_test_lib.sh"
 source "$(dirname "$0")/signed_names_attacks.sh"
+source "$(dirname "$0")/tlog_replica_checks.sh"
 init_test signed_names_s3_test "$1" "$2"
 for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 # Where the publishers record the versions they signed (no HOME under Bazel).
@@ -188,6 +190,9 @@ start_guarded() {
 }
 run_name_attacks
 run_history_checks
+
+# ---- the transparency log of two replicas on the bucket (tlog_replica_checks.sh)
+tlog_replica_checks --store="s3://$S3_BUCKET/$prefix-tlog" --s3_endpoint="$S3_ENDPOINT"
 
 # ---- nothing secret in the logs or metrics
 private=$(grep -v -- ----- "$keys/publisher.pem" | tr -d '\n')

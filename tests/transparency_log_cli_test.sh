@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The transparency log as a publisher and its users run it, with the real binaries: `verity
 # keygen --log-origin` makes the log's key, verityd logs with it, `verity put --sign-key`
-# journals what it signs, `verity get --log-key` checks the log's proof, and `verity audit`
+# journals what it signs, get, stat and ls `--log-key` check the log's proof, and `verity audit`
 # passes, then names the statement a stolen key signed for one victim (exit 3), with its
 # Prometheus text file. `verity witness` cosigns the checkpoints verityd --witnesses asks it to,
 # and clients with --witness-keys accept only checkpoints K witnesses cosigned.
@@ -62,6 +62,11 @@ check "the next audit starts where the last stopped" \
 check "the audit's metrics count it" grep -qx 'verity_audit_unknown_statements 1' \
   "$work/audit.prom"
 check "the audit's metrics: the log's size" grep -qx 'verity_audit_log_size 2' "$work/audit.prom"
+
+mkdir -p "$work/tree/sub"
+echo one >"$work/tree/sub/one"
+expect_exit 0 "publish a tree" vc put "${server[@]}" "$work/tree" --name=tree "${publisher[@]}"
+expect_exit 0 "ls of a tree by name checks the log's proof" vc ls "${server[@]}" tree "${client[@]}"
 
 # Witnesses: verityd asks `verity witness` to cosign each checkpoint before publishing it.
 expect_exit 0 "keygen a witness's key" vc keygen --out="$keys/w1.pem" --witness-name=w1.test
@@ -138,3 +143,5 @@ expect_exit 3 "no proof from an unlogged server" \
 check "nothing written" test ! -e "$work/refused"
 expect_exit 3 "stat refuses it too" \
   vc stat --server="127.0.0.1:$server_port" app "${client[@]}"
+expect_exit 3 "ls of a tree by name too" \
+  vc ls --server="127.0.0.1:$server_port" tree "${client[@]}"

@@ -185,7 +185,9 @@ absl::StatusOr<AppendedBatch> LogSequencer::Append(
       // For static mirrors of the storage (C2SP tlog-tiles'
       // <prefix>/checkpoint): the state record stays what is checked.
       if (options_.publish_checkpoint) {
-        storage_->Write(kCheckpointPath, appended.note).IgnoreError();
+        PublishCheckpoint(*storage_, note_key_,
+                          {appended.checkpoint, appended.note})
+            .IgnoreError();
       }
       if (loaded.has_value() && !loaded->state.batch.empty()) {
         storage_->Delete(loaded->state.batch).IgnoreError();
@@ -196,6 +198,22 @@ absl::StatusOr<AppendedBatch> LogSequencer::Append(
   return absl::UnavailableError(
       absl::StrCat("the log's state changed under each of ",
                    options_.max_attempts, " commits; try again"));
+}
+
+absl::Status PublishCheckpoint(LogStorage& storage, const NoteKey& key,
+                               const SignedCheckpoint& checkpoint) {
+  absl::StatusOr<std::string> there = storage.Read(kCheckpointPath);
+  if (there.ok()) {
+    absl::StatusOr<SignedCheckpoint> published = OpenCheckpoint(*there, key);
+    // Of one size, the notes of one log differ only in their signatures.
+    if (published.ok() &&
+        (published->checkpoint.size > checkpoint.checkpoint.size ||
+         (published->checkpoint.size == checkpoint.checkpoint.size &&
+          published->note.size() >= checkpoint.note.size()))) {
+      return absl::OkStatus();
+    }
+  }
+  return storage.Write(kCheckpointPath, checkpoint.note);
 }
 
 absl::StatusOr<std::optional<SignedCheckpoint>> LogSequencer::Current() {

@@ -56,6 +56,13 @@ struct AppendedBatch {
   std::string note;
 };
 
+// Writes `checkpoint` to the "checkpoint" object (C2SP tlog-tiles, for
+// static mirrors) unless the one there is newer, or the same checkpoint
+// with at least as many signatures (cosignatures another server added): the
+// object does not go back, but for two servers writing at the same moment.
+absl::Status PublishCheckpoint(LogStorage& storage, const NoteKey& key,
+                               const SignedCheckpoint& checkpoint);
+
 class LogSequencer {
  public:
   // INVALID_ARGUMENT for an origin that cannot name a note key.

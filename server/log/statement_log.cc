@@ -53,10 +53,12 @@ StatementLog::StatementLog(std::shared_ptr<Store> store,
                            StatementLogOptions options,
                            std::unique_ptr<tlog::LogSequencer> sequencer,
                            tlog::NoteKey note_key)
-    : store_(store),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       note_key_(std::move(note_key)),
-      prover_(std::make_shared<StoreLogStorage>(std::move(store))),
+      storage_(std::make_shared<StoreLogStorage>(std::move(store))),
+      tiles_(std::make_shared<tlog::TileCache>(storage_,
+                                               options_.tile_cache_bytes)),
+      prover_(tiles_),
       sequencer_(std::move(sequencer)) {
   for (const WitnessConfig& witness : options_.witnesses) {
     witnesses_.emplace_back(witness, options_.witness_timeout);
@@ -187,7 +189,7 @@ tlog::SignedCheckpoint StatementLog::Cosigned(tlog::SignedCheckpoint checkpoint,
   }
   if (!added) return checkpoint;
   checkpoint.note = tlog::FormatNote(*note);
-  store_->WriteLogObject(tlog::kCheckpointPath, checkpoint.note).IgnoreError();
+  tlog::PublishCheckpoint(*storage_, note_key_, checkpoint).IgnoreError();
   return checkpoint;
 }
 
@@ -200,8 +202,7 @@ void StatementLog::Refresh() {
   if (witnesses_.empty()) return;
   // The state's checkpoint has no cosignatures: the replica that made it
   // publishes them.
-  absl::StatusOr<std::string> note =
-      store_->ReadLogObject(tlog::kCheckpointPath);
+  absl::StatusOr<std::string> note = storage_->Read(tlog::kCheckpointPath);
   absl::StatusOr<tlog::SignedCheckpoint> published =
       note.ok() ? tlog::OpenCheckpoint(*note, note_key_)
                 : absl::StatusOr<tlog::SignedCheckpoint>(note.status());
@@ -234,8 +235,7 @@ absl::StatusOr<tlog::SignedCheckpoint> StatementLog::LatestCovering(
   if (!latest.has_value() || latest->checkpoint.size < at_least) {
     // Another replica may have appended since this one last looked: its
     // published checkpoint is written once its tiles are.
-    absl::StatusOr<std::string> note =
-        store_->ReadLogObject(tlog::kCheckpointPath);
+    absl::StatusOr<std::string> note = storage_->Read(tlog::kCheckpointPath);
     if (note.ok()) {
       absl::StatusOr<tlog::SignedCheckpoint> published =
           tlog::OpenCheckpoint(*note, note_key_);
@@ -304,7 +304,7 @@ absl::StatusOr<std::string> StatementLog::ReadObject(
         absl::CHexEscape(path), "\""));
   }
   RETURN_IF_ERROR(CheckLogObject(path, ""));
-  return store_->ReadLogObject(path);
+  return tiles_->Read(path);
 }
 
 }  // namespace verity::server

@@ -24,6 +24,7 @@
 #include "lib/tlog/log_prover.h"
 #include "lib/tlog/log_sequencer.h"
 #include "lib/tlog/signed_checkpoint.h"
+#include "lib/tlog/tile_cache.h"
 #include "lib/trust/ed25519_key.h"
 #include "server/log/witness_client.h"
 #include "server/store/store.h"
@@ -47,6 +48,8 @@ struct StatementLogOptions {
   // published and its statements answered; one that fails or times out is
   // left out of that checkpoint (clients that require it refuse it).
   std::vector<WitnessConfig> witnesses;
+  // Tiles and entry bundles kept in memory for proofs (each 8 KiB or less).
+  uint64_t tile_cache_bytes = uint64_t{16} << 20;
   absl::Duration witness_timeout = absl::Seconds(5);
 };
 
@@ -161,9 +164,12 @@ class StatementLog {
   absl::StatusOr<tlog::SignedCheckpoint> LatestCovering(
       uint64_t at_least) const;
 
-  const std::shared_ptr<Store> store_;
   const StatementLogOptions options_;
   const tlog::NoteKey note_key_;
+  // The store's log objects, and its tiles through a cache (a proof reads
+  // a few, and tiles never change).
+  const std::shared_ptr<tlog::LogStorage> storage_;
+  const std::shared_ptr<tlog::TileCache> tiles_;
   const tlog::LogProver prover_;
   // Used by the log's thread alone.
   const std::unique_ptr<tlog::LogSequencer> sequencer_;

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "absl/types/span.h"
 #include "lib/tlog/log_prover.h"
 #include "lib/tlog/log_sequencer.h"
 #include "lib/tlog/memory_log_storage.h"
@@ -111,8 +112,11 @@ void Appends(const std::string& dir) {
   }
 }
 
-// SetName calls in flight through the callback API; returns names per second.
-double SetNameRate(testing::TestServer& server,
+// SetName calls in flight through the callback API, spread over `stubs`
+// (one connection each); returns names per second.
+// Statement i names `prefix` i.
+double SetNameRate(absl::Span<v1::Verity::Stub* const> stubs,
+                   absl::string_view prefix,
                    const std::vector<std::string>& statements,
                    const std::string& digest, int in_flight) {
   absl::Mutex mu;
@@ -129,10 +133,10 @@ double SetNameRate(testing::TestServer& server,
     auto* context = new grpc::ClientContext;
     auto* request = new v1::SetNameRequest;
     auto* response = new v1::BlobInfo;
-    request->set_name(absl::StrCat("bench/", i));
+    request->set_name(absl::StrCat(prefix, i));
     request->set_digest(digest);
     request->set_name_statement(statements[i]);
-    server.stub().async()->SetName(
+    stubs[i % stubs.size()]->async()->SetName(
         context, request, response,
         [&, context, request, response](grpc::Status status) {
           delete context;
@@ -148,6 +152,26 @@ double SetNameRate(testing::TestServer& server,
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (failed != 0) std::printf("  (%d SetName calls failed)\n", failed);
   return ok / seconds;
+}
+
+double SetNameRate(testing::TestServer& server,
+                   const std::vector<std::string>& statements,
+                   const std::string& digest, int in_flight) {
+  v1::Verity::Stub* const stub = &server.stub();
+  return SetNameRate({&stub, 1}, "bench/", statements, digest, in_flight);
+}
+
+// `n` stubs of `server`, each on a connection of its own.
+std::vector<std::unique_ptr<v1::Verity::Stub>> Connections(
+    testing::TestServer& server, int n) {
+  std::vector<std::unique_ptr<v1::Verity::Stub>> stubs;
+  for (int i = 0; i < n; ++i) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    stubs.push_back(v1::Verity::NewStub(grpc::CreateCustomChannel(
+        server.verityd().address(), grpc::InsecureChannelCredentials(), args)));
+  }
+  return stubs;
 }
 
 server::ServerOptions LoggedOptions(
@@ -193,6 +217,22 @@ void SetNames(const std::string& dir) {
       std::printf("appends: SetName end to end, %s, round %d: %.0f names/s\n",
                   what.c_str(), round,
                   SetNameRate(*server, statements, digest.ToString(), 1024));
+      std::fflush(stdout);
+      if (interval != absl::Seconds(1)) continue;
+      // Eight connections: each carries up to 100 calls at once.
+      for (int i = 0; i < kNames; ++i) {
+        statements[i] =
+            Statement(publisher, absl::StrCat("bench/8/", i), digest, 1);
+      }
+      std::vector<std::unique_ptr<v1::Verity::Stub>> stubs =
+          Connections(*server, 8);
+      std::vector<v1::Verity::Stub*> raw;
+      for (auto& stub : stubs) raw.push_back(stub.get());
+      std::printf(
+          "appends: SetName end to end, %s, 8 connections, round %d: %.0f "
+          "names/s\n",
+          what.c_str(), round,
+          SetNameRate(raw, "bench/8/", statements, digest.ToString(), 1024));
       std::fflush(stdout);
     }
   }
