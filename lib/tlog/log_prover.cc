@@ -13,14 +13,6 @@
 namespace verity::tlog {
 namespace {
 
-TileHashReader TilesOf(std::shared_ptr<const LogStorage> storage,
-                       uint64_t size) {
-  return TileHashReader(size, [storage = std::move(storage)](const TileId& id) {
-    return storage->Read(id.Path());
-  });
-}
-
-// A proof that does not verify means the tiles are not the checkpoint's.
 absl::Status TilesDiffer(const absl::Status& status) {
   return absl::DataLossError(absl::StrCat(
       "the log's tiles do not match its checkpoint: ", status.message()));
@@ -28,10 +20,38 @@ absl::Status TilesDiffer(const absl::Status& status) {
 
 }  // namespace
 
+LogProver::LogProver(std::shared_ptr<const LogStorage> storage,
+                     uint64_t tile_cache_bytes)
+    : storage_(std::move(storage)),
+      cache_(tile_cache_bytes == 0
+                 ? nullptr
+                 : std::make_shared<LruCache<CachedTile, PathOf>>(
+                       LruCacheOptions{tile_cache_bytes})) {}
+
+TileHashReader LogProver::Tiles(uint64_t size) const {
+  return TileHashReader(
+      size,
+      [storage = storage_, cache = cache_](
+          const TileId& id) -> absl::StatusOr<std::shared_ptr<const TileTree>> {
+        const std::string path = id.Path();
+        const auto read = [&]() -> absl::StatusOr<std::shared_ptr<CachedTile>> {
+          ASSIGN_OR_RETURN(const std::string bytes, storage->Read(path));
+          ASSIGN_OR_RETURN(std::shared_ptr<const TileTree> tree,
+                           ParseTileTree(bytes, id.width));
+          return std::make_shared<CachedTile>(
+              CachedTile{path, std::move(tree)});
+        };
+        ASSIGN_OR_RETURN(
+            std::shared_ptr<CachedTile> tile,
+            cache == nullptr ? read() : cache->FindOrCreate(path, read));
+        return tile->tree;
+      });
+}
+
 absl::StatusOr<std::vector<LogHash>> LogProver::Inclusion(
     uint64_t index, absl::string_view entry,
     const Checkpoint& checkpoint) const {
-  TileHashReader reader = TilesOf(storage_, checkpoint.size);
+  TileHashReader reader = Tiles(checkpoint.size);
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
                    InclusionProof(index, checkpoint.size, reader));
   if (absl::Status ok = VerifyInclusion(index, checkpoint.size, LeafHash(entry),
@@ -50,7 +70,7 @@ absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
   }
   // Every subtree of the smaller trees is one of the checkpoint's: its
   // tiles serve them all.
-  TileHashReader reader = TilesOf(storage_, checkpoint.size);
+  TileHashReader reader = Tiles(checkpoint.size);
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
                    ConsistencyProof(old_size, new_size, reader));
   // The proof is checked as a client would, with roots from the same tiles

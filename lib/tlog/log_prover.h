@@ -4,27 +4,35 @@
 // tiles that were changed are DATA_LOSS here, not a wrong answer a client
 // must catch.
 //
-// Thread-safe: each call reads the storage anew.
+// Thread-safe. Each call reads the checkpoint's tiles from the storage, or
+// from a cache of them: tiles never change (a full tile is fixed, and a
+// partial one is named by its width), and what a proof costs is mostly the
+// subtree hashes within its tiles, which the cache keeps (TileTree).
 
 #ifndef VERITYD_LIB_TLOG_LOG_PROVER_H_
 #define VERITYD_LIB_TLOG_LOG_PROVER_H_
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/base/lru_cache.h"
 #include "lib/tlog/checkpoint.h"
 #include "lib/tlog/log_storage.h"
 #include "lib/tlog/merkle_log.h"
+#include "lib/tlog/tiles.h"
 
 namespace verity::tlog {
 
 class LogProver {
  public:
-  explicit LogProver(std::shared_ptr<const LogStorage> storage)
-      : storage_(std::move(storage)) {}
+  // `tile_cache_bytes`: the tiles kept across calls, least recently used
+  // out first (0: none).
+  explicit LogProver(std::shared_ptr<const LogStorage> storage,
+                     uint64_t tile_cache_bytes = 0);
 
   // The proof that entry `index` is in the tree of `checkpoint`, checked:
   // INVALID_ARGUMENT unless index < its size.
@@ -39,7 +47,23 @@ class LogProver {
       uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const;
 
  private:
+  struct CachedTile {
+    std::string path;
+    std::shared_ptr<const TileTree> tree;
+    uint64_t cached_bytes() const { return path.size() + tree->cached_bytes(); }
+  };
+  struct PathOf {
+    using Key = std::string;
+    const std::string& operator()(const CachedTile& tile) const {
+      return tile.path;
+    }
+  };
+
+  // The tiles of the tree of `size` entries, through the cache.
+  TileHashReader Tiles(uint64_t size) const;
+
   const std::shared_ptr<const LogStorage> storage_;
+  const std::shared_ptr<LruCache<CachedTile, PathOf>> cache_;  // null: none
 };
 
 }  // namespace verity::tlog

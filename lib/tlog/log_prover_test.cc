@@ -109,5 +109,34 @@ TEST_F(LogProverTest, ChangedTilesAreDataLossNotAProof) {
   EXPECT_TRUE(prover.Inclusion(600, entries_[600], last).ok());
 }
 
+TEST_F(LogProverTest, ProvesTheSameThroughItsTileCache) {
+  const LogProver uncached(storage_);
+  const LogProver cached(storage_, 1 << 20);
+  const Checkpoint& last = checkpoints_.back();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint64_t index = 0; index < last.size; index += 7) {
+      EXPECT_EQ(*cached.Inclusion(index, entries_[index], last),
+                *uncached.Inclusion(index, entries_[index], last));
+    }
+    for (size_t old = 0; old < checkpoints_.size(); old += 9) {
+      EXPECT_EQ(*cached.Consistency(checkpoints_[old].size, last.size, last),
+                *uncached.Consistency(checkpoints_[old].size, last.size, last));
+    }
+  }
+  // What it keeps is what it read: a tile changed in the storage since is
+  // not seen (tiles never change in a log), nor a tile removed.
+  std::string tile = storage_->objects().at("tile/0/001");
+  tile[7] ^= 1;
+  storage_->SetObject("tile/0/001", tile);
+  EXPECT_TRUE(cached.Inclusion(300, entries_[300], last).ok());
+  EXPECT_TRUE(
+      absl::IsDataLoss(uncached.Inclusion(300, entries_[300], last).status()));
+  // A cache too small for one tile keeps none, and proves all the same.
+  const LogProver tiny(storage_, 100);
+  EXPECT_TRUE(tiny.Inclusion(600, entries_[600], last).ok());
+  EXPECT_TRUE(
+      absl::IsDataLoss(tiny.Inclusion(300, entries_[300], last).status()));
+}
+
 }  // namespace
 }  // namespace verity::tlog

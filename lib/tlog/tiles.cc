@@ -126,6 +126,38 @@ LogHash CompleteTreeHash(absl::Span<const LogHash> hashes) {
                   CompleteTreeHash(hashes.subspan(half)));
 }
 
+TileTree::TileTree(std::vector<LogHash> hashes) {
+  levels_.push_back(std::move(hashes));
+  while (levels_.back().size() >= 2) {
+    const std::vector<LogHash>& below = levels_.back();
+    std::vector<LogHash> level(below.size() / 2);
+    for (size_t i = 0; i < level.size(); ++i) {
+      level[i] = NodeHash(below[2 * i], below[2 * i + 1]);
+    }
+    levels_.push_back(std::move(level));
+  }
+}
+
+uint64_t TileTree::cached_bytes() const {
+  uint64_t hashes = 0;
+  for (const std::vector<LogHash>& level : levels_) hashes += level.size();
+  return hashes * kLogHashSize;
+}
+
+absl::StatusOr<std::shared_ptr<const TileTree>> ParseTileTree(
+    absl::string_view bytes, int width) {
+  ASSIGN_OR_RETURN(std::vector<LogHash> hashes, SplitTile(bytes, width));
+  return std::make_shared<const TileTree>(std::move(hashes));
+}
+
+TileHashReader::TileHashReader(uint64_t size, TileSource source)
+    : size_(size),
+      source_([source = std::move(source)](const TileId& id)
+                  -> absl::StatusOr<std::shared_ptr<const TileTree>> {
+        ASSIGN_OR_RETURN(const std::string bytes, source(id));
+        return ParseTileTree(bytes, id.width);
+      }) {}
+
 absl::StatusOr<LogHash> TileHashReader::Read(SubtreeIndex subtree) {
   const int level = subtree.level / kTileHeight;
   const int rest = subtree.level % kTileHeight;
@@ -138,22 +170,24 @@ absl::StatusOr<LogHash> TileHashReader::Read(SubtreeIndex subtree) {
   // holds them all.
   const uint64_t first = subtree.index << rest;
   ASSIGN_OR_RETURN(TileId id, TileFor(level, first, size_));
-  ASSIGN_OR_RETURN(const std::vector<LogHash>* tile, Tile(id));
+  ASSIGN_OR_RETURN(const TileTree* tile, Tile(id));
   const size_t offset = first % kTileWidth;
-  return CompleteTreeHash(
-      absl::MakeConstSpan(*tile).subspan(offset, size_t{1} << rest));
+  if (tile->width() != static_cast<size_t>(id.width) ||
+      offset + (size_t{1} << rest) > tile->width()) {
+    return absl::DataLossError(
+        absl::StrCat("tile ", id.Path(), " has ", tile->width(), " hashes"));
+  }
+  return tile->Subtree(rest, offset);
 }
 
-absl::StatusOr<const std::vector<LogHash>*> TileHashReader::Tile(
-    const TileId& id) {
+absl::StatusOr<const TileTree*> TileHashReader::Tile(const TileId& id) {
   auto it = tiles_.find({id.level, id.index});
   if (it == tiles_.end()) {
-    ASSIGN_OR_RETURN(std::string bytes, source_(id));
-    ASSIGN_OR_RETURN(std::vector<LogHash> hashes, SplitTile(bytes, id.width));
-    it = tiles_.emplace(std::make_pair(id.level, id.index), std::move(hashes))
+    ASSIGN_OR_RETURN(std::shared_ptr<const TileTree> tree, source_(id));
+    it = tiles_.emplace(std::make_pair(id.level, id.index), std::move(tree))
              .first;
   }
-  return &it->second;
+  return it->second.get();
 }
 
 }  // namespace verity::tlog

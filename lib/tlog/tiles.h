@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,21 +56,50 @@ absl::StatusOr<std::vector<std::string>> SplitBundle(absl::string_view bundle);
 // Reads a tile's bytes from wherever the log keeps them.
 using TileSource = std::function<absl::StatusOr<std::string>(const TileId&)>;
 
+// A tile's hashes and the hash of every complete subtree within it: what a
+// proof reads of a tile, each computed once (a proof needs subtrees of up
+// to 128 of a tile's hashes). Immutable.
+class TileTree {
+ public:
+  explicit TileTree(std::vector<LogHash> hashes);
+  // The hash of the 2^`rest` hashes from `offset`, a multiple of 2^rest,
+  // all within the tile.
+  const LogHash& Subtree(int rest, size_t offset) const {
+    return levels_[rest][offset >> rest];
+  }
+  size_t width() const { return levels_[0].size(); }
+  uint64_t cached_bytes() const;
+
+ private:
+  std::vector<std::vector<LogHash>> levels_;  // level r: width >> r hashes
+};
+
+// Reads a tile from wherever the log keeps it, as its TileTree (from a
+// cache of them, say). DATA_LOSS for one of the wrong width.
+using TileTreeSource =
+    std::function<absl::StatusOr<std::shared_ptr<const TileTree>>(
+        const TileId&)>;
+
+// The TileTree of a tile's bytes; DATA_LOSS for the wrong length.
+absl::StatusOr<std::shared_ptr<const TileTree>> ParseTileTree(
+    absl::string_view bytes, int width);
+
 // Every complete subtree hash of the tree of `size` entries, computed from
 // the tiles `source` returns (each read once, then kept). DATA_LOSS for a
 // tile of the wrong length. Not thread-safe.
 class TileHashReader final : public HashReader {
  public:
-  TileHashReader(uint64_t size, TileSource source)
+  TileHashReader(uint64_t size, TileSource source);
+  TileHashReader(uint64_t size, TileTreeSource source)
       : size_(size), source_(std::move(source)) {}
   absl::StatusOr<LogHash> Read(SubtreeIndex subtree) override;
 
  private:
-  absl::StatusOr<const std::vector<LogHash>*> Tile(const TileId& id);
+  absl::StatusOr<const TileTree*> Tile(const TileId& id);
 
   const uint64_t size_;
-  const TileSource source_;
-  std::map<std::pair<int, uint64_t>, std::vector<LogHash>> tiles_;
+  const TileTreeSource source_;
+  std::map<std::pair<int, uint64_t>, std::shared_ptr<const TileTree>> tiles_;
 };
 
 // The hashes of a tile's bytes, and back.

@@ -68,5 +68,25 @@ TEST(TilesTest, TileBytes) {
   EXPECT_EQ(CompleteTreeHash(hashes), NodeHash(hashes[0], hashes[1]));
 }
 
+TEST(TilesTest, ATileTreeHoldsEverySubtreeWithinTheTile) {
+  for (int width : {1, 2, 3, 100, 255, 256}) {
+    std::vector<LogHash> hashes(width);
+    for (int i = 0; i < width; ++i) hashes[i] = LeafHash(std::to_string(i));
+    const TileTree tree(hashes);
+    EXPECT_EQ(tree.width(), static_cast<size_t>(width));
+    for (int rest = 0; (1 << rest) <= width; ++rest) {
+      for (int offset = 0; offset + (1 << rest) <= width; offset += 1 << rest) {
+        EXPECT_EQ(tree.Subtree(rest, offset),
+                  CompleteTreeHash(absl::MakeConstSpan(hashes).subspan(
+                      offset, size_t{1} << rest)))
+            << width << " " << rest << " " << offset;
+      }
+    }
+  }
+  EXPECT_TRUE(
+      absl::IsDataLoss(ParseTileTree(std::string(33, 'x'), 1).status()));
+  EXPECT_EQ((*ParseTileTree(std::string(64, 'x'), 2))->width(), 2u);
+}
+
 }  // namespace
 }  // namespace verity::tlog

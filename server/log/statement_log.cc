@@ -56,9 +56,7 @@ StatementLog::StatementLog(std::shared_ptr<Store> store,
     : options_(std::move(options)),
       note_key_(std::move(note_key)),
       storage_(std::make_shared<StoreLogStorage>(std::move(store))),
-      tiles_(std::make_shared<tlog::TileCache>(storage_,
-                                               options_.tile_cache_bytes)),
-      prover_(tiles_),
+      prover_(storage_, options_.tile_cache_bytes),
       sequencer_(std::move(sequencer)) {
   for (const WitnessConfig& witness : options_.witnesses) {
     witnesses_.emplace_back(witness, options_.witness_timeout);
@@ -304,7 +302,7 @@ absl::StatusOr<std::string> StatementLog::ReadObject(
         absl::CHexEscape(path), "\""));
   }
   RETURN_IF_ERROR(CheckLogObject(path, ""));
-  return tiles_->Read(path);
+  return storage_->Read(path);
 }
 
 }  // namespace verity::server

@@ -24,7 +24,6 @@
 #include "lib/tlog/log_prover.h"
 #include "lib/tlog/log_sequencer.h"
 #include "lib/tlog/signed_checkpoint.h"
-#include "lib/tlog/tile_cache.h"
 #include "lib/trust/ed25519_key.h"
 #include "server/log/witness_client.h"
 #include "server/store/store.h"
@@ -48,7 +47,8 @@ struct StatementLogOptions {
   // published and its statements answered; one that fails or times out is
   // left out of that checkpoint (clients that require it refuse it).
   std::vector<WitnessConfig> witnesses;
-  // Tiles and entry bundles kept in memory for proofs (each 8 KiB or less).
+  // Tiles kept in memory for proofs, with the subtree hashes within them
+  // (16 KiB a full tile).
   uint64_t tile_cache_bytes = uint64_t{16} << 20;
   absl::Duration witness_timeout = absl::Seconds(5);
 };
@@ -166,10 +166,8 @@ class StatementLog {
 
   const StatementLogOptions options_;
   const tlog::NoteKey note_key_;
-  // The store's log objects, and its tiles through a cache (a proof reads
-  // a few, and tiles never change).
+  // The store's log objects.
   const std::shared_ptr<tlog::LogStorage> storage_;
-  const std::shared_ptr<tlog::TileCache> tiles_;
   const tlog::LogProver prover_;
   // Used by the log's thread alone.
   const std::unique_ptr<tlog::LogSequencer> sequencer_;

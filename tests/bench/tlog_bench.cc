@@ -114,11 +114,11 @@ void Appends(const std::string& dir) {
 
 // SetName calls in flight through the callback API, spread over `stubs`
 // (one connection each); returns names per second.
-// Statement i names `prefix` i.
+// Statement i names `prefix` i, and digests[i] (or the one digest there is).
 double SetNameRate(absl::Span<v1::Verity::Stub* const> stubs,
                    absl::string_view prefix,
                    const std::vector<std::string>& statements,
-                   const std::string& digest, int in_flight) {
+                   const std::vector<std::string>& digests, int in_flight) {
   absl::Mutex mu;
   Flight flight{0, in_flight};
   int ok = 0;
@@ -134,7 +134,7 @@ double SetNameRate(absl::Span<v1::Verity::Stub* const> stubs,
     auto* request = new v1::SetNameRequest;
     auto* response = new v1::BlobInfo;
     request->set_name(absl::StrCat(prefix, i));
-    request->set_digest(digest);
+    request->set_digest(digests.size() == 1 ? digests[0] : digests[i]);
     request->set_name_statement(statements[i]);
     stubs[i % stubs.size()]->async()->SetName(
         context, request, response,
@@ -158,7 +158,7 @@ double SetNameRate(testing::TestServer& server,
                    const std::vector<std::string>& statements,
                    const std::string& digest, int in_flight) {
   v1::Verity::Stub* const stub = &server.stub();
-  return SetNameRate({&stub, 1}, "bench/", statements, digest, in_flight);
+  return SetNameRate({&stub, 1}, "bench/", statements, {digest}, in_flight);
 }
 
 // `n` stubs of `server`, each on a connection of its own.
@@ -232,7 +232,7 @@ void SetNames(const std::string& dir) {
           "appends: SetName end to end, %s, 8 connections, round %d: %.0f "
           "names/s\n",
           what.c_str(), round,
-          SetNameRate(raw, "bench/8/", statements, digest.ToString(), 1024));
+          SetNameRate(raw, "bench/8/", statements, {digest.ToString()}, 1024));
       std::fflush(stdout);
     }
   }
@@ -261,21 +261,25 @@ std::vector<double> StatLatencies(testing::TestServer& server, int names,
 
 void StatName(const std::string& dir) {
   const Ed25519PrivateKey publisher = Ed25519PrivateKey::Generate();
-  const std::string blob = testing::RandomBytes(4096, 8);
-  const ParsedDigest digest = ParseDigest(testing::DigestOf(blob)).value();
   constexpr int kNames = 1000;
+  // A blob of its own for each name, as releases have.
+  std::vector<std::string> blobs, digests, statements;
+  for (int i = 0; i < kNames; ++i) {
+    blobs.push_back(testing::RandomBytes(4096, 1000 + i));
+    digests.push_back(testing::DigestOf(blobs.back()));
+    statements.push_back(Statement(publisher, absl::StrCat("bench/", i),
+                                   ParseDigest(digests.back()).value(), 1));
+  }
   std::unique_ptr<testing::TestServer> servers[2];
   for (const bool logged : {true, false}) {
     auto& server = servers[logged ? 0 : 1];
     server = testing::TestServer::Start(LoggedOptions(
         absl::StrCat(dir, "/stat", logged ? "-logged" : ""), logged));
-    testing::PutBlob(server->stub(), blob).IgnoreError();
-    std::vector<std::string> statements;
-    for (int i = 0; i < kNames; ++i) {
-      statements.push_back(
-          Statement(publisher, absl::StrCat("bench/", i), digest, 1));
+    for (const std::string& blob : blobs) {
+      testing::PutBlob(server->stub(), blob).IgnoreError();
     }
-    SetNameRate(*server, statements, digest.ToString(), 256);
+    v1::Verity::Stub* const stub = &server->stub();
+    SetNameRate({&stub, 1}, "bench/", statements, digests, 256);
   }
   for (int round = 1; round <= 5; ++round) {
     for (const bool logged : {true, false}) {
