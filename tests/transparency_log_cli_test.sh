@@ -117,6 +117,8 @@ expect_stop "stop the witness" "$witness_pid"
 expect_exit 0 "publish with the witness down" \
   vc put "${server[@]}" "$work/v1" --name=app3 "${publisher[@]}"
 check "the server says why" grep -q "no cosignature" "$server_log"
+check "the new checkpoint is published all the same, uncosigned" \
+  bash -c '! grep -q "w1\.test" "$1"' _ "$work/store/log/checkpoint"
 expect_exit 3 "an uncosigned checkpoint is refused" vc stat "${server[@]}" app3 "${client[@]}" \
   --witness-keys="$keys/w1.pem.vkey"
 # Back (on its port, with its state), the witness is asked again and cosigns that checkpoint.

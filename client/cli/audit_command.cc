@@ -121,21 +121,11 @@ absl::StatusOr<ExitCode> Audit(const CommandLine& line,
 }
 
 std::vector<CommandFlag> Flags(AuditOptions* options) {
-  const auto set = [](std::string* field, const char* flag) {
-    return [field, flag](absl::string_view v) -> absl::Status {
-      if (v.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, " is empty"));
-      }
-      *field = std::string(v);
-      return absl::OkStatus();
-    };
-  };
   return {
-      {"log-key", 0, true, set(&options->log_key_file, "log-key")},
-      {"key", 0, true, set(&options->key_file, "key")},
-      {"state-dir", 0, true, set(&options->state_dir, "state-dir")},
-      {"metrics-file", 0, true, set(&options->metrics_file, "metrics-file")},
+      StringFlag("log-key", &options->log_key_file),
+      StringFlag("key", &options->key_file),
+      StringFlag("state-dir", &options->state_dir),
+      StringFlag("metrics-file", &options->metrics_file),
   };
 }
 

@@ -187,6 +187,17 @@ int UsageError(absl::string_view command, const absl::Status& status,
   return kExitUsage;
 }
 
+CommandFlag StringFlag(const char* name, std::string* field) {
+  return {name, 0, true, [name, field](absl::string_view v) -> absl::Status {
+            if (v.empty()) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat("--", name, " is empty"));
+            }
+            *field = std::string(v);
+            return absl::OkStatus();
+          }};
+}
+
 int ReportStatus(absl::string_view command, const absl::Status& status,
                  std::FILE* err) {
   if (status.ok()) return kExitOk;

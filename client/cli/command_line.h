@@ -24,6 +24,10 @@ struct CommandFlag {
   std::function<absl::Status(absl::string_view value)> apply;
 };
 
+// --NAME=VALUE storing VALUE in *field; an empty VALUE is INVALID_ARGUMENT
+// ("--NAME is empty"): a file or a name, never "nothing".
+CommandFlag StringFlag(const char* name, std::string* field);
+
 // A parsed command line. Plain value.
 struct CommandLine {
   client::ConnectionOptions connection;

@@ -169,4 +169,17 @@ TEST_F(CommandLineTest, ReportingPicksTheExitCode) {
 }
 
 }  // namespace
+TEST(StringFlagTest, StoresAValueAndRefusesNone) {
+  std::string file;
+  const CommandFlag flag = StringFlag("log-key", &file);
+  EXPECT_STREQ(flag.name, "log-key");
+  EXPECT_TRUE(flag.takes_value);
+  ASSERT_TRUE(flag.apply("log.vkey").ok());
+  EXPECT_EQ(file, "log.vkey");
+  const absl::Status empty = flag.apply("");
+  EXPECT_TRUE(absl::IsInvalidArgument(empty));
+  EXPECT_EQ(empty.message(), "--log-key is empty");
+  EXPECT_EQ(file, "log.vkey");
+}
+
 }  // namespace verity::cli

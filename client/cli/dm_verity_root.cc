@@ -185,17 +185,6 @@ const char kDmVerityRootUsage[] =
     "verifies with a certificate in PEM; a refusal exits 3.\n";
 
 std::vector<CommandFlag> DmVerityRootFlagList(DmVerityRootFlags* flags) {
-  const auto set = [](const char* name, std::string* field) {
-    return CommandFlag{name, 0, true,
-                       [name, field](absl::string_view v) -> absl::Status {
-                         if (v.empty()) {
-                           return absl::InvalidArgumentError(
-                               absl::StrCat("--", name, " is empty"));
-                         }
-                         *field = std::string(v);
-                         return absl::OkStatus();
-                       }};
-  };
   const auto count = [](const char* name, std::optional<uint64_t>* field) {
     return CommandFlag{
         name, 0, true, [name, field](absl::string_view v) -> absl::Status {
@@ -204,11 +193,11 @@ std::vector<CommandFlag> DmVerityRootFlagList(DmVerityRootFlags* flags) {
           return absl::OkStatus();
         }};
   };
-  return {set("root-hash", &flags->root_hash),
-          set("hash-device", &flags->hash_device),
-          set("verity-params", &flags->params),
-          set("root-hash-signature", &flags->signature),
-          set("root-hash-cert", &flags->cert),
+  return {StringFlag("root-hash", &flags->root_hash),
+          StringFlag("hash-device", &flags->hash_device),
+          StringFlag("verity-params", &flags->params),
+          StringFlag("root-hash-signature", &flags->signature),
+          StringFlag("root-hash-cert", &flags->cert),
           count("data-blocks", &flags->data_blocks),
           count("data-size", &flags->data_size)};
 }

@@ -55,15 +55,7 @@ absl::StatusOr<client::SeenNamesStore> SignedRecord(
 std::vector<CommandFlag> SigningFlags(SigningOptions* options,
                                       const char* key_flag) {
   return {
-      {key_flag, 0, true,
-       [options, key_flag](absl::string_view v) -> absl::Status {
-         if (v.empty()) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("--", key_flag, " is empty"));
-         }
-         options->key_file = std::string(v);
-         return absl::OkStatus();
-       }},
+      StringFlag(key_flag, &options->key_file),
       {"version", 0, true,
        [options](absl::string_view v) -> absl::Status {
          ASSIGN_OR_RETURN(options->version, ParseUint64Flag("--version", v));

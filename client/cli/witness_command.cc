@@ -129,22 +129,12 @@ absl::Status Serve(const WitnessOptions& options, std::FILE* err) {
 }
 
 std::vector<CommandFlag> Flags(WitnessOptions* options) {
-  const auto set = [](std::string* field, const char* flag) {
-    return [field, flag](absl::string_view v) -> absl::Status {
-      if (v.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, " is empty"));
-      }
-      *field = std::string(v);
-      return absl::OkStatus();
-    };
-  };
   return {
-      {"log-key", 0, true, set(&options->log_key_file, "log-key")},
-      {"witness-key", 0, true, set(&options->key_file, "witness-key")},
-      {"witness-name", 0, true, set(&options->name, "witness-name")},
-      {"listen", 0, true, set(&options->listen, "listen")},
-      {"state-dir", 0, true, set(&options->state_dir, "state-dir")},
+      StringFlag("log-key", &options->log_key_file),
+      StringFlag("witness-key", &options->key_file),
+      StringFlag("witness-name", &options->name),
+      StringFlag("listen", &options->listen),
+      StringFlag("state-dir", &options->state_dir),
   };
 }
 

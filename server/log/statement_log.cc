@@ -185,7 +185,8 @@ tlog::SignedCheckpoint StatementLog::Cosigned(tlog::SignedCheckpoint checkpoint,
       added = true;
     }
   }
-  if (!added) return checkpoint;
+  // A new checkpoint is published with what it got, none included.
+  if (!added && retry) return checkpoint;
   checkpoint.note = tlog::FormatNote(*note);
   tlog::PublishCheckpoint(*storage_, note_key_, checkpoint).IgnoreError();
   return checkpoint;

@@ -148,8 +148,8 @@ class StatementLog {
   std::vector<Pending> NextBatch();
   void AppendBatch(std::vector<Pending> batch);
   // `checkpoint` with the cosignatures of the witnesses that had none on it
-  // and give one now (`retry`: only those whose retry is due), published so
-  // if it gained any.
+  // and give one now (`retry`: only those whose retry is due), published
+  // so: a new checkpoint always, one asked again if it gained any.
   tlog::SignedCheckpoint Cosigned(tlog::SignedCheckpoint checkpoint,
                                   bool retry);
   // Reads the log's state (integrating what a stopped replica committed)
