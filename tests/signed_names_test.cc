@@ -48,22 +48,6 @@ absl::StatusOr<v1::PutResponse> PutNamed(v1::Verity::Stub& stub,
   return PutWithHeader(stub, data, std::move(header));
 }
 
-absl::StatusOr<v1::BlobInfo> SetName(v1::Verity::Stub& stub,
-                                     absl::string_view name,
-                                     absl::string_view digest,
-                                     absl::string_view statement) {
-  grpc::ClientContext context;
-  v1::SetNameRequest request;
-  request.set_name(std::string(name));
-  request.set_digest(std::string(digest));
-  request.set_name_statement(std::string(statement));
-  v1::BlobInfo info;
-  absl::Status status =
-      client::FromGrpcStatus(stub.SetName(&context, request, &info));
-  if (!status.ok()) return status;
-  return info;
-}
-
 absl::StatusOr<v1::BlobInfo> StatName(v1::Verity::Stub& stub,
                                       absl::string_view name) {
   grpc::ClientContext context;

@@ -114,16 +114,7 @@ class TransparencyLogTest : public ::testing::Test {
                                            absl::string_view name,
                                            absl::string_view digest,
                                            absl::string_view statement) {
-    grpc::ClientContext context;
-    v1::SetNameRequest request;
-    request.set_name(std::string(name));
-    request.set_digest(std::string(digest));
-    request.set_name_statement(std::string(statement));
-    v1::BlobInfo info;
-    const absl::Status status =
-        client::FromGrpcStatus(server.stub().SetName(&context, request, &info));
-    if (!status.ok()) return status;
-    return info;
+    return verity::testing::SetName(server.stub(), name, digest, statement);
   }
 
   std::vector<std::string> Evidence() const {

@@ -62,6 +62,22 @@ void TestServer::Connect() {
   stub_ = v1::Verity::NewStub(channel_);
 }
 
+absl::StatusOr<v1::BlobInfo> SetName(v1::Verity::Stub& stub,
+                                     absl::string_view name,
+                                     absl::string_view digest,
+                                     absl::string_view statement) {
+  grpc::ClientContext context;
+  v1::SetNameRequest request;
+  request.set_name(std::string(name));
+  request.set_digest(std::string(digest));
+  request.set_name_statement(std::string(statement));
+  v1::BlobInfo info;
+  const absl::Status status =
+      client::FromGrpcStatus(stub.SetName(&context, request, &info));
+  if (!status.ok()) return status;
+  return info;
+}
+
 absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
                                         absl::string_view data,
                                         const MerkleParams& params,

@@ -49,6 +49,13 @@ class TestServer {
   std::unique_ptr<v1::Verity::Stub> stub_;
 };
 
+// Names `digest` `name` with `statement` (none: "") through SetName; the
+// status is the call's.
+absl::StatusOr<v1::BlobInfo> SetName(v1::Verity::Stub& stub,
+                                     absl::string_view name,
+                                     absl::string_view digest,
+                                     absl::string_view statement);
+
 // Puts `data` in chunks of `chunk` bytes, its size in the header if `sized`.
 // The status is the call's.
 absl::StatusOr<v1::PutResponse> PutBlob(v1::Verity::Stub& stub,
