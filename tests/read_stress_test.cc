@@ -7,9 +7,14 @@
 #include "tests/testing/read_stress.h"
 
 #include <memory>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "client/include/verity/client.h"
 #include "gtest/gtest.h"
 #include "server/store/s3/testing/fake_s3.h"
+#include "tests/testing/test_server.h"
 
 namespace verity::testing {
 namespace {
@@ -40,6 +45,42 @@ TEST(ReadStressTest, RandomRangesUnderCachePressureAreExact) {
   stress.seed = ReadStressSeed();
   RunReadStress(UnderCachePressure(OverFakeS3(stress.seed), /*slabs=*/2),
                 stress);
+}
+
+// BatchRead over a remote store: its blobs open and end on the store's
+// threads, often two at once. Each call ends once, with every blob (a call
+// whose last two blobs ended together on two threads was once ended by
+// both, the second time on a deleted reactor).
+TEST(ReadStressTest, BatchReadsWhoseBlobsEndTogetherEndOnce) {
+  server::ServerOptions options = OverFakeS3(ReadStressSeed());
+  std::unique_ptr<TestServer> server = TestServer::Start(options);
+  std::vector<std::string> blobs;
+  std::vector<sdk::Digest> digests;
+  for (uint32_t i = 0; i < 2; ++i) {
+    blobs.push_back(RandomBytes(100 + 100 * i, 40 + i));
+    ASSERT_TRUE(PutBlob(server->stub(), blobs.back()).ok());
+    digests.push_back(*sdk::Digest::Parse(DigestOf(blobs.back())));
+  }
+  std::vector<std::thread> readers;
+  for (int reader = 0; reader < 8; ++reader) {
+    readers.emplace_back([&] {
+      sdk::ClientOptions client_options;
+      client_options.target = server->verityd().address();
+      absl::StatusOr<std::unique_ptr<sdk::Client>> client =
+          sdk::Client::Create(client_options);
+      ASSERT_TRUE(client.ok()) << client.status();
+      for (int call = 0; call < 400; ++call) {
+        const auto read = (*client)->BatchRead(digests, {});
+        ASSERT_TRUE(read.ok()) << read.status();
+        ASSERT_EQ(read->size(), blobs.size());
+        for (size_t i = 0; i < blobs.size(); ++i) {
+          ASSERT_TRUE((*read)[i].ok()) << (*read)[i].status();
+          ASSERT_EQ(*(*read)[i], blobs[i]);
+        }
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
 }
 
 }  // namespace

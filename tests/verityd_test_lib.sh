@@ -27,7 +27,13 @@ on_exit() {
     failed=$((failed + 1))
   fi
   if [[ $failed -ne 0 ]]; then
-    # The server logs explain most failures.
+    # A sanitizer's report first, whole (a server that died of one exits 1,
+    # silently), then the server logs, which explain most failures.
+    grep -l -E "^(==[0-9]+==ERROR|WARNING: ThreadSanitizer)|runtime error:" "$work"/*.log \
+      2>/dev/null | while read -r log; do
+      echo "--- a sanitizer's report in $log"
+      grep -E -A 40 "^(==[0-9]+==ERROR|WARNING: ThreadSanitizer)|runtime error:" "$log" | head -n 80
+    done
     for log in "$work"/*.log; do [[ -e $log ]] && { echo "--- $log"; tail -n 20 "$log"; }; done
   fi
   [[ -n ${KEEP_TEST_WORK:-} ]] || rm -rf "$work"  # kept for a look if set

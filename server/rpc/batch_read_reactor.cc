@@ -118,6 +118,10 @@ void BatchReadReactor::Advance() {
     if (advancing_) return;  // that thread starts what this one would
     advancing_ = true;
   }
+  AdvanceClaimed();
+}
+
+void BatchReadReactor::AdvanceClaimed() {
   while (true) {
     size_t next = 0;
     bool start = false;
@@ -179,10 +183,16 @@ absl::Status BatchReadReactor::TakeBytes(uint64_t bytes) {
 void BatchReadReactor::BlobDone(size_t index, absl::Status status) {
   parts_[index].status = std::move(status);
   {
+    // One critical section: the thread advancing counts this end before it
+    // stops, or this thread advances. Two blobs ending at once on two
+    // threads (a remote store's) once both saw every blob ended and ended
+    // the call twice, the second time on a deleted reactor.
     absl::MutexLock lock(&mu_);
     ++ended_;
+    if (advancing_) return;
+    advancing_ = true;
   }
-  Advance();
+  AdvanceClaimed();
 }
 
 void BatchReadReactor::End(absl::Status status) {

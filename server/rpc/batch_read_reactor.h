@@ -60,6 +60,8 @@ class BatchReadReactor final : public grpc::ServerUnaryReactor {
   // ends the call once every blob ended (no other thread touches the
   // reactor after that).
   void Advance() ABSL_LOCKS_EXCLUDED(mu_);
+  // Advance() by the thread that set advancing_.
+  void AdvanceClaimed() ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the call with `status`, or (OK) with the blobs' response, and gives
   // back what Reserve() took.
   void End(absl::Status status);
