@@ -28,12 +28,21 @@ LogProver::LogProver(std::shared_ptr<const LogStorage> storage,
                  : std::make_shared<LruCache<CachedTile, PathOf>>(
                        LruCacheOptions{tile_cache_bytes})) {}
 
-TileHashReader LogProver::Tiles(uint64_t size) const {
+TileHashReader LogProver::Tiles(uint64_t size, bool* missed) const {
   return TileHashReader(
       size,
-      [storage = storage_, cache = cache_](
+      [storage = storage_, cache = cache_, missed](
           const TileId& id) -> absl::StatusOr<std::shared_ptr<const TileTree>> {
         const std::string path = id.Path();
+        if (missed != nullptr) {
+          std::shared_ptr<CachedTile> tile =
+              cache == nullptr ? nullptr : cache->Find(path);
+          if (tile == nullptr) {
+            *missed = true;
+            return absl::UnavailableError(absl::StrCat(path, " not cached"));
+          }
+          return tile->tree;
+        }
         const auto read = [&]() -> absl::StatusOr<std::shared_ptr<CachedTile>> {
           ASSIGN_OR_RETURN(const std::string bytes, storage->Read(path));
           ASSIGN_OR_RETURN(std::shared_ptr<const TileTree> tree,
@@ -52,6 +61,51 @@ absl::StatusOr<std::vector<LogHash>> LogProver::Inclusion(
     uint64_t index, absl::string_view entry,
     const Checkpoint& checkpoint) const {
   TileHashReader reader = Tiles(checkpoint.size);
+  return InclusionFrom(reader, index, entry, checkpoint);
+}
+
+absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
+    uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const {
+  TileHashReader reader = Tiles(checkpoint.size);
+  return ConsistencyFrom(reader, old_size, new_size, checkpoint);
+}
+
+std::optional<absl::StatusOr<std::vector<LogHash>>> LogProver::TryInclusionNow(
+    uint64_t index, absl::string_view entry,
+    const Checkpoint& checkpoint) const {
+  if (cache_ == nullptr) return std::nullopt;
+  bool missed = false;
+  TileHashReader reader = Tiles(checkpoint.size, &missed);
+  absl::StatusOr<std::vector<LogHash>> proof =
+      InclusionFrom(reader, index, entry, checkpoint);
+  if (missed) return std::nullopt;
+  return proof;
+}
+
+std::optional<absl::StatusOr<std::vector<LogHash>>>
+LogProver::TryConsistencyNow(uint64_t old_size, uint64_t new_size,
+                             const Checkpoint& checkpoint) const {
+  if (cache_ == nullptr) return std::nullopt;
+  bool missed = false;
+  TileHashReader reader = Tiles(checkpoint.size, &missed);
+  absl::StatusOr<std::vector<LogHash>> proof =
+      ConsistencyFrom(reader, old_size, new_size, checkpoint);
+  if (missed) return std::nullopt;
+  return proof;
+}
+
+absl::Status LogProver::Warm(const Checkpoint& checkpoint) const {
+  TileHashReader reader = Tiles(checkpoint.size);
+  ASSIGN_OR_RETURN(const LogHash root, TreeHash(checkpoint.size, reader));
+  if (root != checkpoint.root) {
+    return TilesDiffer(absl::DataLossError("another root"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LogHash>> LogProver::InclusionFrom(
+    TileHashReader& reader, uint64_t index, absl::string_view entry,
+    const Checkpoint& checkpoint) const {
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
                    InclusionProof(index, checkpoint.size, reader));
   if (absl::Status ok = VerifyInclusion(index, checkpoint.size, LeafHash(entry),
@@ -62,15 +116,15 @@ absl::StatusOr<std::vector<LogHash>> LogProver::Inclusion(
   return proof;
 }
 
-absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
-    uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const {
+absl::StatusOr<std::vector<LogHash>> LogProver::ConsistencyFrom(
+    TileHashReader& reader, uint64_t old_size, uint64_t new_size,
+    const Checkpoint& checkpoint) const {
   if (new_size > checkpoint.size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the log has ", checkpoint.size, " entries, not ", new_size));
   }
   // Every subtree of the smaller trees is one of the checkpoint's: its
   // tiles serve them all.
-  TileHashReader reader = Tiles(checkpoint.size);
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
                    ConsistencyProof(old_size, new_size, reader));
   // The proof is checked as a client would, with roots from the same tiles

@@ -8,12 +8,18 @@
 // from a cache of them: tiles never change (a full tile is fixed, and a
 // partial one is named by its width), and what a proof costs is mostly the
 // subtree hashes within its tiles, which the cache keeps (TileTree).
+//
+// Two kinds of call, one contract each (as the store's TryReadNow and
+// ReadAsync): Inclusion() and Consistency() may wait on the storage;
+// TryInclusionNow() and TryConsistencyNow() read the cache only and answer
+// nullopt, having read nothing from the storage, if it lacks a tile.
 
 #ifndef VERITYD_LIB_TLOG_LOG_PROVER_H_
 #define VERITYD_LIB_TLOG_LOG_PROVER_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +52,19 @@ class LogProver {
   absl::StatusOr<std::vector<LogHash>> Consistency(
       uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const;
 
+  // As Inclusion() and Consistency(), from the cached tiles only: nullopt
+  // if one they need is not cached (always, without a cache).
+  std::optional<absl::StatusOr<std::vector<LogHash>>> TryInclusionNow(
+      uint64_t index, absl::string_view entry,
+      const Checkpoint& checkpoint) const;
+  std::optional<absl::StatusOr<std::vector<LogHash>>> TryConsistencyNow(
+      uint64_t old_size, uint64_t new_size, const Checkpoint& checkpoint) const;
+
+  // Reads into the cache the tiles on the right edge of `checkpoint`'s tree
+  // (those every proof against it needs) and checks them against its root:
+  // DATA_LOSS if they do not hash to it.
+  absl::Status Warm(const Checkpoint& checkpoint) const;
+
  private:
   struct CachedTile {
     std::string path;
@@ -59,8 +78,16 @@ class LogProver {
     }
   };
 
-  // The tiles of the tree of `size` entries, through the cache.
-  TileHashReader Tiles(uint64_t size) const;
+  // The tiles of the tree of `size` entries, through the cache; with
+  // `missed`, from the cache only: a tile it lacks sets *missed and fails
+  // the read.
+  TileHashReader Tiles(uint64_t size, bool* missed = nullptr) const;
+  absl::StatusOr<std::vector<LogHash>> InclusionFrom(
+      TileHashReader& reader, uint64_t index, absl::string_view entry,
+      const Checkpoint& checkpoint) const;
+  absl::StatusOr<std::vector<LogHash>> ConsistencyFrom(
+      TileHashReader& reader, uint64_t old_size, uint64_t new_size,
+      const Checkpoint& checkpoint) const;
 
   const std::shared_ptr<const LogStorage> storage_;
   const std::shared_ptr<LruCache<CachedTile, PathOf>> cache_;  // null: none

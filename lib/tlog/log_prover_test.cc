@@ -4,10 +4,13 @@
 
 #include "lib/tlog/log_prover.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/log_sequencer.h"
@@ -139,4 +142,47 @@ TEST_F(LogProverTest, ProvesTheSameThroughItsTileCache) {
 }
 
 }  // namespace
+TEST_F(LogProverTest, AnswersNowFromCachedTilesOnly) {
+  const Checkpoint& last = checkpoints_.back();  // 820 entries
+  const Checkpoint& older = checkpoints_[25];
+  const LogProver uncached(storage_);
+  const LogProver cached(storage_, 1 << 20);
+  // Nothing cached, or no cache: not now.
+  EXPECT_FALSE(cached.TryInclusionNow(800, entries_[800], last).has_value());
+  EXPECT_FALSE(uncached.TryInclusionNow(800, entries_[800], last).has_value());
+  // Warm() reads the right edge: the last tile of each level.
+  ASSERT_TRUE(cached.Warm(last).ok());
+  const std::vector<LogHash> expected =
+      *uncached.Inclusion(800, entries_[800], last);
+  // With every tile gone from the storage, what is cached still answers:
+  // a call that answers now reads nothing there.
+  const std::map<std::string, std::string> objects = storage_->objects();
+  for (const auto& [path, bytes] : objects) {
+    if (absl::StartsWith(path, "tile/"))
+      ASSERT_TRUE(storage_->Delete(path).ok());
+  }
+  std::optional<absl::StatusOr<std::vector<LogHash>>> now =
+      cached.TryInclusionNow(800, entries_[800], last);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(**now, expected);
+  // An entry in a full tile before the edge: its tile is not cached.
+  EXPECT_FALSE(cached.TryInclusionNow(10, entries_[10], last).has_value());
+  EXPECT_FALSE(
+      cached.TryConsistencyNow(older.size, last.size, last).has_value());
+  for (const auto& [path, bytes] : objects) storage_->SetObject(path, bytes);
+  // Once a proof has read them (Inclusion, Consistency), they answer now.
+  ASSERT_TRUE(cached.Inclusion(10, entries_[10], last).ok());
+  ASSERT_TRUE(cached.Consistency(older.size, last.size, last).ok());
+  now = cached.TryInclusionNow(10, entries_[10], last);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(**now, *uncached.Inclusion(10, entries_[10], last));
+  now = cached.TryConsistencyNow(older.size, last.size, last);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(**now, *uncached.Consistency(older.size, last.size, last));
+  // What is not a proof is still refused now, not deferred.
+  now = cached.TryInclusionNow(10, "another entry", last);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_TRUE(absl::IsDataLoss(now->status())) << now->status();
+}
+
 }  // namespace verity::tlog

@@ -154,6 +154,9 @@ void StatementLog::AppendBatch(std::vector<Pending> batch) {
   if (!witnesses_.empty())
     checkpoint = Cosigned(std::move(checkpoint), /*retry=*/false);
   Learn(checkpoint);
+  // Proofs against it answer from memory (TryProveNow), from the moment a
+  // caller hears of it. A failure here is the next proof's to report.
+  prover_.Warm(checkpoint.checkpoint).IgnoreError();
   for (size_t i = 0; i < batch.size(); ++i) {
     std::move(batch[i].done)(LogReceipt{appended->first_index + i, checkpoint});
   }
@@ -198,7 +201,14 @@ void StatementLog::Refresh() {
   absl::StatusOr<std::optional<tlog::SignedCheckpoint>> current =
       sequencer_->Current();
   if (current.ok() && current->has_value()) Learn(**current);
-  if (witnesses_.empty()) return;
+  if (!witnesses_.empty()) RefreshCosignatures();
+  // Another replica's checkpoint: its proofs answer now too (cached tiles
+  // make this cheap when nothing changed).
+  std::optional<tlog::SignedCheckpoint> latest = Latest();
+  if (latest.has_value()) prover_.Warm(latest->checkpoint).IgnoreError();
+}
+
+void StatementLog::RefreshCosignatures() {
   // The state's checkpoint has no cosignatures: the replica that made it
   // publishes them.
   absl::StatusOr<std::string> note = storage_->Read(tlog::kCheckpointPath);
@@ -252,25 +262,52 @@ absl::StatusOr<tlog::SignedCheckpoint> StatementLog::LatestCovering(
 absl::StatusOr<StatementProof> StatementLog::Prove(uint64_t index,
                                                    absl::string_view statement,
                                                    uint64_t seen_size) const {
-  StatementProof proof;
-  ASSIGN_OR_RETURN(proof.checkpoint,
+  ASSIGN_OR_RETURN(tlog::SignedCheckpoint checkpoint,
                    LatestCovering(std::max(index + 1, seen_size)));
-  const tlog::Checkpoint& checkpoint = proof.checkpoint.checkpoint;
-  if (index >= checkpoint.size) {
+  if (index >= checkpoint.checkpoint.size) {
     return absl::UnavailableError(
         absl::StrCat("statement ", index,
                      " is not under a checkpoint this server knows "
                      "yet (",
-                     checkpoint.size, " entries); try again"));
+                     checkpoint.checkpoint.size, " entries); try again"));
   }
+  return *ProveUnder(std::move(checkpoint), index, statement, seen_size,
+                     /*now=*/false);
+}
+
+std::optional<absl::StatusOr<StatementProof>> StatementLog::TryProveNow(
+    uint64_t index, absl::string_view statement, uint64_t seen_size) const {
+  std::optional<tlog::SignedCheckpoint> latest = Latest();
+  if (!latest.has_value() ||
+      latest->checkpoint.size < std::max(index + 1, seen_size)) {
+    return std::nullopt;
+  }
+  return ProveUnder(*std::move(latest), index, statement, seen_size,
+                    /*now=*/true);
+}
+
+std::optional<absl::StatusOr<StatementProof>> StatementLog::ProveUnder(
+    tlog::SignedCheckpoint checkpoint, uint64_t index,
+    absl::string_view statement, uint64_t seen_size, bool now) const {
+  using Hashes = std::optional<absl::StatusOr<std::vector<tlog::LogHash>>>;
+  StatementProof proof;
+  proof.checkpoint = std::move(checkpoint);
   proof.index = index;
-  ASSIGN_OR_RETURN(proof.inclusion,
-                   prover_.Inclusion(index, statement, checkpoint));
-  if (seen_size > 0 && seen_size < checkpoint.size) {
+  const tlog::Checkpoint& under = proof.checkpoint.checkpoint;
+  const Hashes inclusion =
+      now ? prover_.TryInclusionNow(index, statement, under)
+          : Hashes(prover_.Inclusion(index, statement, under));
+  if (!inclusion.has_value()) return std::nullopt;
+  if (!inclusion->ok()) return inclusion->status();
+  proof.inclusion = **inclusion;
+  if (seen_size > 0 && seen_size < under.size) {
+    const Hashes consistency =
+        now ? prover_.TryConsistencyNow(seen_size, under.size, under)
+            : Hashes(prover_.Consistency(seen_size, under.size, under));
+    if (!consistency.has_value()) return std::nullopt;
+    if (!consistency->ok()) return consistency->status();
     proof.consistency_from = seen_size;
-    ASSIGN_OR_RETURN(
-        proof.consistency,
-        prover_.Consistency(seen_size, checkpoint.size, checkpoint));
+    proof.consistency = **consistency;
   }
   return proof;
 }

@@ -109,6 +109,15 @@ class StatementLog {
                                        absl::string_view statement,
                                        uint64_t seen_size) const;
 
+  // Prove() from memory only, for an answer on a callback thread: the
+  // newest checkpoint known here and the tiles cached (the log keeps those
+  // of its newest checkpoint's right edge cached). nullopt, with nothing
+  // read from the store, if the checkpoint does not cover the index and
+  // `seen_size` or a tile is not cached: Prove() then, where waiting is
+  // allowed.
+  std::optional<absl::StatusOr<StatementProof>> TryProveNow(
+      uint64_t index, absl::string_view statement, uint64_t seen_size) const;
+
   // A consistency proof from `old_size` to `new_size` (0: the newest
   // checkpoint's size; from 0, none is needed). INVALID_ARGUMENT unless
   // old_size <= new_size <= the newest size; FAILED_PRECONDITION before the
@@ -154,8 +163,16 @@ class StatementLog {
                                   bool retry);
   // Reads the log's state (integrating what a stopped replica committed)
   // and keeps its checkpoint if it is newer; with witnesses, the published
-  // checkpoint too, and asks those missing from the newest again.
+  // checkpoint too, and asks those missing from the newest again; and
+  // caches the newest checkpoint's right-edge tiles.
   void Refresh();
+  void RefreshCosignatures();
+  // The proof against `checkpoint`, which covers the index and `seen_size`;
+  // with `now`, from cached tiles only (nullopt if one is not); else never
+  // nullopt.
+  std::optional<absl::StatusOr<StatementProof>> ProveUnder(
+      tlog::SignedCheckpoint checkpoint, uint64_t index,
+      absl::string_view statement, uint64_t seen_size, bool now) const;
   // Keeps `checkpoint` if it is newer than the newest known, or the same
   // with more cosignatures.
   void Learn(const tlog::SignedCheckpoint& checkpoint) const;

@@ -7,6 +7,7 @@
 #include "server/log/statement_log.h"
 
 #include <atomic>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -28,8 +29,10 @@ class StatementLogTest : public UpkeepTest {
 
   std::unique_ptr<StatementLog> StartLog(
       absl::Duration interval = absl::Milliseconds(50),
-      size_t max_pending = 1000) {
+      size_t max_pending = 1000,
+      uint64_t tile_cache_bytes = StatementLogOptions().tile_cache_bytes) {
     StatementLogOptions options;
+    options.tile_cache_bytes = tile_cache_bytes;
     options.origin = kOrigin;
     options.key = key_;
     options.checkpoint_interval = interval;
@@ -178,6 +181,37 @@ TEST_P(StatementLogTest, ProvesConsistencyFromWhatAReaderSaw) {
   EXPECT_TRUE(absl::IsInvalidArgument(log->Consistency(1, 7).status()));
 }
 
+TEST_P(StatementLogTest, ProvesFromMemoryWhatTheNewestCheckpointCovers) {
+  std::unique_ptr<StatementLog> log = StartLog(absl::Milliseconds(1));
+  absl::StatusOr<LogReceipt> first = AppendAndWait(*log, "first");
+  ASSERT_TRUE(first.ok()) << first.status();
+  const uint64_t seen = first->checkpoint.checkpoint.size;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(AppendAndWait(*log, absl::StrCat("more ", i)).ok());
+  }
+  // The checkpoint a caller was answered with has its tiles cached: the
+  // same proof as Prove(), from memory.
+  std::optional<absl::StatusOr<StatementProof>> now =
+      log->TryProveNow(0, "first", seen);
+  ASSERT_TRUE(now.has_value());
+  ASSERT_TRUE(now->ok()) << now->status();
+  absl::StatusOr<StatementProof> proof = log->Prove(0, "first", seen);
+  ASSERT_TRUE(proof.ok()) << proof.status();
+  EXPECT_EQ((*now)->checkpoint.note, proof->checkpoint.note);
+  EXPECT_EQ((*now)->inclusion, proof->inclusion);
+  EXPECT_EQ((*now)->consistency_from, seen);
+  EXPECT_EQ((*now)->consistency, proof->consistency);
+  ExpectProves(**now, "first", log->note_key());
+  // Not a proof: refused now, as Prove() refuses it.
+  now = log->TryProveNow(0, "forged", 0);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_TRUE(absl::IsDataLoss(now->status())) << now->status();
+  // Past the newest checkpoint known here (a reader saw another replica's,
+  // or the statement is not sequenced yet): not from memory.
+  EXPECT_FALSE(log->TryProveNow(0, "first", 100).has_value());
+  EXPECT_FALSE(log->TryProveNow(6, "later", 0).has_value());
+}
+
 TEST_P(StatementLogTest, AReplicaOnTheSameStoreProvesAndExtendsTheLog) {
   std::unique_ptr<StatementLog> one = StartLog(absl::Milliseconds(1));
   std::unique_ptr<StatementLog> two = StartLog(absl::Milliseconds(1));
@@ -233,7 +267,9 @@ TEST_P(StatementLogTest, ReadsOnlyPublishedObjects) {
 }
 
 TEST_P(StatementLogTest, ChangedTilesAreDataLoss) {
-  std::unique_ptr<StatementLog> log = StartLog(absl::Milliseconds(1));
+  // No tile cache: a tile the log has read is not read again.
+  std::unique_ptr<StatementLog> log =
+      StartLog(absl::Milliseconds(1), 1000, /*tile_cache_bytes=*/0);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(AppendAndWait(*log, absl::StrCat("s", i)).ok());
   }

@@ -4,6 +4,7 @@
 #include "server/rpc/logged_names.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -89,6 +90,21 @@ absl::Status AddLogProof(const ServiceContext& context, const NamedBlob& named,
       const StatementProof proof,
       context.log->Prove(*named.log_index, named.statement, seen_size));
   *info->mutable_log_proof() = LogProofToProto(proof);
+  return absl::OkStatus();
+}
+
+std::optional<absl::Status> TryAddLogProofNow(const ServiceContext& context,
+                                              const NamedBlob& named,
+                                              uint64_t seen_size,
+                                              v1::BlobInfo* info) {
+  if (context.log == nullptr || !named.log_index.has_value()) {
+    return absl::OkStatus();
+  }
+  std::optional<absl::StatusOr<StatementProof>> proof =
+      context.log->TryProveNow(*named.log_index, named.statement, seen_size);
+  if (!proof.has_value()) return std::nullopt;
+  if (!proof->ok()) return proof->status();
+  *info->mutable_log_proof() = LogProofToProto(**proof);
   return absl::OkStatus();
 }
 

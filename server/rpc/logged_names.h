@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "lib/base/executor.h"
@@ -36,6 +37,13 @@ void WriteName(ServiceContext* context, Executor* on,
 // was not logged.
 absl::Status AddLogProof(const ServiceContext& context, const NamedBlob& named,
                          uint64_t seen_size, v1::BlobInfo* info);
+
+// AddLogProof from memory only (StatementLog::TryProveNow): nullopt, with
+// `info` unchanged, if the proof needs what is not in memory.
+std::optional<absl::Status> TryAddLogProofNow(const ServiceContext& context,
+                                              const NamedBlob& named,
+                                              uint64_t seen_size,
+                                              v1::BlobInfo* info);
 
 v1::LogProof LogProofToProto(const StatementProof& proof);
 

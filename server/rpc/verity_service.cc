@@ -1,12 +1,14 @@
 // Implements VerityService. Stat and List of a local store touch only its
-// in-memory index, so they answer on the callback thread; those of a remote
-// store wait on the network, and Delete renames and fsyncs (or waits on the
-// network), so they run on the I/O executor.
+// in-memory index, so they answer on the callback thread (a Stat by name
+// with a log proof too, when the log's tiles it needs are cached); those of
+// a remote store wait on the network, and Delete renames and fsyncs (or
+// waits on the network), so they run on the I/O executor.
 
 #include "server/rpc/verity_service.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -62,6 +64,27 @@ grpc::ServerUnaryReactor* AnswerLater(ServiceContext* context,
   return reactor;
 }
 
+// Answers with what `now` returns on the callback thread; or, if it returns
+// nullopt (what it needs is not in memory, and it did nothing that waits),
+// with what `work` returns on `later`. RocksDB's kBlockCacheTier read, then
+// the read that may wait.
+template <typename Now, typename Work>
+grpc::ServerUnaryReactor* AnswerNowOrLater(ServiceContext* context,
+                                           grpc::CallbackServerContext* call,
+                                           RpcMethod method, Role role,
+                                           Executor* later, Now now,
+                                           Work work) {
+  return AnswerLater(
+      context, call, method, role, /*on=*/nullptr,
+      [later, now = std::move(now),
+       work = std::move(work)](const Finish& finish) mutable {
+        if (std::optional<absl::Status> status = now()) return finish(*status);
+        absl::Status queued = later->Submit(
+            [finish, work = std::move(work)]() mutable { finish(work()); });
+        if (!queued.ok()) finish(queued);
+      });
+}
+
 // AnswerLater for work that answers with what it returns.
 template <typename Work>
 grpc::ServerUnaryReactor* Answer(ServiceContext* context,
@@ -84,14 +107,32 @@ absl::StatusOr<NamedBlob> Resolve(const ServiceContext& context,
   return ResolveBlob(*context.store, blob);
 }
 
-absl::Status DoStat(const ServiceContext& context,
-                    const v1::StatRequest& request, v1::BlobInfo* response) {
+// The blob a Stat asks for, its info in `response`; no log proof yet.
+absl::StatusOr<NamedBlob> StatInto(const ServiceContext& context,
+                                   const v1::StatRequest& request,
+                                   v1::BlobInfo* response) {
   ASSIGN_OR_RETURN(NamedBlob blob, Resolve(context, request));
   ASSIGN_OR_RETURN(BlobInfo info, context.store->Stat(blob.digest));
   // Empty unless by name: the statement belongs to the name, not the blob.
   info.name_statement = blob.statement;
   *response = BlobInfoToProto(info);
+  return blob;
+}
+
+absl::Status DoStat(const ServiceContext& context,
+                    const v1::StatRequest& request, v1::BlobInfo* response) {
+  ASSIGN_OR_RETURN(const NamedBlob blob, StatInto(context, request, response));
   return AddLogProof(context, blob, request.log_size_seen(), response);
+}
+
+// DoStat from memory (a local store's index, the log's cached tiles):
+// nullopt if the log proof needs a tile that is not cached.
+std::optional<absl::Status> TryStatNow(const ServiceContext& context,
+                                       const v1::StatRequest& request,
+                                       v1::BlobInfo* response) {
+  absl::StatusOr<NamedBlob> blob = StatInto(context, request, response);
+  if (!blob.ok()) return blob.status();
+  return TryAddLogProofNow(context, *blob, request.log_size_seen(), response);
 }
 
 absl::Status DoList(const ServiceContext& context,
@@ -387,15 +428,25 @@ grpc::ServerUnaryReactor* VerityService::BatchRead(
 grpc::ServerUnaryReactor* VerityService::Stat(grpc::CallbackServerContext* call,
                                               const v1::StatRequest* request,
                                               v1::BlobInfo* response) {
-  // A name's log proof reads tiles from the store: not inline.
-  const bool inline_answer = context_->store->IsLocal() &&
-                             (context_->log == nullptr ||
-                              request->blob_case() != v1::StatRequest::kName);
-  return Answer(context_, call, RpcMethod::kStat, Role::kRead,
-                inline_answer ? nullptr : context_->io.get(),
-                [this, request, response] {
-                  return DoStat(*context_, *request, response);
-                });
+  const auto stat = [this, request, response] {
+    return DoStat(*context_, *request, response);
+  };
+  if (!context_->store->IsLocal()) {
+    return Answer(context_, call, RpcMethod::kStat, Role::kRead,
+                  context_->io.get(), stat);
+  }
+  if (context_->log == nullptr ||
+      request->blob_case() != v1::StatRequest::kName) {
+    return Answer(context_, call, RpcMethod::kStat, Role::kRead, nullptr, stat);
+  }
+  // A name's log proof: from the tiles the log keeps cached, else read
+  // from the store.
+  return AnswerNowOrLater(
+      context_, call, RpcMethod::kStat, Role::kRead, context_->io.get(),
+      [this, request, response] {
+        return TryStatNow(*context_, *request, response);
+      },
+      stat);
 }
 
 grpc::ServerUnaryReactor* VerityService::LogConsistency(
