@@ -26,7 +26,11 @@ LogProver::LogProver(std::shared_ptr<const LogStorage> storage,
       cache_(tile_cache_bytes == 0
                  ? nullptr
                  : std::make_shared<LruCache<CachedTile, PathOf>>(
-                       LruCacheOptions{tile_cache_bytes})) {}
+                       LruCacheOptions{tile_cache_bytes})),
+      proofs_(tile_cache_bytes == 0
+                  ? nullptr
+                  : std::make_shared<LruCache<CachedProof, SizesOf>>(
+                        LruCacheOptions{tile_cache_bytes / 64})) {}
 
 TileHashReader LogProver::Tiles(uint64_t size, bool* missed) const {
   return TileHashReader(
@@ -123,6 +127,13 @@ absl::StatusOr<std::vector<LogHash>> LogProver::ConsistencyFrom(
     return absl::InvalidArgumentError(absl::StrCat(
         "the log has ", checkpoint.size, " entries, not ", new_size));
   }
+  // One log: a proof between two sizes, once checked, stays the proof.
+  const std::pair<uint64_t, uint64_t> sizes(old_size, new_size);
+  if (proofs_ != nullptr) {
+    if (std::shared_ptr<CachedProof> kept = proofs_->Find(sizes)) {
+      return kept->hashes;
+    }
+  }
   // Every subtree of the smaller trees is one of the checkpoint's: its
   // tiles serve them all.
   ASSIGN_OR_RETURN(std::vector<LogHash> proof,
@@ -142,6 +153,9 @@ absl::StatusOr<std::vector<LogHash>> LogProver::ConsistencyFrom(
           VerifyConsistency(old_size, new_size, old_root, new_root, proof);
       !ok.ok()) {
     return TilesDiffer(ok);
+  }
+  if (proofs_ != nullptr) {
+    proofs_->Insert(std::make_shared<CachedProof>(CachedProof{sizes, proof}));
   }
   return proof;
 }

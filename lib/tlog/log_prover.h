@@ -36,7 +36,9 @@ namespace verity::tlog {
 class LogProver {
  public:
   // `tile_cache_bytes`: the tiles kept across calls, least recently used
-  // out first (0: none).
+  // out first (0: none); and a 64th of it for consistency proofs, checked
+  // once and kept by their two sizes (readers report few sizes at a time:
+  // the checkpoints a server recently served).
   explicit LogProver(std::shared_ptr<const LogStorage> storage,
                      uint64_t tile_cache_bytes = 0);
 
@@ -78,6 +80,20 @@ class LogProver {
     }
   };
 
+  struct CachedProof {
+    std::pair<uint64_t, uint64_t> sizes;
+    std::vector<LogHash> hashes;
+    uint64_t cached_bytes() const {
+      return sizeof(CachedProof) + hashes.size() * sizeof(LogHash);
+    }
+  };
+  struct SizesOf {
+    using Key = std::pair<uint64_t, uint64_t>;
+    const Key& operator()(const CachedProof& proof) const {
+      return proof.sizes;
+    }
+  };
+
   // The tiles of the tree of `size` entries, through the cache; with
   // `missed`, from the cache only: a tile it lacks sets *missed and fails
   // the read.
@@ -90,7 +106,8 @@ class LogProver {
       const Checkpoint& checkpoint) const;
 
   const std::shared_ptr<const LogStorage> storage_;
-  const std::shared_ptr<LruCache<CachedTile, PathOf>> cache_;  // null: none
+  const std::shared_ptr<LruCache<CachedTile, PathOf>> cache_;     // null: none
+  const std::shared_ptr<LruCache<CachedProof, SizesOf>> proofs_;  // or none
 };
 
 }  // namespace verity::tlog
