@@ -75,6 +75,13 @@ check "keygen wrote the witness's verifier key" grep -q '^w1\.test+[0-9a-f]\{8\}
 expect_exit 0 "keygen a second witness's key" vc keygen --out="$keys/w2.pem" --witness-name=w2.test
 expect_exit 1 "a key is a log's or a witness's" \
   vc keygen --out="$keys/x.pem" --log-origin=a --witness-name=b
+mkdir -m 0777 "$work/planted-witness"
+expect_exit 5 "a witness will not keep its state where others may write" \
+  "$verity" witness --log-key="$keys/log.pem.vkey" --witness-key="$keys/w1.pem" \
+  --witness-name=w1.test --listen=127.0.0.1:0 --state-dir="$work/planted-witness" \
+  2>"$work/planted.err"
+check "it says why: $(head -c 200 "$work/planted.err")" grep -q "writable by group or others" \
+  "$work/planted.err"
 witness_log=$work/witness.log
 "$verity" witness --log-key="$keys/log.pem.vkey" --witness-key="$keys/w1.pem" \
   --witness-name=w1.test --listen=127.0.0.1:0 --state-dir="$work/witness" 2>"$witness_log" &
@@ -136,6 +143,32 @@ done
 expect_exit 0 "a witness that missed a checkpoint is asked again" \
   vc stat "${server[@]}" app3 "${client[@]}" --witness-keys="$keys/w1.pem.vkey"
 expect_stop "stop the witness again" "$witness_pid"
+# A witness that takes the connection and never answers holds a checkpoint up for
+# --witness_timeout, no longer: it is published uncosigned.
+expect_stop "stop the witnessed server" "$server_pid"
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); print("listening", flush=True)
+time.sleep(600)' "${witness_url##*:}" >"$work/hung.log" 2>&1 &
+hung_pid=$!
+tracked_pids+=("$hung_pid")
+wait_for_log "$work/hung.log" '^listening' "$hung_pid" 10 || cat "$work/hung.log"
+start_server hung --listen=127.0.0.1:0 --store="$work/store" --log_key="$keys/log.pem" \
+  --log_origin=verityd.test/log --checkpoint_interval=50ms --name_keys="$keys/pub.pem.pub" \
+  --witnesses="$work/witnesses" --witness_timeout=1s
+server=(--server="127.0.0.1:$server_port")
+head -c 1000 /dev/urandom >"$work/v4"
+started=$SECONDS
+expect_exit 0 "publish while the witness hangs" \
+  vc put "${server[@]}" "$work/v4" --name=app4 "${publisher[@]}"
+check "within the witness timeout, not the witness's ($((SECONDS - started)) s)" \
+  [ $((SECONDS - started)) -le 5 ]
+check "the server says why the checkpoint has no cosignature" \
+  grep -q "no cosignature.*Timeout was reached" "$server_log"
+expect_exit 0 "a client that needs no witness accepts it" \
+  vc stat "${server[@]}" app4 "${client[@]}"
+kill -9 "$hung_pid"
+wait_for_exit "$hung_pid" 10 || true
 
 # A client with the log's key refuses a server that logs nothing.
 expect_stop "stop the logged server" "$server_pid"

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client/sdk/seen_names.h"
 #include "lib/base/status_macros.h"
 #include "lib/tlog/checkpoint.h"
 #include "lib/tlog/signed_checkpoint.h"
@@ -32,9 +33,13 @@ absl::StatusOr<std::unique_ptr<Witness>> Witness::Create(
   ASSIGN_OR_RETURN(tlog::NoteKey verifier_key,
                    tlog::NoteKey::Make(name, tlog::NoteKeyType::kCosignatureV1,
                                        key->public_key()));
+  // A state it does not own, or cannot read, refuses the start, not each
+  // request after it.
+  RETURN_IF_ERROR(MakeStateDir(state_dir));
+  LogTrust trust(std::move(log_key), std::move(state_dir));
+  RETURN_IF_ERROR(trust.Seen().status());
   return std::unique_ptr<Witness>(
-      new Witness(LogTrust(std::move(log_key), std::move(state_dir)),
-                  std::move(verifier_key), std::move(key)));
+      new Witness(std::move(trust), std::move(verifier_key), std::move(key)));
 }
 
 WitnessAnswer Witness::AddCheckpoint(absl::string_view body) const {

@@ -34,8 +34,10 @@ struct WitnessAnswer {
 class Witness {
  public:
   // Witnesses the log whose checkpoints `log_key` verifies, cosigning as
-  // `name` with `key`, its state in `state_dir`. INVALID_ARGUMENT for a name
-  // that cannot name a note key.
+  // `name` with `key`, its state in `state_dir` (made if absent).
+  // INVALID_ARGUMENT for a name that cannot name a note key;
+  // FAILED_PRECONDITION for a state directory another user owns or others
+  // may write; DATA_LOSS for a kept checkpoint that does not open.
   static absl::StatusOr<std::unique_ptr<Witness>> Create(
       tlog::NoteKey log_key, absl::string_view name,
       std::shared_ptr<const Ed25519PrivateKey> key, std::string state_dir);

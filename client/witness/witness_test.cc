@@ -5,11 +5,15 @@
 
 #include "client/witness/witness.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/log_prover.h"
@@ -164,6 +168,36 @@ TEST_F(WitnessTest, RefusesOtherLogsOtherKeysAndMalformedRequests) {
     EXPECT_EQ(witness->AddCheckpoint(body).http_status, 400) << body;
   }
   EXPECT_FALSE(witness->Kept()->has_value());
+}
+
+TEST_F(WitnessTest, RefusesToStartOnAStateItCannotTrust) {
+  const auto create = [this](const std::string& dir) {
+    return Witness::Create(
+               *tlog::NoteKey::Make(kOrigin, tlog::NoteKeyType::kEd25519,
+                                    log_key_->public_key()),
+               "witness.example", witness_key_, dir)
+        .status();
+  };
+  // Others may write it: they could plant the checkpoint it keeps.
+  ASSERT_EQ(mkdir(dir_.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  absl::Status refused = create(dir_);
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "writable")) << refused;
+  // Its own, with a kept checkpoint that does not open: damaged.
+  ASSERT_EQ(chmod(dir_.c_str(), 0700), 0);
+  std::unique_ptr<Witness> witness = NewWitness();
+  const tlog::SignedCheckpoint first = log_.Append("a", 1);
+  ExpectCosigned(witness->AddCheckpoint(log_.Request(0, first)), first,
+                 *witness);
+  witness.reset();
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    if (entry.path().extension() == ".checkpoint") {
+      std::ofstream(entry.path()) << "not a checkpoint\n";
+    }
+  }
+  refused = create(dir_);
+  EXPECT_TRUE(absl::IsDataLoss(refused)) << refused;
 }
 
 }  // namespace
