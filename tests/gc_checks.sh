@@ -3,8 +3,8 @@
 # and init_test. The driver defines:
 #   store_flags: verityd's flags for the store;
 #   replica_count: how many servers may share it (1: the file store, 2: S3);
-#   plant_leftover NAME: writes an object no blob owns (a Put cut short; an S3 store) and names
-#   it in $work/leftovers, or nothing (the file store empties its staging when it opens).
+#   plant_leftover NAME: writes a one-byte object no blob or log owns (S3: a Put cut short; the
+#   file store: a log's staged batch never committed) and names it in $work/leftovers.
 # run_gc_checks runs them all.
 
 # gc_release DIR: a release: a folder with a file in every release, and a file of its own.

@@ -11,8 +11,14 @@ for var in $(compgen -v VERITYD_) $(compgen -v VERITY_); do unset "$var"; done
 replica_count=1
 damage_data() { flip "$(data_file "$store_dir" "$1")" "$2"; }
 repair_is_stored() { cmp -s <(stored_data "$store_dir" "$1") "$2"; }
-plant_leftover() { :; }  # the file store empties its staging when it opens
-leftover_exists() { false; }
+# The file store empties its staging when it opens: what it keeps is the transparency log's
+# staged batch of an append whose server stopped before committing it, which gc sweeps past the
+# grace (no log state names it).
+plant_leftover() {
+  mkdir -p "$store_dir/log/batches" && printf x >"$store_dir/log/batches/left-$1" &&
+    echo "$1" >>"$work/leftovers"
+}
+leftover_exists() { [[ -e $store_dir/log/batches/left-$1 ]]; }
 store_dir=$work/store
 store_flags=(--store_dir="$store_dir")
 run_gc_checks

@@ -232,4 +232,32 @@ absl::Status LogSequencer::WriteTiles(const std::vector<TileBytes>& tiles) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<SweptBatches> SweepStagedBatches(LogStorage& storage,
+                                                absl::Time cutoff,
+                                                bool dry_run) {
+  // The state first: a batch committed after this read was written after
+  // it too, within the cutoff.
+  ASSIGN_OR_RETURN(const std::optional<LogStorage::Record> record,
+                   storage.ReadState());
+  std::string named;
+  if (record.has_value()) {
+    ASSIGN_OR_RETURN(const LogState state, LogState::Decode(record->body));
+    named = state.batch;
+  }
+  SweptBatches swept;
+  std::string after;
+  do {
+    ASSIGN_OR_RETURN(const LogObjectPage page,
+                     storage.List(kBatchPrefix, after));
+    for (const LogObjectPage::Object& object : page.objects) {
+      if (object.path == named || object.written >= cutoff) continue;
+      if (!dry_run) RETURN_IF_ERROR(storage.Delete(object.path));
+      ++swept.objects;
+      swept.bytes += object.bytes;
+    }
+    after = page.next;
+  } while (!after.empty());
+  return swept;
+}
+
 }  // namespace verity::tlog

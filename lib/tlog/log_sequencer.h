@@ -112,6 +112,22 @@ class LogSequencer {
   LogHash seen_root_ = EmptyTreeHash();
 };
 
+// What a sweep of staged batches found (and deleted, unless a dry run).
+struct SweptBatches {
+  size_t objects = 0;
+  uint64_t bytes = 0;
+};
+
+// Deletes the staged batches no append needs: written before `cutoff`, and
+// not the one the log's state names. An append leaves its batch behind when
+// its commit failed in a way that may have committed, or its server stopped
+// between the two; its next commit deletes the batch before. `cutoff` must
+// leave more time than a batch's write takes to be committed (garbage
+// collection's grace). A dry run counts them.
+absl::StatusOr<SweptBatches> SweepStagedBatches(LogStorage& storage,
+                                                absl::Time cutoff,
+                                                bool dry_run);
+
 }  // namespace verity::tlog
 
 #endif  // VERITYD_LIB_TLOG_LOG_SEQUENCER_H_

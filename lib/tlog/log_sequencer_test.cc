@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/log_prover.h"
 #include "lib/tlog/memory_log_storage.h"
@@ -175,6 +176,48 @@ TEST_F(LogSequencerTest, ABatchCommittedWithoutItsTilesIsIntegratedByTheNext) {
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->first_index, 310u);
   EXPECT_EQ(AllEntries(311)[10], "b0");
+}
+
+TEST_F(LogSequencerTest, ASweepDeletesOnlyBatchesNoAppendNeeds) {
+  std::unique_ptr<LogSequencer> first = NewSequencer();
+  ASSERT_TRUE(first->Append(Batch("a", 10)).ok());
+  // Committed without its tiles: its batch is the one the state names.
+  FailWritesUnder("tile/");
+  ASSERT_TRUE(first->Append(Batch("b", 300)).ok());
+  storage_->SetWriteHook(nullptr);
+  // Servers stopped between writing their batch and committing it.
+  storage_->SetObject("batches/stopped-1", "x");
+  storage_->SetObject("batches/stopped-2", "yy");
+  const auto batches = [this] {
+    size_t count = 0;
+    for (const auto& [path, bytes] : storage_->objects()) {
+      count += absl::StartsWith(path, "batches/");
+    }
+    return count;
+  };
+  ASSERT_EQ(batches(), 4u);  // "a"'s, "b"'s and the two left
+  const size_t first_batch = storage_->Read("batches/1")->size();
+  // All within the grace: none.
+  absl::StatusOr<SweptBatches> swept =
+      SweepStagedBatches(*storage_, absl::Now() - absl::Hours(1), false);
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(swept->objects, 0u);
+  // Past it: all but the state's, counted by a dry run, then deleted.
+  const absl::Time later = absl::Now() + absl::Seconds(1);
+  swept = SweepStagedBatches(*storage_, later, /*dry_run=*/true);
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(swept->objects, 3u);
+  EXPECT_EQ(batches(), 4u);
+  swept = SweepStagedBatches(*storage_, later, /*dry_run=*/false);
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(swept->objects, 3u);
+  EXPECT_EQ(swept->bytes, first_batch + 3);
+  EXPECT_EQ(batches(), 1u);
+  // The batch kept is the one the next server integrates the tiles from.
+  std::unique_ptr<LogSequencer> second = NewSequencer();
+  ASSERT_TRUE(second->Append(Batch("c", 1)).ok());
+  EXPECT_EQ(AllEntries(311)[10], "b0");
+  EXPECT_EQ(AllEntries(311)[310], "c0");
 }
 
 TEST_F(LogSequencerTest, AFailureBeforeTheCommitAppendsNothing) {

@@ -10,17 +10,32 @@
 #ifndef VERITYD_LIB_TLOG_LOG_STORAGE_H_
 #define VERITYD_LIB_TLOG_LOG_STORAGE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace verity::tlog {
 
 // The object a log publishes its newest checkpoint as (C2SP tlog-tiles).
 inline constexpr absl::string_view kCheckpointPath = "checkpoint";
+
+// A page of a log's objects under a folder (LogStorage::List).
+struct LogObjectPage {
+  struct Object {
+    std::string path;  // within the log, as Read() takes it
+    uint64_t bytes = 0;
+    // By the storage's clock; InfiniteFuture if it cannot tell (never old).
+    absl::Time written = absl::InfiniteFuture();
+  };
+  std::vector<Object> objects;
+  std::string next;  // empty: the last page; else the next call's `after`
+};
 
 class LogStorage {
  public:
@@ -38,6 +53,10 @@ class LogStorage {
                              absl::string_view bytes) = 0;
   // OK if there was none.
   virtual absl::Status Delete(absl::string_view path) = 0;
+  // The objects under `folder` (a path ending in '/', as "batches/"), in
+  // path order after `after` (empty: from the first), a page at a time.
+  virtual absl::StatusOr<LogObjectPage> List(absl::string_view folder,
+                                             absl::string_view after) const = 0;
 
   // nullopt before the first append.
   virtual absl::StatusOr<std::optional<Record>> ReadState() const = 0;

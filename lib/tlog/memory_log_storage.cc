@@ -2,9 +2,12 @@
 
 #include "lib/tlog/memory_log_storage.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace verity::tlog {
 
@@ -30,6 +33,7 @@ absl::Status MemoryLogStorage::Write(absl::string_view path,
   }
   absl::MutexLock lock(&mu_);
   objects_[std::string(path)] = std::string(bytes);
+  written_[std::string(path)] = absl::Now();
   return absl::OkStatus();
 }
 
@@ -37,7 +41,28 @@ absl::Status MemoryLogStorage::Delete(absl::string_view path) {
   absl::MutexLock lock(&mu_);
   auto it = objects_.find(path);
   if (it != objects_.end()) objects_.erase(it);
+  auto time = written_.find(path);
+  if (time != written_.end()) written_.erase(time);
   return absl::OkStatus();
+}
+
+absl::StatusOr<LogObjectPage> MemoryLogStorage::List(
+    absl::string_view folder, absl::string_view after) const {
+  constexpr size_t kPage = 100;
+  absl::MutexLock lock(&mu_);
+  LogObjectPage page;
+  for (auto it = objects_.upper_bound(std::max(after, folder));
+       it != objects_.end() && absl::StartsWith(it->first, folder); ++it) {
+    if (page.objects.size() == kPage) {
+      page.next = page.objects.back().path;
+      break;
+    }
+    const auto time = written_.find(it->first);
+    page.objects.push_back(
+        {it->first, it->second.size(),
+         time == written_.end() ? absl::InfiniteFuture() : time->second});
+  }
+  return page;
 }
 
 absl::StatusOr<std::optional<LogStorage::Record>> MemoryLogStorage::ReadState()
@@ -73,6 +98,7 @@ void MemoryLogStorage::SetObject(const std::string& path,
                                  const std::string& bytes) {
   absl::MutexLock lock(&mu_);
   objects_[path] = bytes;
+  written_[path] = absl::Now();
 }
 
 std::optional<LogStorage::Record> MemoryLogStorage::state() const {

@@ -25,6 +25,8 @@ class MemoryLogStorage final : public LogStorage {
   absl::StatusOr<std::string> Read(absl::string_view path) const override;
   absl::Status Write(absl::string_view path, absl::string_view bytes) override;
   absl::Status Delete(absl::string_view path) override;
+  absl::StatusOr<LogObjectPage> List(absl::string_view folder,
+                                     absl::string_view after) const override;
   absl::StatusOr<std::optional<Record>> ReadState() const override;
   absl::StatusOr<Record> WriteState(
       absl::string_view body,
@@ -40,6 +42,8 @@ class MemoryLogStorage final : public LogStorage {
  private:
   mutable absl::Mutex mu_;
   std::map<std::string, std::string, std::less<>> objects_ ABSL_GUARDED_BY(mu_);
+  // When each object was last written.
+  std::map<std::string, absl::Time, std::less<>> written_ ABSL_GUARDED_BY(mu_);
   std::optional<Record> state_ ABSL_GUARDED_BY(mu_);
   uint64_t versions_ ABSL_GUARDED_BY(mu_) = 0;
   WriteHook hook_ ABSL_GUARDED_BY(mu_);

@@ -113,6 +113,10 @@ class ForwardingStore : public Store {
   absl::Status DeleteLogObject(absl::string_view path) override {
     return inner_.DeleteLogObject(path);
   }
+  absl::StatusOr<tlog::LogObjectPage> ListLogObjects(
+      absl::string_view folder, absl::string_view after) const override {
+    return inner_.ListLogObjects(folder, after);
+  }
   std::optional<StoreTotals> Totals() const override { return inner_.Totals(); }
   std::vector<absl::StatusOr<PutResult>> PutBatch(
       absl::Span<const BatchPut> blobs) override {

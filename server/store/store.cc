@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "lib/base/status_macros.h"
@@ -336,6 +337,14 @@ absl::Status CheckLogObject(absl::string_view path, absl::string_view bytes) {
                      " bytes, not ", bytes.size()));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckLogFolder(absl::string_view folder) {
+  if (!absl::ConsumeSuffix(&folder, "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", absl::CHexEscape(folder), "\" is not a folder"));
+  }
+  return CheckLogObject(folder, "");
 }
 
 absl::StatusOr<PutResult> Store::PutWhole(const BatchPut& blob) {

@@ -22,6 +22,7 @@
 #include "lib/base/buffer_pool.h"
 #include "lib/base/executor.h"
 #include "lib/fec/dm_verity_fec.h"
+#include "lib/tlog/log_storage.h"
 #include "lib/tree/descriptor.h"
 #include "lib/tree/merkle_params.h"
 #include "lib/trust/fsverity_signature.h"
@@ -366,6 +367,8 @@ inline constexpr size_t kMaxLogObjectSize = 16 << 20;
 // INVALID_ARGUMENT unless `path` names a log object: slash-separated parts
 // of [a-z0-9._-], none empty, "." or "..", and `bytes` fits.
 absl::Status CheckLogObject(absl::string_view path, absl::string_view bytes);
+// INVALID_ARGUMENT unless `folder` is a log object's path and a '/'.
+absl::Status CheckLogFolder(absl::string_view folder);
 
 // Served blobs and the sum of their data sizes.
 struct StoreTotals {
@@ -556,6 +559,11 @@ class Store {
   virtual absl::Status WriteLogObject(absl::string_view path,
                                       absl::string_view bytes) = 0;
   virtual absl::Status DeleteLogObject(absl::string_view path) = 0;
+  // The log objects under `folder` (a log path ending in '/'), in path
+  // order after `after` (empty: from the first), a page at a time, with
+  // their sizes and when they were written.
+  virtual absl::StatusOr<tlog::LogObjectPage> ListLogObjects(
+      absl::string_view folder, absl::string_view after) const = 0;
 
   // The served blobs, for a store that keeps count; nullopt otherwise.
   virtual std::optional<StoreTotals> Totals() const = 0;

@@ -22,7 +22,9 @@ inline constexpr absl::string_view kLogStateRecord = "log-state";
 class StoreLogStorage final : public tlog::LogStorage {
  public:
   explicit StoreLogStorage(std::shared_ptr<Store> store)
-      : store_(std::move(store)) {}
+      : owner_(std::move(store)), store_(owner_.get()) {}
+  // Borrows `store`, which outlives this.
+  explicit StoreLogStorage(Store& store) : store_(&store) {}
 
   absl::StatusOr<std::string> Read(absl::string_view path) const override {
     return store_->ReadLogObject(path);
@@ -33,13 +35,18 @@ class StoreLogStorage final : public tlog::LogStorage {
   absl::Status Delete(absl::string_view path) override {
     return store_->DeleteLogObject(path);
   }
+  absl::StatusOr<tlog::LogObjectPage> List(
+      absl::string_view folder, absl::string_view after) const override {
+    return store_->ListLogObjects(folder, after);
+  }
   absl::StatusOr<std::optional<Record>> ReadState() const override;
   absl::StatusOr<Record> WriteState(
       absl::string_view body,
       const std::optional<std::string>& expected) override;
 
  private:
-  const std::shared_ptr<Store> store_;
+  const std::shared_ptr<Store> owner_;  // null if borrowed
+  Store* const store_;
 };
 
 }  // namespace verity::server

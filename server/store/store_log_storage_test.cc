@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/tlog/log_prover.h"
 #include "lib/tlog/log_sequencer.h"
@@ -113,6 +114,42 @@ TEST_P(StoreLogStorageTest, ObjectPaths) {
               absl::StatusCode::kInvalidArgument)
         << bad;
   }
+}
+
+TEST_P(StoreLogStorageTest, ListsAFolderAndSweepsStagedBatches) {
+  const absl::Time before = absl::Now() - absl::Seconds(2);
+  EXPECT_TRUE(store_->ListLogObjects("batches/", "")->objects.empty());
+  std::unique_ptr<tlog::LogSequencer> sequencer = NewSequencer();
+  ASSERT_TRUE(sequencer->Append({"a", "b"}).ok());
+  // A server stopped between writing its batch and committing it.
+  ASSERT_TRUE(store_->WriteLogObject("batches/left", "xyz").ok());
+  absl::StatusOr<tlog::LogObjectPage> page =
+      store_->ListLogObjects("batches/", "");
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->objects.size(), 2u);
+  EXPECT_EQ(page->objects[0].path, "batches/b1");
+  EXPECT_EQ(page->objects[1].path, "batches/left");
+  EXPECT_EQ(page->objects[1].bytes, 3u);
+  EXPECT_GT(page->objects[1].written, before);
+  EXPECT_TRUE(page->next.empty());
+  page = store_->ListLogObjects("batches/", "batches/b1");
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->objects.size(), 1u);
+  EXPECT_EQ(page->objects[0].path, "batches/left");
+  for (const char* bad : {"batches", "", "/", "../"}) {
+    EXPECT_EQ(store_->ListLogObjects(bad, "").status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  // The state names b1: only the one left is swept.
+  absl::StatusOr<tlog::SweptBatches> swept = tlog::SweepStagedBatches(
+      *storage_, absl::Now() + absl::Seconds(1), /*dry_run=*/false);
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(swept->objects, 1u);
+  EXPECT_EQ(swept->bytes, 3u);
+  page = store_->ListLogObjects("batches/", "");
+  ASSERT_EQ(page->objects.size(), 1u);
+  EXPECT_EQ(page->objects[0].path, "batches/b1");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreLogStorageTest,

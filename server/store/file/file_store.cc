@@ -629,6 +629,37 @@ absl::Status FileStore::DeleteLogObject(absl::string_view path) {
   return FsyncDir(fs_, DirName(file));
 }
 
+absl::StatusOr<tlog::LogObjectPage> FileStore::ListLogObjects(
+    absl::string_view folder, absl::string_view after) const {
+  RETURN_IF_ERROR(CheckLogFolder(folder));
+  constexpr size_t kPage = 1000;
+  const std::string dir = JoinPath(layout_.log_dir(), std::string(folder));
+  absl::StatusOr<std::vector<std::string>> files = fs_.ListDir(dir);
+  if (absl::IsNotFound(files.status())) return tlog::LogObjectPage{};
+  RETURN_IF_ERROR(files.status());
+  tlog::LogObjectPage page;
+  for (const std::string& file : *files) {  // sorted
+    std::string path = absl::StrCat(folder, file);
+    if (path <= after) continue;
+    if (page.objects.size() == kPage) {
+      page.next = page.objects.back().path;
+      break;
+    }
+    const std::string full = JoinPath(dir, file);
+    absl::StatusOr<UniqueFd> fd =
+        fs_.OpenAt(AT_FDCWD, full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+    if (absl::IsNotFound(fd.status())) continue;  // deleted since
+    RETURN_IF_ERROR(fd.status());
+    struct stat st;
+    if (fstat(fd->get(), &st) != 0) return ErrnoStatus(errno, "fstat", full);
+    ASSIGN_OR_RETURN(const absl::Time written,
+                     fs_.ModifiedTime(fd->get(), full));
+    page.objects.push_back(
+        {std::move(path), static_cast<uint64_t>(st.st_size), written});
+  }
+  return page;
+}
+
 absl::Status FileStore::DeleteName(absl::string_view name) {
   RETURN_IF_ERROR(ValidateBlobName(name));
   const std::string name_string(name);

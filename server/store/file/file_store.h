@@ -182,6 +182,8 @@ class FileStore final : public Store {
   absl::Status WriteLogObject(absl::string_view path,
                               absl::string_view bytes) override;
   absl::Status DeleteLogObject(absl::string_view path) override;
+  absl::StatusOr<tlog::LogObjectPage> ListLogObjects(
+      absl::string_view folder, absl::string_view after) const override;
   std::optional<StoreTotals> Totals() const override;
   bool IsLocal() const override { return true; }
   // To FileStoreOptions::log.

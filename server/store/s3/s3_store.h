@@ -189,6 +189,8 @@ class S3Store final : public Store {
   absl::Status WriteLogObject(absl::string_view path,
                               absl::string_view bytes) override;
   absl::Status DeleteLogObject(absl::string_view path) override;
+  absl::StatusOr<tlog::LogObjectPage> ListLogObjects(
+      absl::string_view folder, absl::string_view after) const override;
   std::optional<StoreTotals> Totals() const override { return std::nullopt; }
   bool IsLocal() const override { return false; }
   // The check Open() makes.

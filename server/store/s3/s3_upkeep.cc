@@ -265,4 +265,23 @@ absl::Status S3Store::DeleteLogObject(absl::string_view path) {
   return DeleteObject(layout_.LogKey(path));
 }
 
+absl::StatusOr<tlog::LogObjectPage> S3Store::ListLogObjects(
+    absl::string_view folder, absl::string_view after) const {
+  RETURN_IF_ERROR(CheckLogFolder(folder));
+  const std::string root = layout_.LogKey("");
+  ASSIGN_OR_RETURN(const S3Listing listing,
+                   ListPage(layout_.LogKey(folder),
+                            after.empty() ? "" : layout_.LogKey(after), ""));
+  tlog::LogObjectPage page;
+  for (const S3Listing::Object& object : listing.objects) {
+    // The listing's keys are under the log's: each a log path there.
+    page.objects.push_back(
+        {object.key.substr(root.size()), object.size, object.last_modified});
+  }
+  if (listing.truncated && !page.objects.empty()) {
+    page.next = page.objects.back().path;
+  }
+  return page;
+}
+
 }  // namespace verity::server
