@@ -95,8 +95,7 @@ bool StatementLog::HasWork() const { return stopping_ || !pending_.empty(); }
 
 std::vector<StatementLog::Pending> StatementLog::NextBatch() {
   absl::MutexLock lock(&mu_);
-  // Idle, the thread wakes once per interval to learn what other replicas
-  // appended.
+  // Idle, the thread wakes once per interval (Run() refreshes when due).
   mu_.AwaitWithTimeout(absl::Condition(this, &StatementLog::HasWork),
                        options_.checkpoint_interval);
   if (pending_.empty()) return {};
@@ -114,17 +113,34 @@ std::vector<StatementLog::Pending> StatementLog::NextBatch() {
 
 void StatementLog::Run() {
   Refresh();
+  // Idle, the log learns what other replicas appended (and asks witnesses
+  // again) once per interval at first, then less often while nothing
+  // changes, down to twice a minute: each refresh reads the store, and a
+  // reader who saw a newer checkpoint makes Prove() read it anyway.
+  const absl::Duration slowest =
+      std::max(options_.checkpoint_interval, absl::Seconds(30));
+  absl::Duration idle = options_.checkpoint_interval;
+  absl::Time next_refresh = absl::Now() + idle;
   for (;;) {
     std::vector<Pending> batch = NextBatch();
     if (!batch.empty()) {
       AppendBatch(std::move(batch));
+      idle = options_.checkpoint_interval;
+      next_refresh = absl::Now() + idle;
       continue;
     }
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) break;
     }
+    if (absl::Now() < next_refresh) continue;
+    const std::optional<tlog::SignedCheckpoint> before = Latest();
     Refresh();
+    const std::optional<tlog::SignedCheckpoint> after = Latest();
+    const bool changed = after.has_value() &&
+                         (!before.has_value() || before->note != after->note);
+    idle = changed ? options_.checkpoint_interval : std::min(2 * idle, slowest);
+    next_refresh = absl::Now() + idle;
   }
   std::deque<Pending> left;
   {

@@ -15,7 +15,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "server/store/forwarding_store.h"
 #include "server/upkeep/testing/upkeep_stores.h"
 
 namespace verity::server {
@@ -210,6 +212,51 @@ TEST_P(StatementLogTest, ProvesFromMemoryWhatTheNewestCheckpointCovers) {
   // or the statement is not sequenced yet): not from memory.
   EXPECT_FALSE(log->TryProveNow(0, "first", 100).has_value());
   EXPECT_FALSE(log->TryProveNow(6, "later", 0).has_value());
+}
+
+// Counts the reads of the log's state.
+class CountingStore final : public ForwardingStore {
+ public:
+  explicit CountingStore(std::shared_ptr<Store> inner)
+      : ForwardingStore(*inner), inner_(std::move(inner)) {}
+  absl::StatusOr<std::optional<SharedRecord>> ReadRecord(
+      absl::string_view key) const override {
+    ++state_reads;
+    return ForwardingStore::ReadRecord(key);
+  }
+  mutable std::atomic<int> state_reads{0};
+
+ private:
+  const std::shared_ptr<Store> inner_;
+};
+
+TEST_P(StatementLogTest, AnIdleLogReadsTheStoreLessAndLessOften) {
+  auto counting = std::make_shared<CountingStore>(store_);
+  StatementLogOptions options;
+  options.origin = kOrigin;
+  options.key = key_;
+  options.checkpoint_interval = absl::Milliseconds(20);
+  absl::StatusOr<std::unique_ptr<StatementLog>> log =
+      StatementLog::Start(counting, std::move(options));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_TRUE(AppendAndWait(**log, "one").ok());
+  const int before = counting->state_reads.load();
+  // 1.5 s idle: once per interval would be 75 refreshes; backing off from
+  // 20 ms, doubling, about 6.
+  absl::SleepFor(absl::Milliseconds(1500));
+  const int refreshes = counting->state_reads.load() - before;
+  EXPECT_LE(refreshes, 12);
+  EXPECT_GE(refreshes, 1);
+  // An append still goes through at once, and the log learns another
+  // replica's checkpoint when a reader asks past its own.
+  ASSERT_TRUE(AppendAndWait(**log, "two").ok());
+  std::unique_ptr<StatementLog> other = StartLog(absl::Milliseconds(20));
+  absl::StatusOr<LogReceipt> three = AppendAndWait(*other, "three");
+  ASSERT_TRUE(three.ok()) << three.status();
+  absl::StatusOr<StatementProof> proof =
+      (*log)->Prove(three->index, "three", 0);
+  ASSERT_TRUE(proof.ok()) << proof.status();
+  ExpectProves(*proof, "three", (*log)->note_key());
 }
 
 TEST_P(StatementLogTest, AReplicaOnTheSameStoreProvesAndExtendsTheLog) {
