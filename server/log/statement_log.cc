@@ -133,7 +133,9 @@ void StatementLog::Run() {
       absl::MutexLock lock(&mu_);
       if (stopping_) break;
     }
-    if (absl::Now() < next_refresh) continue;
+    // A reader asked past the newest checkpoint known here: now.
+    const bool asked = refresh_asked_.exchange(false);
+    if (!asked && absl::Now() < next_refresh) continue;
     const std::optional<tlog::SignedCheckpoint> before = Latest();
     Refresh();
     const std::optional<tlog::SignedCheckpoint> after = Latest();
@@ -267,6 +269,11 @@ absl::StatusOr<tlog::SignedCheckpoint> StatementLog::LatestCovering(
       if (published.ok()) Learn(*published);
     }
     latest = Latest();
+  }
+  // The state may be newer than the published checkpoint (a replica
+  // stopped between its commit and the tiles): read it soon.
+  if (!latest.has_value() || latest->checkpoint.size < at_least) {
+    refresh_asked_ = true;
   }
   if (!latest.has_value()) {
     return absl::FailedPreconditionError(

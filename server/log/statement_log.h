@@ -8,6 +8,7 @@
 #ifndef VERITYD_SERVER_LOG_STATEMENT_LOG_H_
 #define VERITYD_SERVER_LOG_STATEMENT_LOG_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -185,6 +186,9 @@ class StatementLog {
   const tlog::NoteKey note_key_;
   // The store's log objects.
   const std::shared_ptr<tlog::LogStorage> storage_;
+  // Set by a reader who asked past the newest checkpoint known here: the
+  // log's thread refreshes at its next wake, idle or not.
+  mutable std::atomic<bool> refresh_asked_{false};
   const tlog::LogProver prover_;
   // Used by the log's thread alone.
   const std::unique_ptr<tlog::LogSequencer> sequencer_;
