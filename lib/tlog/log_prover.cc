@@ -77,23 +77,27 @@ absl::StatusOr<std::vector<LogHash>> LogProver::Consistency(
 std::optional<absl::StatusOr<std::vector<LogHash>>> LogProver::TryInclusionNow(
     uint64_t index, absl::string_view entry,
     const Checkpoint& checkpoint) const {
-  if (cache_ == nullptr) return std::nullopt;
-  bool missed = false;
-  TileHashReader reader = Tiles(checkpoint.size, &missed);
-  absl::StatusOr<std::vector<LogHash>> proof =
-      InclusionFrom(reader, index, entry, checkpoint);
-  if (missed) return std::nullopt;
-  return proof;
+  return FromCacheOnly(checkpoint.size, [&](TileHashReader& reader) {
+    return InclusionFrom(reader, index, entry, checkpoint);
+  });
 }
 
 std::optional<absl::StatusOr<std::vector<LogHash>>>
 LogProver::TryConsistencyNow(uint64_t old_size, uint64_t new_size,
                              const Checkpoint& checkpoint) const {
+  return FromCacheOnly(checkpoint.size, [&](TileHashReader& reader) {
+    return ConsistencyFrom(reader, old_size, new_size, checkpoint);
+  });
+}
+
+std::optional<absl::StatusOr<std::vector<LogHash>>> LogProver::FromCacheOnly(
+    uint64_t size,
+    absl::FunctionRef<absl::StatusOr<std::vector<LogHash>>(TileHashReader&)>
+        prove) const {
   if (cache_ == nullptr) return std::nullopt;
   bool missed = false;
-  TileHashReader reader = Tiles(checkpoint.size, &missed);
-  absl::StatusOr<std::vector<LogHash>> proof =
-      ConsistencyFrom(reader, old_size, new_size, checkpoint);
+  TileHashReader reader = Tiles(size, &missed);
+  absl::StatusOr<std::vector<LogHash>> proof = prove(reader);
   if (missed) return std::nullopt;
   return proof;
 }

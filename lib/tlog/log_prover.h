@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "lib/base/lru_cache.h"
 #include "lib/tlog/checkpoint.h"
@@ -98,6 +99,12 @@ class LogProver {
   // `missed`, from the cache only: a tile it lacks sets *missed and fails
   // the read.
   TileHashReader Tiles(uint64_t size, bool* missed = nullptr) const;
+  // `prove` over the tiles of the tree of `size` entries in the cache:
+  // nullopt if it needed one that is not there.
+  std::optional<absl::StatusOr<std::vector<LogHash>>> FromCacheOnly(
+      uint64_t size,
+      absl::FunctionRef<absl::StatusOr<std::vector<LogHash>>(TileHashReader&)>
+          prove) const;
   absl::StatusOr<std::vector<LogHash>> InclusionFrom(
       TileHashReader& reader, uint64_t index, absl::string_view entry,
       const Checkpoint& checkpoint) const;
