@@ -8,14 +8,21 @@
 //             alternating rounds of sequential calls
 //   million   a log of 1,000,000 entries: proof sizes, the server's time to
 //             read a proof from the tiles, the client's time to check one
+//   ceph      appends on the radosgw tests/testing/with_ceph.sh started: by
+//             the log alone over an S3 store, and SetName end to end through
+//             a verityd on it (1 s interval, 8 connections); not in the default
+//             run (tests/bench/tlog_ceph_bench.sh starts the cluster)
 // Run: bazel build //tests/bench:tlog_bench &&
 //   bazel-bin/tests/bench/tlog_bench DIR [SECTION]  (DIR: scratch space on the
-//   disk to measure; SECTION: one of the four). docs/bench-transparency-log.md
+//   disk to measure; SECTION: one of the five). docs/bench-transparency-log.md
 //   has the figures.
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -33,6 +40,8 @@
 #include "lib/trust/name_statement.h"
 #include "server/log/statement_log.h"
 #include "server/store/file/file_store.h"
+#include "server/store/s3/s3_store.h"
+#include "server/store/s3/testing/radosgw.h"
 #include "tests/testing/test_server.h"
 
 namespace verity {
@@ -93,11 +102,8 @@ double LogAppendRate(server::StatementLog& log, int in_flight,
   return done.load() / absl::ToDoubleSeconds(duration);
 }
 
-void Appends(const std::string& dir) {
-  server::FileStoreOptions store_options;
-  store_options.root = dir + "/append-store";
-  std::shared_ptr<server::Store> store =
-      server::FileStore::Open(store_options).value();
+// The log alone over `store`, 4,096 statements in flight, 1 s interval.
+void LogAppends(std::shared_ptr<server::Store> store, const char* where) {
   server::StatementLogOptions options;
   options.origin = "bench/log";
   options.key =
@@ -106,10 +112,16 @@ void Appends(const std::string& dir) {
       server::StatementLog::Start(store, options).value();
   const std::string statement(300, 's');  // a statement's usual size
   for (int round = 1; round <= kRounds; ++round) {
-    std::printf("appends: log alone, round %d: %.0f statements/s\n", round,
-                LogAppendRate(*log, 4096, absl::Seconds(10), statement));
+    std::printf("appends: log alone%s, round %d: %.0f statements/s\n", where,
+                round, LogAppendRate(*log, 4096, absl::Seconds(10), statement));
     std::fflush(stdout);
   }
+}
+
+void Appends(const std::string& dir) {
+  server::FileStoreOptions store_options;
+  store_options.root = dir + "/append-store";
+  LogAppends(server::FileStore::Open(store_options).value(), "");
 }
 
 // SetName calls in flight through the callback API, spread over `stubs`
@@ -376,13 +388,61 @@ void Million() {
       absl::ToDoubleMicroseconds(consistency_verify) / kProofs);
 }
 
+// Appends on the radosgw with_ceph.sh started, each run under a prefix of
+// its own. The log alone's 4,096 a second is its batch (4,096 statements)
+// per interval (1 s).
+void Ceph() {
+  if (!server::HaveTestRadosgw()) {
+    std::fprintf(stderr, "ceph: run under tests/bench/tlog_ceph_bench.sh\n");
+    std::exit(1);
+  }
+  const std::string prefix = absl::StrCat("tlogbench-", getpid(), "-");
+  server::S3StoreOptions store_options;
+  store_options.client = server::TestRadosgwOptions();
+  store_options.prefix = prefix + "log/";
+  LogAppends(server::S3Store::Open(store_options).value(), " on radosgw");
+  // A blob per name, as releases have: an S3 Stat (which SetName makes)
+  // lists the names of its blob, one GET each, so names sharing one blob
+  // cost in proportion to their number.
+  const Ed25519PrivateKey publisher = Ed25519PrivateKey::Generate();
+  constexpr int kNames = 600;
+  std::vector<std::string> blobs, digests, statements;
+  for (int i = 0; i < kNames; ++i) {
+    blobs.push_back(testing::RandomBytes(4096, 2000 + i));
+    digests.push_back(testing::DigestOf(blobs.back()));
+    statements.push_back(Statement(publisher, absl::StrCat("bench/8/", i),
+                                   ParseDigest(digests.back()).value(), 1));
+  }
+  for (int round = 1; round <= kRounds; ++round) {
+    server::ServerOptions options = LoggedOptions(
+        absl::StrCat("/tmp/tlogbench-", getpid(), "-", round), true);
+    options.store_kind = server::StoreLocation::Kind::kS3;
+    options.s3.client = server::TestRadosgwOptions();
+    options.s3.prefix = absl::StrCat(prefix, "setname-", round, "/");
+    auto server = testing::TestServer::Start(options);
+    for (const std::string& blob : blobs) {
+      testing::PutBlob(server->stub(), blob).IgnoreError();
+    }
+    std::vector<std::unique_ptr<v1::Verity::Stub>> stubs =
+        Connections(*server, 8);
+    std::vector<v1::Verity::Stub*> raw;
+    for (auto& stub : stubs) raw.push_back(stub.get());
+    std::printf(
+        "appends: SetName end to end on radosgw, with the log, interval 1s, 8 "
+        "connections, round %d: %.0f names/s\n",
+        round, SetNameRate(raw, "bench/8/", statements, digests, 1024));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 }  // namespace verity
 
 int main(int argc, char** argv) {
   if (argc != 2 && argc != 3) {
     std::fprintf(stderr,
-                 "usage: tlog_bench DIR [appends|setname|statname|million]\n");
+                 "usage: tlog_bench DIR "
+                 "[appends|setname|statname|million|ceph]\n");
     return 1;
   }
   const std::string dir = argv[1];
@@ -391,5 +451,6 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "setname") verity::SetNames(dir);
   if (only.empty() || only == "statname") verity::StatName(dir);
   if (only.empty() || only == "million") verity::Million();
+  if (only == "ceph") verity::Ceph();
   return 0;
 }
