@@ -271,17 +271,30 @@ std::vector<double> StatLatencies(testing::TestServer& server, int names,
   return micros;
 }
 
-void StatName(const std::string& dir) {
-  const Ed25519PrivateKey publisher = Ed25519PrivateKey::Generate();
-  constexpr int kNames = 1000;
-  // A blob of its own for each name, as releases have.
+// `n` releases, each a 4 KiB blob of its own (random from `seed` on) and a
+// statement signed by one publisher naming it `prefix` i.
+struct Releases {
   std::vector<std::string> blobs, digests, statements;
-  for (int i = 0; i < kNames; ++i) {
-    blobs.push_back(testing::RandomBytes(4096, 1000 + i));
-    digests.push_back(testing::DigestOf(blobs.back()));
-    statements.push_back(Statement(publisher, absl::StrCat("bench/", i),
-                                   ParseDigest(digests.back()).value(), 1));
+};
+Releases BlobPerName(int n, absl::string_view prefix, uint32_t seed) {
+  const Ed25519PrivateKey publisher = Ed25519PrivateKey::Generate();
+  Releases releases;
+  for (int i = 0; i < n; ++i) {
+    releases.blobs.push_back(testing::RandomBytes(4096, seed + i));
+    releases.digests.push_back(testing::DigestOf(releases.blobs.back()));
+    releases.statements.push_back(
+        Statement(publisher, absl::StrCat(prefix, i),
+                  ParseDigest(releases.digests.back()).value(), 1));
   }
+  return releases;
+}
+
+void StatName(const std::string& dir) {
+  constexpr int kNames = 1000;
+  const Releases releases = BlobPerName(kNames, "bench/", 1000);
+  const std::vector<std::string>& blobs = releases.blobs;
+  const std::vector<std::string>& digests = releases.digests;
+  const std::vector<std::string>& statements = releases.statements;
   std::unique_ptr<testing::TestServer> servers[2];
   for (const bool logged : {true, false}) {
     auto& server = servers[logged ? 0 : 1];
@@ -404,15 +417,10 @@ void Ceph() {
   // A blob per name, as releases have: an S3 Stat (which SetName makes)
   // lists the names of its blob, one GET each, so names sharing one blob
   // cost in proportion to their number.
-  const Ed25519PrivateKey publisher = Ed25519PrivateKey::Generate();
-  constexpr int kNames = 600;
-  std::vector<std::string> blobs, digests, statements;
-  for (int i = 0; i < kNames; ++i) {
-    blobs.push_back(testing::RandomBytes(4096, 2000 + i));
-    digests.push_back(testing::DigestOf(blobs.back()));
-    statements.push_back(Statement(publisher, absl::StrCat("bench/8/", i),
-                                   ParseDigest(digests.back()).value(), 1));
-  }
+  const Releases releases = BlobPerName(600, "bench/8/", 2000);
+  const std::vector<std::string>& blobs = releases.blobs;
+  const std::vector<std::string>& digests = releases.digests;
+  const std::vector<std::string>& statements = releases.statements;
   for (int round = 1; round <= kRounds; ++round) {
     server::ServerOptions options = LoggedOptions(
         absl::StrCat("/tmp/tlogbench-", getpid(), "-", round), true);
